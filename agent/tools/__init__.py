@@ -1,0 +1,18 @@
+"""The developer tools the agent can call: git, build, test, file reading and the screen pane."""
+
+from __future__ import annotations
+
+from agent.tools.base import Tool, ToolContext, ToolResult
+
+__all__ = ["Tool", "ToolContext", "ToolResult", "developer_tools"]
+
+
+def developer_tools() -> list[Tool]:
+    """The tools in a fixed order: the order is part of the cached prompt prefix."""
+    # Imported here so that `import agent.tools` stays cheap for the TUI's start-up.
+    from agent.tools.build import BuildTool, TestTool
+    from agent.tools.files import ReadFileTool
+    from agent.tools.git import GitStatusTool
+    from agent.tools.screen import ShowOnScreenTool
+
+    return [GitStatusTool(), BuildTool(), TestTool(), ReadFileTool(), ShowOnScreenTool()]

@@ -1,0 +1,108 @@
+"""The contract every developer tool keeps with the tool-use loop.
+
+A tool is called with the model's JSON input and a ToolContext, and always returns a
+ToolResult: failures are text the model can read (is_error=True), never exceptions, so one
+bad call cannot end a turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:  # both are light, but the tools must load even before they exist
+    from agent.cancel import Cancellation
+    from agent.config import AgentConfig
+
+
+@dataclass
+class ToolContext:
+    repo: Path
+    # Optional so a tool can run outside a turn (scripts, tests); the loop always passes both.
+    cancel: Cancellation | None = None
+    config: AgentConfig | Any = None
+
+
+@dataclass
+class ToolResult:
+    text: str
+    is_error: bool = False
+    summary: str = ""
+    log: str | None = None
+    screen: tuple[str, str, str] | None = None
+
+
+@runtime_checkable
+class Tool(Protocol):
+    name: str
+
+    def definition(self) -> dict: ...
+
+    def summarize_input(self, input: dict) -> str: ...
+
+    def run(self, input: dict, ctx: ToolContext) -> ToolResult: ...
+
+
+class ToolInputError(ValueError):
+    """The model sent an input the tool cannot use; the message is written for the model."""
+
+
+def optional_str(input: dict, key: str) -> str | None:
+    value = input.get(key)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise ToolInputError(f"Error: {key} must be a string, got {type(value).__name__}.")
+    return value
+
+
+def required_str(input: dict, key: str) -> str:
+    value = optional_str(input, key)
+    if value is None:
+        raise ToolInputError(f"Error: missing {key}.")
+    return value
+
+
+def optional_int(input: dict, key: str) -> int | None:
+    value = input.get(key)
+    if value is None:
+        return None
+    # JSON has one number type: 3.0 is a fair line number, 1.5 is not, and True is not a number.
+    if isinstance(value, bool):
+        raise ToolInputError(f"Error: {key} must be a whole number.")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value.strip())
+    if not isinstance(value, int):
+        raise ToolInputError(f"Error: {key} must be a whole number, got {value!r}.")
+    return value
+
+
+def guarded(name: str, body: Callable[[], ToolResult]) -> ToolResult:
+    """Runs a tool body so that nothing escapes, then masks credentials in what it returns."""
+    from agent.tools.masking import mask_result
+
+    if not isinstance(name, str):
+        name = str(name)
+    try:
+        result = body()
+    except ToolInputError as exc:
+        result = ToolResult(text=str(exc), is_error=True, summary="bad input")
+    except Exception as exc:  # the loop must survive any tool bug; the model gets a sentence
+        result = ToolResult(
+            text=f"Error: {name} failed unexpectedly ({type(exc).__name__}: {exc}).",
+            is_error=True,
+            summary="failed",
+        )
+    try:
+        return mask_result(result)
+    except Exception as exc:
+        # Without the secret filter nothing may reach the model, so fail closed.
+        return ToolResult(
+            text=f"Error: {name} output withheld: the secret filter is unavailable ({type(exc).__name__}).",
+            is_error=True,
+            summary="output withheld",
+        )

@@ -1,0 +1,66 @@
+"""show_on_screen: the way a voice agent hands over anything too long to say out loud."""
+
+from __future__ import annotations
+
+from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_str
+
+FORMATS = ("markdown", "text", "diff")
+# The pane scrolls, but a runaway payload would still cost the model output tokens and the
+# UI its memory; a limit far above any readable page is enough.
+MAX_CONTENT_CHARS = 200_000
+
+
+class ShowOnScreenTool:
+    name = "show_on_screen"
+
+    def definition(self) -> dict:
+        return {
+            "name": self.name,
+            "description": (
+                "Show content in the screen pane beside the conversation. Use it for anything "
+                "too long or too detailed to speak: code, lists of errors, file listings, diffs, "
+                "tables, step-by-step plans. Keep the spoken reply short and say that the "
+                "details are on screen. Replaces whatever the pane showed before."
+            ),
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string", "description": "A short heading for the pane."},
+                    "content": {"type": "string", "description": "What to show."},
+                    "format": {
+                        "type": "string",
+                        "enum": list(FORMATS),
+                        "description": "markdown (default), text (kept as typed, monospaced) or diff (unified diff, coloured).",
+                    },
+                },
+                "required": ["title", "content"],
+            },
+        }
+
+    def summarize_input(self, input: dict) -> str:
+        title = input.get("title") if isinstance(input, dict) else None
+        return str(title)[:60] if title else "screen"
+
+    def run(self, input: dict, ctx: ToolContext) -> ToolResult:
+        return guarded(self.name, lambda: self._run(input))
+
+    def _run(self, input: dict) -> ToolResult:
+        if not isinstance(input, dict):
+            raise ToolInputError("Error: the input must be an object with title and content.")
+        title = optional_str(input, "title") or "Untitled"
+        content = input.get("content")
+        if not isinstance(content, str):
+            raise ToolInputError("Error: content must be a string.")
+        fmt = optional_str(input, "format") or "markdown"
+        if fmt not in FORMATS:
+            raise ToolInputError(f"Error: format must be one of {', '.join(FORMATS)}, not {fmt!r}.")
+        cut = ""
+        if len(content) > MAX_CONTENT_CHARS:
+            content = content[:MAX_CONTENT_CHARS]
+            cut = f" It was cut to the first {MAX_CONTENT_CHARS:,} characters."
+        lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+        return ToolResult(
+            text=f"Shown on screen: {title!r} ({lines:,} line{'s' if lines != 1 else ''}, {fmt}).{cut}",
+            summary=f"{title[:40]} on screen",
+            screen=(title, content, fmt),
+        )
