@@ -1,0 +1,590 @@
+"""A stand-in for the Claude Messages API, served over real HTTP on 127.0.0.1.
+
+The real anthropic SDK talks to it exactly as it talks to the real service, so a test
+asserts on what the agent actually sent (system prompt, tools, cache_control, the first
+user message, replayed history) and on how it copes with what came back.
+
+In a test, use the `claude_double` fixture from tests/conftest.py. It starts a double,
+points ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY at it and sets XDG_DATA_HOME /
+XDG_CONFIG_HOME to temporary folders::
+
+    from tests.claude_double import text, tool_use, thinking
+
+    def test_something(claude_double):
+        claude_double.add(tool_use("git_status", {}))           # first request
+        claude_double.add(text("The build is red."))            # second request
+        ...run the agent...
+        first = claude_double.requests[0]
+        first.body["system"], first.body["tools"], first.headers["authorization"]
+        claude_double.requests[1].tool_results()   # tool_result blocks of the last user message
+
+Scripting
+---------
+Every POST /v1/messages takes the next scripted reply from a queue. A reply is a plain
+dict (JSON-serialisable, so a script file can hold the same thing); build one with
+`reply(...)` or pass content blocks straight to `add(...)`:
+
+- content blocks: `text("...")`, `tool_use(name, input, id=None)`,
+  `thinking("...", signature="sig")`, `redacted_thinking(data)`.
+- `reply(*blocks, stop_reason=None, usage=None, delay=0.0, chunk=12, ping=False,
+  drop_after=None, malformed_after=None, stall=None)`
+  - stop_reason: default "tool_use" when a tool_use block is present, else "end_turn".
+  - usage: dict with any of input_tokens, output_tokens, cache_read_input_tokens,
+    cache_creation_input_tokens; missing ones are estimated from the request size.
+  - delay: seconds slept before each SSE event (slow streams, cancellation tests).
+  - chunk: characters per text/thinking delta and per input_json_delta.
+  - ping: send a `ping` event after message_start.
+  - drop_after=N: send N events, then close the connection mid-body (a dropped stream).
+  - malformed_after=N: send N events, then an event whose data is not JSON.
+  - stall=S: after the first content event, wait S seconds before going on.
+- `error(status, message=None, type=None, retry_after_ms=5)`: an HTTP error with the
+  API's error JSON body, e.g. `error(429)`, `error(529)`, `error(500)`,
+  `error(400, "messages.3.content.2: Invalid `signature` in `thinking` block...")`.
+  retry_after_ms is sent as the `retry-after-ms` header so SDK retries stay fast.
+
+- `add(*items)`: queue replies; an item may be a reply dict, an error dict, a content
+  block (then all blocks given in that one call form one reply), or a plain str (a text
+  reply).
+- `responder`: optional callable `(Request) -> reply | None`, asked first for every
+  messages request; None falls through to the queue. It lets a "scripted model" react to
+  what it received (tool results, the date, the memory in the prompt).
+- `default`: the reply used when the queue is empty and no responder answered. Left
+  None, an empty queue answers 400 invalid_request_error naming the request number, so a
+  test that sends more requests than it scripted fails loudly.
+- `count_tokens`: int, or callable `(Request) -> int`, for POST
+  /v1/messages/count_tokens (default: an estimate of the request's size).
+
+Recording
+---------
+`requests` lists every request as `Request(path, method, headers, body, time)`;
+headers are lower-cased. `messages_requests()` keeps only POST /v1/messages.
+`Request` helpers: `stream`, `system_text()`, `messages`, `first_user_text()`,
+`last_user_text()`, `tool_results()`, `tool_names()`.
+
+Another process
+---------------
+The TUI's tmux test and the screenshot script run the real `devagent` binary against
+a double in its own process::
+
+    python -m tests.claude_double --port 0 --script script.json \
+        --port-file port.txt --record requests.jsonl
+
+It prints `listening on http://127.0.0.1:PORT` (and writes PORT to --port-file), then
+serves until killed. The script is JSON::
+
+    {"replies": [reply, ...],                 # the queue, in order
+     "default": reply,                        # optional, once the queue is empty
+     "rules": [{"contains": "build", "reply": reply}, ...]}
+
+A rule answers (every time it matches, before the queue) when its text occurs in the
+last user message, tool results included; a rule whose "once" is true is used once.
+Every request is appended to --record as one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable
+
+# --- building replies -------------------------------------------------------------------
+
+
+def text(value: str) -> dict:
+    return {"type": "text", "text": value}
+
+
+def tool_use(name: str, input: dict | None = None, id: str | None = None) -> dict:
+    return {
+        "type": "tool_use",
+        "id": id or f"toolu_{uuid.uuid4().hex[:20]}",
+        "name": name,
+        "input": input or {},
+    }
+
+
+def thinking(value: str, signature: str = "sig-double") -> dict:
+    return {"type": "thinking", "thinking": value, "signature": signature}
+
+
+def redacted_thinking(data: str = "redacted") -> dict:
+    return {"type": "redacted_thinking", "data": data}
+
+
+def reply(
+    *blocks: dict | str,
+    stop_reason: str | None = None,
+    usage: dict | None = None,
+    delay: float = 0.0,
+    chunk: int = 12,
+    ping: bool = False,
+    drop_after: int | None = None,
+    malformed_after: int | None = None,
+    stall: float | None = None,
+) -> dict:
+    content = [text(b) if isinstance(b, str) else b for b in blocks]
+    return {
+        "content": content,
+        "stop_reason": stop_reason,
+        "usage": usage or {},
+        "delay": delay,
+        "chunk": chunk,
+        "ping": ping,
+        "drop_after": drop_after,
+        "malformed_after": malformed_after,
+        "stall": stall,
+    }
+
+
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+
+def error(
+    status: int, message: str | None = None, type: str | None = None, retry_after_ms: int = 5
+) -> dict:
+    kind = type or _ERROR_TYPES.get(status, "api_error")
+    return {
+        "error": {
+            "status": status,
+            "type": kind,
+            "message": message or f"{kind.replace('_', ' ')} (scripted)",
+            "retry_after_ms": retry_after_ms,
+        }
+    }
+
+
+def _as_reply(item: Any) -> dict:
+    if isinstance(item, str):
+        return reply(item)
+    if isinstance(item, dict) and ("content" in item or "error" in item):
+        return item
+    if isinstance(item, dict) and "type" in item:
+        return reply(item)
+    raise TypeError(f"not a scripted reply: {item!r}")
+
+
+# --- what was received -------------------------------------------------------------------
+
+
+def _block_text(block: Any) -> str:
+    if isinstance(block, str):
+        return block
+    if not isinstance(block, dict):
+        return ""
+    if block.get("type") == "text":
+        return block.get("text", "")
+    if block.get("type") == "tool_result":
+        inner = block.get("content", "")
+        if isinstance(inner, list):
+            return "\n".join(_block_text(b) for b in inner)
+        return str(inner)
+    return ""
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(_block_text(b) for b in content or [])
+
+
+@dataclass
+class Request:
+    path: str
+    method: str
+    headers: dict[str, str]
+    body: Any
+    time: float = field(default_factory=time.time)
+
+    @property
+    def stream(self) -> bool:
+        return bool(isinstance(self.body, dict) and self.body.get("stream"))
+
+    @property
+    def messages(self) -> list[dict]:
+        return list(self.body.get("messages", [])) if isinstance(self.body, dict) else []
+
+    def system_text(self) -> str:
+        system = self.body.get("system", "") if isinstance(self.body, dict) else ""
+        return _content_text(system)
+
+    def first_user_text(self) -> str:
+        users = [m for m in self.messages if m.get("role") == "user"]
+        return _content_text(users[0]["content"]) if users else ""
+
+    def last_user_text(self) -> str:
+        users = [m for m in self.messages if m.get("role") == "user"]
+        return _content_text(users[-1]["content"]) if users else ""
+
+    def tool_results(self) -> list[dict]:
+        if not self.messages:
+            return []
+        content = self.messages[-1].get("content")
+        if not isinstance(content, list):
+            return []
+        return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+    def tool_names(self) -> list[str]:
+        tools = self.body.get("tools", []) if isinstance(self.body, dict) else []
+        return [t.get("name", "") for t in tools]
+
+    def to_json(self) -> dict:
+        return {
+            "path": self.path,
+            "method": self.method,
+            "headers": self.headers,
+            "body": self.body,
+            "time": self.time,
+        }
+
+
+# --- the server --------------------------------------------------------------------------
+
+
+def _estimate_tokens(value: Any) -> int:
+    return max(1, len(json.dumps(value, ensure_ascii=False)) // 4)
+
+
+def _pieces(value: str, size: int) -> list[str]:
+    size = max(1, size)
+    return [value[i : i + size] for i in range(0, len(value), size)] or [""]
+
+
+def _sse_events(rep: dict, request: Request) -> list[tuple[str, dict]]:
+    body = request.body if isinstance(request.body, dict) else {}
+    content = rep.get("content", [])
+    usage = dict(rep.get("usage") or {})
+    usage.setdefault("input_tokens", _estimate_tokens(body.get("messages", [])))
+    usage.setdefault("output_tokens", _estimate_tokens(content))
+    usage.setdefault("cache_read_input_tokens", 0)
+    usage.setdefault("cache_creation_input_tokens", 0)
+    stop = rep.get("stop_reason") or (
+        "tool_use" if any(b.get("type") == "tool_use" for b in content) else "end_turn"
+    )
+    chunk = int(rep.get("chunk") or 12)
+    events: list[tuple[str, dict]] = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": f"msg_{uuid.uuid4().hex[:24]}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": body.get("model", "claude-double"),
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {
+                        "input_tokens": usage["input_tokens"],
+                        "output_tokens": 1,
+                        "cache_read_input_tokens": usage["cache_read_input_tokens"],
+                        "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
+                    },
+                },
+            },
+        )
+    ]
+    if rep.get("ping"):
+        events.append(("ping", {"type": "ping"}))
+    for index, block in enumerate(content):
+        kind = block["type"]
+        delta = lambda d: ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})  # noqa: E731,B023
+        if kind == "text":
+            start = {"type": "text", "text": ""}
+            deltas = [delta({"type": "text_delta", "text": p}) for p in _pieces(block["text"], chunk)]
+        elif kind == "tool_use":
+            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            raw = json.dumps(block.get("input", {}))
+            deltas = [delta({"type": "input_json_delta", "partial_json": p}) for p in _pieces(raw, chunk)]
+        elif kind == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [delta({"type": "thinking_delta", "thinking": p}) for p in _pieces(block["thinking"], chunk)]
+            deltas.append(delta({"type": "signature_delta", "signature": block.get("signature", "")}))
+        elif kind == "redacted_thinking":
+            start = dict(block)
+            deltas = []
+        else:
+            raise ValueError(f"the double cannot stream a {kind!r} block")
+        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
+        events.extend(deltas)
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {
+                    "input_tokens": usage["input_tokens"],
+                    "output_tokens": usage["output_tokens"],
+                    "cache_read_input_tokens": usage["cache_read_input_tokens"],
+                    "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
+                },
+            },
+        )
+    )
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def _json_message(rep: dict, request: Request) -> dict:
+    events = _sse_events(rep, request)
+    message = events[0][1]["message"]
+    final = events[-2][1]
+    message["content"] = rep.get("content", [])
+    message["stop_reason"] = final["delta"]["stop_reason"]
+    message["usage"] = final["usage"]
+    return message
+
+
+class ClaudeDouble:
+    """The Messages API on 127.0.0.1; see the module docstring for the scripting API."""
+
+    def __init__(self, port: int = 0, record: Path | None = None) -> None:
+        self._queue: list[dict] = []
+        self._lock = threading.Lock()
+        self.requests: list[Request] = []
+        self.responder: Callable[[Request], dict | None] | None = None
+        self.default: dict | None = None
+        self.count_tokens: int | Callable[[Request], int] | None = None
+        self.record = record
+        self._port = port
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # scripting
+    def add(self, *items: Any) -> "ClaudeDouble":
+        with self._lock:
+            if items and all(isinstance(i, dict) and "type" in i and "content" not in i for i in items):
+                self._queue.append(reply(*items))
+            else:
+                self._queue.extend(_as_reply(i) for i in items)
+        return self
+
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._queue)
+
+    def messages_requests(self) -> list[Request]:
+        return [r for r in self.requests if r.path.split("?")[0].rstrip("/") == "/v1/messages"]
+
+    # lifecycle
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "the double is not running"
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> "ClaudeDouble":
+        double = self
+
+        class Handler(_Handler):
+            owner = double
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="claude-double", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> "ClaudeDouble":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # internals
+    def _record(self, request: Request) -> None:
+        with self._lock:
+            self.requests.append(request)
+            if self.record is not None:
+                with open(self.record, "a", encoding="utf-8") as f:
+                    f.write(json.dumps(request.to_json()) + "\n")
+
+    def _next_reply(self, request: Request) -> dict:
+        if self.responder is not None:
+            answer = self.responder(request)
+            if answer is not None:
+                return _as_reply(answer)
+        with self._lock:
+            if self._queue:
+                return self._queue.pop(0)
+        if self.default is not None:
+            return _as_reply(self.default)
+        number = len(self.messages_requests())
+        return error(400, f"the Claude double has no scripted reply for request {number}")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: ClaudeDouble
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read requests, not logs
+        pass
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw) if raw else {}
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        request = Request(
+            path=self.path,
+            method="POST",
+            headers={k.lower(): v for k, v in self.headers.items()},
+            body=body,
+        )
+        self.owner._record(request)
+        route = self.path.split("?")[0].rstrip("/")
+        if route == "/v1/messages/count_tokens":
+            counter = self.owner.count_tokens
+            value = counter(request) if callable(counter) else counter
+            if value is None:
+                value = _estimate_tokens({k: body.get(k) for k in ("system", "tools", "messages")} if isinstance(body, dict) else body)
+            self._send_json(200, {"input_tokens": int(value)})
+            return
+        if route != "/v1/messages":
+            self._send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": f"no route {self.path}"}})
+            return
+        rep = self.owner._next_reply(request)
+        if "error" in rep:
+            err = rep["error"]
+            headers = {"retry-after-ms": str(err.get("retry_after_ms", 5))}
+            self._send_json(
+                int(err["status"]),
+                {"type": "error", "error": {"type": err["type"], "message": err["message"]}},
+                headers,
+            )
+            return
+        if request.stream:
+            self._stream(rep, request)
+        else:
+            self._send_json(200, _json_message(rep, request))
+
+    def _send_json(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.send_header("request-id", f"req_{uuid.uuid4().hex[:16]}")
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _chunk(self, data: bytes) -> None:
+        # Chunked framing, so a connection closed early is an incomplete body to the
+        # client, not a short but complete one.
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _stream(self, rep: dict, request: Request) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.send_header("request-id", f"req_{uuid.uuid4().hex[:16]}")
+        self.end_headers()
+        events = _sse_events(rep, request)
+        delay = float(rep.get("delay") or 0)
+        stall = rep.get("stall")
+        drop_after = rep.get("drop_after")
+        malformed_after = rep.get("malformed_after")
+        try:
+            for n, (name, data) in enumerate(events):
+                if drop_after is not None and n >= drop_after:
+                    self.close_connection = True
+                    self.wfile.flush()
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                if malformed_after is not None and n == malformed_after:
+                    self._chunk(b"event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": 0, \"delta\n\n")
+                    self._chunk(b"")
+                    return
+                if delay:
+                    time.sleep(delay)
+                if stall and name == "content_block_delta":
+                    time.sleep(float(stall))
+                    stall = None
+                self._chunk(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+            self._chunk(b"")
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            # the client went away (a cancelled turn): nothing left to tell it
+            self.close_connection = True
+
+
+# --- a script file, for a double in its own process -------------------------------------
+
+
+def load_script(double: ClaudeDouble, script: dict) -> None:
+    double.add(*script.get("replies", []))
+    if script.get("default") is not None:
+        double.default = script["default"]
+    rules = list(script.get("rules", []))
+    if rules:
+
+        def responder(request: Request) -> dict | None:
+            seen = request.last_user_text()
+            for rule in list(rules):
+                if rule["contains"].lower() in seen.lower():
+                    if rule.get("once"):
+                        rules.remove(rule)
+                    return rule["reply"]
+            return None
+
+        double.responder = responder
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Serve a scripted Claude Messages API on 127.0.0.1.")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--script", type=Path, help="JSON script: replies, default, rules")
+    parser.add_argument("--port-file", type=Path)
+    parser.add_argument("--record", type=Path, help="append every request as a JSON line")
+    args = parser.parse_args(argv)
+    double = ClaudeDouble(port=args.port, record=args.record)
+    if args.script:
+        load_script(double, json.loads(args.script.read_text(encoding="utf-8")))
+    double.start()
+    if args.port_file:
+        args.port_file.write_text(str(double.port))
+    print(f"listening on {double.url}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        double.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""Fixtures shared by every test area.
+
+`claude_double` starts the Messages API stand-in (tests/claude_double.py) and points the
+real anthropic SDK at it through the environment. It also moves the user's data and
+config folders into the test's tmp dir, so a test run never reads or writes real memories,
+transcripts or config.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.claude_double import ClaudeDouble
+
+TEST_API_KEY = "sk-ant-test-double-key"
+
+
+@pytest.fixture
+def user_dirs(tmp_path_factory, monkeypatch):
+    """XDG data and config folders of the test's own."""
+    root = tmp_path_factory.mktemp("xdg")
+    data, config = root / "data", root / "config"
+    data.mkdir()
+    config.mkdir()
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    return {"data": data, "config": config}
+
+
+@pytest.fixture
+def claude_double(user_dirs, monkeypatch):
+    double = ClaudeDouble().start()
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", double.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_API_KEY)
+    # Model and effort come from the environment when set; a developer's shell must not
+    # change what the tests send.
+    for name in ("DEVAGENT_MODEL", "DEVAGENT_EFFORT", "DEVAGENT_MEMORY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    try:
+        yield double
+    finally:
+        double.stop()
