@@ -1,0 +1,116 @@
+"""What a turn reports to whoever drives it (the app, `devagent ask`, the evaluation).
+
+Plain frozen dataclasses, free of the SDK, so the app can import them while the SDK still
+loads in the background. Every event carries the turn it belongs to: a consumer that
+cancelled a turn drops the late events of that turn by comparing ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    api_calls: int = 0
+    time_to_first_token: float | None = None
+    total_time: float = 0.0
+    cost_usd: float = 0.0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        if self.time_to_first_token is None:
+            first = other.time_to_first_token
+        else:
+            first = self.time_to_first_token
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            api_calls=self.api_calls + other.api_calls,
+            time_to_first_token=first,
+            total_time=self.total_time + other.total_time,
+            cost_usd=self.cost_usd + other.cost_usd,
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "api_calls": self.api_calls,
+            "time_to_first_token": self.time_to_first_token,
+            "total_time": round(self.total_time, 3),
+            "cost_usd": round(self.cost_usd, 6),
+        }
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingStarted:
+    turn: int
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    turn: int
+    tool_id: str
+    name: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    turn: int
+    tool_id: str
+    name: str
+    duration: float
+    is_error: bool
+    summary: str
+    log: str | None = None
+
+
+@dataclass(frozen=True)
+class ShowOnScreen:
+    turn: int
+    title: str
+    content: str
+    format: str  # "markdown" | "text" | "diff"
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    turn: int
+    usage: Usage
+    text: str
+    cancelled: bool = False
+
+
+@dataclass(frozen=True)
+class AgentError:
+    """One sentence a user can act on. The session stays usable after it."""
+
+    turn: int
+    message: str
+
+
+Event = Union[
+    TurnStarted, TextDelta, ThinkingStarted, ToolStarted, ToolFinished, ShowOnScreen, TurnFinished, AgentError
+]
