@@ -1,0 +1,1 @@
+"""The Friday/Monday evaluation: how well each memory mode remembers a developer."""

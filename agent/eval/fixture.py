@@ -1,0 +1,121 @@
+"""The repository the evaluation's Friday and Monday happen in.
+
+A real git repository holding a .NET-shaped solution on branch `rename-patch-to-diff`, with
+the rename of `ChangedFile.Patch` to `Diff` uncommitted and one call site left behind in
+ReviewOrchestrator, plus a `dotnet` stand-in to put first on PATH.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from agent.eval import sources
+
+BRANCH = "rename-patch-to-diff"
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Dana Developer",
+    "GIT_AUTHOR_EMAIL": "dana@example.com",
+    "GIT_COMMITTER_NAME": "Dana Developer",
+    "GIT_COMMITTER_EMAIL": "dana@example.com",
+}
+
+
+@dataclass(frozen=True)
+class Fixture:
+    repo: Path
+    bin_dir: Path
+
+    @property
+    def dotnet(self) -> Path:
+        return self.bin_dir / "dotnet"
+
+    @property
+    def dotnet_log(self) -> Path:
+        return self.bin_dir / "dotnet-calls.jsonl"
+
+    @property
+    def call_site(self) -> Path:
+        return self.repo / sources.ORCHESTRATOR
+
+    def call_site_fixed(self) -> bool:
+        return sources.LEFT_OVER not in self.call_site.read_text(encoding="utf-8")
+
+    def fix_call_site(self) -> None:
+        """What someone does over the weekend in the staleness variant: finishes the rename."""
+        text = self.call_site.read_text(encoding="utf-8")
+        self.call_site.write_text(text.replace(sources.LEFT_OVER, sources.FINISHED), encoding="utf-8")
+
+    def dotnet_calls(self) -> list[list[str]]:
+        """Every command line the stand-in has run, oldest first."""
+        if not self.dotnet_log.exists():
+            return []
+        lines = self.dotnet_log.read_text(encoding="utf-8").splitlines()
+        return [json.loads(line)["argv"] for line in lines if line.strip()]
+
+    def clear_dotnet_log(self) -> None:
+        self.dotnet_log.unlink(missing_ok=True)
+
+
+def _git(repo: Path, *args: str, when: str) -> None:
+    env = {**os.environ, **_IDENTITY, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    # Ignore the machine's git configuration so hooks, signing or templates never leak in.
+    env["GIT_CONFIG_GLOBAL"] = os.devnull
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    subprocess.run(
+        ["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
+        cwd=repo, env=env, check=True, capture_output=True, text=True,
+    )
+
+
+def _write_tree(repo: Path, files: dict[str, str]) -> None:
+    for relative, text in files.items():
+        path = repo / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def install_dotnet(bin_dir: Path) -> Path:
+    """Copies the stand-in into `bin_dir` as an executable `dotnet` bound to this Python."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    script = Path(__file__).with_name("dotnet_standin.py").read_text(encoding="utf-8")
+    target = bin_dir / "dotnet"
+    target.write_text(f"#!{sys.executable}\n{script}", encoding="utf-8")
+    target.chmod(0o755)
+    return target
+
+
+def build_fixture(parent: Path) -> Fixture:
+    """Creates `parent/ClaudeReviewBot` (the repository) and `parent/bin` (the stand-in)."""
+    repo = parent / sources.SOLUTION_NAME
+    if repo.exists():
+        shutil.rmtree(repo)
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q", when="2026-10-26T09:00:00+00:00")
+    _write_tree(repo, sources.tree("Patch"))
+    _git(repo, "add", "-A", when="2026-10-26T09:00:00+00:00")
+    _git(repo, "commit", "-q", "-m", "Review pull requests file by file", when="2026-10-26T09:00:00+00:00")
+    _git(repo, "checkout", "-q", "-b", BRANCH, when="2026-11-06T09:00:00+00:00")
+    _write_tree(repo, sources.tree("Diff", left_over=True))
+    return Fixture(repo=repo, bin_dir=install_dotnet(parent / "bin").parent)
+
+
+@contextmanager
+def dotnet_on_path(fixture: Fixture) -> Iterator[None]:
+    """Puts the stand-in first on PATH for this process and every tool it starts."""
+    before = os.environ.get("PATH")
+    os.environ["PATH"] = str(fixture.bin_dir) + os.pathsep + (before or os.defpath)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PATH", None)
+        else:
+            os.environ["PATH"] = before
