@@ -1,0 +1,225 @@
+"""The push-to-talk state machine: idle -> recording -> transcribing -> idle.
+
+Terminals report no key releases, so the talk key is a toggle: press to start, press
+again or Enter to stop, Esc to throw the recording away; the recorder may also stop by
+itself. Everything the UI needs to show arrives as dataclass events through one sink,
+called from background threads (a Textual app posts them as messages).
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class PttState(str, enum.Enum):
+    IDLE = "idle"
+    RECORDING = "recording"
+    TRANSCRIBING = "transcribing"
+    UNAVAILABLE = "unavailable"
+
+
+@dataclass(frozen=True)
+class StateChanged:
+    state: PttState
+    previous: PttState
+    recording_id: int
+
+
+@dataclass(frozen=True)
+class LevelChanged:
+    level: float      # 0..1 for a meter
+    elapsed: float    # seconds recorded
+    recording_id: int
+
+
+@dataclass(frozen=True)
+class TranscriptReady:
+    text: str                # "" when nothing intelligible was heard
+    audio_seconds: float
+    stopped_by: str          # "key", "enter", "silence", "max_length"
+    transcribe_seconds: float
+    recording_id: int
+
+
+@dataclass(frozen=True)
+class RecordingDiscarded:
+    reason: str              # "escape", "no speech"
+    recording_id: int
+
+
+@dataclass(frozen=True)
+class VoiceUnavailable:
+    reason: str              # one line for the status bar
+
+
+PttEvent = StateChanged | LevelChanged | TranscriptReady | RecordingDiscarded | VoiceUnavailable
+
+
+class PushToTalk:
+    def __init__(self, recorder, transcriber, sink: Callable[[PttEvent], None], *,
+                 vocabulary: Sequence[str] = (), speaker=None,
+                 discard_without_speech: bool = True) -> None:
+        self.recorder = recorder
+        self.transcriber = transcriber
+        self.sink = sink
+        self.vocabulary = tuple(vocabulary)
+        self.speaker = speaker
+        self.discard_without_speech = discard_without_speech
+        self.state = PttState.IDLE
+        self.unavailable_reason: str | None = None
+        self._recording_id = 0
+        self._lock = threading.RLock()
+        self._idle = threading.Event()
+        self._idle.set()
+        recorder.on_level = self._on_level
+        recorder.on_auto_stop = self._on_auto_stop
+
+    # -- keys -------------------------------------------------------------------------
+
+    def toggle(self) -> bool:
+        """The talk key. Returns False when voice is off (the UI may say why)."""
+        with self._lock:
+            if self.state is PttState.UNAVAILABLE:
+                self._emit(VoiceUnavailable(self.unavailable_reason or "voice is off"))
+                return False
+            if self.state is PttState.IDLE:
+                return self._start()
+            if self.state is PttState.RECORDING:
+                self._finish("key")
+                return True
+            # Transcribing: a second press is ignored rather than queued.
+            return True
+
+    def enter(self) -> bool:
+        """Enter stops a recording; returns whether the key was used."""
+        with self._lock:
+            if self.state is PttState.RECORDING:
+                self._finish("enter")
+                return True
+            return False
+
+    def escape(self) -> bool:
+        """Esc throws the recording (or a pending transcript) away and silences speech."""
+        self._silence()
+        with self._lock:
+            if self.state is PttState.RECORDING:
+                self.recorder.cancel()
+                rid = self._recording_id
+                self._set_state(PttState.IDLE)
+                self._emit(RecordingDiscarded("escape", rid))
+                return True
+            if self.state is PttState.TRANSCRIBING:
+                # The transcription thread will find its id stale and drop the text.
+                rid = self._recording_id
+                self._recording_id += 1
+                self._set_state(PttState.IDLE)
+                self._emit(RecordingDiscarded("escape", rid))
+                return True
+            return False
+
+    # -- availability -----------------------------------------------------------------
+
+    def set_unavailable(self, reason: str) -> None:
+        with self._lock:
+            if self.state is PttState.RECORDING:
+                self.recorder.cancel()
+            self.unavailable_reason = reason
+            self._set_state(PttState.UNAVAILABLE)
+            self._emit(VoiceUnavailable(reason))
+
+    def set_available(self) -> None:
+        with self._lock:
+            self.unavailable_reason = None
+            if self.state is PttState.UNAVAILABLE:
+                self._set_state(PttState.IDLE)
+
+    def set_vocabulary(self, vocabulary: Sequence[str]) -> None:
+        self.vocabulary = tuple(vocabulary)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        return self._idle.wait(timeout)
+
+    # -- internals --------------------------------------------------------------------
+
+    def _start(self) -> bool:
+        self._silence()  # talking over the voice means "be quiet"
+        self._recording_id += 1
+        self._idle.clear()
+        try:
+            self.recorder.start()
+        except Exception as error:
+            from agent.voice.status import describe_error
+
+            self._idle.set()
+            self.set_unavailable(describe_error(error, "the microphone would not open"))
+            return False
+        self._set_state(PttState.RECORDING)
+        return True
+
+    def _finish(self, stopped_by: str) -> None:
+        rid = self._recording_id
+        audio = self.recorder.stop()
+        heard = getattr(self.recorder, "speech_heard", True)
+        if self.discard_without_speech and not heard:
+            self._set_state(PttState.IDLE)
+            self._emit(RecordingDiscarded("no speech", rid))
+            return
+        self._set_state(PttState.TRANSCRIBING)
+        threading.Thread(target=self._transcribe, args=(rid, audio, stopped_by),
+                         name="transcribe", daemon=True).start()
+
+    def _transcribe(self, rid: int, audio: np.ndarray, stopped_by: str) -> None:
+        started = time.perf_counter()
+        try:
+            text = self.transcriber.transcribe(audio, self.vocabulary)
+        except Exception as error:
+            from agent.voice.status import describe_error
+
+            with self._lock:
+                if rid == self._recording_id:
+                    self.set_unavailable(describe_error(error, "speech recognition failed"))
+                    self._idle.set()
+                return
+        elapsed = time.perf_counter() - started
+        with self._lock:
+            if rid != self._recording_id or self.state is not PttState.TRANSCRIBING:
+                return
+            self._set_state(PttState.IDLE)
+            self._emit(TranscriptReady(text, len(audio) / 16000, stopped_by, elapsed, rid))
+
+    def _on_level(self, level: float, elapsed: float) -> None:
+        if self.state is PttState.RECORDING:
+            self._emit(LevelChanged(level, elapsed, self._recording_id))
+
+    def _on_auto_stop(self, reason: str) -> None:
+        with self._lock:
+            if self.state is PttState.RECORDING:
+                self._finish(reason)
+
+    def _silence(self) -> None:
+        if self.speaker is not None:
+            try:
+                self.speaker.stop()
+            except Exception:
+                pass
+
+    def _set_state(self, state: PttState) -> None:
+        previous, self.state = self.state, state
+        if state in (PttState.IDLE, PttState.UNAVAILABLE):
+            self._idle.set()
+        else:
+            self._idle.clear()
+        if previous is not state:
+            self._emit(StateChanged(state, previous, self._recording_id))
+
+    def _emit(self, event: PttEvent) -> None:
+        try:
+            self.sink(event)
+        except Exception:
+            pass  # a UI that failed to take one event must not stop the machine

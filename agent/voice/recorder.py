@@ -1,0 +1,273 @@
+"""Push-to-talk capture: an input-stream callback that never blocks, plus end-of-speech
+detection.
+
+The audio callback only copies the block into a queue. A worker thread scores 32 ms
+frames with Silero VAD, updates the level meter and decides to stop by itself: once
+speech has been heard, ~300 ms of silence ends the recording, and so does the maximum
+length. Sources are pluggable so a test can feed a WAV file through the very same
+callback a sounddevice stream calls.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from agent.voice.audio import WHISPER_RATE, load_audio, rms_level, to_float32
+from agent.voice.vad import FRAME, StreamingVad
+
+SPEECH_THRESHOLD = 0.5
+SILENCE_THRESHOLD = 0.35  # hysteresis: a frame between the two keeps the current state
+MIN_SPEECH_FRAMES = 3     # ~100 ms, so a click or a cough does not arm the auto-stop
+
+AudioCallback = Callable[[np.ndarray, int, object, object], None]
+
+
+class AudioSource(Protocol):
+    samplerate: int
+
+    def start(self, callback: AudioCallback) -> None: ...
+    def stop(self) -> None: ...
+
+
+class DeviceSource:
+    """The default (or a chosen) microphone through a sounddevice InputStream."""
+
+    def __init__(self, device=None, samplerate: int = WHISPER_RATE, blocksize: int = FRAME) -> None:
+        self.device = device
+        self.samplerate = samplerate
+        self.blocksize = blocksize
+        self._stream = None
+
+    def start(self, callback: AudioCallback) -> None:
+        import sounddevice
+
+        self._stream = sounddevice.InputStream(
+            samplerate=self.samplerate, channels=1, dtype="float32", blocksize=self.blocksize,
+            device=self.device, callback=callback)
+        self._stream.start()
+
+    def stop(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            try:
+                stream.abort()
+            finally:
+                stream.close()
+
+
+class WavSource:
+    """A WAV file played into the recorder's callback as if a microphone heard it.
+
+    After the file ends it keeps delivering silence, as a quiet room would, until the
+    recorder stops. `speed` > 1 delivers faster than real time.
+    """
+
+    def __init__(self, path: Path | str | None = None, *, samples: np.ndarray | None = None,
+                 samplerate: int = WHISPER_RATE, blocksize: int = FRAME,
+                 speed: float = 1.0, lead_silence: float = 0.0, noise: float = 0.0) -> None:
+        if samples is None:
+            samples = load_audio(Path(path), samplerate)
+        audio = to_float32(samples)
+        if lead_silence:
+            audio = np.concatenate([np.zeros(int(lead_silence * samplerate), np.float32), audio])
+        self.audio = audio
+        self.samplerate = samplerate
+        self.blocksize = blocksize
+        self.speed = speed
+        self.noise = noise
+        self._thread: threading.Thread | None = None
+        self._running = threading.Event()
+
+    def start(self, callback: AudioCallback) -> None:
+        self._running.set()
+        self._thread = threading.Thread(target=self._run, args=(callback,),
+                                        name="wav-source", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._running.clear()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5)
+        self._thread = None
+
+    def _run(self, callback: AudioCallback) -> None:
+        rng = np.random.default_rng(0)
+        block_seconds = self.blocksize / self.samplerate / self.speed
+        started = time.monotonic()
+        position = 0
+        index = 0
+        while self._running.is_set():
+            block = self.audio[position:position + self.blocksize]
+            if len(block) < self.blocksize:
+                block = np.concatenate([block, np.zeros(self.blocksize - len(block), np.float32)])
+            if self.noise:
+                block = block + rng.normal(0.0, self.noise, self.blocksize).astype(np.float32)
+            position += self.blocksize
+            callback(block.reshape(-1, 1), self.blocksize, None, None)
+            index += 1
+            delay = started + index * block_seconds - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+
+
+class Recorder:
+    """One recording at a time: start(), then stop() for the audio or cancel().
+
+    on_level(level, elapsed) and on_auto_stop(reason) are called from the recorder's
+    worker thread; reason is "silence" or "max_length".
+    """
+
+    def __init__(self, source: AudioSource | None = None, *, max_seconds: float = 30.0,
+                 silence_ms: float = 300.0, auto_stop: bool = True,
+                 on_level: Callable[[float, float], None] | None = None,
+                 on_auto_stop: Callable[[str], None] | None = None) -> None:
+        self.source = source if source is not None else DeviceSource()
+        self.max_seconds = max_seconds
+        self.silence_ms = silence_ms
+        self.auto_stop = auto_stop
+        self.on_level = on_level
+        self.on_auto_stop = on_auto_stop
+        self._vad: StreamingVad | None = None
+        self._blocks: queue.Queue = queue.Queue()
+        self._worker: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._reset()
+
+    def _reset(self) -> None:
+        self._chunks: list[np.ndarray] = []
+        self._samples = 0
+        self._pending = np.zeros(0, dtype=np.float32)
+        self._speech_frames = 0
+        self._silent_frames = 0
+        self._in_speech = False
+        self.speech_heard = False
+        self.stopped_by: str | None = None
+        self.level = 0.0
+        self.overflows = 0
+        self.recording = False
+        self._accepting = False
+        self._started_at = 0.0
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds of audio captured so far."""
+        return self._samples / WHISPER_RATE
+
+    def prepare(self) -> "Recorder":
+        """Load the VAD ahead of the first recording."""
+        if self._vad is None:
+            self._vad = StreamingVad()
+        return self
+
+    def start(self) -> None:
+        if self.recording:
+            return
+        self.prepare()
+        self._vad.reset()
+        self._reset()
+        self._blocks = queue.Queue()
+        self.recording = True
+        self._accepting = True
+        self._started_at = time.monotonic()
+        self._worker = threading.Thread(target=self._work, args=(self._blocks,),
+                                        name="recorder", daemon=True)
+        self._worker.start()
+        try:
+            self.source.start(self.callback)
+        except BaseException:
+            self._halt()
+            raise
+
+    def callback(self, indata, frames, time_info, status) -> None:
+        """The sounddevice InputStream callback: copy and hand over, nothing more."""
+        if status:
+            self.overflows += 1
+        if self._accepting:
+            self._blocks.put(np.array(indata, dtype=np.float32, copy=True).reshape(-1))
+
+    def stop(self) -> np.ndarray:
+        """End the recording; the 16 kHz mono float32 audio captured."""
+        self._halt()
+        with self._lock:
+            if not self._chunks:
+                return np.zeros(0, dtype=np.float32)
+            return np.concatenate(self._chunks)
+
+    def cancel(self) -> None:
+        """End the recording and throw the audio away."""
+        self._halt()
+        with self._lock:
+            self._chunks = []
+            self._samples = 0
+
+    def _halt(self) -> None:
+        self._accepting = False
+        if not self.recording and self._worker is None:
+            return
+        try:
+            self.source.stop()
+        except Exception:
+            pass
+        self.recording = False
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            self._blocks.put(None)
+            if worker is not threading.current_thread():
+                worker.join(timeout=5)
+
+    def _work(self, blocks: queue.Queue) -> None:
+        rate = self.source.samplerate
+        while True:
+            block = blocks.get()
+            if block is None:
+                return
+            if rate != WHISPER_RATE:
+                from agent.voice.audio import resample
+
+                block = resample(block, rate, WHISPER_RATE)
+            reason = self._consume(block)
+            if reason:
+                self._accepting = False
+                self.stopped_by = reason
+                if self.on_auto_stop is not None:
+                    # On its own thread: the handler will call stop(), which joins this one.
+                    threading.Thread(target=self.on_auto_stop, args=(reason,),
+                                     name="recorder-auto-stop", daemon=True).start()
+                return
+
+    def _consume(self, block: np.ndarray) -> str | None:
+        with self._lock:
+            room = int(self.max_seconds * WHISPER_RATE) - self._samples
+            block = block[:max(room, 0)]
+            self._chunks.append(block)
+            self._samples += len(block)
+        self.level = rms_level(block)
+        if self.on_level is not None:
+            self.on_level(self.level, self.elapsed)
+        self._pending = np.concatenate([self._pending, block])
+        silence_frames = max(1, round(self.silence_ms / 1000 * WHISPER_RATE / FRAME))
+        while len(self._pending) >= FRAME:
+            frame, self._pending = self._pending[:FRAME], self._pending[FRAME:]
+            prob = self._vad(frame)
+            if prob >= SPEECH_THRESHOLD:
+                self._speech_frames += 1
+                self._silent_frames = 0
+                if self._speech_frames >= MIN_SPEECH_FRAMES:
+                    self.speech_heard = True
+            elif prob < SILENCE_THRESHOLD:
+                self._silent_frames += 1
+                if not self.speech_heard:
+                    self._speech_frames = 0
+            if self.auto_stop and self.speech_heard and self._silent_frames >= silence_frames:
+                return "silence"
+        if self._samples >= int(self.max_seconds * WHISPER_RATE):
+            return "max_length"
+        return None

@@ -1,0 +1,71 @@
+"""Why voice is off, in one line a status bar can show, never a traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+
+def describe_error(error: BaseException, context: str) -> str:
+    """First line of an exception, prefixed with what was being attempted."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if len(text) > 120:
+        text = text[:117] + "..."
+    return f"{context}: {text}"
+
+
+def portaudio_problem() -> str | None:
+    try:
+        import sounddevice  # noqa: F401  (loading it loads PortAudio)
+    except OSError:
+        return "no PortAudio: install libportaudio2"
+    except ImportError:
+        return "sounddevice is not installed"
+    return None
+
+
+def input_device_problem(device=None) -> str | None:
+    import sounddevice
+
+    try:
+        info = sounddevice.query_devices(device, kind="input")
+    except Exception:
+        return "no audio input device"
+    if not info or int(info.get("max_input_channels", 0)) < 1:
+        return "no audio input device"
+    try:
+        sounddevice.check_input_settings(device=device, channels=1, dtype="float32",
+                                         samplerate=16000)
+    except Exception as error:
+        return describe_error(error, "the audio input device will not record")
+    return None
+
+
+def model_problem(*loaders: tuple[str, Callable[[], object]]) -> str | None:
+    """Load each model; the first failure as one line."""
+    for name, load in loaders:
+        try:
+            load()
+        except Exception as error:
+            return describe_error(error, f"the {name} would not load")
+    return None
+
+
+def voice_unavailable_reason(*, device=None, transcriber=None, voice=None) -> str | None:
+    """None when push-to-talk can work here; otherwise the one line saying why not.
+
+    Passing a Transcriber and/or Voice also loads them, so a broken model is reported
+    the same way as a missing device (call it from a worker thread: loading takes a
+    second).
+    """
+    try:
+        problem = portaudio_problem() or input_device_problem(device)
+        if problem:
+            return problem
+        loaders = []
+        if transcriber is not None:
+            loaders.append(("speech model", transcriber.load))
+        if voice is not None:
+            loaders.append(("voice", voice.load))
+        return model_problem(*loaders)
+    except Exception as error:  # whatever went wrong, the app keeps going with typing
+        return describe_error(error, "voice is off")

