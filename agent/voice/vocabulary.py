@@ -1,0 +1,133 @@
+"""The repository's own words, to bias speech recognition toward them.
+
+Whisper hears "ReviewOrchestrator" as "review orchestrator" and "CS1591" as "C.S. 1591"
+unless it is told these words exist. The cheapest strong hint is what the agent already
+knows: what memories mention (the user talked about those), project names, and the class
+names in the source.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+MAX_TERMS = 40
+MAX_FILES = 3000
+MAX_FILE_BYTES = 200_000
+
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "bin", "obj", ".venv", "venv", "__pycache__",
+             "dist", "build", "target", ".idea", ".vs", ".vscode", ".mypy_cache",
+             ".pytest_cache", ".tox", "packages", "vendor"}
+PROJECT_FILES = (".csproj", ".fsproj", ".vbproj", ".sln", ".slnx")
+SOURCE_SUFFIXES = {".cs", ".fs", ".vb", ".py", ".java", ".kt", ".ts", ".tsx", ".js", ".go",
+                   ".rs", ".swift", ".cpp", ".hpp", ".h", ".scala", ".rb", ".php", ".dart"}
+
+_TYPE_DECL = re.compile(
+    r"\b(?:class|interface|record|struct|enum|trait|protocol|object|type)\s+([A-Z][A-Za-z0-9_]{2,})")
+_PASCAL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b")
+_CODE = re.compile(r"\b[A-Z]{1,4}\d{3,5}\b")  # CS1591, IDE0005, CA2007, TS2322
+_DOTTED = re.compile(r"\b[A-Z][A-Za-z0-9]+(?:\.[A-Z][A-Za-z0-9]+)+\b")  # Contoso.Billing
+
+
+def repository_vocabulary(repo: Path, store=None, *, limit: int = MAX_TERMS) -> list[str]:
+    """Up to `limit` terms, the likeliest to be spoken first; never raises."""
+    ranked: list[str] = []
+    for source in (_memory_terms, _project_names, _type_names):
+        try:
+            terms = source(Path(repo), store)
+        except Exception:
+            continue  # an unreadable part of the repository only loses its hints
+        for term in terms:
+            if term not in ranked:
+                ranked.append(term)
+    return ranked[:limit]
+
+
+def memory_terms(text: str) -> list[str]:
+    """Terms in prose worth teaching the recognizer: codes, PascalCase and dotted names."""
+    found: list[str] = []
+    for pattern in (_CODE, _DOTTED, _PASCAL):
+        for match in pattern.findall(text):
+            if match not in found:
+                found.append(match)
+    return found
+
+
+def _memory_terms(repo: Path, store) -> list[str]:
+    if store is None:
+        return []
+    counts: Counter[str] = Counter()
+    for info in store.memories():
+        try:
+            text = Path(info.file).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for term in memory_terms(text):
+            counts[term] += 1
+    return [term for term, _ in counts.most_common()]
+
+
+def _walk(repo: Path):
+    seen = 0
+    for root, dirs, files in os.walk(repo):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        for name in sorted(files):
+            seen += 1
+            if seen > MAX_FILES:
+                return
+            yield Path(root) / name
+
+
+def _project_names(repo: Path, _store) -> list[str]:
+    names: list[str] = []
+
+    def add(name: str | None) -> None:
+        if name and name not in names:
+            names.append(name)
+
+    for path in _walk(repo):
+        if path.suffix in PROJECT_FILES:
+            add(path.stem)
+        elif path.name == "pyproject.toml":
+            try:
+                add(tomllib.loads(path.read_text(encoding="utf-8")).get("project", {}).get("name"))
+            except (OSError, tomllib.TOMLDecodeError, AttributeError):
+                pass
+        elif path.name == "package.json":
+            try:
+                add(json.loads(path.read_text(encoding="utf-8")).get("name"))
+            except (OSError, ValueError, AttributeError):
+                pass
+        elif path.name == "Cargo.toml":
+            try:
+                add(tomllib.loads(path.read_text(encoding="utf-8")).get("package", {}).get("name"))
+            except (OSError, tomllib.TOMLDecodeError, AttributeError):
+                pass
+    # "Contoso.Billing.Api" is also said as its last part.
+    for name in list(names):
+        if "." in name:
+            add(name.rsplit(".", 1)[-1])
+    return names
+
+
+def _type_names(repo: Path, _store) -> list[str]:
+    counts: Counter[str] = Counter()
+    for path in _walk(repo):
+        if path.suffix not in SOURCE_SUFFIXES:
+            continue
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for name in _TYPE_DECL.findall(text):
+            counts[name] += 1
+    # Compound names are the ones Whisper mangles; plain words it already spells.
+    compound = [n for n, _ in counts.most_common() if _PASCAL.fullmatch(n)]
+    plain = [n for n, _ in counts.most_common() if not _PASCAL.fullmatch(n)]
+    return compound + plain

@@ -1,0 +1,96 @@
+"""Real models, loaded once per test session, and speech the tests make with them."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.voice.pulse import PulseServer, pulse_available
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def voice():
+    from agent.voice.tts import Voice
+
+    return Voice().load()
+
+
+@pytest.fixture(scope="session")
+def transcriber():
+    from agent.voice.stt import Transcriber
+
+    return Transcriber().load()
+
+
+@pytest.fixture(scope="session")
+def speech(voice):
+    """speech(text) -> 16 kHz float32 audio of the default voice saying it (memoized)."""
+    from agent.voice.audio import resample
+
+    cache: dict[str, np.ndarray] = {}
+
+    def make(text: str) -> np.ndarray:
+        if text not in cache:
+            audio, rate = voice.synthesize(text)
+            cache[text] = resample(audio, rate, 16000)
+        return cache[text]
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def speech_wav(speech, tmp_path_factory):
+    """speech_wav(text) -> path of a 16 kHz WAV file of it."""
+    from agent.voice.audio import write_wav
+
+    folder = tmp_path_factory.mktemp("speech")
+    made: dict[str, Path] = {}
+
+    def make(text: str) -> Path:
+        if text not in made:
+            path = folder / f"clip{len(made)}.wav"
+            write_wav(path, speech(text), 16000)
+            made[text] = path
+        return made[text]
+
+    return make
+
+
+@pytest.fixture
+def pulse(tmp_path):
+    """A private PulseAudio server with a 16 kHz null sink; stopped by its PID afterwards."""
+    problem = pulse_available()
+    if problem:
+        pytest.fail(f"the audio device tests need PulseAudio: {problem} (see .ci/run)")
+    server = PulseServer.start(tmp_path / "pulse")
+    pid = server.pid
+    yield server
+    server.stop()
+    assert not Path(f"/proc/{pid}").exists() or _zombie(pid), "PulseAudio outlived its test"
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def run_python(code: str, *, env: dict[str, str] | None = None, timeout: float = 120,
+               args: list[str] | None = None) -> subprocess.CompletedProcess:
+    """Run code in a fresh interpreter so PortAudio sees the environment it is given."""
+    return subprocess.run([sys.executable, "-c", code, *(args or [])], cwd=REPO_ROOT,
+                          env=env if env is not None else dict(os.environ),
+                          capture_output=True, text=True, timeout=timeout)

@@ -1,0 +1,76 @@
+"""The real Whisper and Piper models from their wheels, on speech the voice makes."""
+
+import numpy as np
+import pytest
+
+from agent.voice.audio import resample
+from agent.voice.stt import vocabulary_prompt
+from tests.voice.conftest import words
+
+PLAIN = "Please open the settings file and show me what changed."
+JARGON = "The ReviewOrchestrator class still raises warning CS1591."
+
+
+def test_the_voice_speaks_at_its_own_rate(voice):
+    audio, rate = voice.synthesize(PLAIN)
+    assert audio.dtype == np.int16 and rate == 22050
+    assert 1.5 < len(audio) / rate < 8
+    assert np.abs(audio).max() > 3000  # audible, not silence
+
+
+def test_resampled_speech_is_heard_word_for_word(voice, transcriber):
+    audio, rate = voice.synthesize(PLAIN)
+    heard = transcriber.transcribe(resample(audio, rate, 16000))
+    assert words(heard) == words(PLAIN)
+
+
+@pytest.mark.parametrize("rate", [8000, 44100, 48000])
+def test_other_sample_rates_survive_the_trip(speech, transcriber, rate):
+    there = resample(speech(PLAIN), 16000, rate)
+    back = resample(there, rate, 16000)
+    assert abs(len(back) - len(speech(PLAIN))) < 200
+    assert words(transcriber.transcribe(back)) == words(PLAIN)
+
+
+def test_jargon_without_vocabulary_is_heard_as_plain_words(speech, transcriber):
+    heard = transcriber.transcribe(speech(JARGON))
+    # The recognizer gets the sounds right but not the spelling: this is the gap the
+    # repository vocabulary closes.
+    assert "ReviewOrchestrator" not in heard
+    assert "review" in heard.lower() and "orchestrator" in heard.lower()
+
+
+def test_jargon_with_vocabulary_is_exact(speech, transcriber):
+    vocabulary = ["DiffParser", "ReviewOrchestrator", "PromptBuilder", "CS1591", "IDE0005"]
+    heard = transcriber.transcribe(speech(JARGON), vocabulary)
+    assert "ReviewOrchestrator" in heard.split()
+    assert "CS1591" in heard.replace(".", " ").replace(",", " ").split()
+    assert [w for w in words(heard)] == words(JARGON)
+
+
+def test_silence_is_heard_as_nothing(transcriber):
+    assert transcriber.transcribe(np.zeros(16000, dtype=np.float32)) == ""
+    assert transcriber.transcribe(np.zeros(800, dtype=np.float32)) == ""
+
+
+def test_the_vocabulary_prompt_is_bounded():
+    prompt = vocabulary_prompt([f"Term{n}Name" for n in range(500)] + ["", "term0name"])
+    assert prompt.startswith("Glossary: Term0Name, Term1Name")
+    assert len(prompt) <= 420
+    assert vocabulary_prompt([]) is None
+
+
+def test_a_missing_model_fails_to_load_with_a_plain_message(tmp_path):
+    from agent.voice.status import model_problem
+    from agent.voice.stt import Transcriber
+    from agent.voice.tts import Voice
+
+    problem = model_problem(("speech model", Transcriber(str(tmp_path / "nowhere")).load))
+    assert problem == f"the speech model would not load: no speech model at {tmp_path / 'nowhere'}"
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "model.bin").write_bytes(b"not a model")
+    problem = model_problem(("speech model", Transcriber(str(broken)).load))
+    assert problem.startswith("the speech model would not load: ") and "\n" not in problem
+    problem = model_problem(("voice", Voice(str(tmp_path / "nobody.onnx")).load))
+    assert problem == f"the voice would not load: no Piper voice at {tmp_path / 'nobody.onnx'}"

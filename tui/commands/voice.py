@@ -1,0 +1,69 @@
+"""`devagent say` and `devagent transcribe`: the local voice and ear, for scripts and tests."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
+    if name == "say":
+        parser.add_argument("text", help="what to say")
+        parser.add_argument("-o", "--output", required=True, type=Path, help="WAV file to write")
+        parser.add_argument("--voice", default=None,
+                            help="Piper voice: a .onnx path or a name (default: en_US-joe-medium)")
+        parser.add_argument("--rate", type=int, default=None,
+                            help="sample rate of the file (default: the voice's own)")
+    elif name == "transcribe":
+        parser.add_argument("file", type=Path, help="audio file (WAV at any sample rate)")
+        parser.add_argument("--model", default=None,
+                            help="Whisper model name or CTranslate2 folder (default: tiny.en)")
+        parser.add_argument("--vocabulary", default="",
+                            help="comma-separated words to expect, e.g. ReviewOrchestrator,CS1591")
+        parser.add_argument("--repo", type=Path, default=None,
+                            help="also expect this repository's project and class names")
+    else:
+        raise ValueError(f"not a voice command: {name}")
+
+
+def run(name: str, args: argparse.Namespace) -> int:
+    try:
+        if name == "say":
+            return _say(args)
+        return _transcribe(args)
+    except Exception as error:  # a script gets one line, not a traceback
+        from agent.voice.status import describe_error
+
+        print(f"devagent {name}: {describe_error(error, 'failed')}", file=sys.stderr)
+        return 1
+
+
+def _say(args) -> int:
+    from agent.voice.audio import resample, to_int16, write_wav
+    from agent.voice.tts import Voice
+
+    audio, rate = Voice(args.voice).synthesize(args.text)
+    if args.rate and args.rate != rate:
+        audio, rate = to_int16(resample(audio, rate, args.rate)), args.rate
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    write_wav(args.output, audio, rate)
+    print(f"{args.output} ({len(audio) / rate:.1f} s, {rate} Hz)")
+    return 0
+
+
+def _transcribe(args) -> int:
+    if not args.file.is_file():
+        print(f"devagent transcribe: no such file: {args.file}", file=sys.stderr)
+        return 1
+    from agent.voice.audio import load_audio
+    from agent.voice.stt import Transcriber
+
+    vocabulary = [w.strip() for w in args.vocabulary.split(",") if w.strip()]
+    if args.repo is not None:
+        from agent.voice.vocabulary import repository_vocabulary
+
+        vocabulary += repository_vocabulary(args.repo, None)
+    audio = load_audio(args.file)
+    print(Transcriber(args.model).transcribe(audio, vocabulary))
+    return 0
