@@ -1,0 +1,157 @@
+"""The SDK client and the shape of a Messages request.
+
+Everything that knows the SDK's names lives here, so the loop in session.py reads as a
+conversation and not as parameter plumbing.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from typing import Any
+
+import anthropic
+
+from agent.config import AgentConfig
+from agent.events import Usage
+
+CACHE = {"type": "ephemeral"}
+
+# US dollars per million tokens: input, output. Cache writes cost 1.25x input and cache
+# reads 0.1x input (five-minute cache). Matched by family, so a dated model id still prices.
+PRICES = {
+    "haiku": (1.0, 5.0),
+    "sonnet": (3.0, 15.0),
+    "opus": (5.0, 25.0),
+}
+
+
+def make_client(config: AgentConfig) -> anthropic.Anthropic:
+    """A client that honours ANTHROPIC_BASE_URL and retries 429, 529 and 5xx with backoff."""
+    # The key is passed explicitly: without it the SDK goes looking for profile credentials.
+    api_key = os.environ.get("ANTHROPIC_API_KEY") or None
+    auth_token = None if api_key else (os.environ.get("ANTHROPIC_AUTH_TOKEN") or None)
+    base_url = os.environ.get("ANTHROPIC_BASE_URL") or None
+    return anthropic.Anthropic(
+        api_key=api_key,
+        auth_token=auth_token,
+        base_url=base_url,
+        timeout=anthropic.Timeout(config.request_timeout, connect=10.0),
+        max_retries=config.max_retries,
+    )
+
+
+def request_params(
+    config: AgentConfig,
+    *,
+    system: list[dict],
+    tools: list[dict],
+    messages: list[dict],
+) -> dict[str, Any]:
+    """The keyword arguments of one messages call.
+
+    Cache breakpoints: the last tool and each system block (the stable prefix, and the
+    session's own start such as preloaded memory), plus the newest message, so each call of
+    a tool loop reads the conversation so far from the cache. The markers go on copies: the
+    history itself never changes.
+    """
+    tools = [dict(t) for t in tools]
+    if tools:
+        tools[-1]["cache_control"] = CACHE
+    system = [dict(block, cache_control=CACHE) for block in system if block.get("text")]
+    messages = _mark_last_message(messages)
+    params: dict[str, Any] = {
+        "model": config.model,
+        "max_tokens": config.max_tokens,
+        "system": system,
+        "tools": tools,
+        "messages": messages,
+        "output_config": {"effort": config.effort},
+    }
+    if config.thinking == "adaptive":
+        params["thinking"] = {"type": "adaptive"}
+    elif config.thinking.isdigit():
+        params["thinking"] = {"type": "enabled", "budget_tokens": int(config.thinking)}
+    return params
+
+
+def _mark_last_message(messages: list[dict]) -> list[dict]:
+    if not messages:
+        return messages
+    last = copy.deepcopy(messages[-1])
+    content = last.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    # Thinking blocks cannot carry cache_control; the newest message is a user turn anyway.
+    for block in reversed(content or []):
+        if block.get("type") in ("text", "tool_result", "tool_use", "image", "document"):
+            block["cache_control"] = CACHE
+            break
+    last["content"] = content
+    return [*messages[:-1], last]
+
+
+def price(model: str) -> tuple[float, float]:
+    lowered = model.lower()
+    for family, value in PRICES.items():
+        if family in lowered:
+            return value
+    return PRICES["sonnet"]
+
+
+def call_usage(model: str, usage: Any) -> Usage:
+    """Token counts of one API call and what they cost."""
+    input_tokens = int(getattr(usage, "input_tokens", 0) or 0)
+    output_tokens = int(getattr(usage, "output_tokens", 0) or 0)
+    cache_read = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
+    cache_write = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
+    per_in, per_out = price(model)
+    cost = (
+        input_tokens * per_in
+        + cache_write * per_in * 1.25
+        + cache_read * per_in * 0.1
+        + output_tokens * per_out
+    ) / 1_000_000
+    return Usage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+        api_calls=1,
+        cost_usd=cost,
+    )
+
+
+def describe_api_error(err: BaseException) -> str:
+    """A sentence for the user; a status error keeps the API's own message word for word."""
+    if isinstance(err, anthropic.AuthenticationError):
+        return (
+            f"Claude refused the API key ({_api_message(err)}): check ANTHROPIC_API_KEY "
+            "and start again."
+        )
+    if isinstance(err, anthropic.APIStatusError):
+        kind = _api_type(err)
+        label = f"{err.status_code} {kind}" if kind else str(err.status_code)
+        return f"Claude API error {label}: {_api_message(err)}"
+    if isinstance(err, anthropic.APITimeoutError):
+        return "Claude did not answer in time; the turn was stopped. Ask again."
+    if isinstance(err, anthropic.APIConnectionError):
+        base = os.environ.get("ANTHROPIC_BASE_URL") or "the Anthropic API"
+        return f"Could not reach {base}; check the network and ask again."
+    return f"The reply failed: {err}"
+
+
+def _api_message(err: anthropic.APIStatusError) -> str:
+    body = err.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return str(err.message)
+
+
+def _api_type(err: anthropic.APIStatusError) -> str:
+    body = err.body
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        return str(body["error"].get("type") or "")
+    return ""

@@ -1,0 +1,211 @@
+"""How a session starts from the ones before it: the --memory modes.
+
+Each mode decides three things for a new session: whether it has the memory tool, what goes
+in the session's own system block after the stable prompt (preloaded memories, the index,
+the previous session's notes), and which earlier messages are replayed before the first new
+user message.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agent import transcripts
+from agent.tools.registry import MEMORY_TOOL_MODES
+
+
+@dataclass
+class SessionStart:
+    memory_tool: bool = False
+    context: str = ""
+    replay: list[dict] = field(default_factory=list)
+    # When each replayed message was said, for the saved transcript.
+    replay_times: list[datetime] = field(default_factory=list)
+
+
+def prepare(mode: str, repo: Path, *, store: Any = None, window_turns: int = 2, now: datetime | None = None) -> SessionStart:
+    if mode == "none":
+        return SessionStart()
+    if mode == "history":
+        return _replay(repo, turns=None)
+    if mode == "window":
+        return _replay(repo, turns=window_turns)
+    if mode == "summary":
+        return _summary(repo)
+    if mode in MEMORY_TOOL_MODES:
+        start = SessionStart(memory_tool=True)
+        if store is not None and mode == "preloaded":
+            start.context = preloaded_memory(store, repo, now=now)
+        elif store is not None and mode == "index":
+            start.context = memory_index(store)
+        return start
+    raise ValueError(f"unknown memory mode {mode!r}")
+
+
+# --- replaying a conversation ------------------------------------------------------------
+
+
+def completed(messages: list[transcripts.SavedMessage]) -> list[transcripts.SavedMessage]:
+    """The conversation up to its last finished turn.
+
+    A turn that failed or was cancelled can leave a user message without an answer, or a
+    tool call without its result; the next session's first message must follow a reply.
+    """
+    end = 0
+    for i, saved in enumerate(messages):
+        m = saved.message
+        if m.get("role") == "assistant" and not any(
+            isinstance(b, dict) and b.get("type") == "tool_use" for b in _blocks(m)
+        ):
+            end = i + 1
+    return messages[:end]
+
+
+def turn_starts(messages: list[transcripts.SavedMessage]) -> list[int]:
+    """Indexes of user messages the user typed or said, as opposed to tool results."""
+    starts = []
+    for i, saved in enumerate(messages):
+        m = saved.message
+        if m.get("role") != "user":
+            continue
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in _blocks(m)):
+            continue
+        starts.append(i)
+    return starts
+
+
+def strip_thinking(message: dict) -> dict | None:
+    """The message without thinking blocks; None when nothing else was in it.
+
+    A thinking block's signature binds it to the exact conversation before it. A window cuts
+    the front of that conversation, so a kept block would be rejected (400) or dropped.
+    """
+    blocks = [b for b in _blocks(message) if not (isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking"))]
+    if not blocks:
+        return None
+    return {"role": message["role"], "content": blocks}
+
+
+def date_label(when: datetime) -> str:
+    return f"(This conversation is from an earlier session, on {when.strftime('%A, %d %B %Y')}.)"
+
+
+def _replay(repo: Path, turns: int | None) -> SessionStart:
+    previous = transcripts.latest(repo)
+    if previous is None:
+        return SessionStart()
+    kept = completed(previous.messages)
+    if turns is not None:
+        starts = turn_starts(kept)
+        if not starts:
+            return SessionStart()
+        kept = kept[starts[-turns] if len(starts) >= turns else starts[0] :]
+    replay: list[dict] = []
+    times: list[datetime] = []
+    for saved in kept:
+        message = copy.deepcopy(saved.message)
+        if turns is not None:
+            message = strip_thinking(message)
+            if message is None:
+                continue
+        replay.append(message)
+        times.append(saved.time)
+    if turns is not None and replay:
+        # The date lived in the first message of that session, which the window may have
+        # cut; without it the model cannot tell these turns are from another day.
+        first = replay[0]
+        first["content"] = [{"type": "text", "text": date_label(times[0])}, *_blocks(first)]
+    return SessionStart(replay=replay, replay_times=times)
+
+
+def _summary(repo: Path) -> SessionStart:
+    previous = transcripts.latest(repo, with_summary=True)
+    if previous is None or not previous.summary:
+        return SessionStart()
+    when = previous.summary_time or previous.started
+    context = (
+        f"Notes you wrote at the end of the previous session, on {when.strftime('%A, %d %B %Y')}. "
+        "They say what was true then; check the repository before repeating a claim about the code.\n\n"
+        f"<notes>\n{previous.summary.strip()}\n</notes>"
+    )
+    return SessionStart(context=context)
+
+
+# --- memory in the prompt ---------------------------------------------------------------
+
+
+def preloaded_memory(store: Any, repo: Path, *, now: datetime | None = None) -> str:
+    snapshot = store.snapshot().strip()
+    if not snapshot:
+        return (
+            "Your memory directory /memories is empty: nothing has been saved for this "
+            "repository yet. No need to view it."
+        )
+    parts = [
+        "Your memory directory as this session started: every file, with its age. "
+        "It is already loaded, so there is no need to view it before answering; use the "
+        "memory tool to change it.",
+        snapshot,
+    ]
+    findings = _staleness(store, repo)
+    if findings:
+        parts.append(findings)
+    problems = _index_problems(store)
+    if problems:
+        parts.append(problems)
+    return "\n\n".join(parts)
+
+
+def memory_index(store: Any) -> str:
+    index = store.index_text().strip()
+    if not index:
+        return (
+            "Your memory index /memories/MEMORY.md is empty or missing. Memory files, if any, "
+            "can still be listed with the memory tool's view command."
+        )
+    parts = [
+        "Your memory index, /memories/MEMORY.md, as this session started. Read a memory file "
+        "with the memory tool when it is relevant to the question.",
+        f"<memory path=\"/memories/MEMORY.md\">\n{index}\n</memory>",
+    ]
+    problems = _index_problems(store)
+    if problems:
+        parts.append(problems)
+    return "\n\n".join(parts)
+
+
+def _staleness(store: Any, repo: Path) -> str:
+    try:
+        stale = store.stale_references(repo)
+    except Exception:
+        return ""
+    if not stale:
+        return ""
+    lines = [
+        "Staleness check, run on the repository just now: these memories name files or lines "
+        "that no longer exist. Treat them as out of date until a tool confirms them."
+    ]
+    for path, missing in sorted(stale.items()):
+        lines.append(f"- {path}: {', '.join(missing)}")
+    return "\n".join(lines)
+
+
+def _index_problems(store: Any) -> str:
+    try:
+        problems = store.index_problems()
+    except Exception:
+        return ""
+    if not problems:
+        return ""
+    return "Index check: " + " ".join(problems)
+
+
+def _blocks(message: dict) -> list:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return list(content or [])

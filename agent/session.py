@@ -1,0 +1,524 @@
+"""One conversation with Claude: the manual, streamed tool-use loop.
+
+A user turn streams a reply, runs every tool_use block in it, sends the tool_results back
+and repeats until the model ends its turn. Everything the caller sees comes through the
+sink as events; nothing raises out of `send`. The history only ever grows at its end,
+because a thinking block's signature binds it to everything before it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import anthropic
+
+from agent import claude, modes, prompts
+from agent.cancel import Cancellation
+from agent.config import AgentConfig, api_key_problem
+from agent.events import (
+    AgentError,
+    Event,
+    ShowOnScreen,
+    TextDelta,
+    ThinkingStarted,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+)
+from agent.tools.base import ToolContext, ToolResult
+from agent.tools.registry import ToolRegistry
+
+Sink = Callable[[Event], None]
+
+CANCELLED_TOOL = "Not run: the user cancelled the turn."
+
+
+class StreamBroken(Exception):
+    """The stream ended before message_stop, or sent something that is not an event."""
+
+
+class TurnCancelled(Exception):
+    pass
+
+
+def _today(now: datetime) -> str:
+    return f"Today is {now.strftime('%A, %d %B %Y')} ({now.date().isoformat()})."
+
+
+class Session:
+    def __init__(
+        self,
+        repo: Path,
+        config: AgentConfig,
+        *,
+        client: Any = None,
+        store: Any = None,
+        now: datetime | Callable[[], datetime] | None = None,
+        tools: list | None = None,
+        save_transcript: bool = True,
+    ) -> None:
+        self.repo = Path(repo).resolve()
+        self.config = config
+        self._client = client
+        self._now = now
+        self.turn = 0
+        self.messages: list[dict] = []
+        self.usage = Usage()
+        self._lock = threading.Lock()
+        self._closed = False
+        self.started = self.now()
+
+        mode = config.memory_mode
+        if store is None and mode in ("on-demand", "preloaded", "index"):
+            from memory.store import MemoryStore
+
+            store = MemoryStore.for_repository(self.repo)
+        self.store = store
+        self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns, now=self.started)
+        if tools is not None:
+            self.registry = ToolRegistry(list(tools))
+        else:
+            self.registry = ToolRegistry.for_mode(mode, store if self.start.memory_tool else None)
+        self.tool_definitions = self.registry.definitions()
+        self.system = self._system_blocks()
+
+        self.transcript = None
+        if save_transcript:
+            from agent.transcripts import Transcript
+
+            self.transcript = Transcript(self.repo, started=self.started, model=config.model, memory_mode=mode)
+        for message, when in zip(self.start.replay, self.start.replay_times):
+            self._append(message, when=when, replayed=True)
+        self._sent_first = False
+
+    # --- setup ----------------------------------------------------------------------------
+
+    def now(self) -> datetime:
+        if callable(self._now):
+            return self._now()
+        if isinstance(self._now, datetime):
+            return self._now
+        return datetime.now().astimezone()
+
+    def _system_blocks(self) -> list[dict]:
+        stable = prompts.system_prompt()
+        if self.start.memory_tool:
+            stable = f"{stable}\n\n{prompts.memory_rules()}"
+        blocks = [{"type": "text", "text": stable}]
+        if self.start.context:
+            blocks.append({"type": "text", "text": self.start.context})
+        return blocks
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = claude.make_client(self.config)
+        return self._client
+
+    # --- the turn -------------------------------------------------------------------------
+
+    def send(self, text: str, sink: Sink, cancel: Cancellation | None = None) -> Usage:
+        """Runs one user turn to its end; reports through `sink` and returns the turn's usage."""
+        with self._lock:
+            cancel = cancel or Cancellation()
+            self.turn += 1
+            turn = self.turn
+            emit = _safe(sink)
+            emit(TurnStarted(turn, text))
+            started = time.monotonic()
+            usage = Usage()
+            reply_text: list[str] = []
+            cancelled = False
+
+            problem = api_key_problem() if self._client is None else None
+            if problem:
+                emit(AgentError(turn, problem))
+                emit(TurnFinished(turn, usage, "", False))
+                return usage
+
+            self._add_user_text(text)
+            try:
+                usage = self._loop(turn, emit, cancel, reply_text, started)
+            except TurnCancelled as stop:
+                usage = stop.args[0] if stop.args else usage
+                cancelled = True
+            except _TurnFailed as failed:
+                usage = failed.usage
+                emit(AgentError(turn, failed.message))
+            except Exception as err:  # a bug of ours must not take the app down
+                emit(AgentError(turn, f"The turn failed unexpectedly: {type(err).__name__}: {err}"))
+            usage = _with_time(usage, time.monotonic() - started)
+            self.usage = self.usage + usage
+            emit(TurnFinished(turn, usage, "".join(reply_text), cancelled))
+            return usage
+
+    def _loop(self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float) -> Usage:
+        usage = Usage()
+        for _ in range(self.config.max_api_calls_per_turn):
+            if cancel.cancelled:
+                raise TurnCancelled(usage)
+            try:
+                content, stop_reason, call = self._stream_once(turn, emit, cancel, reply_text, started)
+            except TurnCancelled as stop:
+                raise TurnCancelled(usage + stop.args[0])
+            except _TurnFailed as failed:
+                raise _TurnFailed(failed.message, usage + failed.usage)
+            usage = usage + call
+            if content:
+                self._append({"role": "assistant", "content": content})
+            if stop_reason == "pause_turn":
+                continue
+            tool_uses = [b for b in content if b.get("type") == "tool_use"]
+            if stop_reason != "tool_use" or not tool_uses:
+                if stop_reason == "max_tokens":
+                    raise _TurnFailed("The reply hit the output limit and was cut short; ask for less at a time.", usage)
+                return usage
+            results = self._run_tools(turn, tool_uses, emit, cancel)
+            self._append({"role": "user", "content": results})
+            if cancel.cancelled:
+                raise TurnCancelled(usage)
+        raise _TurnFailed(
+            f"Stopped after {self.config.max_api_calls_per_turn} calls to Claude in one turn; ask again more narrowly.",
+            usage,
+        )
+
+    def _stream_once(
+        self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float
+    ) -> tuple[list[dict], str | None, Usage]:
+        params = claude.request_params(
+            self.config, system=self.system, tools=self.tool_definitions, messages=self.messages
+        )
+        blocks: dict[int, dict] = {}
+        json_parts: dict[int, list[str]] = {}
+        stop_reason: str | None = None
+        raw_usage: dict[str, int] = {}
+        first_token: float | None = None
+        finished = False
+        stream = None
+        remove_hook: Callable[[], None] = lambda: None
+
+        def partial_usage() -> Usage:
+            u = claude.call_usage(self.config.model, _Counts(raw_usage))
+            return _with_first(u, first_token)
+
+        try:
+            stream = self.client.messages.create(**params, stream=True)
+            # A stalled read blocks the loop inside the SDK; closing the response from the
+            # cancelling thread ends that read.
+            remove_hook = cancel.on_cancel(lambda: _close_quietly(stream))
+            for event in stream:
+                if cancel.cancelled:
+                    raise TurnCancelled(partial_usage())
+                kind = getattr(event, "type", None)
+                if kind == "message_start":
+                    raw_usage.update(_usage_dict(event.message.usage))
+                elif kind == "content_block_start":
+                    block = event.content_block.to_dict()
+                    if block.get("type") == "tool_use":
+                        block["input"] = {}
+                    blocks[event.index] = block
+                    if block.get("type") in ("thinking", "redacted_thinking"):
+                        emit(ThinkingStarted(turn))
+                elif kind == "content_block_delta":
+                    block = blocks.get(event.index)
+                    if block is None:
+                        raise StreamBroken("a delta for a block that never started")
+                    delta = event.delta
+                    if delta.type == "text_delta":
+                        if not block.get("text") and reply_text and not reply_text[-1].endswith("\n"):
+                            # A new text block after a tool call starts a new paragraph.
+                            reply_text.append("\n\n")
+                            emit(TextDelta(turn, "\n\n"))
+                        block["text"] = block.get("text", "") + delta.text
+                        if first_token is None:
+                            first_token = time.monotonic() - started
+                        reply_text.append(delta.text)
+                        emit(TextDelta(turn, delta.text))
+                    elif delta.type == "input_json_delta":
+                        json_parts.setdefault(event.index, []).append(delta.partial_json)
+                    elif delta.type == "thinking_delta":
+                        block["thinking"] = block.get("thinking", "") + delta.thinking
+                    elif delta.type == "signature_delta":
+                        block["signature"] = delta.signature
+                elif kind == "content_block_stop":
+                    block = blocks.get(event.index)
+                    if block is not None and block.get("type") == "tool_use":
+                        raw = "".join(json_parts.get(event.index, [])).strip()
+                        block["input"] = _parse_input(raw)
+                elif kind == "message_delta":
+                    stop_reason = event.delta.stop_reason
+                    raw_usage.update({k: v for k, v in _usage_dict(event.usage).items() if v is not None})
+                elif kind == "message_stop":
+                    finished = True
+            if cancel.cancelled:
+                raise TurnCancelled(partial_usage())
+            if not finished:
+                raise StreamBroken("the stream ended before message_stop")
+        except TurnCancelled:
+            raise
+        except anthropic.APIStatusError as err:
+            if cancel.cancelled:
+                raise TurnCancelled(partial_usage())
+            raise _TurnFailed(claude.describe_api_error(err), partial_usage())
+        except (anthropic.APITimeoutError, anthropic.APIConnectionError) as err:
+            if cancel.cancelled:
+                raise TurnCancelled(partial_usage())
+            raise _TurnFailed(claude.describe_api_error(err), partial_usage())
+        except StreamBroken:
+            if cancel.cancelled:
+                raise TurnCancelled(partial_usage())
+            raise _TurnFailed(
+                "The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again.",
+                partial_usage(),
+            )
+        except (ValueError, KeyError, AttributeError, TypeError) as err:
+            if cancel.cancelled:
+                raise TurnCancelled(partial_usage())
+            raise _TurnFailed(
+                f"Claude's reply stream had an event that could not be read ({type(err).__name__}); "
+                "the turn stopped there. Ask again.",
+                partial_usage(),
+            )
+        except Exception as err:
+            # httpx2 transport errors (a connection reset mid-body) surface unwrapped here.
+            if cancel.cancelled:
+                raise TurnCancelled(partial_usage())
+            if _is_transport_error(err):
+                raise _TurnFailed(
+                    "The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again.",
+                    partial_usage(),
+                )
+            raise
+        finally:
+            remove_hook()
+            if stream is not None:
+                _close_quietly(stream)
+
+        usage = partial_usage()
+        content = [_clean_block(blocks[i]) for i in sorted(blocks)]
+        return [b for b in content if b is not None], stop_reason, usage
+
+    def _run_tools(self, turn: int, tool_uses: list[dict], emit: Sink, cancel: Cancellation) -> list[dict]:
+        results: list[dict] = []
+        ctx = ToolContext(repo=self.repo, cancel=cancel, config=self.config)
+        for block in tool_uses:
+            tool_id, name, input = block["id"], block["name"], block.get("input")
+            if cancel.cancelled:
+                results.append(_tool_result(tool_id, CANCELLED_TOOL, True))
+                continue
+            emit(ToolStarted(turn, tool_id, name, self.registry.summarize(name, input)))
+            began = time.monotonic()
+            if isinstance(input, _BadInput):
+                result = ToolResult(text=f"Error: the tool input was not valid JSON: {input.raw[:200]}", is_error=True, summary="bad input")
+            else:
+                result = self.registry.run(name, input, ctx)
+            duration = time.monotonic() - began
+            if cancel.cancelled and not result.is_error:
+                result = ToolResult(text=f"{result.text}\n(The user cancelled the turn.)", is_error=result.is_error, summary=result.summary, log=result.log, screen=result.screen)
+            emit(ToolFinished(turn, tool_id, name, duration, result.is_error, result.summary, result.log))
+            if result.screen is not None:
+                title, content, fmt = result.screen
+                emit(ShowOnScreen(turn, title, content, fmt))
+            results.append(_tool_result(tool_id, result.text, result.is_error))
+        return results
+
+    # --- history --------------------------------------------------------------------------
+
+    def _add_user_text(self, text: str) -> None:
+        blocks: list[dict] = []
+        if not self._sent_first:
+            # The date belongs here and not in the system prompt: a prompt that says
+            # "Monday" is not a prefix of one that said "Friday".
+            blocks.append({"type": "text", "text": _today(self.now())})
+            self._sent_first = True
+        blocks.append({"type": "text", "text": text if text.strip() else "(silence)"})
+        if self.messages and self.messages[-1]["role"] == "user":
+            self._extend_last_user(blocks)
+        else:
+            self._append({"role": "user", "content": blocks})
+
+    def _extend_last_user(self, blocks: list[dict]) -> None:
+        # The last turn failed before Claude answered: its words stay and the new ones follow
+        # them in the same user message, so the history still only grows at its end.
+        last = self.messages[-1]
+        content = last["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        last["content"] = [*content, *blocks]
+        if self.transcript is not None:
+            self.transcript.add_message({"role": "user", "content": blocks}, turn=self.turn, time=self.now())
+
+    def _append(self, message: dict, *, when: datetime | None = None, replayed: bool = False) -> None:
+        self.messages.append(message)
+        if self.transcript is not None:
+            try:
+                self.transcript.add_message(message, turn=self.turn, time=when or self.now(), replayed=replayed)
+            except OSError:
+                # A full disk must not end the conversation; only the saved copy is lost.
+                pass
+
+    # --- the end --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Ends the session; summary mode spends one more call writing notes for the next one."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self.config.memory_mode == "summary" and self.turn > 0:
+                notes = self._write_summary()
+                if notes and self.transcript is not None:
+                    try:
+                        self.transcript.add_summary(notes, time=self.now())
+                    except OSError:
+                        pass
+
+    def _write_summary(self) -> str | None:
+        if api_key_problem() and self._client is None:
+            return None
+        ask = [{"type": "text", "text": prompts.summary_request()}]
+        messages = [dict(m) for m in self.messages]
+        if messages and messages[-1]["role"] == "user":
+            last = messages[-1]
+            content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+            messages[-1] = {"role": "user", "content": [*content, *ask]}
+        else:
+            messages.append({"role": "user", "content": ask})
+        params = claude.request_params(self.config, system=self.system, tools=self.tool_definitions, messages=messages)
+        # Same tools and system as the session, so the call reads the conversation from the
+        # cache; the model is told not to use them.
+        params["tool_choice"] = {"type": "none"}
+        params.pop("thinking", None)
+        try:
+            reply = self.client.messages.create(**params)
+        except Exception:
+            return None
+        self.usage = self.usage + claude.call_usage(self.config.model, reply.usage)
+        text = "".join(getattr(b, "text", "") for b in reply.content if getattr(b, "type", "") == "text").strip()
+        return text or None
+
+
+# --- small pieces -------------------------------------------------------------------------
+
+
+class _TurnFailed(Exception):
+    def __init__(self, message: str, usage: Usage) -> None:
+        super().__init__(message)
+        self.message = message
+        self.usage = usage
+
+
+class _BadInput:
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+
+
+class _Counts:
+    def __init__(self, values: dict) -> None:
+        self.__dict__.update(values)
+
+
+def _parse_input(raw: str) -> Any:
+    if not raw:
+        return {}
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return _BadInput(raw)
+
+
+def _usage_dict(usage: Any) -> dict[str, Any]:
+    if usage is None:
+        return {}
+    names = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    return {n: getattr(usage, n, None) for n in names if getattr(usage, n, None) is not None}
+
+
+def _clean_block(block: dict) -> dict | None:
+    """The block as it goes back to the API: only the fields a request accepts."""
+    kind = block.get("type")
+    if kind == "text":
+        return {"type": "text", "text": block["text"]} if block.get("text") else None
+    if kind == "tool_use":
+        value = block.get("input")
+        return {
+            "type": "tool_use",
+            "id": block["id"],
+            "name": block["name"],
+            "input": value if isinstance(value, dict) else {},
+        }
+    if kind == "thinking":
+        return {"type": "thinking", "thinking": block.get("thinking", ""), "signature": block.get("signature", "")}
+    if kind == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": block.get("data", "")}
+    return None
+
+
+def _tool_result(tool_id: str, text: str, is_error: bool) -> dict:
+    result: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id, "content": text or "(no output)"}
+    if is_error:
+        result["is_error"] = True
+    return result
+
+
+def _with_time(usage: Usage, total: float) -> Usage:
+    return Usage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_tokens,
+        cache_write_tokens=usage.cache_write_tokens,
+        api_calls=usage.api_calls,
+        time_to_first_token=usage.time_to_first_token,
+        total_time=total,
+        cost_usd=usage.cost_usd,
+    )
+
+
+def _with_first(usage: Usage, first: float | None) -> Usage:
+    return Usage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_tokens,
+        cache_write_tokens=usage.cache_write_tokens,
+        api_calls=usage.api_calls,
+        time_to_first_token=first,
+        total_time=usage.total_time,
+        cost_usd=usage.cost_usd,
+    )
+
+
+def _close_quietly(stream: Any) -> None:
+    try:
+        stream.close()
+    except Exception:
+        pass
+
+
+def _is_transport_error(err: BaseException) -> bool:
+    import httpx2
+
+    seen: BaseException | None = err
+    while seen is not None:
+        if isinstance(seen, (httpx2.TransportError, httpx2.StreamError, ConnectionError)):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _safe(sink: Sink) -> Sink:
+    def emit(event: Event) -> None:
+        try:
+            sink(event)
+        except Exception:
+            # The display failing must not leave the conversation half-updated.
+            pass
+
+    return emit

@@ -1,0 +1,45 @@
+"""Claude's memory tool (memory_20250818), carried out by the repository's MemoryStore.
+
+The definition has no schema of ours: the API knows the tool and its six commands. All the
+checking (paths, caps, secrets, the lock) is the store's; this only adapts its answer to a
+ToolResult and words the one-line summary the app shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.tools.base import ToolContext, ToolResult
+
+
+class MemoryTool:
+    name = "memory"
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def definition(self) -> dict:
+        return {"type": "memory_20250818", "name": "memory"}
+
+    def summarize_input(self, input: dict) -> str:
+        command = input.get("command")
+        if not isinstance(command, str):
+            return "?"
+        if command == "rename":
+            return f"rename {input.get('old_path', '?')} -> {input.get('new_path', '?')}"
+        path = input.get("path")
+        return f"{command} {path}" if isinstance(path, str) else command
+
+    def run(self, input: dict, ctx: ToolContext) -> ToolResult:
+        try:
+            text, is_error = self.store.run(input)
+        except Exception as err:  # the store promises not to raise; a turn must survive if it does
+            text, is_error = f"Error: the memory command failed: {err}", True
+        command = input.get("command") if isinstance(input.get("command"), str) else "memory"
+        if is_error:
+            summary = text.splitlines()[0][:80] if text else "failed"
+        elif command == "view":
+            summary = f"{len(text.splitlines())} lines"
+        else:
+            summary = text.splitlines()[0][:80] if text else "done"
+        return ToolResult(text=text, is_error=is_error, summary=summary)

@@ -1,0 +1,67 @@
+"""The fixed tool list of one session, and the dispatch of a tool_use block to its tool.
+
+The list is made once per session and never changes: it is the start of the cached prompt
+prefix, and a different list would be a different prefix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.tools.base import Tool, ToolContext, ToolResult
+
+# Modes whose sessions can read and write memory through the tool.
+MEMORY_TOOL_MODES = ("on-demand", "preloaded", "index")
+
+
+class ToolRegistry:
+    def __init__(self, tools: list[Tool]) -> None:
+        self.tools = list(tools)
+        self._by_name = {t.name: t for t in self.tools}
+
+    @classmethod
+    def for_mode(cls, mode: str, store: Any = None) -> "ToolRegistry":
+        from agent.tools import developer_tools
+
+        tools: list[Tool] = list(developer_tools())
+        if mode in MEMORY_TOOL_MODES and store is not None:
+            from agent.tools.memory_tool import MemoryTool
+
+            tools.append(MemoryTool(store))
+        return cls(tools)
+
+    @property
+    def names(self) -> list[str]:
+        return [t.name for t in self.tools]
+
+    def definitions(self) -> list[dict]:
+        return [t.definition() for t in self.tools]
+
+    def summarize(self, name: str, input: Any) -> str:
+        tool = self._by_name.get(name)
+        if tool is None or not isinstance(input, dict):
+            return ""
+        try:
+            return tool.summarize_input(input)
+        except Exception:
+            return ""
+
+    def run(self, name: str, input: Any, ctx: ToolContext) -> ToolResult:
+        """Never raises: an unknown tool, a bad input or a crash comes back as error text."""
+        tool = self._by_name.get(name)
+        if tool is None:
+            known = ", ".join(self.names)
+            return ToolResult(text=f"Error: there is no tool named {name!r}. The tools are: {known}.", is_error=True, summary="unknown tool")
+        if not isinstance(input, dict):
+            return ToolResult(text=f"Error: the input of {name} must be a JSON object.", is_error=True, summary="bad input")
+        try:
+            result = tool.run(input, ctx)
+        except Exception as err:
+            return ToolResult(
+                text=f"Error: {name} failed: {type(err).__name__}: {err}",
+                is_error=True,
+                summary=f"failed: {type(err).__name__}",
+            )
+        if not isinstance(result, ToolResult):
+            return ToolResult(text=f"Error: {name} returned nothing usable.", is_error=True, summary="no result")
+        return result

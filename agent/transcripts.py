@@ -1,0 +1,157 @@
+"""Every session's conversation, saved per repository so a later session can replay it.
+
+One JSONL file a session under <data dir>/transcripts/<repository key>/, named by its start
+time so that sorting the names sorts the sessions. Files are created 0600 in a 0700 folder:
+a conversation holds whatever the user said about their work.
+
+Records, one a line:
+  {"type": "session", "started": iso, "model": .., "memory_mode": .., "repo": ..}
+  {"type": "message", "time": iso, "turn": n, "replayed": bool, "message": {role, content}}
+  {"type": "summary", "time": iso, "text": ..}
+
+Replayed messages are saved too: the conversation a session had is what it replayed plus
+what it added, and the next session's history mode replays all of it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+
+def transcripts_dir(repo: Path) -> Path:
+    from memory.location import data_dir, repository_key
+
+    return data_dir() / "transcripts" / repository_key(repo)
+
+
+@dataclass
+class SavedMessage:
+    time: datetime
+    turn: int
+    message: dict
+    replayed: bool = False
+
+
+@dataclass
+class SavedSession:
+    path: Path
+    started: datetime
+    messages: list[SavedMessage] = field(default_factory=list)
+    summary: str | None = None
+    summary_time: datetime | None = None
+
+
+class Transcript:
+    """The file of one running session; created on the first write."""
+
+    def __init__(self, repo: Path, *, started: datetime, model: str, memory_mode: str) -> None:
+        self.repo = repo
+        self.started = started
+        self.header = {
+            "type": "session",
+            "started": started.isoformat(),
+            "model": model,
+            "memory_mode": memory_mode,
+            "repo": str(repo),
+        }
+        stamp = started.strftime("%Y%m%dT%H%M%S%f")
+        self.path = transcripts_dir(repo) / f"{stamp}-{secrets.token_hex(3)}.jsonl"
+        self._opened = False
+
+    def add_message(self, message: dict, *, turn: int, time: datetime, replayed: bool = False) -> None:
+        self._write({"type": "message", "time": time.isoformat(), "turn": turn, "replayed": replayed, "message": message})
+
+    def add_summary(self, text: str, *, time: datetime) -> None:
+        self._write({"type": "summary", "time": time.isoformat(), "text": text})
+
+    def _write(self, record: dict) -> None:
+        lines = []
+        if not self._opened:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            lines.append(json.dumps(self.header, ensure_ascii=False))
+        lines.append(json.dumps(record, ensure_ascii=False))
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, ("\n".join(lines) + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+        self._opened = True
+
+
+def load(path: Path) -> SavedSession | None:
+    """A saved session, or None when the file is unreadable; a torn last line is skipped."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    session: SavedSession | None = None
+    for line in raw.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        kind = record.get("type")
+        try:
+            if kind == "session":
+                session = SavedSession(path=path, started=datetime.fromisoformat(record["started"]))
+            elif session is None:
+                continue
+            elif kind == "message" and isinstance(record.get("message"), dict):
+                message = record["message"]
+                last = session.messages[-1].message if session.messages else None
+                if last is not None and last.get("role") == "user" == message.get("role"):
+                    # A failed turn's words and the next turn's went out as one message.
+                    last["content"] = _blocks(last) + _blocks(message)
+                    continue
+                session.messages.append(
+                    SavedMessage(
+                        time=datetime.fromisoformat(record["time"]),
+                        turn=int(record.get("turn", 0)),
+                        message=record["message"],
+                        replayed=bool(record.get("replayed")),
+                    )
+                )
+            elif kind == "summary" and isinstance(record.get("text"), str):
+                session.summary = record["text"]
+                session.summary_time = datetime.fromisoformat(record["time"])
+        except (KeyError, TypeError, ValueError):
+            continue
+    return session
+
+
+def saved_sessions(repo: Path) -> list[Path]:
+    """The repository's transcripts, oldest first."""
+    folder = transcripts_dir(repo)
+    try:
+        return sorted(p for p in folder.glob("*.jsonl") if p.is_file())
+    except OSError:
+        return []
+
+
+def latest(repo: Path, *, exclude: Path | None = None, with_summary: bool = False) -> SavedSession | None:
+    """The newest saved session with something in it (a summary, when asked for one)."""
+    for path in reversed(saved_sessions(repo)):
+        if exclude is not None and path == exclude:
+            continue
+        session = load(path)
+        if session is None:
+            continue
+        if with_summary and session.summary:
+            return session
+        if not with_summary and session.messages:
+            return session
+    return None
+
+
+def _blocks(message: dict) -> list:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return list(content or [])
