@@ -1,0 +1,33 @@
+"""What the app expects of push-to-talk, so voice can plug in without touching the layout.
+
+The app owns the keys and the status line; a controller owns the microphone, the speech
+models and the speaker. The app calls the controller from the UI thread; the controller
+talks back through the app's thread-safe methods:
+
+- `app.call_from_thread(app.set_voice_state, "voice: ready")` for the status line,
+- `app.call_from_thread(app.submit_turn, transcript)` when speech became text.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class VoiceController(Protocol):
+    def attach(self, app) -> None:
+        """Called once the app has painted; load models in the background from here."""
+
+    def push_to_talk(self) -> None:
+        """F2: start recording, or stop and transcribe when already recording."""
+
+    def cancel(self) -> bool:
+        """Esc: drop a recording or silence speech; True when there was something to stop."""
+
+    def reply_delta(self, text: str) -> None:
+        """A piece of the reply being streamed (speak finished sentences)."""
+
+    def reply_finished(self, cancelled: bool) -> None:
+        """The turn is over; speak what is left unless it was cancelled."""
+
+    def close(self) -> None:
+        """The app is quitting."""

@@ -1,0 +1,240 @@
+"""The conversation pane: the user's turns, streamed replies, one line per tool call."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Markdown, Static
+from textual.widgets._markdown import MarkdownStream
+
+from tui import format as fmt
+
+# quarter circles: drawn by every common monospace font, braille is not
+SPINNER = "◐◓◑◒"
+
+
+class UserTurn(Static):
+    def __init__(self, text: str) -> None:
+        super().__init__(Text(text), classes="user-turn")
+
+
+class Reply(Markdown):
+    """One stretch of reply text; a tool call in the middle of a reply starts a new one."""
+
+
+class Notice(Static):
+    """A line the app adds itself: an error, a cancelled turn, how to set the API key."""
+
+    def __init__(self, text: str, kind: str = "info") -> None:
+        super().__init__(Text(text), classes=f"notice -{kind}")
+        self.kind = kind
+
+
+class _Spinning(Static):
+    """A one-line widget that redraws itself while something runs."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.started = time.monotonic()
+        self._timer = None
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(0.1, self._tick)
+        self._tick()
+
+    def _tick(self) -> None:
+        self.update(self.line())
+
+    def stop_spinning(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.update(self.line())
+
+    def spinner(self) -> str:
+        return SPINNER[int((time.monotonic() - self.started) * 8) % len(SPINNER)]
+
+    def line(self) -> Text:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class ThinkingLine(_Spinning):
+    def __init__(self) -> None:
+        super().__init__(classes="thinking")
+
+    def line(self) -> Text:
+        elapsed = time.monotonic() - self.started
+        return Text.assemble((self.spinner(), "bold"), " thinking ", (fmt.duration(elapsed), "dim"))
+
+
+class ToolLine(_Spinning):
+    """`◐ build  MyApp.sln  2.1s`, then `✓ build  MyApp.sln → 2 errors  4.3s  ⏎ log`."""
+
+    can_focus = True
+    BINDINGS = [Binding("enter", "open_log", "Open log", show=True)]
+
+    class LogRequested(Message):
+        def __init__(self, line: "ToolLine") -> None:
+            super().__init__()
+            self.line = line
+
+    def __init__(self, tool_id: str, name: str, summary: str) -> None:
+        super().__init__(classes="tool-line -running")
+        self.tool_id = tool_id
+        self.tool_name = name
+        self.input_summary = summary
+        self.finished: tuple[float, bool, str] | None = None  # duration, is_error, summary
+        self.log: str | None = None
+        self.cancelled = False
+
+    def finish(self, duration: float, is_error: bool, summary: str, log: str | None) -> None:
+        self.finished = (duration, is_error, summary)
+        self.log = log
+        self.remove_class("-running")
+        self.add_class("-error" if is_error else "-ok")
+        if log:
+            self.add_class("-has-log")
+        self.stop_spinning()
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        self.remove_class("-running")
+        self.add_class("-cancelled")
+        self.stop_spinning()
+
+    def line(self) -> Text:
+        width = max(20, (self.size.width or 60) - 2)
+        text = Text()
+        if self.finished is None and not self.cancelled:
+            text.append(self.spinner(), "bold")
+        elif self.cancelled:
+            text.append("■", "dim")
+        elif self.finished[1]:
+            text.append("×", "bold red")
+        else:
+            text.append("✓", "bold green")
+        text.append(f" {self.tool_name}", "bold")
+        tail = Text()
+        if self.finished is not None:
+            duration, is_error, summary = self.finished
+            if summary:
+                tail.append(" → ", "dim")
+                tail.append(fmt.one_line(summary, 40), "red" if is_error else "")
+            tail.append(f"  {fmt.duration(duration)}", "dim")
+            if self.log:
+                tail.append("  ⏎ log", "dim italic")
+        elif self.cancelled:
+            tail.append("  cancelled", "dim")
+        else:
+            tail.append(f"  {fmt.duration(time.monotonic() - self.started)}", "dim")
+        if self.input_summary:
+            room = width - len(text) - len(tail) - 2
+            if room > 4:
+                text.append("  ")
+                text.append(fmt.one_line(self.input_summary, room), "italic")
+        text.append_text(tail)
+        return text
+
+    def action_open_log(self) -> None:
+        if self.log:
+            self.post_message(self.LogRequested(self))
+
+    def on_click(self) -> None:
+        self.action_open_log()
+
+
+class Conversation(VerticalScroll):
+    """Append-only view of the session; the app feeds it one event at a time."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._reply: Reply | None = None
+        self._stream: MarkdownStream | None = None
+        self._thinking: ThinkingLine | None = None
+        self._tools: dict[str, ToolLine] = {}
+        self.reply_text = ""  # everything streamed in the current turn, for tests and voice
+
+    def on_mount(self) -> None:
+        # follow the end by hand: Textual's anchor misplaces content shorter than the pane
+        self._following = True
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self._following = new >= self.max_scroll_y - 1
+
+    def _follow(self) -> None:
+        if self._following:
+            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+
+    async def _add(self, widget) -> None:
+        following = self._following
+        await self.mount(widget)
+        if following:
+            self._following = True
+            self._follow()
+
+    async def add_user(self, text: str) -> None:
+        await self.end_text()
+        self.reply_text = ""
+        await self._add(UserTurn(text))
+
+    async def add_notice(self, text: str, kind: str = "info") -> Notice:
+        await self.end_text()
+        notice = Notice(text, kind)
+        await self._add(notice)
+        return notice
+
+    async def thinking(self) -> None:
+        if self._thinking is None:
+            self._thinking = ThinkingLine()
+            await self._add(self._thinking)
+
+    async def _stop_thinking(self) -> None:
+        if self._thinking is not None:
+            thinking, self._thinking = self._thinking, None
+            await thinking.remove()
+
+    async def add_text(self, delta: str) -> None:
+        await self._stop_thinking()
+        if self._stream is None:
+            self._reply = Reply(classes="reply")
+            await self._add(self._reply)
+            self._stream = Markdown.get_stream(self._reply)
+        self.reply_text += delta
+        await self._stream.write(delta)
+        self._follow()
+
+    async def end_text(self) -> None:
+        """Flush the reply being streamed, so what follows lands below it."""
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+        self._reply = None
+
+    async def tool_started(self, tool_id: str, name: str, summary: str) -> None:
+        await self.end_text()
+        await self._stop_thinking()
+        line = ToolLine(tool_id, name, summary)
+        self._tools[tool_id] = line
+        await self._add(line)
+
+    def tool_finished(self, tool_id: str, duration: float, is_error: bool, summary: str, log: str | None) -> ToolLine | None:
+        line = self._tools.pop(tool_id, None)
+        if line is not None:
+            line.finish(duration, is_error, summary, log)
+        return line
+
+    async def end_turn(self) -> None:
+        """The turn is over (finished or cancelled): stop every spinner it left."""
+        await self.end_text()
+        await self._stop_thinking()
+        for line in self._tools.values():
+            line.cancel()
+        self._tools.clear()
+
+    def tool_lines(self) -> list[ToolLine]:
+        return list(self.query(ToolLine))

@@ -1,0 +1,265 @@
+"""The memory pane: the repository's memory folder, live.
+
+The folder is the single source of truth: whoever writes it (the agent, this pane, another
+session, an editor), the pane hears it through watchfiles and lists it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.markup import escape
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui import format as fmt
+
+# watchfiles waits 1.6 s for a burst of changes to settle by default; a memory save is one
+# rename, so a short debounce shows it at once and still folds an editor's save dance into one.
+DEBOUNCE_MS = 50
+STEP_MS = 10
+
+TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "cyan", "reference": "blue"}
+
+EMPTY = "No memories yet.\nThe agent saves what it should remember here; press n to write one yourself."
+
+
+@dataclass
+class Listing:
+    memories: list = field(default_factory=list)  # memory.notes.MemoryInfo
+    total: int = 0
+    cap: int = 0
+    stale: dict[str, list[str]] = field(default_factory=dict)
+    problem: str | None = None
+
+
+def load_listing(store, repo: Path | None) -> Listing:
+    """Read the folder; never raises, a failure becomes a sentence in the pane."""
+    try:
+        memories = store.memories()
+        total = store.total_chars()
+    except Exception as exc:  # the pane must outlive a broken folder
+        return Listing(problem=f"Could not read the memory folder: {exc}")
+    stale: dict[str, list[str]] = {}
+    if repo is not None:
+        try:
+            stale = store.stale_references(repo)
+        except Exception:
+            stale = {}
+    return Listing(memories, total, store.max_total_chars, stale)
+
+
+STALE = "▲"
+
+
+def option_prompt(info, stale: list[str] | None, now: float | None = None) -> Table:
+    """Two lines a memory: name and type, size and age on the right; the description."""
+    grid = Table.grid(expand=True, padding=(0, 1))
+    grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+    grid.add_column(no_wrap=True, justify="right")
+    name = Text(no_wrap=True, overflow="ellipsis")
+    if stale:
+        name.append(f"{STALE} ", "bold yellow")
+    name.append(info.name, "bold")
+    if info.type:
+        name.append(f" {info.type}", TYPE_STYLE.get(info.type, "dim"))
+    grid.add_row(name, Text(f"{fmt.chars(info.size)} · {fmt.age(info.modified, now)}", "dim"))
+    if info.description:
+        grid.add_row(Text(fmt.one_line(info.description, 200), "dim italic", no_wrap=True, overflow="ellipsis"), "")
+    return grid
+
+
+def styled_memory(body: str) -> Text:
+    """The file as it is, its frontmatter dimmed so the note itself stands out."""
+    text = Text(body)
+    if body.startswith("---\n"):
+        end = body.find("\n---", 4)
+        if end != -1:
+            text.stylize("dim", 0, end + 4)
+    return text
+
+
+class MemoryPane(Vertical):
+    BINDINGS = [
+        Binding("e", "edit", "Edit"),
+        Binding("d,delete", "delete", "Delete"),
+        Binding("n", "new", "New"),
+    ]
+
+    class Changed(Message):
+        """The listing was read again (tests and the benchmark wait for it)."""
+
+    def __init__(self, store, repo: Path | None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.border_title = "Memory"
+        self.store = store
+        self.repo = repo
+        self.listing = Listing()
+        self.loads = 0
+
+    def compose(self) -> ComposeResult:
+        yield OptionList(id="memory-list")
+        with VerticalScroll(id="memory-preview"):
+            yield Static(EMPTY, id="memory-text", classes="empty")
+
+    def on_mount(self) -> None:
+        self.reload()
+        self._watch()
+        # ages move on while the app stays open
+        self.set_interval(30, self.reload)
+
+    # --- reading ------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="memory-load")
+    def reload(self) -> None:
+        listing = load_listing(self.store, self.repo)
+        self.app.call_from_thread(self._apply, listing)
+
+    @work(exclusive=True, group="memory-watch")
+    async def _watch(self) -> None:
+        from watchfiles import awatch
+
+        directory = Path(self.store.directory)
+        try:
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            self._title_problem(f"cannot watch {directory}: {exc}")
+            return
+        try:
+            async for _changes in awatch(directory, debounce=DEBOUNCE_MS, step=STEP_MS):
+                self.reload()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._title_problem(f"stopped following the folder: {exc}")
+
+    def _title_problem(self, sentence: str) -> None:
+        self.border_subtitle = f"[$text-warning]{escape(sentence)}[/]"
+
+    def _apply(self, listing: Listing) -> None:
+        self.listing = listing
+        self.loads += 1
+        options = self.query_one("#memory-list", OptionList)
+        keep = self.selected_path
+        options.clear_options()
+        for info in listing.memories:
+            options.add_option(Option(option_prompt(info, listing.stale.get(info.path)), id=info.path))
+        paths = [m.path for m in listing.memories]
+        if paths:
+            options.highlighted = paths.index(keep) if keep in paths else 0
+        self._update_title()
+        self._show_preview()
+        self.post_message(self.Changed())
+
+    def _update_title(self) -> None:
+        listing = self.listing
+        if listing.problem:
+            self.border_subtitle = f"[$text-warning]{escape(listing.problem)}[/]"
+            return
+        count = len(listing.memories)
+        self.border_title = f"Memory · {count}"
+        used = f"{fmt.chars(listing.total)}/{fmt.chars(listing.cap)} chars"
+        if listing.cap and listing.total > listing.cap:
+            used = f"[$text-error]{used}[/]"
+        stale = sum(1 for m in listing.memories if listing.stale.get(m.path))
+        self.border_subtitle = used + (f" · [$text-warning]{STALE} {stale} stale[/]" if stale else "")
+
+    @property
+    def names(self) -> list[str]:
+        return [m.name for m in self.listing.memories]
+
+    @property
+    def selected_path(self) -> str | None:
+        options = self.query_one("#memory-list", OptionList)
+        if options.highlighted is None or options.option_count == 0:
+            return None
+        return options.get_option_at_index(options.highlighted).id
+
+    def selected_info(self):
+        path = self.selected_path
+        return next((m for m in self.listing.memories if m.path == path), None)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._show_preview()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self._show_preview()
+        self.query_one("#memory-preview").focus()
+
+    def _show_preview(self) -> None:
+        static = self.query_one("#memory-text", Static)
+        info = self.selected_info()
+        if info is None:
+            static.update(EMPTY if not self.listing.problem else "")
+            static.set_class(True, "empty")
+            return
+        static.set_class(False, "empty")
+        try:
+            body = self.store.read(info.path)
+        except Exception as exc:
+            static.update(Text(f"Cannot read {info.path}: {exc}", style="red"))
+            return
+        text = Text()
+        text.append(info.path, "bold")
+        text.append(f"  {fmt.chars(info.size)} chars · changed {fmt.age(info.modified)} ago\n", "dim")
+        stale = self.listing.stale.get(info.path)
+        if stale:
+            text.append(f"{STALE} refers to what the repository no longer has: ", "yellow")
+            text.append(", ".join(stale), "yellow")
+            text.append("\n")
+        text.append("\n")
+        text.append_text(styled_memory(body))
+        static.update(text)
+
+    # --- changing: everything goes through the store ------------------------------------
+
+    def action_edit(self) -> None:
+        info = self.selected_info()
+        if info is None:
+            self.app.notify("No memory selected.", severity="warning")
+            return
+        try:
+            original = self.store.read(info.path)
+        except Exception as exc:
+            self.app.notify(f"Cannot read {info.path}: {exc}", severity="error")
+            return
+        from tui.screens.memory_editor import MemoryEditor
+
+        self.app.push_screen(MemoryEditor(self.store, info.path, original), self._after_edit)
+
+    def action_new(self) -> None:
+        from tui.screens.memory_editor import MemoryEditor
+
+        self.app.push_screen(MemoryEditor(self.store, None, None), self._after_edit)
+
+    def _after_edit(self, message: str | None) -> None:
+        if message:
+            self.app.notify(message, title="Memory")
+        self.reload()
+
+    def action_delete(self) -> None:
+        info = self.selected_info()
+        if info is None:
+            self.app.notify("No memory selected.", severity="warning")
+            return
+        from tui.screens.confirm import Confirm
+
+        question = f"Delete the memory [b]{info.name}[/b]?\n\n{info.path} ({fmt.chars(info.size)} chars) is removed from disk; the agent will not see it again."
+        self.app.push_screen(Confirm("Delete memory", question, yes="Delete"), lambda ok: self._delete(info.path, ok))
+
+    @work(group="memory-delete")
+    async def _delete(self, path: str, confirmed: bool | None) -> None:
+        if not confirmed:
+            return
+        message, ok = await asyncio.to_thread(self.store.delete, path)
+        self.app.notify(message, title="Memory", severity="information" if ok else "error")
+        self.reload()
