@@ -6,6 +6,7 @@ without ever having read the key, and does not mistake "[masked: ...]" for the f
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from agent.tools.base import ToolResult
@@ -19,16 +20,37 @@ class Masked:
     where: str  # e.g. "line 3" or "build output line 57"
 
 
-def mask_text(text: str, where: str = "line", line_offset: int = 0) -> tuple[str, list[Masked]]:
-    """Masks credentials in text; `where` names what the line numbers count."""
-    from memory.secrets import mask_secrets  # late: memory/ is optional for importing the tools
+MARKER = re.compile(r"\[masked: [^\]\n]*\]")
 
-    masked, found = mask_secrets(text)
+
+def mask_text(text: str, where: str = "line", line_offset: int = 0) -> tuple[str, list[Masked]]:
+    """Masks credentials in text; `where` names what the line numbers count.
+
+    Masking runs more than once over the same text (a tool masks its source, the last pass
+    masks the result), so a span starting inside an earlier "[masked: ...]" marker is left
+    alone: "Password=[masked: password]" must not read as a new password.
+    """
+    from memory.secrets import find_secrets  # late: memory/ is optional for importing the tools
+
+    markers = [m.span() for m in MARKER.finditer(text)]
+    found = [
+        s for s in find_secrets(text)
+        if not any(a <= s.start < b for a, b in markers)
+    ]
+    if not found:
+        return text, []
+    parts: list[str] = []
+    position = 0
+    for secret in found:
+        parts.append(text[position:secret.start])
+        parts.append(f"[masked: {secret.kind}]")
+        position = secret.end
+    parts.append(text[position:])
     hits = [
         Masked(s.kind, f"{where} {text.count(chr(10), 0, s.start) + 1 + line_offset}")
         for s in found
     ]
-    return masked, hits
+    return "".join(parts), hits
 
 
 def masking_note(hits: list[Masked]) -> str:

@@ -1,0 +1,242 @@
+"""build and test: run the repository's toolchain and hand the model a digest, not a log.
+
+A .NET build log runs to thousands of lines, most of them one warning repeated; the model
+gets the errors first with file, line and code, warnings counted by code, and a note where
+anything was cut. The full log travels in ToolResult.log for the screen pane.
+
+A build that runs and fails is a successful tool call (is_error=False): the failure is the
+answer. is_error is kept for calls that could not produce an answer: bad input, a missing
+toolchain, a timeout, a cancelled turn.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from agent.tools import toolchains
+from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_str
+from agent.tools.diagnostics import Report, parse_diagnostics
+from agent.tools.masking import mask_text, masking_note
+from agent.tools.process import Outcome, run_command
+from agent.tools.testresults import MAX_FAILURES, read as read_tests
+
+DEFAULT_TIMEOUT = 600.0
+MAX_TEXT_CHARS = 6_000
+TAIL_LINES = 25
+
+
+def timeout_for(config: Any, kind: str) -> float:
+    """Seconds a build or test may take: `<kind>_timeout` on the config or in its extras."""
+    for source in (config, getattr(config, "extra", None)):
+        if source is None:
+            continue
+        for name in (f"{kind}_timeout", "tool_timeout"):
+            value = source.get(name) if isinstance(source, dict) else getattr(source, name, None)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+                return float(value)
+    return DEFAULT_TIMEOUT
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.1f} s" if value < 120 else f"{value / 60:.1f} min"
+
+
+def _tail(log: str, count: int = TAIL_LINES) -> list[str]:
+    lines = [line for line in log.splitlines() if line.strip()]
+    return lines[-count:]
+
+
+def _cap(text: str) -> str:
+    if len(text) <= MAX_TEXT_CHARS:
+        return text
+    cut = text[:MAX_TEXT_CHARS].rsplit("\n", 1)[0]
+    return cut + "\n[... cut here: the full log has the rest.]"
+
+
+class _Runner:
+    kind = "build"
+    name = "build"
+
+    def run(self, input: dict, ctx: ToolContext) -> ToolResult:
+        return guarded(self.name, lambda: self._run(input, ctx))
+
+    def summarize_input(self, input: dict) -> str:
+        if not isinstance(input, dict):
+            return self.kind
+        parts = [str(input.get("project") or "")]
+        if self.kind == "test" and input.get("filter"):
+            parts.append(f"filter {input.get('filter')}")
+        text = " ".join(p for p in parts if p).strip()
+        return text[:80] or ("whole repository" if self.kind == "build" else "all tests")
+
+    def _run(self, input: dict, ctx: ToolContext) -> ToolResult:
+        if not isinstance(input, dict):
+            raise ToolInputError("Error: the input must be an object.")
+        project = optional_str(input, "project")
+        test_filter = optional_str(input, "filter") if self.kind == "test" else None
+        repo = Path(ctx.repo)
+        if not repo.is_dir():
+            return ToolResult(text=f"Error: the repository folder {repo} does not exist.", is_error=True, summary="no folder")
+        plan = toolchains.plan(repo, self.kind, project, test_filter, ctx.config)
+        timeout = timeout_for(ctx.config, self.kind)
+        return self._execute(plan, repo, ctx, timeout)
+
+    def _execute(self, plan: toolchains.Plan, repo: Path, ctx: ToolContext, timeout: float) -> ToolResult:
+        chunks: list[str] = []
+        outcomes: list[tuple[toolchains.Step, Outcome]] = []
+        notes = list(plan.notes)
+        spent = 0.0
+        for step in plan.steps:
+            try:
+                outcome = run_command(step.argv, repo, timeout=max(1.0, timeout - spent), cancel=ctx.cancel, env=plan.env)
+            except FileNotFoundError:
+                program = Path(step.argv[0]).name
+                if step.optional_module:
+                    notes.append(f"{step.optional_module} is configured but {program} was not found, so it did not run.")
+                    continue
+                return ToolResult(
+                    text=f"Error: {program} is not installed on this machine (not found on PATH), so the {self.kind} could not run.",
+                    is_error=True,
+                    summary=f"no {program}",
+                )
+            spent += outcome.duration
+            if step.optional_module and re.search(rf"No module named '?{re.escape(step.optional_module)}\b", outcome.output):
+                notes.append(f"{step.optional_module} is configured but not installed for {step.argv[0]}, so it did not run.")
+                if step.optional_module == "pytest":
+                    return ToolResult(text=f"Error: pytest is not installed for {step.argv[0]}, so the tests could not run.", is_error=True, summary="no pytest")
+                continue
+            chunks.append(f"$ {step.label}\n{outcome.output.rstrip()}\n")
+            outcomes.append((step, outcome))
+            if outcome.cancelled or outcome.timed_out:
+                break
+        # Each step is masked on its own, with its line numbers counted in the joined log.
+        masked_chunks: list[str] = []
+        hits = []
+        offset = 0
+        for chunk in chunks:
+            masked, found = mask_text(chunk, "output line", line_offset=offset)
+            masked_chunks.append(masked)
+            hits += found
+            offset += chunk.count("\n") + 1
+        return self._digest(plan, outcomes, masked_chunks, notes, hits, repo, timeout)
+
+    def _digest(self, plan, outcomes, chunks: list[str], notes: list[str], hits, repo: Path, timeout: float) -> ToolResult:
+        log = "\n".join(chunks)
+        what = f"{toolchains.NAMES.get(plan.toolchain, plan.toolchain)}: " + "; ".join(s.label[:120] for s, _ in outcomes)
+        duration = sum(o.duration for _, o in outcomes)
+        note = masking_note(hits)
+        if any(o.cancelled for _, o in outcomes):
+            text = f"The {self.kind} was cancelled ({what}); its processes were stopped."
+            return ToolResult(text=_join(text, [note]), is_error=True, summary="cancelled", log=log)
+        if any(o.timed_out for _, o in outcomes):
+            tail = "\n".join(_tail(log, 10))
+            text = (f"The {self.kind} did not finish within {_seconds(timeout)} and was stopped ({what}). "
+                    f"Last lines of its output:\n{tail}")
+            return ToolResult(text=_join(text, [note]), is_error=True, summary="timed out", log=log)
+
+        diagnostics = []
+        for (step, _), section in zip(outcomes, chunks):
+            diagnostics += [d for d in parse_diagnostics(section, repo, style=step.style) if d.key() not in {x.key() for x in diagnostics}]
+        report = Report.of(diagnostics)
+        failed = any(o.returncode != 0 for _, o in outcomes)
+        codes = ", ".join(str(o.returncode) for _, o in outcomes if o.returncode != 0)
+        status = f"exit code {codes}, " if failed else ""
+        lines: list[str]
+        tests = None
+        if self.kind == "build":
+            verdict = "Build failed" if failed or report.errors else "Build succeeded"
+            lines = [f"{verdict} ({what}; {status}{_seconds(duration)}): {report.counts()}."]
+            summary = report.counts() if (failed or report.errors) else f"ok, {len(report.warnings)} warning{'s' if len(report.warnings) != 1 else ''}"
+        else:
+            tests = read_tests(plan.results, log)
+            if tests is not None and tests.seen:
+                verdict = "Tests failed" if failed or tests.failed or tests.errors else "Tests passed"
+                lines = [f"{verdict} ({what}; {status}{_seconds(duration)}): {tests.counts()}."]
+                summary = tests.counts()
+            else:
+                verdict = "Tests failed" if failed else "Tests finished"
+                lines = [f"{verdict} ({what}; {status}{_seconds(duration)}); no test summary was found in the output."]
+                summary = "failed" if failed else "finished"
+            if tests is not None:
+                if tests.failures:
+                    lines.append("Failed tests:")
+                    lines += [f"  {f}" for f in tests.failures[:MAX_FAILURES]]
+                    if len(tests.failures) > MAX_FAILURES:
+                        lines.append(f"  ... {len(tests.failures) - MAX_FAILURES} more not listed (cut here; the full log has them).")
+                notes += tests.notes
+            if report.errors and not (tests and tests.seen):
+                summary = f"{report.counts()}, tests did not run"
+        lines += report.lines()
+        listed_failures = self.kind == "test" and tests is not None and bool(tests.failures)
+        if failed and not report.errors and not listed_failures:
+            lines.append("Last lines of the output:")
+            lines += [f"  {line}" for line in _tail(log)]
+        text = _cap("\n".join(lines))
+        return ToolResult(text=_join(text, notes + [note]), summary=summary, log=log)
+
+
+def _join(text: str, notes: list[str]) -> str:
+    notes = [n for n in notes if n]
+    return text + ("\n\n" + "\n".join(notes) if notes else "")
+
+
+PROJECT_DESCRIPTION = (
+    "Optional. What to build instead of the default: for .NET a solution or project path, "
+    "or a project name such as MyApp.Core; for Python a folder; for Rust a package name; "
+    "for Go a package pattern such as ./cmd/...; for Node a workspace."
+)
+
+
+class BuildTool(_Runner):
+    kind = "build"
+    name = "build"
+
+    def definition(self) -> dict:
+        return {
+            "name": self.name,
+            "description": (
+                "Build the repository with its own toolchain, detected from its files: .NET "
+                "(dotnet build), Python (compile every file, plus mypy or pyright if the "
+                "project configures one), Node (npm run build), Rust (cargo build) or Go "
+                "(go build ./...). Returns errors first with file, line and code, warnings "
+                "counted by code, and a note where the list was cut. Builds can take a while; "
+                "run it when the user asks about the build or after a change that needs checking."
+            ),
+            "input_schema": {
+                "type": "object",
+                "properties": {"project": {"type": "string", "description": PROJECT_DESCRIPTION}},
+            },
+        }
+
+
+class TestTool(_Runner):
+    kind = "test"
+    name = "test"
+    __test__ = False  # not a pytest test class, whatever its name says
+
+    def definition(self) -> dict:
+        return {
+            "name": self.name,
+            "description": (
+                "Run the repository's tests with its own toolchain (dotnet test, pytest, npm "
+                "test, cargo test or go test). Returns the counts of passed, failed and skipped "
+                "tests, the failed tests with the first line of each reason, and any build "
+                "errors that stopped the run."
+            ),
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "project": {"type": "string", "description": PROJECT_DESCRIPTION},
+                    "filter": {
+                        "type": "string",
+                        "description": (
+                            "Optional. Which tests to run, in the runner's own syntax: dotnet "
+                            "--filter (e.g. FullyQualifiedName~Orchestrator), pytest -k "
+                            "expression, cargo or Jest name pattern, go -run regexp."
+                        ),
+                    },
+                },
+            },
+        }

@@ -1,0 +1,232 @@
+"""read_file: the model reads source files of the repository, and nothing else.
+
+Paths come from the model, so they are treated as untrusted input. They are refused by
+their parts before the filesystem interprets them (as the memory store does), and the
+resolved path is checked against the repository root with a trailing separator, so
+neither `..`, a sibling folder sharing a prefix, nor a symlink can lead outside.
+
+Dotfiles other than `.git` are readable: `.env.example`, `.editorconfig`, `.github/` and
+`.gitignore` are project files the developer maintains and asks about. A `.env` with real
+credentials is readable too, because every result passes the secret filter, which masks
+the values and says where they were. `.git` is refused at any depth: it holds objects,
+hooks and remote URLs with tokens, none of which is source, and `git_status` covers the
+state.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import stat
+from pathlib import Path
+
+from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_int, required_str
+from agent.tools.masking import mask_text, masking_note
+
+MAX_LINES = 400
+MAX_CHARS = 40_000  # one page; a minified bundle can fit 1 MB into a single line
+MAX_LINE_CHARS = 2_000
+MAX_FILE_BYTES = 10_000_000
+MAX_LISTED = 100
+FORBIDDEN_CHARS = ("\\", ":", "%", "\0")
+
+
+class PathRefused(ToolInputError):
+    pass
+
+
+def _parts(path: str, root: Path) -> list[str]:
+    """Splits a model-given path into parts, refusing anything that could steer it outside."""
+    if any(c in path for c in FORBIDDEN_CHARS):
+        raise PathRefused(f"Error: {path!r} is not an allowed path (no backslashes, colons, % escapes or NUL).")
+    if path.startswith("/"):
+        # An absolute path is fine if it names a place inside the repository.
+        prefix = str(root).rstrip("/") + "/"
+        if not path.startswith(prefix):
+            raise PathRefused(f"Error: {path} is outside the repository. Give a path relative to the repository root.")
+        path = path[len(prefix):]
+    parts = path.split("/")
+    while parts and parts[0] == ".":
+        parts.pop(0)
+    if not parts or parts == [""]:
+        raise PathRefused("Error: give the path of a file in the repository, relative to its root.")
+    for part in parts:
+        if part == "":
+            raise PathRefused(f"Error: {path!r} is not an allowed path (empty part).")
+        if part in (".", ".."):
+            raise PathRefused(f"Error: {path!r} is not an allowed path ('.' and '..' are refused).")
+        if part.lower() == ".git":
+            raise PathRefused(f"Error: {path} is inside .git, which read_file does not open. Use git_status for the repository state.")
+    return parts
+
+
+def resolve_in_repository(path: str, repo: Path) -> Path:
+    root = repo.resolve()
+    parts = _parts(path, root)
+    full = root.joinpath(*parts).resolve()
+    # The separator matters: /work/repo-evil starts with /work/repo.
+    if not (str(full) + os.sep).startswith(str(root).rstrip(os.sep) + os.sep):
+        raise PathRefused(f"Error: {path} leads outside the repository (through a symlink), so it is not read.")
+    inside = full.relative_to(root).parts
+    if any(p.lower() == ".git" for p in inside):
+        raise PathRefused(f"Error: {path} leads into .git, which read_file does not open.")
+    return full
+
+
+def decode(data: bytes) -> tuple[str | None, str]:
+    """Text of a file, or None for binary; the second value is a note about the encoding."""
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            try:
+                return data.decode(codec), ""
+            except UnicodeDecodeError:
+                return None, ""
+    if b"\0" in data[:8192]:
+        return None, ""
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
+        bad = text.count("\ufffd")
+        # A legacy-encoded comment or two is still a source file; a stream of bad bytes is not.
+        if bad <= max(2, len(text) // 100):
+            return text, f"{bad} byte sequence{'s' if bad != 1 else ''} that are not UTF-8 are shown as \ufffd."
+        return None, ""
+
+
+class ReadFileTool:
+    name = "read_file"
+
+    def definition(self) -> dict:
+        return {
+            "name": self.name,
+            "description": (
+                "Read a text file of the repository, with line numbers. The path is relative "
+                "to the repository root. Long files come in pages of up to "
+                f"{MAX_LINES} lines; ask for the next page with start_line. Use start_line and "
+                "end_line to read around a line a build error or a memory points at. Giving "
+                "a folder lists what it holds. Files under .git and files outside the "
+                "repository cannot be read; credentials in a file are masked."
+            ),
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "Path relative to the repository root, e.g. src/App/Program.cs"},
+                    "start_line": {"type": "integer", "minimum": 1, "description": "First line to show (1-based)."},
+                    "end_line": {"type": "integer", "minimum": 1, "description": "Last line to show, inclusive."},
+                },
+                "required": ["path"],
+            },
+        }
+
+    def summarize_input(self, input: dict) -> str:
+        if not isinstance(input, dict):
+            return "read_file"
+        path = str(input.get("path", ""))[:80]
+        start, end = input.get("start_line"), input.get("end_line")
+        if start or end:
+            return f"{path}:{start or 1}-{end or ''}".rstrip("-")
+        return path
+
+    def run(self, input: dict, ctx: ToolContext) -> ToolResult:
+        return guarded(self.name, lambda: self._run(input, ctx))
+
+    def _run(self, input: dict, ctx: ToolContext) -> ToolResult:
+        if not isinstance(input, dict):
+            raise ToolInputError("Error: the input must be an object with a path.")
+        path = required_str(input, "path")
+        start = optional_int(input, "start_line")
+        end = optional_int(input, "end_line")
+        if start is not None and start < 1:
+            raise ToolInputError("Error: start_line counts from 1.")
+        if end is not None and end < 1:
+            raise ToolInputError("Error: end_line counts from 1.")
+        if start is not None and end is not None and end < start:
+            raise ToolInputError(f"Error: end_line {end} is before start_line {start}.")
+        repo = Path(ctx.repo)
+        full = resolve_in_repository(path, repo)
+        shown = path.strip("/")
+        try:
+            info = full.stat()
+        except FileNotFoundError:
+            return ToolResult(text=f"Error: there is no {shown} in the repository.", is_error=True, summary="not found")
+        if stat.S_ISDIR(info.st_mode):
+            return self._listing(full, shown)
+        if not stat.S_ISREG(info.st_mode):
+            return ToolResult(text=f"Error: {shown} is not a regular file.", is_error=True, summary="not a file")
+        if info.st_size > MAX_FILE_BYTES:
+            return ToolResult(
+                text=f"Error: {shown} is {info.st_size / 1e6:.1f} MB, too large to read (limit {MAX_FILE_BYTES / 1e6:.0f} MB).",
+                is_error=True, summary="too large",
+            )
+        # O_NOFOLLOW: the path was checked resolved; a symlink swapped in since is not followed.
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        text, encoding_note = decode(data)
+        if text is None:
+            return ToolResult(
+                text=f"{shown} is a binary file ({len(data):,} bytes); read_file shows text only.",
+                is_error=True, summary="binary",
+            )
+        if text == "":
+            return ToolResult(text=f"{shown} is empty.", summary="empty")
+        return self._page(text, shown, start, end, encoding_note)
+
+    def _page(self, text: str, shown: str, start: int | None, end: int | None, encoding_note: str) -> ToolResult:
+        # Masked over the whole file, so a key spanning a page break is still caught and the
+        # note's line numbers are the file's own.
+        masked, hits = mask_text(text, "line")
+        lines = masked.splitlines()
+        total = len(lines)
+        first = start or 1
+        if first > total:
+            raise ToolInputError(f"Error: {shown} has only {total:,} line{'s' if total != 1 else ''}; start_line {first} is past its end.")
+        last = min(end or total, total, first + MAX_LINES - 1)
+        width = len(str(last))
+        out: list[str] = []
+        chars = 0
+        shown_last = first - 1
+        for number in range(first, last + 1):
+            line = lines[number - 1]
+            if len(line) > MAX_LINE_CHARS:
+                line = line[:MAX_LINE_CHARS] + f" [... line cut: {len(line):,} characters]"
+            row = f"{number:>{width}}\t{line}"
+            if out and chars + len(row) > MAX_CHARS:
+                break
+            out.append(row)
+            chars += len(row) + 1
+            shown_last = number
+        header = f"{shown} (lines {first:,}-{shown_last:,} of {total:,})"
+        footer = []
+        wanted_last = min(end or total, total)
+        if shown_last < wanted_last:
+            footer.append(
+                f"Showing lines {first:,}-{shown_last:,} of {total:,}; ask for start_line={shown_last + 1} to continue."
+            )
+        if encoding_note:
+            footer.append(f"Note: {encoding_note}")
+        visible = [h for h in hits if first <= int(h.where.split()[-1]) <= shown_last]
+        note = masking_note(visible)
+        if note:
+            footer.append(note)
+        body = "\n".join([header, *out])
+        if footer:
+            body += "\n\n" + "\n".join(footer)
+        return ToolResult(text=body, summary=f"lines {first}-{shown_last} of {total}")
+
+    def _listing(self, folder: Path, shown: str) -> ToolResult:
+        entries = []
+        for child in sorted(folder.iterdir(), key=lambda p: p.name):
+            if child.name.lower() == ".git":
+                continue
+            entries.append(child.name + ("/" if child.is_dir() and not child.is_symlink() else ""))
+        label = shown or "the repository root"
+        if not entries:
+            return ToolResult(text=f"{label} is an empty folder.", summary="empty folder")
+        listed = entries[:MAX_LISTED]
+        more = f"\n... and {len(entries) - MAX_LISTED} more" if len(entries) > MAX_LISTED else ""
+        return ToolResult(
+            text=f"{label} is a folder ({len(entries)} entries); read_file needs a file. It holds:\n" + "\n".join(listed) + more,
+            summary=f"folder, {len(entries)} entries",
+        )

@@ -1,0 +1,173 @@
+"""Runs a tool's command so that a turn can always get rid of it.
+
+Each command starts in its own session (a new process group), so a timeout or a cancelled
+turn kills the whole tree: `dotnet build` and `npm test` start workers that outlive their
+parent if only the parent is killed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# Build logs of big solutions reach megabytes; the parser needs the errors, which MSBuild
+# repeats in its summary at the end, so past this limit the middle is dropped.
+MAX_OUTPUT_CHARS = 4_000_000
+# How long stragglers that inherited the output pipe may keep it open after the command
+# itself has exited, before the group is killed so the read can finish.
+PIPE_GRACE_SECONDS = 2.0
+TERM_GRACE_SECONDS = 2.0
+POLL_SECONDS = 0.05
+
+
+@dataclass
+class Outcome:
+    returncode: int | None
+    output: str
+    duration: float
+    timed_out: bool = False
+    cancelled: bool = False
+    output_cut: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and not self.cancelled
+
+
+def _is_cancelled(cancel: Any) -> bool:
+    return bool(cancel is not None and getattr(cancel, "cancelled", False))
+
+
+def _kill_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    _kill_group(proc, signal.SIGTERM)
+    try:
+        proc.wait(TERM_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        pass
+    # SIGKILL the group even when the leader obeyed: its children may not have.
+    _kill_group(proc, signal.SIGKILL)
+    try:
+        proc.wait(TERM_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+class _Reader(threading.Thread):
+    """Drains the pipe so a chatty build never blocks on a full buffer."""
+
+    def __init__(self, stream) -> None:
+        super().__init__(daemon=True)
+        self.stream = stream
+        self.head: list[str] = []
+        self.head_chars = 0
+        self.tail: list[str] = []
+        self.tail_chars = 0
+        self.cut = False
+
+    def run(self) -> None:
+        half = MAX_OUTPUT_CHARS // 2
+        try:
+            for raw in iter(self.stream.readline, b""):
+                line = raw.decode("utf-8", errors="replace")
+                if self.head_chars < half:
+                    self.head.append(line)
+                    self.head_chars += len(line)
+                    continue
+                self.tail.append(line)
+                self.tail_chars += len(line)
+                while self.tail_chars > half and len(self.tail) > 1:
+                    self.tail_chars -= len(self.tail.pop(0))
+                    self.cut = True
+        except (OSError, ValueError):
+            pass
+
+    def text(self) -> str:
+        middle = ["\n[... output cut here: too long to keep ...]\n"] if self.cut else []
+        return "".join(self.head + middle + self.tail)
+
+
+def run_command(
+    argv: Sequence[str],
+    cwd: Path,
+    *,
+    timeout: float,
+    cancel: Any = None,
+    env: Mapping[str, str] | None = None,
+) -> Outcome:
+    """Runs argv with stdout and stderr merged. FileNotFoundError if the program is missing."""
+    start = time.monotonic()
+    if _is_cancelled(cancel):
+        return Outcome(None, "", 0.0, cancelled=True)
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=str(cwd),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=full_env,
+        start_new_session=True,
+    )
+    registered = False
+    if cancel is not None and hasattr(cancel, "register_process"):
+        cancel.register_process(proc)
+        registered = True
+    reader = _Reader(proc.stdout)
+    reader.start()
+    timed_out = cancelled = False
+    try:
+        deadline = start + timeout
+        while True:
+            try:
+                proc.wait(POLL_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            if _is_cancelled(cancel):
+                cancelled = True
+                _stop(proc)
+                break
+            if time.monotonic() >= deadline:
+                timed_out = True
+                _stop(proc)
+                break
+        reader.join(PIPE_GRACE_SECONDS)
+        if reader.is_alive():
+            _kill_group(proc, signal.SIGKILL)
+            reader.join(PIPE_GRACE_SECONDS)
+    finally:
+        if registered and hasattr(cancel, "unregister_process"):
+            cancel.unregister_process(proc)
+        if proc.poll() is None:  # only when something above raised
+            _stop(proc)
+        try:
+            proc.stdout.close()
+        except OSError:
+            pass
+    # Cancellation may come from cancel() killing the group while we waited.
+    if not cancelled and _is_cancelled(cancel) and proc.returncode != 0:
+        cancelled = True
+    return Outcome(
+        returncode=proc.returncode,
+        output=reader.text(),
+        duration=time.monotonic() - start,
+        timed_out=timed_out,
+        cancelled=cancelled,
+        output_cut=reader.cut,
+    )
