@@ -1,0 +1,85 @@
+"""Audio-device scenarios, run in a fresh interpreter inside a PulseAudio test server.
+
+PortAudio reads the device list once, when sounddevice is imported, so each scenario
+runs in its own process started with the server's environment. It prints one JSON
+object on its last line.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+
+
+def record_played_file(wav: str) -> dict:
+    """paplay speaks into the sink; the push-to-talk recorder hears its monitor."""
+    from agent.voice.recorder import DeviceSource, Recorder
+    from agent.voice.stt import Transcriber
+
+    transcriber = Transcriber().load()
+    stopped = threading.Event()
+    recorder = Recorder(DeviceSource(), max_seconds=20.0,
+                        on_auto_stop=lambda reason: stopped.set())
+    recorder.start()
+    time.sleep(0.3)
+    player = subprocess.Popen(["paplay", "--device=vsink", wav])
+    heard = stopped.wait(30)
+    audio = recorder.stop()
+    player.wait(timeout=30)
+    return {"auto_stopped": heard, "stopped_by": recorder.stopped_by,
+            "seconds": len(audio) / 16000, "overflows": recorder.overflows,
+            "text": Transcriber.transcribe(transcriber, audio)}
+
+
+def speaker_round_trip(sentence: str, long_text: str) -> dict:
+    """The speaker talks into the sink; the recorder hears it; stop() silences it."""
+    from agent.voice.recorder import DeviceSource, Recorder
+    from agent.voice.stt import Transcriber
+    from agent.voice.tts import Speaker
+
+    transcriber = Transcriber().load()
+    speaker = Speaker(device="pulse").load()
+
+    recorder = Recorder(DeviceSource(), auto_stop=False, max_seconds=30.0)
+    recorder.start()
+    time.sleep(0.3)
+    speaker.feed(sentence[: len(sentence) // 2])
+    speaker.feed(sentence[len(sentence) // 2:])
+    speaker.flush()
+    finished = speaker.wait(20)
+    time.sleep(0.4)
+    text = transcriber.transcribe(recorder.stop())
+
+    recorder.start()
+    time.sleep(0.3)
+    speaker.started_at = None
+    speaker.speak(long_text)
+    while speaker.started_at is None or time.monotonic() < speaker.started_at + 1.0:
+        time.sleep(0.01)
+    before_stop = recorder.elapsed
+    speaker.stop()
+    stopped_at = recorder.elapsed
+    time.sleep(0.8)
+    audio = recorder.stop()
+    speaking_after = speaker.speaking
+    speaker.close()
+
+    def loudness(a: float, b: float) -> float:
+        part = audio[int(a * 16000):int(b * 16000)]
+        return float(np.sqrt(np.mean(np.square(part)))) if len(part) else 0.0
+
+    return {"finished": finished, "text": text,
+            "loud_before_stop": loudness(before_stop - 0.5, before_stop),
+            "loud_after_stop": loudness(stopped_at + 0.2, len(audio) / 16000),
+            "speaking_after_stop": speaking_after, "error": speaker.error}
+
+
+if __name__ == "__main__":
+    scenario = sys.argv[1]
+    result = globals()[scenario](*sys.argv[2:])
+    print(json.dumps(result))

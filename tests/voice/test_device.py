@@ -1,0 +1,39 @@
+"""A real audio device: a private PulseAudio null sink, its monitor as the microphone."""
+
+import json
+
+from tests.voice.conftest import run_python, words
+
+SENTENCE = "Show me the latest commit on the main branch."
+
+
+def scenario(pulse, name: str, *args: str) -> dict:
+    result = run_python("import runpy, sys; sys.argv[0] = 'device_check';"
+                        " runpy.run_module('tests.voice.device_check', run_name='__main__')",
+                        env=pulse.env, args=[name, *args], timeout=180)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_devices_are_visible_to_portaudio(pulse):
+    result = run_python("import sounddevice as sd; d = sd.query_devices(kind='input');"
+                        " print(d['name'], d['max_input_channels'])", env=pulse.env)
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout.split()[-1]) >= 1
+
+
+def test_speech_played_into_the_device_is_recorded_and_transcribed(pulse, speech_wav):
+    result = scenario(pulse, "record_played_file", str(speech_wav(SENTENCE)))
+    assert result["auto_stopped"] and result["stopped_by"] == "silence"
+    assert words(result["text"]) == words(SENTENCE)
+
+
+def test_the_speaker_is_heard_and_falls_silent_on_stop(pulse):
+    long_text = ("This is a long answer that goes on for quite a while. It explains the build "
+                 "in detail. It lists every warning one by one. Then it reads them all again.")
+    result = scenario(pulse, "speaker_round_trip", SENTENCE, long_text)
+    assert result["finished"] and result["error"] is None
+    assert words(result["text"]) == words(SENTENCE)
+    assert result["loud_before_stop"] > 0.02
+    assert result["loud_after_stop"] < 0.002
+    assert not result["speaking_after_stop"]

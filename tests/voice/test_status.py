@@ -1,0 +1,70 @@
+"""Why voice is off: one line, no traceback, in the environments where it is off."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.voice.conftest import REPO_ROOT, run_python
+
+REASON = ("from agent.voice.status import voice_unavailable_reason as r;"
+          " print(repr(r()))")
+
+
+def _portaudio_library() -> Path:
+    import ctypes.util
+
+    name = ctypes.util.find_library("portaudio")
+    assert name, "libportaudio2 is needed for these tests (see .ci/run)"
+    for folder in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"):
+        candidate = Path(folder) / name
+        if candidate.exists():
+            return candidate.resolve()
+    pytest.fail(f"cannot locate {name}")
+
+
+def test_without_portaudio(tmp_path):
+    if shutil.which("unshare") is None or os.geteuid() != 0:
+        pytest.skip("hiding a system library needs root and unshare")
+    library = _portaudio_library()
+    empty = tmp_path / "empty.so"
+    empty.write_bytes(b"")
+    # A private mount namespace: the library disappears for this one process tree only.
+    script = (f"mount --bind {empty} {library} && "
+              f"exec {os.sys.executable} -c \"{REASON}\"")
+    result = subprocess.run(["unshare", "-m", "sh", "-c", script], cwd=REPO_ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "'no PortAudio: install libportaudio2'"
+    assert "Traceback" not in result.stderr
+    assert library.stat().st_size > 0  # the real library is untouched outside
+
+
+def test_without_an_audio_device(tmp_path):
+    env = dict(os.environ, HOME=str(tmp_path), XDG_RUNTIME_DIR=str(tmp_path),
+               PULSE_SERVER=f"unix:{tmp_path}/no-server")
+    result = run_python(REASON, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "'no audio input device'"
+    assert "Traceback" not in result.stderr
+
+
+def test_with_a_device_and_models_voice_is_on(pulse):
+    code = ("from agent.voice.status import voice_unavailable_reason as r;"
+            "from agent.voice.stt import Transcriber; from agent.voice.tts import Voice;"
+            "print(repr(r(transcriber=Transcriber(), voice=Voice())))")
+    result = run_python(code, env=pulse.env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "None"
+
+
+def test_a_model_that_will_not_load_is_named(pulse, tmp_path):
+    code = ("import sys; from agent.voice.status import voice_unavailable_reason as r;"
+            "from agent.voice.stt import Transcriber;"
+            "print(repr(r(transcriber=Transcriber(sys.argv[1]))))")
+    result = run_python(code, env=pulse.env, args=[str(tmp_path / "missing-model")])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == repr(
+        f"the speech model would not load: no speech model at {tmp_path / 'missing-model'}")
