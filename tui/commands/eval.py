@@ -1,0 +1,114 @@
+"""`devagent eval`: the Friday/Monday evaluation of the memory modes.
+
+Plain terminal output: progress on stderr, the table and the paths of the outputs on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+MODES = ("none", "history", "window", "summary", "on-demand", "preloaded", "index")
+
+
+def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
+    from tui.cli import add_agent_options
+
+    parser.add_argument("--runs", type=_positive, default=3, help="Mondays per mode (default: 3)")
+    parser.add_argument(
+        "--modes",
+        type=_modes,
+        default=MODES,
+        help="comma-separated memory modes to measure (default: all of " + ",".join(MODES) + ")",
+    )
+    parser.add_argument(
+        "--stale", action="store_true", help="someone fixes the call site between Friday and Monday"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None,
+        help="folder for report.md, results.json and chart.png (default: ./devagent-eval-TIMESTAMP)",
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the fixture repositories and data folders (printed at the end)"
+    )
+    # --memory comes with the shared options; each mode is chosen by --modes instead.
+    add_agent_options(parser)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _modes(text: str) -> tuple[str, ...]:
+    chosen = tuple(m.strip() for m in text.split(",") if m.strip())
+    unknown = [m for m in chosen if m not in MODES]
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(
+            f"unknown mode(s) {', '.join(unknown) or '(none given)'}; choose from {','.join(MODES)}"
+        )
+    return tuple(dict.fromkeys(chosen))
+
+
+class TerminalProgress:
+    """A one-line bar on stderr: runs done, runs left, what is running now."""
+
+    def __init__(self, stream=None, width: int = 28) -> None:
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.started = time.monotonic()
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        filled = round(self.width * done / total) if total else self.width
+        bar = "#" * filled + "-" * (self.width - filled)
+        elapsed = time.monotonic() - self.started
+        line = f"[{bar}] {done}/{total} runs done, {total - done} left, {elapsed:5.0f} s  {label}"
+        if self.tty:
+            self.stream.write("\r\x1b[2K" + line + ("\n" if done == total else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def run(name: str, args: argparse.Namespace) -> int:
+    from agent.config import AgentConfig, api_key_problem
+
+    problem = api_key_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    args.memory = None  # the modes under test come from --modes, never from --memory
+    config = AgentConfig.from_env_and_args(args)
+    out = args.out or Path.cwd() / f"devagent-eval-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+
+    from agent.eval.harness import EvalOptions, run_eval
+    from agent.eval.report import markdown_table, write_report
+
+    workdir = None
+    if args.keep:
+        workdir = out.resolve() / "work"
+    options = EvalOptions(modes=args.modes, runs=args.runs, stale=args.stale, config=config, workdir=workdir)
+    print(
+        f"Measuring {', '.join(args.modes)}: one Friday and {args.runs} Monday(s) each"
+        f"{' (stale variant)' if args.stale else ''}, model {config.model}, effort {config.effort}.",
+        file=sys.stderr,
+    )
+    try:
+        results = run_eval(options, TerminalProgress())
+    except KeyboardInterrupt:
+        print("\nStopped; nothing was written.", file=sys.stderr)
+        return 130
+    paths = write_report(results, out)
+    print(markdown_table(results))
+    print(f"Report: {paths['markdown']}")
+    print(f"Every run: {paths['json']}")
+    print(f"Chart: {paths['chart']}")
+    if workdir is not None:
+        print(f"Fixtures and data folders: {workdir}")
+    return 0
