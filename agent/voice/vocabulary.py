@@ -63,9 +63,9 @@ def _memory_terms(repo: Path, store) -> list[str]:
     counts: Counter[str] = Counter()
     for info in store.memories():
         try:
-            text = Path(info.file).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+            text = store.read(info.path)
+        except Exception:
+            continue  # a memory the store will not read gives no hints either
         for term in memory_terms(text):
             counts[term] += 1
     return [term for term, _ in counts.most_common()]
