@@ -1,0 +1,97 @@
+"""Durable replacement of a file: a crash leaves the old text or the new, never half.
+
+The new text goes to a hidden temp file beside the target (same directory, so the rename
+cannot cross file systems), is fsynced, renamed over the target, and then the directory
+is fsynced so the rename itself survives a power cut.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+TEMP_PREFIX = ".tmp-"
+# Ours are .tmp-<pid>-<hex>; the SDK's are .tmp-<pid>-<uuid>. Both kinds are swept.
+_TEMP_NAME = re.compile(r"^\.tmp-\d+-[0-9a-f\-]+$")
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_BINARY = getattr(os, "O_BINARY", 0)
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+def fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return  # Windows cannot open a directory; its rename is already durable enough
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_file(target: str, data: bytes) -> None:
+    directory = os.path.dirname(target)
+    temp = os.path.join(directory, f"{TEMP_PREFIX}{os.getpid()}-{os.urandom(8).hex()}")
+    fd = os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _O_NOFOLLOW | _O_BINARY, FILE_MODE)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, target)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+    fsync_dir(directory)
+
+
+def is_temp_name(name: str) -> bool:
+    return bool(_TEMP_NAME.match(name))
+
+
+def remove_orphans(root: str) -> list[str]:
+    """Deletes temp files left by writers that died mid-write.
+
+    Only safe while holding the store's lock: every write happens under it, so no temp
+    file seen then can belong to a write still in flight.
+    """
+    removed: list[str] = []
+    for directory, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if is_temp_name(name):
+                path = os.path.join(directory, name)
+                try:
+                    os.unlink(path)
+                    removed.append(path)
+                except OSError:
+                    pass
+    return removed
+
+
+def make_dirs(root: str, directory: str) -> None:
+    """Creates `directory` and its missing parents below (and including) `root`, owner-only."""
+    missing: list[str] = []
+    current = directory
+    while not os.path.isdir(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current or (current == root):
+            break
+        current = parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, DIR_MODE)
+        except FileExistsError:
+            if not os.path.isdir(path):
+                raise NotADirectoryError(20, "Not a directory", path) from None

@@ -1,0 +1,34 @@
+"""Errors of the memory store.
+
+`CommandError` is a refusal whose text goes back to the model as an error result; the
+command runner turns it into `(text, True)`. The `MemoryStoreError` family is for Python
+callers (the side pane, the CLI) that read memory directly. It subclasses the built-in
+`MemoryError` because the shared API promises "a MemoryError subclass", so an
+`except MemoryError` written against that promise still catches it.
+"""
+
+from __future__ import annotations
+
+
+class CommandError(Exception):
+    """A command refused; str(error) is the result text the model reads."""
+
+
+class MemoryStoreError(MemoryError):
+    """A problem reading or writing memory, with a sentence a user can act on."""
+
+
+class MemoryPathError(MemoryStoreError):
+    """The path is refused (outside /memories, hidden, traversal, ...)."""
+
+
+class MemoryNotFound(MemoryStoreError):
+    """No memory file at that path."""
+
+
+class MemoryNotText(MemoryStoreError):
+    """The file is not UTF-8 text."""
+
+
+class MemoryBusy(MemoryStoreError):
+    """Another session held the lock past the bounded wait."""

@@ -1,0 +1,83 @@
+"""Virtual `/memories/...` paths to real paths inside one folder, or a refusal.
+
+Every path comes from the model. It is refused by its parts before anything on disk
+interprets it, then resolved and checked for containment with a trailing separator (a
+plain prefix check lets `/base/memories-evil` pass for `/base/memories`). Where the SDK
+refuses a path, the refusal text is the SDK's.
+"""
+
+from __future__ import annotations
+
+import os
+
+from memory.errors import CommandError
+
+ROOT = "/memories"
+
+
+def outside_root(path: str) -> str:
+    return f"Path must start with {ROOT}, got: {path}"
+
+
+def _part_problem(part: str) -> str | None:
+    if part == "":
+        return "empty path segments ('//') are not allowed"
+    if part in (".", ".."):
+        return f"'{part}' segments are not allowed"
+    if part.startswith("."):
+        return "hidden names (starting with '.') are not allowed"
+    if "\\" in part:
+        return "backslashes are not allowed"
+    if ":" in part:
+        return "colons are not allowed"
+    if "%" in part:
+        return "'%' is not allowed (no percent-escapes)"
+    if "\x00" in part:
+        return "NUL characters are not allowed"
+    if any(ord(c) < 32 or ord(c) == 127 for c in part):
+        return "control characters are not allowed"
+    return None
+
+
+def split(path: str) -> list[str]:
+    """The parts of a virtual path below /memories ([] for the root), or CommandError."""
+    if not path.startswith(ROOT):
+        raise CommandError(outside_root(path))
+    rest = path[len(ROOT) :]
+    if rest and not rest.startswith("/"):
+        # The SDK maps /memoriesX/y.md to memories/X/y.md; we refuse it.
+        raise CommandError(f"Path must be {ROOT} or start with {ROOT}/, got: {path}")
+    rest = rest[1:]
+    if rest.endswith("/"):
+        rest = rest[:-1]  # one trailing slash names a directory
+    if not rest:
+        return []
+    parts = rest.split("/")
+    for part in parts:
+        problem = _part_problem(part)
+        if problem:
+            raise CommandError(f"The path {path} is not allowed: {problem}.")
+    return parts
+
+
+def contained(root: str, real: str) -> bool:
+    return real == root or real.startswith(root + os.sep)
+
+
+def resolve(root: str, path: str) -> str:
+    """The real path for a virtual one. `root` must already be a realpath."""
+    parts = split(path)
+    if not parts:
+        return root
+    real = os.path.realpath(os.path.join(root, *parts))
+    if not contained(root, real):
+        # realpath followed a symlink that leads out of the folder.
+        raise CommandError(f"Path {path} would escape {ROOT} directory")
+    return real
+
+
+def to_virtual(root: str, real: str) -> str:
+    rel = os.path.relpath(real, root)
+    if rel == ".":
+        return ROOT
+    return ROOT + "/" + rel.replace(os.sep, "/")

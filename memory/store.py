@@ -1,0 +1,559 @@
+"""The storage behind Claude's memory tool (memory_20250818).
+
+The model sends commands (view, create, str_replace, insert, delete, rename) on a virtual
+`/memories` directory; this runs them on one real folder per repository. Every path and
+every text it receives comes from the model and is treated as untrusted input. Results,
+success and error, are the SDK's own strings (see memory/results.py) except where the
+SDK is wrong: `/memoriesX` is refused, a non-UTF-8 file is an error result, `str_replace`
+without `new_str` removes the text, and `create` overwrites an existing file.
+
+The anthropic SDK, filelock and yaml are imported only when first needed: the app imports
+this module while it paints its first screen.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from memory import atomic, inputs, paths, results
+from memory.errors import (
+    CommandError,
+    MemoryBusy,
+    MemoryNotFound,
+    MemoryNotText,
+    MemoryPathError,
+    MemoryStoreError,
+)
+from memory.notes import INDEX_NAME, MemoryInfo, age_text, describe, index_entries, index_line
+from memory.secrets import find_secrets, mask_secrets
+
+LOCK_NAME = ".lock"
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_BINARY = getattr(os, "O_BINARY", 0)
+
+_BUSY = "The memory is busy: another session is writing to it. Try the command again in a moment."
+
+
+def _merge_hint() -> str:
+    return "Merge or delete entries that are no longer true, then try again."
+
+
+class MemoryStore:
+    ROOT = paths.ROOT
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        max_file_chars: int = 4000,
+        max_total_chars: int = 6000,
+        lock_timeout: float = 2.0,
+    ) -> None:
+        self.directory = Path(directory)
+        self.max_file_chars = max_file_chars
+        self.max_total_chars = max_total_chars
+        self.lock_timeout = lock_timeout
+        os.makedirs(self.directory, mode=atomic.DIR_MODE, exist_ok=True)
+        # Resolved once: every containment check compares against this exact string.
+        self._root = os.path.realpath(self.directory)
+        self._lock_path = os.path.join(self._root, LOCK_NAME)
+        self._swept = False
+        # real path -> (mtime_ns, size, inode, characters): the total cap reads every file
+        # on each write, and most of them have not changed since the last one.
+        self._sizes: dict[str, tuple[int, int, int, int]] = {}
+        self._sweep_orphans(wait=0)
+
+    @classmethod
+    def for_repository(cls, repo: Path, **kw: Any) -> MemoryStore:
+        from memory.location import memory_dir_for
+
+        return cls(memory_dir_for(Path(repo)), **kw)
+
+    # -- locking ---------------------------------------------------------------------------
+
+    @contextmanager
+    def _locked(self, timeout: float | None = None) -> Iterator[None]:
+        """The cross-process lock, held for a whole command's read-modify-write."""
+        import filelock
+
+        wait = self.lock_timeout if timeout is None else timeout
+        deadline = time.monotonic() + wait
+        while True:
+            # The folder may have been deleted to make the agent forget: start an empty store.
+            os.makedirs(self._root, mode=atomic.DIR_MODE, exist_ok=True)
+            lock = filelock.FileLock(self._lock_path, timeout=max(0.0, deadline - time.monotonic()))
+            try:
+                lock.acquire()
+            except filelock.Timeout:
+                raise MemoryBusy(_BUSY) from None
+            except FileNotFoundError:
+                if time.monotonic() > deadline:
+                    raise MemoryBusy(_BUSY) from None
+                continue  # deleted again between makedirs and open
+            break
+        try:
+            if not self._swept:
+                self._swept = True
+                atomic.remove_orphans(self._root)
+            yield
+        finally:
+            lock.release()
+
+    def _sweep_orphans(self, wait: float) -> None:
+        try:
+            with self._locked(timeout=wait):
+                pass
+        except MemoryBusy:
+            pass  # a live session is writing; the first command here sweeps instead
+
+    # -- the six commands ------------------------------------------------------------------
+
+    def run(self, command: dict) -> tuple[str, bool]:
+        """Runs one memory command: (result text, is_error). Never raises."""
+        try:
+            name, args = inputs.parse(command)
+            for key in ("path", "old_path", "new_path"):
+                if key in args:
+                    paths.split(args[key])  # refused by its parts before waiting for the lock
+            with self._locked():
+                return getattr(self, f"_{name}")(**args), False
+        except CommandError as error:
+            return str(error), True
+        except MemoryStoreError as error:
+            return str(error), True
+        except OSError as error:
+            return self._os_error(command, error), True
+        except Exception as error:  # a bug must not end the session: the model gets the text
+            return f"The memory command failed: {type(error).__name__}: {error}", True
+
+    @staticmethod
+    def _os_error(command: Any, error: OSError) -> str:
+        name = command.get("command") if isinstance(command, dict) else "run"
+        where = ""
+        if isinstance(command, dict):
+            where = str(command.get("path") or command.get("old_path") or "")
+        reason = error.strerror or str(error)
+        return f"Could not {name} {where}: {reason}.".replace("  ", " ")
+
+    def _resolve(self, path: str) -> str:
+        return paths.resolve(self._root, path)
+
+    def _view(self, path: str, view_range: list[int] | None = None) -> str:
+        real = self._resolve(path)
+        try:
+            leaf = os.lstat(real)
+        except (FileNotFoundError, NotADirectoryError):
+            raise CommandError(results.not_found(path)) from None
+        if stat.S_ISDIR(leaf.st_mode):
+            return results.listing(path, leaf.st_size, self._listing_items(real))
+        if stat.S_ISREG(leaf.st_mode):
+            return results.numbered(path, self._read_text(real, path), view_range)
+        raise CommandError(f"Unsupported file type for {path}")
+
+    def _listing_items(self, real: str) -> list[tuple[int, str]]:
+        items: list[tuple[int, str]] = []
+
+        def collect(directory: str, relative: str, depth: int) -> None:
+            try:
+                names = sorted(os.listdir(directory))
+            except OSError:
+                return
+            for name in names:
+                if name.startswith("."):
+                    continue
+                item = os.path.join(directory, name)
+                rel = f"{relative}/{name}" if relative else name
+                try:
+                    if not paths.contained(self._root, os.path.realpath(item)):
+                        continue
+                    info = os.stat(item)
+                except (OSError, ValueError):
+                    continue
+                if stat.S_ISDIR(info.st_mode):
+                    items.append((info.st_size, f"{rel}/"))
+                    if depth < 2:
+                        collect(item, rel, depth + 1)
+                elif stat.S_ISREG(info.st_mode):
+                    items.append((info.st_size, rel))
+
+        collect(real, "", 1)
+        return items
+
+    def _create(self, path: str, file_text: str) -> str:
+        real = self._resolve(path)
+        if os.path.isdir(real):
+            raise CommandError(f"File {path} already exists")
+        self._make_parent(real, path)
+        self._write(real, path, file_text, self._old_text(real))
+        return results.created(path)
+
+    def _str_replace(self, path: str, old_str: str, new_str: str = "") -> str:
+        real, content = self._existing_file(path)
+        results.occurrences(path, content, old_str)
+        changed_line_index = content[: content.find(old_str)].count("\n")
+        new_content = content.replace(old_str, new_str)
+        self._write(real, path, new_content, content)
+        return results.replaced(new_content, changed_line_index)
+
+    def _insert(self, path: str, insert_line: int, insert_text: str) -> str:
+        real, content = self._existing_file(path)
+        new_content = results.inserted(content, insert_line, insert_text)
+        self._write(real, path, new_content, content)
+        return results.edited(path)
+
+    def _delete(self, path: str) -> str:
+        real = self._resolve(path)
+        if real == self._root:
+            raise CommandError(f"Cannot delete the {self.ROOT} directory itself")
+        if os.path.isfile(real):
+            os.unlink(real)
+        elif os.path.isdir(real):
+            shutil.rmtree(real)
+        else:
+            raise CommandError(f"The path {path} does not exist")
+        atomic.fsync_dir(os.path.dirname(real))
+        return results.deleted(path)
+
+    def _rename(self, old_path: str, new_path: str) -> str:
+        old_real = self._resolve(old_path)
+        new_real = self._resolve(new_path)
+        if old_real == self._root:
+            raise CommandError(f"Cannot rename the {self.ROOT} directory itself")
+        if os.path.exists(new_real):
+            raise CommandError(f"The destination {new_path} already exists")
+        if not os.path.lexists(old_real):
+            raise CommandError(f"The path {old_path} does not exist")
+        self._refuse_secret_path(new_path)
+        if paths.contained(old_real, new_real):
+            raise CommandError(f"Cannot move {old_path} into itself ({new_path}).")
+        self._make_parent(new_real, new_path)
+        os.rename(old_real, new_real)
+        atomic.fsync_dir(os.path.dirname(new_real))
+        if os.path.dirname(old_real) != os.path.dirname(new_real):
+            atomic.fsync_dir(os.path.dirname(old_real))
+        return results.renamed(old_path, new_path)
+
+    # -- reading and writing files ---------------------------------------------------------
+
+    def _existing_file(self, path: str) -> tuple[str, str]:
+        real = self._resolve(path)
+        if not os.path.exists(real):
+            raise CommandError(results.not_found(path))
+        if not os.path.isfile(real):
+            raise CommandError(f"The path {path} is not a file.")
+        return real, self._read_text(real, path)
+
+    @staticmethod
+    def _read_bytes(real: str, path: str) -> bytes:
+        try:
+            fd = os.open(real, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_BINARY)
+        except FileNotFoundError:
+            raise CommandError(
+                f"The file {path} no longer exists (may have been deleted or renamed concurrently)."
+            ) from None
+        except OSError as error:
+            if error.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW met a symlink
+                raise CommandError(f"path {path!r} is a symlink") from None
+            raise
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise CommandError(f"path {path!r} is not a regular file")
+            chunks = []
+            while True:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    def _read_text(self, real: str, path: str) -> str:
+        data = self._read_bytes(real, path)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CommandError(
+                f"The file {path} is not UTF-8 text, so it cannot be viewed or edited. "
+                f"Delete it, or replace it with create."
+            ) from None
+
+    def _old_text(self, real: str) -> str | None:
+        try:
+            with open(real, "rb") as handle:
+                return handle.read().decode("utf-8", errors="replace")
+        except OSError:
+            return None
+
+    def _make_parent(self, real: str, path: str) -> None:
+        os.makedirs(self._root, mode=atomic.DIR_MODE, exist_ok=True)
+        try:
+            atomic.make_dirs(self._root, os.path.dirname(real))
+        except NotADirectoryError as error:
+            blocker = paths.to_virtual(self._root, error.filename or os.path.dirname(real))
+            raise CommandError(f"Cannot write {path}: {blocker} is a file, not a directory.") from None
+
+    def _refuse_secret_path(self, path: str) -> None:
+        found = find_secrets(path)
+        if found:
+            masked, _ = mask_secrets(path)
+            raise CommandError(
+                f"Not written: the path {masked} contains something shaped like a credential "
+                f"({found[0].kind}). Secrets never go into memory."
+            )
+
+    def _write(self, real: str, path: str, text: str, old_text: str | None) -> None:
+        """Every write goes through here: secret filter, caps, then an atomic replace."""
+        self._refuse_secret_path(path)
+        old_values = {old_text[s.start : s.end] for s in find_secrets(old_text)} if old_text else set()
+        for secret in find_secrets(text):
+            # A secret already on disk (put there outside the tool) must not block every edit.
+            if text[secret.start : secret.end] not in old_values:
+                raise CommandError(
+                    f"Not written: {path} would contain something shaped like a credential "
+                    f"({secret.kind}). Secrets never go into memory: leave the value out, or "
+                    f"note where it is kept instead."
+                )
+        new_size = len(text)
+        old_size = len(old_text) if old_text is not None else 0
+        if new_size > self.max_file_chars and new_size > old_size:
+            raise CommandError(
+                f"Not written: {path} would be {new_size:,} characters, over the "
+                f"{self.max_file_chars:,}-character limit for one memory file. {_merge_hint()}"
+            )
+        total_before = self._total_chars()
+        total_after = total_before - (self._chars_of(real) if old_text is not None else 0) + new_size
+        if total_after > self.max_total_chars and total_after > total_before:
+            raise CommandError(
+                f"Not written: memory would total {total_after:,} characters, over the "
+                f"{self.max_total_chars:,}-character limit for all memory files. {_merge_hint()}"
+            )
+        atomic.write_file(real, text.encode("utf-8"))
+
+    # -- sizes -----------------------------------------------------------------------------
+
+    def _files(self) -> Iterator[str]:
+        """Every regular, visible file in the folder (symlinks are neither followed nor counted)."""
+        stack = [self._root]
+        while stack:
+            directory = stack.pop()
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    elif entry.is_file(follow_symlinks=False):
+                        yield entry.path
+                except OSError:
+                    continue
+
+    def _chars_of(self, real: str) -> int:
+        try:
+            info = os.stat(real, follow_symlinks=False)
+        except OSError:
+            return 0
+        key = (info.st_mtime_ns, info.st_size, info.st_ino)
+        cached = self._sizes.get(real)
+        if cached is not None and cached[:3] == key:
+            return cached[3]
+        try:
+            with open(real, "rb") as handle:
+                chars = len(handle.read().decode("utf-8", errors="replace"))
+        except OSError:
+            return 0
+        self._sizes[real] = (*key, chars)
+        return chars
+
+    def _total_chars(self) -> int:
+        return sum(self._chars_of(f) for f in self._files())
+
+    def total_chars(self) -> int:
+        """Characters in every memory file, MEMORY.md included: what preloading costs."""
+        return self._total_chars()
+
+    # -- the notes, for the agent and the side pane ----------------------------------------
+
+    def memories(self) -> list[MemoryInfo]:
+        """Every .md memory file except the index, sorted by path. Reads need no lock:
+        writes replace files whole, so a reader sees the old text or the new."""
+        found: list[MemoryInfo] = []
+        index = os.path.join(self._root, INDEX_NAME)
+        for real in self._files():
+            if not real.endswith(".md") or real == index:
+                continue
+            try:
+                with open(real, "rb") as handle:
+                    text = handle.read().decode("utf-8", errors="replace")
+                modified = os.stat(real).st_mtime
+            except OSError:
+                continue  # deleted while listing
+            stem = os.path.splitext(os.path.basename(real))[0]
+            name, kind, description = describe(text, stem)
+            found.append(
+                MemoryInfo(
+                    path=paths.to_virtual(self._root, real),
+                    file=Path(real),
+                    name=name,
+                    type=kind,
+                    description=description,
+                    size=len(text),
+                    modified=modified,
+                )
+            )
+        found.sort(key=lambda info: info.path)
+        return found
+
+    def snapshot(self, now: float | None = None) -> str:
+        """Every file, for preloading into a prompt, each with its age so that an old
+        claim reads as old. Empty when there is no memory."""
+        now = time.time() if now is None else now
+        index = os.path.join(self._root, INDEX_NAME)
+        ordered = sorted(self._files(), key=lambda f: (f != index, paths.to_virtual(self._root, f)))
+        parts: list[str] = []
+        for real in ordered:
+            try:
+                with open(real, "rb") as handle:
+                    text = handle.read().decode("utf-8", errors="replace")
+                age = age_text(now - os.stat(real).st_mtime)
+            except OSError:
+                continue
+            # A memory must not be able to close its own element and speak as the prompt.
+            body = text.rstrip().replace("</memory>", "<\\/memory>")
+            parts.append(f'<memory path="{paths.to_virtual(self._root, real)}" age="{age}">\n{body}\n</memory>\n')
+        return "".join(parts)
+
+    def index_text(self) -> str:
+        try:
+            with open(os.path.join(self._root, INDEX_NAME), "rb") as handle:
+                return handle.read().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+
+    def index_problems(self) -> list[str]:
+        index_path = f"{self.ROOT}/{INDEX_NAME}"
+        entries = index_entries(self.index_text())
+        targets = {entry.target for entry in entries}
+        problems: list[str] = []
+        for info in self.memories():
+            relative = info.path[len(self.ROOT) + 1 :]
+            if relative not in targets:
+                problems.append(f"{info.path} has no line in {index_path}, so a session reading the index will not find it.")
+        seen: set[str] = set()
+        for entry in entries:
+            if entry.target in seen:
+                continue
+            seen.add(entry.target)
+            try:
+                real = paths.resolve(self._root, f"{self.ROOT}/{entry.target}")
+            except CommandError:
+                problems.append(f"{index_path} line {entry.line + 1} links to {entry.target}, which is not a memory path.")
+                continue
+            if not os.path.isfile(real):
+                problems.append(f"{index_path} links to {entry.target}, which does not exist.")
+        return problems
+
+    def reindex(self) -> None:
+        """Repairs MEMORY.md from the files: lines whose file is gone are dropped, every
+        memory without a line gets one built from its frontmatter, other lines stay as written."""
+        with self._locked():
+            index_real = os.path.join(self._root, INDEX_NAME)
+            old_text = self.index_text()
+            memories = {info.path[len(self.ROOT) + 1 :]: info for info in self.memories()}
+            entries = {entry.line: entry for entry in index_entries(old_text)}
+            kept: list[str] = []
+            listed: set[str] = set()
+            for number, line in enumerate(old_text.splitlines()):
+                entry = entries.get(number)
+                if entry is not None:
+                    if entry.target not in memories or entry.target in listed:
+                        continue
+                    listed.add(entry.target)
+                kept.append(line)
+            for relative, info in memories.items():
+                if relative not in listed:
+                    kept.append(index_line(info.name, relative, info.description))
+            new_text = "\n".join(kept).strip("\n")
+            new_text = new_text + "\n" if new_text else ""
+            if new_text != old_text:
+                atomic.write_file(index_real, new_text.encode("utf-8"))
+
+    def stale_references(self, repo: Path) -> dict[str, list[str]]:
+        """Virtual path -> the repository paths ("path", "path:line") it names that are gone."""
+        from memory.staleness import FileNames, missing_references
+
+        repo = Path(repo)
+        names = FileNames(repo)
+        stale: dict[str, list[str]] = {}
+        for info in self.memories():
+            try:
+                text = info.file.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            missing = missing_references(text, repo, names)
+            if missing:
+                stale[info.path] = missing
+        return stale
+
+    # -- direct access for the side pane and the CLI ---------------------------------------
+
+    def read(self, path: str) -> str:
+        """The text of a memory file; MemoryStoreError subclasses on problems."""
+        try:
+            real = self._resolve(path)
+        except CommandError as error:
+            raise MemoryPathError(str(error)) from None
+        if not os.path.isfile(real):
+            raise MemoryNotFound(f"There is no memory file at {path}.")
+        try:
+            return self._read_text(real, path)
+        except CommandError as error:
+            if "UTF-8" in str(error):
+                raise MemoryNotText(str(error)) from None
+            raise MemoryStoreError(str(error)) from None
+        except OSError as error:
+            raise MemoryStoreError(f"Could not read {path}: {error.strerror or error}.") from None
+
+    def save(self, path: str, text: str, *, expected: str | None = None) -> tuple[str, bool]:
+        """Creates or overwrites a file from the editor, through the same checks as the
+        model's writes. With `expected`, refuses if the file changed on disk meanwhile."""
+        try:
+            if not isinstance(path, str) or not isinstance(text, str):
+                raise CommandError("The path and the text must be strings.")
+            paths.split(path)
+            with self._locked():
+                real = self._resolve(path)
+                if real == self._root or os.path.isdir(real):
+                    raise CommandError(f"{path} is a directory, not a memory file.")
+                current = self._old_text(real) if os.path.isfile(real) else None
+                if expected is not None and current != expected:
+                    if current is None:
+                        raise CommandError(f"Not saved: {path} was deleted on disk since you opened it.")
+                    raise CommandError(
+                        f"Not saved: {path} changed on disk since you opened it. Reload it and make your edit again."
+                    )
+                self._make_parent(real, path)
+                self._write(real, path, text, current)
+            return f"Saved {path}", False
+        except (CommandError, MemoryStoreError) as error:
+            return str(error), True
+        except OSError as error:
+            return f"Could not save {path}: {error.strerror or error}.", True
+        except Exception as error:
+            return f"Could not save {path}: {type(error).__name__}: {error}", True
+
+    def delete(self, path: str) -> tuple[str, bool]:
+        return self.run({"command": "delete", "path": path})
