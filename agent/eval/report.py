@@ -100,6 +100,12 @@ def markdown_table(results: dict) -> str:
     failed = sum(mode_summary(m, stale)["failed_mondays"] for m in results["modes"])
     if failed:
         notes.append(f"{failed} Monday run(s) failed and are left out of the counts; see results.json.")
+    troubled = sum(bool(m.get("errors")) for mode in results["modes"] for m in mode["mondays"] if m.get("score"))
+    if troubled:
+        notes.append(
+            f"{troubled} Monday run(s) met an API or loop error in at least one turn and are counted as "
+            "they ended; the errors are in results.json."
+        )
     notes.append(
         "Time to first token is the median over Mondays of the first question's; the first request is "
         "counted with the token counting endpoint. Friday's memory: files saved, and how many of their "

@@ -175,10 +175,15 @@ def test_stale_variant_fixes_the_call_site_before_monday(claude_double, tmp_path
     assert monday["score"]["red_without_building"] is False
 
 
-def test_cli_writes_the_three_outputs_from_any_folder(claude_double, tmp_path, monkeypatch, capsys):
+def test_cli_writes_the_three_outputs_from_any_folder(claude_double, tmp_path, monkeypatch, capsys, user_dirs):
+    import tempfile
+
     from tui.cli import main
 
     claude_double.responder = respond
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     elsewhere = tmp_path / "somewhere" / "else"
     elsewhere.mkdir(parents=True)
     monkeypatch.chdir(elsewhere)
@@ -192,6 +197,10 @@ def test_cli_writes_the_three_outputs_from_any_folder(claude_double, tmp_path, m
     saved = json.loads((elsewhere / "report" / "results.json").read_text())
     assert [m["mode"] for m in saved["modes"]] == ["none", "preloaded"]
     assert saved["effort"] == "low"
+    # Its fixtures and data folders were temporary, and the user's own data was never touched.
+    assert list(scratch.iterdir()) == []
+    assert list(user_dirs["data"].iterdir()) == []
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["report"]
 
 
 def test_cli_without_a_key_says_how_to_set_one(monkeypatch, tmp_path, capsys, user_dirs):
@@ -211,3 +220,26 @@ def test_cli_refuses_an_unknown_mode(capsys):
     with pytest.raises(SystemExit):
         main(["eval", "--modes", "none,forever"])
     assert "forever" in capsys.readouterr().err
+
+
+def test_an_api_error_on_monday_is_recorded_and_the_run_goes_on(claude_double, tmp_path):
+    from tests.claude_double import error
+
+    refused = []
+
+    def flaky(request):
+        if not refused and "What was I doing on Friday?" in request.last_user_text():
+            refused.append(request)
+            return error(400, "messages.0: scripted refusal")
+        return respond(request)
+
+    claude_double.count_tokens = tokens_of
+    options = EvalOptions(modes=("none",), runs=1, config=AgentConfig(thinking="off"), workdir=tmp_path / "work")
+    claude_double.responder = flaky
+    results = run_eval(options)
+    monday = results["modes"][0]["mondays"][0]
+    assert monday["errors"] and "scripted refusal" in monday["errors"][0]
+    assert monday["score"]["says_what_was_left"] is False
+    # The later questions still ran: the second is answered, the third built.
+    assert monday["turns"][2]["items"]
+    assert "met an API or loop error" in markdown_table(results)
