@@ -32,8 +32,15 @@ class TestSummary:
         if len(detail) > MAX_DETAIL_CHARS:
             detail = detail[: MAX_DETAIL_CHARS - 3] + "..."
         entry = f"{name}: {detail}" if detail else name
-        if not any(f == entry or f.startswith(name + ":") or f == name for f in self.failures):
-            self.failures.append(entry)
+        for i, known in enumerate(self.failures):
+            if known == name:
+                # Runners often name a failure before they print its reason.
+                if detail:
+                    self.failures[i] = entry
+                return
+            if known.startswith(name + ": "):
+                return
+        self.failures.append(entry)
 
 
 def _int(text: str | None) -> int:

@@ -21,6 +21,9 @@ def isolated_env(tmp_path_factory, monkeypatch):
     for kind in ("AUTHOR", "COMMITTER"):
         monkeypatch.setenv(f"GIT_{kind}_NAME", "Test Developer")
         monkeypatch.setenv(f"GIT_{kind}_EMAIL", "dev@example.invalid")
+    # The fixture projects' pytest runs need none of the plugins installed here; loading them
+    # all costs a second per run.
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     monkeypatch.delenv("FAKE_DOTNET_SLEEP", raising=False)
     monkeypatch.delenv("FAKE_DOTNET_PIDS", raising=False)
 
