@@ -166,7 +166,7 @@ class Session:
             if cancel.cancelled:
                 raise TurnCancelled(usage)
             try:
-                content, stop_reason, call = self._stream_once(turn, emit, cancel, reply_text, started)
+                content, stop_reason, call, bad_inputs = self._stream_once(turn, emit, cancel, reply_text, started)
             except TurnCancelled as stop:
                 raise TurnCancelled(usage + stop.args[0])
             except _TurnFailed as failed:
@@ -181,7 +181,7 @@ class Session:
                 if stop_reason == "max_tokens":
                     raise _TurnFailed("The reply hit the output limit and was cut short; ask for less at a time.", usage)
                 return usage
-            results = self._run_tools(turn, tool_uses, emit, cancel)
+            results = self._run_tools(turn, tool_uses, emit, cancel, bad_inputs)
             self._append({"role": "user", "content": results})
             if cancel.cancelled:
                 raise TurnCancelled(usage)
@@ -192,7 +192,7 @@ class Session:
 
     def _stream_once(
         self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float
-    ) -> tuple[list[dict], str | None, Usage]:
+    ) -> tuple[list[dict], str | None, Usage, dict[str, str]]:
         params = claude.request_params(
             self.config, system=self.system, tools=self.tool_definitions, messages=self.messages
         )
@@ -211,9 +211,9 @@ class Session:
 
         try:
             stream = self.client.messages.create(**params, stream=True)
-            # A stalled read blocks the loop inside the SDK; closing the response from the
-            # cancelling thread ends that read.
-            remove_hook = cancel.on_cancel(lambda: _close_quietly(stream))
+            # A stalled read blocks the loop inside the SDK, and closing the response from
+            # another thread does not wake it; shutting the socket down does.
+            remove_hook = cancel.on_cancel(lambda: _abort(stream))
             for event in stream:
                 if cancel.cancelled:
                     raise TurnCancelled(partial_usage())
@@ -303,10 +303,15 @@ class Session:
                 _close_quietly(stream)
 
         usage = partial_usage()
+        # Input that is not JSON goes back as {} (a request must stay valid); the tool does
+        # not run and the model hears why.
+        bad_inputs = {b["id"]: b["input"].raw for b in blocks.values() if isinstance(b.get("input"), _BadInput)}
         content = [_clean_block(blocks[i]) for i in sorted(blocks)]
-        return [b for b in content if b is not None], stop_reason, usage
+        return [b for b in content if b is not None], stop_reason, usage, bad_inputs
 
-    def _run_tools(self, turn: int, tool_uses: list[dict], emit: Sink, cancel: Cancellation) -> list[dict]:
+    def _run_tools(
+        self, turn: int, tool_uses: list[dict], emit: Sink, cancel: Cancellation, bad_inputs: dict[str, str]
+    ) -> list[dict]:
         results: list[dict] = []
         ctx = ToolContext(repo=self.repo, cancel=cancel, config=self.config)
         for block in tool_uses:
@@ -316,8 +321,12 @@ class Session:
                 continue
             emit(ToolStarted(turn, tool_id, name, self.registry.summarize(name, input)))
             began = time.monotonic()
-            if isinstance(input, _BadInput):
-                result = ToolResult(text=f"Error: the tool input was not valid JSON: {input.raw[:200]}", is_error=True, summary="bad input")
+            if tool_id in bad_inputs:
+                result = ToolResult(
+                    text=f"Error: the tool input was not valid JSON: {bad_inputs[tool_id][:200]}",
+                    is_error=True,
+                    summary="bad input",
+                )
             else:
                 result = self.registry.run(name, input, ctx)
             duration = time.monotonic() - began
@@ -493,6 +502,17 @@ def _with_first(usage: Usage, first: float | None) -> Usage:
         total_time=usage.total_time,
         cost_usd=usage.cost_usd,
     )
+
+
+def _abort(stream: Any) -> None:
+    import socket
+
+    try:
+        network = stream.response.extensions["network_stream"]
+        network.get_extra_info("socket").shutdown(socket.SHUT_RDWR)
+    except Exception:
+        # No socket to reach (another transport): the loop still stops at the next event.
+        pass
 
 
 def _close_quietly(stream: Any) -> None:

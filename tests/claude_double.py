@@ -24,7 +24,8 @@ Every POST /v1/messages takes the next scripted reply from a queue. A reply is a
 dict (JSON-serialisable, so a script file can hold the same thing); build one with
 `reply(...)` or pass content blocks straight to `add(...)`:
 
-- content blocks: `text("...")`, `tool_use(name, input, id=None)`,
+- content blocks: `text("...")`, `tool_use(name, input, id=None, raw_input=None)`
+  (raw_input: the exact JSON text to stream, for a model that sends broken input),
   `thinking("...", signature="sig")`, `redacted_thinking(data)`.
 - `reply(*blocks, stop_reason=None, usage=None, delay=0.0, chunk=12, ping=False,
   drop_after=None, malformed_after=None, stall=None)`
@@ -36,7 +37,7 @@ dict (JSON-serialisable, so a script file can hold the same thing); build one wi
   - ping: send a `ping` event after message_start.
   - drop_after=N: send N events, then close the connection mid-body (a dropped stream).
   - malformed_after=N: send N events, then an event whose data is not JSON.
-  - stall=S: after the first content event, wait S seconds before going on.
+  - stall=S: after the first content_block_delta, wait S seconds before going on.
 - `error(status, message=None, type=None, retry_after_ms=5)`: an HTTP error with the
   API's error JSON body, e.g. `error(429)`, `error(529)`, `error(500)`,
   `error(400, "messages.3.content.2: Invalid `signature` in `thinking` block...")`.
@@ -102,13 +103,16 @@ def text(value: str) -> dict:
     return {"type": "text", "text": value}
 
 
-def tool_use(name: str, input: dict | None = None, id: str | None = None) -> dict:
-    return {
+def tool_use(name: str, input: dict | None = None, id: str | None = None, raw_input: str | None = None) -> dict:
+    block = {
         "type": "tool_use",
         "id": id or f"toolu_{uuid.uuid4().hex[:20]}",
         "name": name,
         "input": input or {},
     }
+    if raw_input is not None:
+        block["raw_input"] = raw_input
+    return block
 
 
 def thinking(value: str, signature: str = "sig-double") -> dict:
@@ -311,7 +315,7 @@ def _sse_events(rep: dict, request: Request) -> list[tuple[str, dict]]:
             deltas = [delta({"type": "text_delta", "text": p}) for p in _pieces(block["text"], chunk)]
         elif kind == "tool_use":
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-            raw = json.dumps(block.get("input", {}))
+            raw = block["raw_input"] if "raw_input" in block else json.dumps(block.get("input", {}))
             deltas = [delta({"type": "input_json_delta", "partial_json": p}) for p in _pieces(raw, chunk)]
         elif kind == "thinking":
             start = {"type": "thinking", "thinking": "", "signature": ""}
@@ -348,7 +352,7 @@ def _json_message(rep: dict, request: Request) -> dict:
     events = _sse_events(rep, request)
     message = events[0][1]["message"]
     final = events[-2][1]
-    message["content"] = rep.get("content", [])
+    message["content"] = [{k: v for k, v in b.items() if k != "raw_input"} for b in rep.get("content", [])]
     message["stop_reason"] = final["delta"]["stop_reason"]
     message["usage"] = final["usage"]
     return message
@@ -403,7 +407,7 @@ class ClaudeDouble:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="claude-double", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="claude-double", daemon=True)
         self._thread.start()
         return self
 
@@ -531,10 +535,10 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 if delay:
                     time.sleep(delay)
+                self._chunk(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
                 if stall and name == "content_block_delta":
                     time.sleep(float(stall))
                     stall = None
-                self._chunk(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
             self._chunk(b"")
         except (BrokenPipeError, ConnectionResetError, OSError):
             # the client went away (a cancelled turn): nothing left to tell it

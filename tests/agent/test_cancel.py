@@ -1,0 +1,119 @@
+"""Cancelling a turn: between stream events, inside a stalled read, and while a tool runs."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from agent.cancel import Cancellation
+from agent.config import AgentConfig
+from agent.events import TextDelta, ToolStarted, TurnFinished
+from agent.session import Session
+from tests.agent.toolkit import EchoTool, SleepTool
+from tests.claude_double import reply, tool_use
+
+NOW = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
+
+
+def make(tmp_path: Path, tools) -> Session:
+    return Session(tmp_path, AgentConfig(memory_mode="none"), tools=tools, now=NOW)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead for our purposes
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def cancel_when(session: Session, text: str, trigger) -> tuple[list, float]:
+    """Sends `text`, cancels at the first event `trigger` accepts; returns events and seconds to finish."""
+    cancel = Cancellation()
+    events: list = []
+    fired = threading.Event()
+    moment: list[float] = []
+
+    def sink(event):
+        events.append(event)
+        if not fired.is_set() and trigger(event):
+            fired.set()
+            moment.append(time.monotonic())
+            threading.Thread(target=cancel.cancel).start()
+
+    session.send(text, sink, cancel)
+    assert moment, "the trigger never fired"
+    return events, time.monotonic() - moment[0]
+
+
+def test_cancel_between_stream_events(claude_double, tmp_path):
+    claude_double.add(reply("word " * 200, chunk=5, delay=0.02), "Next turn.")
+    session = make(tmp_path, [EchoTool()])
+    events, took = cancel_when(session, "talk", lambda e: isinstance(e, TextDelta))
+    assert isinstance(events[-1], TurnFinished) and events[-1].cancelled
+    assert len([e for e in events if isinstance(e, TextDelta)]) < 20
+    assert took < 2
+    assert session.send("again", lambda e: None).api_calls == 1
+    assert [m["role"] for m in claude_double.messages_requests()[-1].messages] == ["user"]
+
+
+def test_cancel_inside_a_stalled_read(claude_double, tmp_path):
+    # The server sends one delta and then nothing for 30 s: only closing the response ends the read.
+    claude_double.add(reply("Thinking about it for a long while", chunk=4, stall=30))
+    session = make(tmp_path, [EchoTool()])
+    events, took = cancel_when(session, "talk", lambda e: isinstance(e, TextDelta))
+    assert events[-1].cancelled
+    assert took < 5
+
+
+def test_cancel_while_a_tool_runs_kills_its_process_tree(claude_double, tmp_path):
+    pid_file = tmp_path / "child.pid"
+    claude_double.add(tool_use("sleep", {}, id="t1"), "After the cancel.")
+    session = make(tmp_path, [SleepTool(pid_file)])
+
+
+    cancel = Cancellation()
+    events: list = []
+
+    def watcher():
+        deadline = time.monotonic() + 20
+        while not (pid_file.exists() and pid_file.read_text()):
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.02)
+        cancel.cancel()
+
+    threading.Thread(target=watcher, daemon=True).start()
+    began = time.monotonic()
+    session.send("sleep", events.append, cancel)
+    assert time.monotonic() - began < 15
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(child), "the tool's grandchild outlived the cancel"
+    assert events[-1].cancelled
+    assert len(claude_double.messages_requests()) == 1
+
+    # The next turn sends a tool_result for the cancelled call, so the history stays valid.
+    session.send("what happened?", lambda e: None)
+    last = claude_double.messages_requests()[-1]
+    content = last.messages[-1]["content"]
+    assert content[0]["type"] == "tool_result" and content[0]["tool_use_id"] == "t1"
+    assert content[-1]["text"] == "what happened?"
+
+
+def test_cancelled_before_it_starts(claude_double, tmp_path):
+    cancel = Cancellation()
+    cancel.cancel()
+    events: list = []
+    make(tmp_path, [EchoTool()]).send("hi", events.append, cancel)
+    assert events[-1].cancelled and claude_double.requests == []

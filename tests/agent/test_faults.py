@@ -1,0 +1,130 @@
+"""What the API can do wrong, and how a session lives through it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from agent.config import AgentConfig, api_key_problem
+from agent.events import AgentError, TextDelta, TurnFinished
+from agent.session import Session
+from tests.agent.toolkit import EchoTool
+from tests.claude_double import error, reply, tool_use
+
+NOW = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
+
+
+def make(tmp_path: Path, **config) -> Session:
+    config.setdefault("memory_mode", "none")
+    return Session(tmp_path, AgentConfig(**config), tools=[EchoTool()], now=NOW)
+
+
+def run(session: Session, text: str) -> list:
+    events: list = []
+    session.send(text, events.append)
+    return events
+
+
+def errors(events) -> list[str]:
+    return [e.message for e in events if isinstance(e, AgentError)]
+
+
+def test_429_529_and_500_are_retried(claude_double, tmp_path):
+    claude_double.add(error(429), error(529), error(500), reply("Made it."))
+    events = run(make(tmp_path), "hi")
+    assert errors(events) == []
+    assert events[-1].text == "Made it."
+    requests = claude_double.messages_requests()
+    assert len(requests) == 4
+    assert [r.headers.get("x-stainless-retry-count") for r in requests] == ["0", "1", "2", "3"]
+
+
+def test_retries_give_up_with_a_sentence_and_the_session_goes_on(claude_double, tmp_path):
+    claude_double.add(*[error(529, "Overloaded")] * 3, "Back again.")
+    session = make(tmp_path, max_retries=2)
+    events = run(session, "hi")
+    assert errors(events) == ["Claude API error 529 overloaded_error: Overloaded"]
+    assert isinstance(events[-1], TurnFinished)
+    events = run(session, "and now?")
+    assert errors(events) == [] and events[-1].text == "Back again."
+    # The unanswered words stay, and the new ones follow them in the same user message.
+    last = claude_double.messages_requests()[-1]
+    assert len(last.messages) == 1
+    assert "hi" in last.last_user_text() and "and now?" in last.last_user_text()
+
+
+def test_a_400_is_shown_as_the_api_wrote_it(claude_double, tmp_path):
+    message = (
+        "messages.3.content.2: Invalid `signature` in `thinking` block. The block is bound to a "
+        "different conversation."
+    )
+    claude_double.add(error(400, message))
+    events = run(make(tmp_path), "hi")
+    assert errors(events) == [f"Claude API error 400 invalid_request_error: {message}"]
+    assert len(claude_double.messages_requests()) == 1, "a 400 is not retried"
+
+
+def test_a_dropped_stream_ends_the_turn_and_the_session_goes_on(claude_double, tmp_path):
+    claude_double.add(reply("This answer will never fin", chunk=4, drop_after=5), "Second try worked.")
+    session = make(tmp_path)
+    events = run(session, "hi")
+    assert any("dropped" in m for m in errors(events))
+    assert isinstance(events[-1], TurnFinished) and not events[-1].cancelled
+    assert events[-1].usage.api_calls == 1
+    events = run(session, "again")
+    assert errors(events) == [] and events[-1].text == "Second try worked."
+    # The half reply was not kept: the history holds no assistant message from it.
+    assert [m["role"] for m in claude_double.messages_requests()[-1].messages] == ["user"]
+
+
+def test_a_malformed_event_ends_the_turn_and_the_session_goes_on(claude_double, tmp_path):
+    claude_double.add(reply("Hello there", malformed_after=3), "Fine now.")
+    session = make(tmp_path)
+    events = run(session, "hi")
+    assert any("could not be read" in m for m in errors(events))
+    assert run(session, "again")[-1].text == "Fine now."
+
+
+def test_a_drop_after_a_tool_call_keeps_the_history_valid(claude_double, tmp_path):
+    claude_double.add(tool_use("echo", {"text": "a"}, id="t1"), reply("partial answer here", drop_after=4), "ok")
+    session = make(tmp_path)
+    run(session, "one")
+    run(session, "two")
+    roles = [m["role"] for m in claude_double.messages_requests()[-1].messages]
+    assert roles == ["user", "assistant", "user"]
+    last = claude_double.messages_requests()[-1].messages[-1]["content"]
+    assert last[0]["type"] == "tool_result" and last[-1]["text"] == "two"
+
+
+def test_no_api_key_is_one_sentence(claude_double, tmp_path, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    problem = api_key_problem()
+    assert problem and "ANTHROPIC_API_KEY" in problem and problem.count(". ") == 0
+    events = run(make(tmp_path), "hi")
+    assert errors(events) == [problem]
+    assert claude_double.requests == []
+
+
+def test_a_refused_key_says_to_check_it(claude_double, tmp_path):
+    claude_double.add(error(401, "invalid x-api-key"))
+    assert any("ANTHROPIC_API_KEY" in m and "invalid x-api-key" in m for m in errors(run(make(tmp_path), "hi")))
+
+
+def test_unreachable_api_is_a_sentence(claude_double, tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # discard port: nothing listens
+    events = run(make(tmp_path, max_retries=0), "hi")
+    assert errors(events) == ["Could not reach http://127.0.0.1:9; check the network and ask again."]
+
+
+def test_base_url_is_honoured_in_another_process(claude_double, tmp_path):
+    claude_double.add("From the double.")
+    code = (
+        "from pathlib import Path; from agent.session import Session; from agent.config import AgentConfig;"
+        "s = Session(Path('.'), AgentConfig(memory_mode='none'), tools=[], save_transcript=False);"
+        "s.send('hi', lambda e: print(e.text, end='') if type(e).__name__ == 'TextDelta' else None)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=Path(__file__).parents[2])
+    assert out.stdout == "From the double.", out.stderr
+    assert len(claude_double.requests) == 1

@@ -1,0 +1,79 @@
+"""`devagent ask`: one session of typed turns, without the app.
+
+Each reply is printed as it streams; tool calls and errors go to stderr so stdout holds
+the replies and, last, one JSON line of usage for scripts to parse. Every `ask` is a new
+session of the repository, so memory modes behave as they do between app sessions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
+    from tui.cli import add_agent_options
+
+    parser.add_argument("--repo", default=".", help="the repository (default: .)")
+    add_agent_options(parser)
+    parser.add_argument("turns", nargs="+", metavar="TURN", help="what you would say, one turn each")
+
+
+def run(name: str, args: argparse.Namespace) -> int:
+    from agent.config import AgentConfig, api_key_problem
+
+    repo = Path(args.repo).expanduser()
+    if not repo.is_dir():
+        print(f"devagent ask: {repo} is not a folder.", file=sys.stderr)
+        return 2
+    problem = api_key_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    config = AgentConfig.from_env_and_args(args, repo=repo)
+
+    from agent.events import AgentError, TextDelta, ToolFinished, ToolStarted, TurnFinished
+    from agent.session import Session
+
+    out, err = sys.stdout, sys.stderr
+    failed = False
+
+    def sink(event) -> None:
+        nonlocal failed
+        if isinstance(event, TextDelta):
+            out.write(event.text)
+            out.flush()
+        elif isinstance(event, ToolStarted):
+            err.write(f"[{event.name}{': ' + event.summary if event.summary else ''}]\n")
+        elif isinstance(event, ToolFinished):
+            mark = "failed" if event.is_error else "done"
+            err.write(f"[{event.name} {mark}{': ' + event.summary if event.summary else ''}]\n")
+        elif isinstance(event, AgentError):
+            failed = True
+            err.write(f"devagent: {event.message}\n")
+        elif isinstance(event, TurnFinished):
+            out.write("\n")
+            out.flush()
+
+    try:
+        session = Session(repo, config)
+    except Exception as error:
+        print(f"devagent ask: could not start a session: {error}", file=sys.stderr)
+        return 1
+    try:
+        for turn in args.turns:
+            session.send(turn, sink)
+    except KeyboardInterrupt:
+        failed = True
+    finally:
+        session.close()
+    # close() may spend a call (summary mode); the session's own total counts it.
+    total = session.usage
+    record = {**total.to_dict(), "turns": len(args.turns), "model": config.model, "memory": config.memory_mode}
+    if session.transcript is not None and session.transcript.path.exists():
+        record["transcript"] = str(session.transcript.path)
+    out.write(json.dumps(record) + "\n")
+    out.flush()
+    return 1 if failed else 0
