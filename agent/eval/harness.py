@@ -137,7 +137,7 @@ def count_first(session: Any, replayed: int) -> tuple[int | None, str | None]:
     params = claude.request_params(
         session.config, system=session.system, tools=session.tool_definitions, messages=messages
     )
-    kwargs = {k: params[k] for k in ("model", "system", "tools", "messages", "thinking") if k in params}
+    kwargs = {k: params[k] for k in ("model", "system", "tools", "messages", "thinking", "output_config") if k in params}
     try:
         return int(session.client.messages.count_tokens(**kwargs).input_tokens), None
     except Exception as err:  # a failed count leaves a gap in the table, not a failed run

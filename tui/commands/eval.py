@@ -11,7 +11,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-MODES = ("none", "history", "window", "summary", "on-demand", "preloaded", "index")
+from agent.eval.harness import ALL_MODES as MODES
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
@@ -34,8 +34,9 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--keep", action="store_true", help="keep the fixture repositories and data folders (printed at the end)"
     )
-    # --memory comes with the shared options; each mode is chosen by --modes instead.
     add_agent_options(parser)
+    # --memory comes with the shared options, but here --modes chooses every mode measured.
+    parser._option_string_actions["--memory"].help = argparse.SUPPRESS
 
 
 def _positive(text: str) -> int:
