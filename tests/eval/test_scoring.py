@@ -158,3 +158,28 @@ def test_records_round_trip_through_json():
     turns = load("monday_note_only")
     assert turns_to_json(turns_from_json(turns_to_json(turns))) == turns_to_json(turns)
     assert isinstance(turns[0].items[3], Shown)
+
+
+@pytest.mark.parametrize(
+    "answer, right",
+    [
+        ("You planned to finish ReviewOrchestrator today.", True),
+        ("The last piece is ReviewOrchestrator.", True),
+        ("ReviewOrchestrator still uses file.Patch on line 111.", True),
+        ("You need to update the call site in Review Orchestrator.", True),
+        ("ReviewOrchestrator uses Patch where everything else uses Diff.", True),
+        ("You changed ChangedFile.cs, DiffParser.cs and ReviewOrchestrator.cs.", False),
+        ("I can't see Friday. ReviewOrchestrator.cs is modified on rename-patch-to-diff.", False),
+        ("You were renaming Patch to Diff in ChangedFile.", False),
+    ],
+)
+def test_what_counts_as_saying_what_was_left(answer, right):
+    assert scoring.says_what_was_left(TurnRecord("What was I doing on Friday?", [Said(answer)])) is right
+
+
+def test_the_third_answer_may_name_the_call_site_by_its_line():
+    build = ToolRun("build", {}, "src/ClaudeReviewBot.Core/Review/ReviewOrchestrator.cs:111:34 CS1061")
+    turns = [TurnRecord("a"), TurnRecord("b", [build]), TurnRecord("c", [Said("Just line 111, the last use of Patch.")])]
+    assert scoring.third_answer_backed(turns)
+    turns[2] = TurnRecord("c", [Said("Nothing much.")])
+    assert not scoring.third_answer_backed(turns)
