@@ -48,6 +48,9 @@ class DeviceSource:
     def start(self, callback: AudioCallback) -> None:
         import sounddevice
 
+        from agent.voice.alsa import quiet_alsa_errors
+
+        quiet_alsa_errors()
         self._stream = sounddevice.InputStream(
             samplerate=self.samplerate, channels=1, dtype="float32", blocksize=self.blocksize,
             device=self.device, callback=callback)
@@ -122,19 +125,26 @@ class Recorder:
     """One recording at a time: start(), then stop() for the audio or cancel().
 
     on_level(level, elapsed) and on_auto_stop(reason) are called from the recorder's
-    worker thread; reason is "silence" or "max_length".
+    worker thread; reason is "silence" or "max_length". on_pause(mark, audio) reports a
+    short silence after speech (the audio up to it), so a caller can start transcribing
+    before the full silence wait is over; if that silence becomes the auto-stop,
+    `pause_mark` still equals `mark` and nothing but silence came after it.
     """
 
     def __init__(self, source: AudioSource | None = None, *, max_seconds: float = 30.0,
                  silence_ms: float = 300.0, auto_stop: bool = True,
                  on_level: Callable[[float, float], None] | None = None,
-                 on_auto_stop: Callable[[str], None] | None = None) -> None:
+                 on_auto_stop: Callable[[str], None] | None = None,
+                 on_pause: Callable[[int, np.ndarray], None] | None = None,
+                 pause_ms: float = 120.0) -> None:
         self.source = source if source is not None else DeviceSource()
         self.max_seconds = max_seconds
         self.silence_ms = silence_ms
         self.auto_stop = auto_stop
         self.on_level = on_level
         self.on_auto_stop = on_auto_stop
+        self.on_pause = on_pause
+        self.pause_ms = pause_ms
         self._vad: StreamingVad | None = None
         self._blocks: queue.Queue = queue.Queue()
         self._worker: threading.Thread | None = None
@@ -147,6 +157,7 @@ class Recorder:
         self._pending = np.zeros(0, dtype=np.float32)
         self._speech_frames = 0
         self._silent_frames = 0
+        self.pause_mark: int | None = None
         self._in_speech = False
         self.speech_heard = False
         self.stopped_by: str | None = None
@@ -254,18 +265,28 @@ class Recorder:
             self.on_level(self.level, self.elapsed)
         self._pending = np.concatenate([self._pending, block])
         silence_frames = max(1, round(self.silence_ms / 1000 * WHISPER_RATE / FRAME))
+        pause_frames = max(1, round(self.pause_ms / 1000 * WHISPER_RATE / FRAME))
+        consumed = self._samples - len(self._pending)
         while len(self._pending) >= FRAME:
             frame, self._pending = self._pending[:FRAME], self._pending[FRAME:]
+            consumed += FRAME
             prob = self._vad(frame)
             if prob >= SPEECH_THRESHOLD:
                 self._speech_frames += 1
                 self._silent_frames = 0
+                self.pause_mark = None
                 if self._speech_frames >= MIN_SPEECH_FRAMES:
                     self.speech_heard = True
             elif prob < SILENCE_THRESHOLD:
                 self._silent_frames += 1
                 if not self.speech_heard:
                     self._speech_frames = 0
+                elif self._silent_frames == pause_frames and pause_frames < silence_frames:
+                    self.pause_mark = consumed
+                    if self.on_pause is not None:
+                        with self._lock:
+                            so_far = np.concatenate(self._chunks)[:consumed]
+                        self.on_pause(consumed, so_far)
             if self.auto_stop and self.speech_heard and self._silent_frames >= silence_frames:
                 return "silence"
         if self._samples >= int(self.max_seconds * WHISPER_RATE):

@@ -26,6 +26,10 @@ def portaudio_problem() -> str | None:
 def input_device_problem(device=None) -> str | None:
     import sounddevice
 
+    from agent.voice.alsa import quiet_alsa_errors
+
+    quiet_alsa_errors()  # probing a missing device makes ALSA complain on stderr
+
     try:
         info = sounddevice.query_devices(device, kind="input")
     except Exception:

@@ -107,6 +107,9 @@ def open_output_stream(rate: int, callback: Callable, *, device=None, blocksize:
                        latency: str | float = "low"):
     import sounddevice
 
+    from agent.voice.alsa import quiet_alsa_errors
+
+    quiet_alsa_errors()
     stream = sounddevice.OutputStream(samplerate=rate, channels=1, dtype="int16",
                                       blocksize=blocksize, latency=latency, device=device,
                                       callback=callback)

@@ -52,6 +52,8 @@ def test_speech_then_silence_goes_idle_recording_transcribing_idle(speech_wav, t
     ready = events.next(TranscriptReady)
     assert words(ready.text) == words(SENTENCE)
     assert ready.stopped_by == "silence" and ready.audio_seconds > 2
+    # Whisper started at the first short pause, before the silence wait was over.
+    assert ready.early
     assert ptt.wait_idle(5) and ptt.state is PttState.IDLE
     assert events.states() == [PttState.RECORDING, PttState.TRANSCRIBING, PttState.IDLE]
 
@@ -66,6 +68,7 @@ def test_the_talk_key_and_enter_stop_early(speech_wav, transcriber):
         assert getattr(ptt, stop)()
         ready = events.next(TranscriptReady)
         assert ready.stopped_by == ("key" if stop == "toggle" else "enter")
+        assert not ready.early
         assert ready.text and len(words(ready.text)) < len(words(SENTENCE))
         assert words(SENTENCE)[:2] == words(ready.text)[:2]
 
@@ -153,3 +156,19 @@ def test_a_broken_event_sink_does_not_stop_the_machine(speech_wav, transcriber):
         threading.Event().wait(0.05)
     assert any(isinstance(e, TranscriptReady) for e in got)
     assert ptt.state is PttState.IDLE
+
+
+def test_a_pause_inside_the_sentence_does_not_end_it(speech, transcriber):
+    first, second = "Open the settings file.", "Then show me what changed."
+    def trimmed(clip):
+        loud = np.nonzero(np.abs(clip) > 0.02)[0]
+        return clip[loud[0]:loud[-1] + 1]
+
+    gap = np.zeros(int(0.15 * 16000), np.float32)  # a breath: shorter than the silence wait
+    audio = np.concatenate([trimmed(speech(first)), gap, trimmed(speech(second))])
+    recorder = Recorder(WavSource(samples=audio, speed=4.0, lead_silence=0.3, noise=0.002))
+    events = Events()
+    PushToTalk(recorder, transcriber, events).toggle()
+    ready = events.next(TranscriptReady)
+    assert words(ready.text) == words(first + " " + second)
+    assert ready.early
