@@ -12,6 +12,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any
 MAX_OUTPUT_CHARS = 4_000_000
 # How long stragglers that inherited the output pipe may keep it open after the command
 # itself has exited, before the group is killed so the read can finish.
-PIPE_GRACE_SECONDS = 2.0
+PIPE_GRACE_SECONDS = 1.0
 TERM_GRACE_SECONDS = 2.0
 POLL_SECONDS = 0.05
 
@@ -67,37 +68,51 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 class _Reader(threading.Thread):
-    """Drains the pipe so a chatty build never blocks on a full buffer."""
+    """Drains the pipe so a chatty build never blocks on a full buffer.
+
+    Keeps the first and the last half of the limit; chunks, not lines, because a build
+    printing a million short lines would otherwise spend its time in this loop.
+    """
 
     def __init__(self, stream) -> None:
         super().__init__(daemon=True)
         self.stream = stream
-        self.head: list[str] = []
-        self.head_chars = 0
-        self.tail: list[str] = []
-        self.tail_chars = 0
+        self.head = bytearray()
+        self.tail: deque[bytes] = deque()
+        self.tail_size = 0
         self.cut = False
 
     def run(self) -> None:
         half = MAX_OUTPUT_CHARS // 2
         try:
-            for raw in iter(self.stream.readline, b""):
-                line = raw.decode("utf-8", errors="replace")
-                if self.head_chars < half:
-                    self.head.append(line)
-                    self.head_chars += len(line)
-                    continue
-                self.tail.append(line)
-                self.tail_chars += len(line)
-                while self.tail_chars > half and len(self.tail) > 1:
-                    self.tail_chars -= len(self.tail.pop(0))
+            while True:
+                chunk = self.stream.read1(65536)
+                if not chunk:
+                    break
+                if len(self.head) < half:
+                    room = half - len(self.head)
+                    self.head += chunk[:room]
+                    chunk = chunk[room:]
+                    if not chunk:
+                        continue
+                self.tail.append(chunk)
+                self.tail_size += len(chunk)
+                while len(self.tail) > 1 and self.tail_size - len(self.tail[0]) >= half:
+                    self.tail_size -= len(self.tail.popleft())
                     self.cut = True
         except (OSError, ValueError):
             pass
 
     def text(self) -> str:
-        middle = ["\n[... output cut here: too long to keep ...]\n"] if self.cut else []
-        return "".join(self.head + middle + self.tail)
+        tail = b"".join(self.tail)
+        if not self.cut:
+            return (bytes(self.head) + tail).decode("utf-8", errors="replace")
+        # Cut at line ends, so neither side starts or ends with half a line.
+        head = bytes(self.head)
+        head = head[: head.rfind(b"\n") + 1] or head
+        tail = tail[tail.find(b"\n") + 1 :] if b"\n" in tail else tail
+        marker = b"\n[... output cut here: too long to keep ...]\n"
+        return (head + marker + tail).decode("utf-8", errors="replace")
 
 
 def run_command(

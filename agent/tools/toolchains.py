@@ -42,6 +42,9 @@ COMMON_ENV = {
     "DOTNET_CLI_UI_LANGUAGE": "en",
     "MSBUILDTERMINALLOGGER": "off",  # the live logger rewrites lines; the classic one is parseable
     "MSBUILDDISABLENODEREUSE": "1",  # worker nodes would outlive the build and hold its pipe
+    # MSBuild reads the environment as properties: no compiler server left holding the pipe
+    # (the process runner would kill it after a grace period, making every build pay for it).
+    "UseSharedCompilation": "false",
     "CARGO_TERM_COLOR": "never",
     "PYTHONUNBUFFERED": "1",
     "GIT_TERMINAL_PROMPT": "0",
