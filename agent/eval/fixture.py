@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from contextlib import contextmanager
@@ -95,9 +94,8 @@ def install_dotnet(bin_dir: Path) -> Path:
 def build_fixture(parent: Path) -> Fixture:
     """Creates `parent/ClaudeReviewBot` (the repository) and `parent/bin` (the stand-in)."""
     repo = parent / sources.SOLUTION_NAME
-    if repo.exists():
-        shutil.rmtree(repo)
-    repo.mkdir(parents=True)
+    # Never clear a folder that is already there: it may be someone's work, not an old fixture.
+    repo.mkdir(parents=True, exist_ok=False)
     _git(repo, "init", "-q", when="2026-10-26T09:00:00+00:00")
     _write_tree(repo, sources.tree("Patch"))
     _git(repo, "add", "-A", when="2026-10-26T09:00:00+00:00")

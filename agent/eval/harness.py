@@ -232,6 +232,8 @@ def run_monday(
 def run_eval(options: EvalOptions, progress: Progress | None = None) -> dict:
     """Runs every Friday and Monday; returns the results as the JSON structure of the report."""
     progress = progress or (lambda done, total, label: None)
+    if options.workdir is not None and options.workdir.exists() and any(options.workdir.iterdir()):
+        raise FileExistsError(f"{options.workdir} is not empty; the evaluation needs a fresh folder")
     root = options.workdir or Path(tempfile.mkdtemp(prefix="devagent-eval-"))
     root.mkdir(parents=True, exist_ok=True)
     friday, monday = scenario_days()

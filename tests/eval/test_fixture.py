@@ -94,3 +94,12 @@ def test_stand_in_logs_every_call_and_dotnet_on_path_restores_path(fixture):
     assert fixture.dotnet_calls() == [["build", "src/ClaudeReviewBot.Core"]]
     fixture.clear_dotnet_log()
     assert fixture.dotnet_calls() == []
+
+
+def test_building_over_an_existing_folder_is_refused_and_leaves_it_alone(tmp_path):
+    kept = tmp_path / "eval" / "ClaudeReviewBot"
+    kept.mkdir(parents=True)
+    (kept / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError):
+        build_fixture(tmp_path / "eval")
+    assert (kept / "notes.txt").read_text() == "mine"

@@ -243,3 +243,15 @@ def test_an_api_error_on_monday_is_recorded_and_the_run_goes_on(claude_double, t
     # The later questions still ran: the second is answered, the third built.
     assert monday["turns"][2]["items"]
     assert "met an API or loop error" in markdown_table(results)
+
+
+def test_cli_keep_refuses_a_folder_holding_an_earlier_run(claude_double, tmp_path, monkeypatch, capsys):
+    from tui.cli import main
+
+    earlier = tmp_path / "report" / "work" / "none"
+    earlier.mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    assert main(["eval", "--runs", "1", "--modes", "none", "--out", "report", "--keep"]) == 2
+    assert "earlier run" in capsys.readouterr().err
+    assert claude_double.requests == []
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["work"]

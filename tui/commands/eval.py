@@ -94,6 +94,9 @@ def run(name: str, args: argparse.Namespace) -> int:
     workdir = None
     if args.keep:
         workdir = out.resolve() / "work"
+        if workdir.exists() and any(workdir.iterdir()):
+            print(f"{workdir} already holds an earlier run's fixtures; choose another --out.", file=sys.stderr)
+            return 2
     options = EvalOptions(modes=args.modes, runs=args.runs, stale=args.stale, config=config, workdir=workdir)
     print(
         f"Measuring {', '.join(args.modes)}: one Friday and {args.runs} Monday(s) each"
