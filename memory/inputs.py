@@ -28,6 +28,11 @@ def _type_name(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _quote_list(names: list[str]) -> str:
     quoted = [f"'{n}'" for n in names]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
@@ -67,13 +72,18 @@ def parse(command: Any) -> tuple[str, dict[str, Any]]:
         if key == "view_range":
             if not (isinstance(value, list) and len(value) == 2 and all(_is_int(v) for v in value)):
                 raise CommandError(
-                    f"'view_range' must be two integers [start, end] (end -1 for the last line), got {value!r}."
+                    f"'view_range' must be two integers [start, end] (end -1 for the last line), got {_shown(value)}."
                 )
         elif key in _INTEGERS:
             if not _is_int(value):
-                raise CommandError(f"'{key}' must be an integer, got {value!r}.")
+                raise CommandError(f"'{key}' must be an integer, got {_shown(value)}.")
         elif not isinstance(value, str):
             raise CommandError(f"'{key}' must be a string, got {_type_name(value)}.")
+        else:
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise CommandError(f"'{key}' holds characters that are not valid Unicode text (lone surrogates).") from None
     if name == "str_replace" and present["old_str"] == "":
         raise CommandError("'old_str' must not be empty: give the exact text to replace.")
     return name, present

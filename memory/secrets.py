@@ -80,6 +80,10 @@ class _Rule:
     # the match is context, kept when masking so "Password=" stays readable.
     groups: tuple[int, ...] = (0,)
     check: Callable[[str], bool] | None = None
+    # Lower-case substrings one of which every match contains. Scanning with `in` is far
+    # cheaper than a regex, so a rule runs only on text that has one: a whole 300 KB
+    # build log costs milliseconds instead of a third of a second.
+    triggers: tuple[str, ...] = ()
 
 
 # Word edges for keys: a key never continues into a letter, digit, '-' or '_'.
@@ -100,16 +104,19 @@ _RULES: tuple[_Rule, ...] = (
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
             r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?"
         ),
+        triggers=("private key",),
     ),
-    _Rule("Anthropic API key", re.compile(_B + r"sk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_\-]{20,}" + _E)),
+    _Rule("Anthropic API key", re.compile(_B + r"sk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_\-]{20,}" + _E), triggers=("sk-ant-",)),
     _Rule(
         "OpenAI API key",
         re.compile(_B + r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}" + _E),
         check=lambda t: not t.startswith("sk-ant-") and _has_digit_and_letter(t),
+        triggers=("sk-",),
     ),
     _Rule(
         "AWS access key ID",
         re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA)[A-Z0-9]{16}(?![A-Z0-9])"),
+        triggers=("akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "apka", "aroa"),
     ),
     _Rule(
         "AWS secret access key",
@@ -118,52 +125,59 @@ _RULES: tuple[_Rule, ...] = (
             r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
         ),
         groups=(1,),
+        triggers=("secret",),
     ),
-    _Rule("GitHub token", re.compile(_B + r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}" + _E)),
-    _Rule("GitHub token", re.compile(_B + r"github_pat_[A-Za-z0-9_]{22,}" + _E)),
-    _Rule("GitLab token", re.compile(_B + r"gl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_\-]{20,}" + _E)),
-    _Rule("Slack token", re.compile(_B + r"xox[abposre]-[A-Za-z0-9\-]{10,}" + _E)),
-    _Rule("Slack token", re.compile(_B + r"xapp-\d-[A-Za-z0-9\-]{10,}" + _E)),
+    _Rule("GitHub token", re.compile(_B + r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}" + _E), triggers=("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    _Rule("GitHub token", re.compile(_B + r"github_pat_[A-Za-z0-9_]{22,}" + _E), triggers=("github_pat_",)),
+    _Rule("GitLab token", re.compile(_B + r"gl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_\-]{20,}" + _E), triggers=("gl",)),
+    _Rule("Slack token", re.compile(_B + r"xox[abposre]-[A-Za-z0-9\-]{10,}" + _E), triggers=("xox",)),
+    _Rule("Slack token", re.compile(_B + r"xapp-\d-[A-Za-z0-9\-]{10,}" + _E), triggers=("xapp-",)),
     _Rule(
         "Slack webhook URL",
         re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{20,}"),
+        triggers=("hooks.slack.com",),
     ),
-    _Rule("Google API key", re.compile(_B + r"AIza[0-9A-Za-z_\-]{35}" + _E)),
-    _Rule("Google OAuth secret", re.compile(_B + r"GOCSPX-[A-Za-z0-9_\-]{20,}" + _E)),
-    _Rule("Google OAuth token", re.compile(_B + r"ya29\.[A-Za-z0-9_\-]{20,}" + _E)),
-    _Rule("Stripe key", re.compile(_B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _E)),
-    _Rule("Stripe key", re.compile(_B + r"whsec_[A-Za-z0-9]{24,}" + _E)),
-    _Rule("npm token", re.compile(_B + r"npm_[A-Za-z0-9]{36}" + _E)),
-    _Rule("PyPI token", re.compile(_B + r"pypi-AgE[A-Za-z0-9_\-]{50,}" + _E)),
-    _Rule("Hugging Face token", re.compile(_B + r"hf_[A-Za-z0-9]{30,}" + _E), check=_mixed_case_and_digit),
-    _Rule("SendGrid API key", re.compile(_B + r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _E)),
-    _Rule("DigitalOcean token", re.compile(_B + r"do[opr]_v1_[a-f0-9]{64}" + _E)),
-    _Rule("Shopify token", re.compile(_B + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E)),
+    _Rule("Google API key", re.compile(_B + r"AIza[0-9A-Za-z_\-]{35}" + _E), triggers=("aiza",)),
+    _Rule("Google OAuth secret", re.compile(_B + r"GOCSPX-[A-Za-z0-9_\-]{20,}" + _E), triggers=("gocspx-",)),
+    _Rule("Google OAuth token", re.compile(_B + r"ya29\.[A-Za-z0-9_\-]{20,}" + _E), triggers=("ya29.",)),
+    _Rule("Stripe key", re.compile(_B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _E), triggers=("_live_", "_test_")),
+    _Rule("Stripe key", re.compile(_B + r"whsec_[A-Za-z0-9]{24,}" + _E), triggers=("whsec_",)),
+    _Rule("npm token", re.compile(_B + r"npm_[A-Za-z0-9]{36}" + _E), triggers=("npm_",)),
+    _Rule("PyPI token", re.compile(_B + r"pypi-AgE[A-Za-z0-9_\-]{50,}" + _E), triggers=("pypi-age",)),
+    _Rule("Hugging Face token", re.compile(_B + r"hf_[A-Za-z0-9]{30,}" + _E), check=_mixed_case_and_digit, triggers=("hf_",)),
+    _Rule("SendGrid API key", re.compile(_B + r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _E), triggers=("sg.",)),
+    _Rule("DigitalOcean token", re.compile(_B + r"do[opr]_v1_[a-f0-9]{64}" + _E), triggers=("_v1_",)),
+    _Rule("Shopify token", re.compile(_B + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E), triggers=("shp",)),
     _Rule(
         "Azure storage key",
         re.compile(r"(?i:AccountKey|SharedAccessKey)\s*=\s*([A-Za-z0-9/+]{20,}={0,2})"),
         groups=(1,),
+        triggers=("accountkey", "sharedaccesskey"),
     ),
     _Rule(
         "JSON Web Token",
         re.compile(_B + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}" + _E),
+        triggers=("eyj",),
     ),
     _Rule(
         "bearer token",
         re.compile(r"(?i:\bbearer)\s+([A-Za-z0-9\-._~+/]{16,}=*)"),
         groups=(1,),
         check=_has_digit_and_letter,
+        triggers=("bearer",),
     ),
     _Rule(
         "basic auth credentials",
         re.compile(r"(?i:\bauthorization\s*:\s*basic)\s+([A-Za-z0-9+/]{8,}={0,2})"),
         groups=(1,),
+        triggers=("basic",),
     ),
     _Rule(
         "password in URL",
         re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"'<>]*:([^\s/@\"'<>]+)@"),
         groups=(1,),
         check=_not_placeholder,
+        triggers=("://",),
     ),
     _Rule(
         "password",
@@ -173,6 +187,7 @@ _RULES: tuple[_Rule, ...] = (
         ),
         groups=(1, 2, 3),
         check=_password_value,
+        triggers=("pass", "pwd"),
     ),
     _Rule(
         "API key or token",
@@ -182,6 +197,7 @@ _RULES: tuple[_Rule, ...] = (
         ),
         groups=(1,),
         check=_generic_token_value,
+        triggers=("key", "token", "secret", "credential", "auth"),
     ),
 )
 
@@ -191,7 +207,10 @@ def find_secrets(text: str) -> list[Secret]:
     if not isinstance(text, str) or not text:
         return []
     found: list[Secret] = []
+    lowered = text.lower()
     for rule in _RULES:
+        if rule.triggers and not any(t in lowered for t in rule.triggers):
+            continue
         for match in rule.pattern.finditer(text):
             group = next((g for g in rule.groups if match.group(g) is not None), 0)
             start, end = match.span(group)

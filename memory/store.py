@@ -92,7 +92,9 @@ class MemoryStore:
             os.makedirs(self._root, mode=atomic.DIR_MODE, exist_ok=True)
             lock = filelock.FileLock(self._lock_path, timeout=max(0.0, deadline - time.monotonic()))
             try:
-                lock.acquire()
+                # A command holds the lock for about a millisecond; filelock's default
+                # 50 ms poll would make every contended command wait far longer than that.
+                lock.acquire(poll_interval=0.001)
             except filelock.Timeout:
                 raise MemoryBusy(_BUSY) from None
             except FileNotFoundError:
@@ -314,8 +316,9 @@ class MemoryStore:
     def _write(self, real: str, path: str, text: str, old_text: str | None) -> None:
         """Every write goes through here: secret filter, caps, then an atomic replace."""
         self._refuse_secret_path(path)
-        old_values = {old_text[s.start : s.end] for s in find_secrets(old_text)} if old_text else set()
-        for secret in find_secrets(text):
+        found = find_secrets(text)
+        old_values = {old_text[s.start : s.end] for s in find_secrets(old_text)} if found and old_text else set()
+        for secret in found:
             # A secret already on disk (put there outside the tool) must not block every edit.
             if text[secret.start : secret.end] not in old_values:
                 raise CommandError(
