@@ -139,7 +139,7 @@ def _summary(repo: Path) -> SessionStart:
 
 
 def preloaded_memory(store: Any, repo: Path, *, now: datetime | None = None) -> str:
-    snapshot = store.snapshot().strip()
+    snapshot = (store.snapshot(now.timestamp()) if now is not None else store.snapshot()).strip()
     if not snapshot:
         return (
             "Your memory directory /memories is empty: nothing has been saved for this "

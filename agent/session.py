@@ -83,10 +83,7 @@ class Session:
             store = MemoryStore.for_repository(self.repo)
         self.store = store
         self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns, now=self.started)
-        if tools is not None:
-            self.registry = ToolRegistry(list(tools))
-        else:
-            self.registry = ToolRegistry.for_mode(mode, store if self.start.memory_tool else None)
+        self.registry = ToolRegistry.for_mode(mode, store if self.start.memory_tool else None, tools)
         self.tool_definitions = self.registry.definitions()
         self.system = self._system_blocks()
 

@@ -20,10 +20,14 @@ class ToolRegistry:
         self._by_name = {t.name: t for t in self.tools}
 
     @classmethod
-    def for_mode(cls, mode: str, store: Any = None) -> "ToolRegistry":
-        from agent.tools import developer_tools
+    def for_mode(cls, mode: str, store: Any = None, developer: list[Tool] | None = None) -> "ToolRegistry":
+        """developer_tools() (or `developer`, for tests and the evaluation), then the memory
+        tool when the mode has one."""
+        if developer is None:
+            from agent.tools import developer_tools
 
-        tools: list[Tool] = list(developer_tools())
+            developer = developer_tools()
+        tools: list[Tool] = list(developer)
         if mode in MEMORY_TOOL_MODES and store is not None:
             from agent.tools.memory_tool import MemoryTool
 
