@@ -36,7 +36,7 @@ from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.screen_pane import ScreenPane
 from tui.widgets.status import StatusLine
 
-NO_VOICE = "voice: off — push-to-talk is not connected in this build"
+NO_VOICE = "voice: off — push-to-talk is not connected yet"
 
 # side pane widths (cells) the F7/F8 keys step through
 MEMORY_WIDTHS = (24, 30, 36, 44, 56, 72)
@@ -158,6 +158,8 @@ class DevAgentApp(App):
         self.set_interval(0.25, self._tick_activity)
         if self.voice is not None:
             self.call_after_refresh(self.voice.attach, self)
+        else:
+            self._explain_voice()
 
     @work(thread=True, group="startup")
     def _read_branch(self) -> None:
@@ -172,6 +174,18 @@ class DevAgentApp(App):
             return
         if result.returncode == 0 and result.stdout.strip():
             self.call_from_thread(self.status.update_info, branch=result.stdout.strip())
+
+    @work(thread=True, group="startup")
+    def _explain_voice(self) -> None:
+        """Without a controller, still say what would keep voice off here (no device, say)."""
+        try:
+            from agent.voice.status import voice_unavailable_reason
+
+            reason = voice_unavailable_reason()
+        except Exception:
+            return
+        if reason:
+            self.call_from_thread(self.set_voice_state, f"voice: off — {reason}")
 
     @work(thread=True, group="startup")
     def _load_session(self) -> None:
@@ -271,7 +285,7 @@ class DevAgentApp(App):
             await conversation.tool_started(event.tool_id, event.name, event.summary)
         elif isinstance(event, ToolFinished):
             line = conversation.tool_finished(event.tool_id, event.duration, event.is_error, event.summary, event.log)
-            if line is not None and line.log:
+            if line is not None and line.tool_log:
                 self._last_log = line
         elif isinstance(event, ShowOnScreen):
             await self.screen_pane.show(event.title, event.content, event.format)
@@ -319,7 +333,7 @@ class DevAgentApp(App):
 
     async def _open_log(self, line: ToolLine) -> None:
         title = f"{line.tool_name} {line.input_summary}".strip() + " — full log"
-        await self.screen_pane.show(title, line.log or "", "log")
+        await self.screen_pane.show(title, line.tool_log or "", "log")
         self._show_screen(True)
 
     async def action_last_log(self) -> None:

@@ -119,11 +119,11 @@ class MemoryEditor(ModalScreen[str | None]):
             if any(m.path == path for m in await asyncio.to_thread(self.store.memories)):
                 self._refuse(f"{path} exists already; pick another name or edit that one.")
                 return
-            message, ok = await asyncio.to_thread(self.store.save, path, text)
+            message, refused = await asyncio.to_thread(self.store.save, path, text)
         else:
             path = self.path
-            message, ok = await asyncio.to_thread(self.store.save, path, text, expected=self.original)
-        if ok:
+            message, refused = await asyncio.to_thread(self.store.save, path, text, expected=self.original)
+        if not refused:
             self.dismiss(message)
         else:
             # the text stays in the editor so nothing typed is lost

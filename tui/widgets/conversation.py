@@ -88,12 +88,12 @@ class ToolLine(_Spinning):
         self.tool_name = name
         self.input_summary = summary
         self.finished: tuple[float, bool, str] | None = None  # duration, is_error, summary
-        self.log: str | None = None
+        self.tool_log: str | None = None
         self.cancelled = False
 
     def finish(self, duration: float, is_error: bool, summary: str, log: str | None) -> None:
         self.finished = (duration, is_error, summary)
-        self.log = log
+        self.tool_log = log
         self.remove_class("-running")
         self.add_class("-error" if is_error else "-ok")
         if log:
@@ -125,7 +125,7 @@ class ToolLine(_Spinning):
                 tail.append(" → ", "dim")
                 tail.append(fmt.one_line(summary, 40), "red" if is_error else "")
             tail.append(f"  {fmt.duration(duration)}", "dim")
-            if self.log:
+            if self.tool_log:
                 tail.append("  ⏎ log", "dim italic")
         elif self.cancelled:
             tail.append("  cancelled", "dim")
@@ -140,7 +140,7 @@ class ToolLine(_Spinning):
         return text
 
     def action_open_log(self) -> None:
-        if self.log:
+        if self.tool_log:
             self.post_message(self.LogRequested(self))
 
     def on_click(self) -> None:

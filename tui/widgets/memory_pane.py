@@ -260,6 +260,6 @@ class MemoryPane(Vertical):
     async def _delete(self, path: str, confirmed: bool | None) -> None:
         if not confirmed:
             return
-        message, ok = await asyncio.to_thread(self.store.delete, path)
-        self.app.notify(message, title="Memory", severity="information" if ok else "error")
+        message, refused = await asyncio.to_thread(self.store.delete, path)
+        self.app.notify(message, title="Memory", severity="error" if refused else "information")
         self.reload()

@@ -1,0 +1,105 @@
+"""Fixtures of the app's tests: a small git repository, its memory store, the app on it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.com",
+    "GIT_COMMITTER_NAME": "Test Author",
+    "GIT_COMMITTER_EMAIL": "author@example.com",
+}
+
+
+def make_repo(root: Path, name: str = "shop") -> Path:
+    repo = root / name
+    (repo / "src").mkdir(parents=True)
+    (repo / "README.md").write_text("# shop\n")
+    (repo / "src" / "ReviewOrchestrator.cs").write_text("class ReviewOrchestrator {}\n")
+    env = {**os.environ, **GIT_IDENTITY}
+    for args in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-q", "-m", "start"]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True)
+    return repo
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+def pytest_collection_modifyitems(items):
+    # Pilot tests are coroutines; anyio's pytest plugin (installed with the SDK) runs them.
+    for item in items:
+        if asyncio.iscoroutinefunction(getattr(item, "function", None)):
+            item.add_marker(pytest.mark.anyio)
+
+
+@pytest.fixture
+def git_identity(monkeypatch):
+    for key, value in GIT_IDENTITY.items():
+        monkeypatch.setenv(key, value)
+
+
+@pytest.fixture
+def no_key(monkeypatch):
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def repo(tmp_path, user_dirs, git_identity) -> Path:
+    return make_repo(tmp_path / "src")
+
+
+@pytest.fixture
+def store(repo):
+    from memory.store import MemoryStore
+
+    return MemoryStore.for_repository(repo)
+
+
+@pytest.fixture
+def make_app(repo, store):
+    from agent.config import AgentConfig
+    from tui.app import DevAgentApp
+
+    def make(**config) -> DevAgentApp:
+        config.setdefault("thinking", "off")
+        return DevAgentApp(repo, AgentConfig(**config), store=store)
+
+    return make
+
+
+def memory_text(name: str, description: str, body: str, type: str = "user") -> str:
+    return f"---\nname: {name}\ndescription: {description}\ntype: {type}\n---\n\n{body}\n"
+
+
+def write_memory(store, file: str, name: str, description: str, body: str, type: str = "user", age_days: float | None = None) -> Path:
+    """A write from outside the app (another session, an editor): straight to the folder."""
+    path = Path(store.directory) / file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(memory_text(name, description, body, type))
+    if age_days is not None:
+        stamp = time.time() - age_days * 86400
+        os.utime(path, (stamp, stamp))
+    return path
+
+
+async def wait_for(pilot, predicate, timeout: float = 10.0, what: str = "the app") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+async def type_text(pilot, text: str) -> None:
+    for char in text:
+        await pilot.press("space" if char == " " else char)

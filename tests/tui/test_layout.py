@@ -1,0 +1,188 @@
+"""Layout, pane keys, help, the command palette, and the first run without an API key."""
+
+from __future__ import annotations
+
+from textual.command import CommandPalette
+from textual.widgets import Input
+
+from tests.tui.conftest import wait_for
+from tui.app import DevAgentApp
+from tui.screens.help import HelpScreen
+from tui.widgets.conversation import Notice, UserTurn
+from tui.widgets.memory_pane import MemoryPane
+from tui.widgets.status import StatusLine
+
+
+async def test_wide_terminal_shows_three_panes(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        assert app.conversation.display and app.screen_pane.display and app.memory_pane.display
+        widths = [app.conversation.size.width, app.screen_pane.size.width, app.memory_pane.size.width]
+        assert sum(widths) >= 150 and min(widths) >= 30
+        assert app.focused is app.query_one("#prompt", Input)
+
+
+async def test_narrow_terminal_keeps_conversation_and_memory(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.conversation.display and app.memory_pane.display
+        assert not app.screen_pane.display
+        assert app.conversation.size.width >= 44
+        # F3 puts the screen pane where the conversation was; F3 again brings it back
+        await pilot.press("f3")
+        assert app.screen_pane.display and not app.conversation.display
+        await pilot.press("f3")
+        assert app.conversation.display and not app.screen_pane.display
+
+
+async def test_panes_hide_and_resize_from_the_keyboard(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        before = app.memory_pane.size.width
+        await pilot.press("f8")
+        await pilot.pause()
+        assert app.memory_pane.size.width > before
+        await pilot.press("f7", "f7")
+        await pilot.pause()
+        assert app.memory_pane.size.width < before
+        await pilot.press("f4")
+        await pilot.pause()
+        assert not app.memory_pane.display
+        await pilot.press("f3")
+        await pilot.pause()
+        assert not app.screen_pane.display
+        assert app.conversation.size.width >= 150
+        # with the memory pane hidden, F8 widens the screen pane instead
+        await pilot.press("f3", "f4")
+        await pilot.pause()
+        app.screen_pane.query_one("#screen-body").focus()
+        screen_before = app.screen_pane.size.width
+        await pilot.press("f8")
+        await pilot.pause()
+        assert app.screen_pane.size.width > screen_before
+
+
+async def test_first_run_without_a_key_explains_and_memory_still_works(make_app, no_key, store):
+    from tests.tui.conftest import write_memory
+
+    write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.query_one(MemoryPane).names == ["Style"], 10, "the memory pane")
+        (notice,) = app.query(Notice)
+        words = str(notice.render())
+        assert "ANTHROPIC_API_KEY" in words and "export" in words
+        assert "\n" not in words.strip(), "one paragraph"
+        prompt = app.query_one("#prompt", Input)
+        prompt.value = "hello?"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert len(app.query(UserTurn)) == 1
+        assert [n.kind for n in app.query(Notice)] == ["setup", "error"]
+        assert app.session is None and not app.running
+
+
+async def test_status_line_names_repo_branch_model_memory_and_voice(make_app, no_key):
+    app = make_app(model="claude-haiku-5-5", effort="low", memory_mode="index")
+    async with app.run_test(size=(160, 48)) as pilot:
+        status = app.query_one(StatusLine)
+        await wait_for(pilot, lambda: status.info.branch == "main", 5, "the branch")
+        line = status.render().plain
+        for part in ("shop", "main", "haiku-5-5·low", "mem:index", "voice: off"):
+            assert part in line, part
+
+
+async def test_status_line_drops_detail_before_the_repository_when_narrow(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(40, 20)) as pilot:
+        await pilot.pause()
+        line = app.query_one(StatusLine).render().plain
+        assert "shop" in line and len(line) <= 40
+
+
+async def test_voice_seam(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        assert any("type your question" in n.message for n in app._notifications)
+        app.set_voice_state("voice: ready")
+        assert app.query_one(StatusLine).info.voice == "voice: ready"
+
+
+async def test_voice_controller_gets_keys_and_reply(make_app, claude_double):
+    from tests.claude_double import text
+
+    calls = []
+
+    class Recording:
+        """A controller that records what the app asked of it (the seam's contract)."""
+
+        def attach(self, app):
+            calls.append("attach")
+            app.set_voice_state("voice: ready")
+
+        def push_to_talk(self):
+            calls.append("talk")
+
+        def cancel(self):
+            calls.append("cancel")
+            return False
+
+        def reply_delta(self, text):
+            calls.append(("delta", text))
+
+        def reply_finished(self, cancelled):
+            calls.append(("finished", cancelled))
+
+        def close(self):
+            calls.append("close")
+
+    app = make_app()
+    app.voice = Recording()
+    claude_double.add(text("Spoken."))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.query_one(StatusLine).info.voice == "voice: ready"
+        await pilot.press("f2")
+        await app.submit_turn("transcribed words")
+        await wait_for(pilot, lambda: ("finished", False) in calls, 20, "the reply")
+        assert str(app.query_one(UserTurn).render()) == "transcribed words"
+        await pilot.press("escape")
+    assert calls[0] == "attach" and "talk" in calls and "cancel" in calls
+    assert "".join(c[1] for c in calls if isinstance(c, tuple) and c[0] == "delta") == "Spoken."
+
+
+async def test_help_screen_opens_and_closes(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_command_palette_lists_the_app_actions(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for title in ("Help", "Cancel turn", "Toggle screen pane", "Toggle memory pane", "New memory", "Delete memory", "Push to talk"):
+            assert title in titles
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        for key in "toggle memory":
+            await pilot.press("space" if key == " " else key)
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not app.memory_pane.display
+
+
+def test_footer_shows_the_main_keys():
+    keys = {b.key: b for b in DevAgentApp.BINDINGS}
+    for key in ("escape", "f1", "f2", "f3", "f4"):
+        assert keys[key].show

@@ -1,0 +1,185 @@
+"""The memory pane against a real store and a real folder watched by watchfiles."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from textual.widgets import Input, OptionList, TextArea
+
+from tests.tui.conftest import memory_text, wait_for, write_memory
+from tui.screens.confirm import Confirm
+from tui.screens.memory_editor import MemoryEditor
+from tui.widgets.memory_pane import MemoryPane, option_prompt
+
+
+def pane(app) -> MemoryPane:
+    return app.query_one(MemoryPane)
+
+
+async def loaded(pilot, count: int) -> None:
+    await wait_for(pilot, lambda: len(pane(pilot.app).names) == count, 10, f"{count} memories in the pane")
+
+
+async def focus_list(pilot) -> None:
+    pilot.app.query_one("#memory-list", OptionList).focus()
+    await pilot.pause()
+
+
+async def test_lists_name_type_description_size_age_and_total(make_app, store, no_key):
+    write_memory(store, "feedback_cs1591.md", "CS1591 is noise", "missing XML doc warnings are ignored", "Ignore CS1591.", "feedback", age_days=3)
+    write_memory(store, "user_voice.md", "Short spoken answers", "the user wants one-line replies", "Keep it short.", "user", age_days=0.02)
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 2)
+        memories = {m.name: m for m in pane(app).listing.memories}
+        prompt = option_prompt(memories["CS1591 is noise"], None)
+        left, right = ([str(c) for c in col._cells] for col in prompt.columns)
+        assert left[0] == "CS1591 is noise feedback"
+        assert left[1] == "missing XML doc warnings are ignored"
+        assert right[0].endswith("· 3d")
+        subtitle = str(pane(app).border_subtitle)
+        assert f"/{6000 / 1000:.1f}k chars" in subtitle
+        assert str(pane(app).border_title) == "Memory · 2"
+
+
+async def test_outside_write_appears_and_delete_disappears(make_app, store, no_key):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot, 0)
+        await pilot.pause(0.2)  # the watcher is running
+        path = write_memory(store, "project_rename.md", "Patch becomes Diff", "half-done rename", "ReviewOrchestrator still says Patch.", "project")
+        await wait_for(pilot, lambda: pane(app).names == ["Patch becomes Diff"], 5, "the outside write")
+        os.remove(path)
+        await wait_for(pilot, lambda: pane(app).names == [], 5, "the outside delete")
+
+
+async def test_selecting_shows_the_text(make_app, store, no_key):
+    write_memory(store, "a_first.md", "First", "one", "Body of the first.", age_days=1)
+    write_memory(store, "b_second.md", "Second", "two", "Body of the second.", age_days=1)
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 2)
+        await focus_list(pilot)
+        preview = app.query_one("#memory-text")
+        assert "Body of the first." in str(preview.render())
+        await pilot.press("down")
+        assert "Body of the second." in str(preview.render())
+        await pilot.press("enter")
+        assert app.focused.id == "memory-preview"
+
+
+async def test_stale_memory_is_marked(make_app, store, repo, no_key):
+    write_memory(store, "project_gone.md", "Gone file", "names a file that is not there", "See `src/Gone.cs:12` for the fix.", "project")
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 1)
+        stale = store.stale_references(repo)
+        assert stale, "the store should flag the missing file"
+        assert pane(app).listing.stale == stale
+        assert "▲" in str(pane(app).border_subtitle)
+        assert "src/Gone.cs" in str(app.query_one("#memory-text").render())
+
+
+async def test_edit_saves_through_the_store(make_app, store, no_key):
+    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 1)
+        await focus_list(pilot)
+        await pilot.press("e")
+        assert isinstance(app.screen, MemoryEditor)
+        area = app.screen.query_one("#text", TextArea)
+        area.text = area.text.replace("Short answers.", "Short answers, one line.")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not isinstance(app.screen, MemoryEditor), 5, "the editor to close")
+        assert "Short answers, one line." in path.read_text()
+        await wait_for(pilot, lambda: "one line" in str(app.query_one("#memory-text").render()), 5, "the pane to reload")
+
+
+async def test_refused_save_says_why_and_keeps_the_text(make_app, store, no_key):
+    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+    before = path.read_text()
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 1)
+        await focus_list(pilot)
+        await pilot.press("e")
+        area = app.screen.query_one("#text", TextArea)
+        too_long = before + "x" * (store.max_file_chars + 10)
+        area.text = too_long
+        await pilot.press("ctrl+s")
+        editor = app.screen
+        await wait_for(pilot, lambda: editor.refusals, 5, "the refusal")
+        assert isinstance(app.screen, MemoryEditor)
+        assert area.text == too_long
+        assert path.read_text() == before
+        assert editor.query_one("#verdict").has_class("-shown")
+        # a credential is refused by the store's secret filter, and the editor says so
+        area.text = before + "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: len(editor.refusals) == 2, 5, "the second refusal")
+        assert path.read_text() == before
+        await pilot.press("escape")
+        assert not isinstance(app.screen, MemoryEditor)
+
+
+async def test_changed_on_disk_while_editing_warns_instead_of_overwriting(make_app, store, no_key):
+    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 1)
+        await focus_list(pilot)
+        await pilot.press("e")
+        editor = app.screen
+        area = editor.query_one("#text", TextArea)
+        area.text = area.text + "Mine.\n"
+        theirs = memory_text("Style", "how answers should sound", "Another session wrote this.")
+        path.write_text(theirs)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: editor.refusals, 5, "the warning")
+        assert "disk" in editor.refusals[-1].lower() or "changed" in editor.refusals[-1].lower()
+        assert path.read_text() == theirs
+        assert area.text.endswith("Mine.\n")
+
+
+async def test_delete_asks_first(make_app, store, no_key):
+    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 1)
+        await focus_list(pilot)
+        await pilot.press("d")
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("n")
+        assert not isinstance(app.screen, Confirm)
+        assert path.exists()
+        await pilot.press("d")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not path.exists(), 5, "the delete")
+        await loaded(pilot, 0)
+
+
+async def test_new_memory(make_app, store, no_key):
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 0)
+        await focus_list(pilot)
+        await pilot.press("n")
+        editor = app.screen
+        assert isinstance(editor, MemoryEditor) and editor.is_new
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: editor.refusals, 5, "the missing name")
+        editor.query_one("#name", Input).value = "feedback_tabs"
+        editor.query_one("#text", TextArea).text = memory_text("Tabs", "the user indents with tabs", "Tabs, not spaces.", "feedback")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not isinstance(app.screen, MemoryEditor), 5, "the editor to close")
+        assert (Path(store.directory) / "feedback_tabs.md").read_text().endswith("Tabs, not spaces.\n")
+        await wait_for(pilot, lambda: pane(app).names == ["Tabs"], 5, "the new memory in the pane")
+        # a second memory with the same file name is refused rather than overwriting
+        await pilot.press("n")
+        editor = app.screen
+        editor.query_one("#name", Input).value = "feedback_tabs.md"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: editor.refusals, 5, "the duplicate name")
+        assert "exists" in editor.refusals[-1]

@@ -1,0 +1,172 @@
+"""Turns through the app against the Claude double: streaming, tool lines, logs, errors, Esc."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from textual.widgets import Input
+
+from tests.claude_double import error, reply, text, tool_use
+from tests.tui.conftest import wait_for
+from tui.widgets.conversation import Notice, Reply, ToolLine, UserTurn
+from tui.widgets.status import StatusLine
+
+pytestmark = pytest.mark.usefixtures("claude_double")
+
+
+async def ask(pilot, question: str) -> None:
+    prompt = pilot.app.query_one("#prompt", Input)
+    prompt.focus()
+    prompt.value = question
+    await pilot.press("enter")
+
+
+async def finished(pilot, timeout: float = 20) -> None:
+    await wait_for(pilot, lambda: not pilot.app.running, timeout, "the turn to finish")
+    await pilot.pause()
+
+
+def replies(app) -> str:
+    return "\n".join(r.source for r in app.query(Reply))
+
+
+async def test_reply_streams_into_markdown(make_app, claude_double):
+    long = "The build is **green**. " + " ".join(f"word{i}" for i in range(120))
+    claude_double.add(reply(long, chunk=5, delay=0.01, usage={"input_tokens": 1200, "output_tokens": 340, "cache_read_input_tokens": 900}))
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ask(pilot, "is the build green?")
+        assert [u.content.plain if hasattr(u.content, "plain") else str(u.content) for u in app.query(UserTurn)] == ["is the build green?"]
+        # mid-stream: part of the reply is on screen before the turn ends
+        await wait_for(pilot, lambda: "green" in replies(app), 20, "the first words")
+        assert app.running
+        await finished(pilot)
+        assert replies(app).strip() == long
+        assert app.query_one("#prompt", Input).value == ""
+        usage = app.query_one(StatusLine).info.usage
+        assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (1200, 340, 900)
+        rendered = app.query_one(StatusLine).render().plain
+        assert "in 1.2k" in rendered and "out 340" in rendered and "cached 900" in rendered
+
+
+async def test_tool_call_is_one_line_then_ok(make_app, claude_double):
+    claude_double.add(tool_use("git_status", {}))
+    claude_double.add(text("You are on main with a clean tree."))
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ask(pilot, "where am I?")
+        await wait_for(pilot, lambda: bool(app.query(ToolLine)), 20, "the tool line")
+        await finished(pilot)
+        (line,) = app.query(ToolLine)
+        assert line.tool_name == "git_status"
+        assert line.finished is not None and line.finished[1] is False
+        shown = line.line().plain
+        assert re.match(r"✓ git_status  .+ → main, clean  \d+(ms|\.\ds)", shown), shown
+        assert "clean tree" in replies(app)
+        # the reply after the tool sits below the tool line
+        children = list(app.conversation.children)
+        assert children.index(line) < children.index(app.query(Reply).last())
+
+
+async def test_build_log_opens_from_the_tool_line(make_app, claude_double, tmp_path):
+    script = tmp_path / "build.sh"
+    script.write_text("echo 'src/Orders.cs(111,17): error CS1061: no Patch'; echo 'Build FAILED.'; exit 1\n")
+    claude_double.add(tool_use("build", {}))
+    claude_double.add(text("One error in Orders.cs."))
+    app = make_app(build_command=f"sh {script}")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ask(pilot, "build it")
+        await finished(pilot)
+        (line,) = app.query(ToolLine)
+        assert line.tool_log and "CS1061" in line.tool_log
+        assert "⏎ log" in line.line().plain
+        line.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        item = app.screen_pane.current
+        assert item.format == "log" and "CS1061" in item.content and item.title.startswith("build")
+        assert app.screen_pane.display
+        # the last log is also one key away from anywhere
+        await app.screen_pane.show("other", "x", "text")
+        app.query_one("#prompt", Input).focus()
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert "CS1061" in app.screen_pane.current.content
+
+
+async def test_show_on_screen_newest_first_and_older_a_key_away(make_app, claude_double):
+    claude_double.add(tool_use("show_on_screen", {"title": "Plan", "content": "# Plan\n\n1. rename", "format": "markdown"}))
+    claude_double.add(tool_use("show_on_screen", {"title": "The diff", "content": "-Patch\n+Diff\n", "format": "diff"}))
+    claude_double.add(text("Both are on screen."))
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ask(pilot, "show me")
+        await finished(pilot)
+        pane = app.screen_pane
+        assert [i.title for i in pane.items] == ["The diff", "Plan"]
+        assert pane.current.title == "The diff"
+        assert "Screen 1/2" in str(pane.border_title)
+        pane.query_one("#screen-body").focus()
+        await pilot.press("left")
+        assert pane.current.title == "Plan"
+        await pilot.press("right")
+        assert pane.current.title == "The diff"
+        app.query_one("#prompt", Input).focus()
+        await pilot.press("f5")
+        assert pane.current.title == "Plan"
+
+
+async def test_api_error_is_a_sentence_not_a_traceback(make_app, claude_double):
+    claude_double.add(error(400, "messages.1.content.0: Invalid `signature` in `thinking` block"))
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ask(pilot, "hello")
+        await finished(pilot)
+        notices = [n for n in app.query(Notice) if n.kind == "error"]
+        assert notices, "the error should be shown in the conversation"
+        message = str(notices[0].render())
+        assert "signature" in message and "Traceback" not in message
+        # the session goes on
+        claude_double.add(text("Still here."))
+        await ask(pilot, "again")
+        await finished(pilot)
+        assert "Still here." in replies(app)
+
+
+async def test_escape_cancels_and_nothing_late_lands(make_app, claude_double):
+    slow = "slowly " * 400
+    claude_double.add(reply(slow, chunk=7, delay=0.01))
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ask(pilot, "talk slowly")
+        await wait_for(pilot, lambda: "slowly" in replies(app), 20, "the first words")
+        await pilot.press("escape")
+        assert not app.running
+        assert any(n.kind == "cancelled" for n in app.query(Notice))
+        landed = replies(app)
+        await pilot.pause(0.6)
+        assert replies(app) == landed, "text from the cancelled turn arrived after Esc"
+        assert len(landed) < len(slow)
+        # the next turn runs normally once the cancelled one has wound down
+        claude_double.add(text("Fresh answer."))
+        await ask(pilot, "next")
+        await finished(pilot)
+        assert "Fresh answer." in app.query(Reply).last().source
+
+
+async def test_typing_while_a_turn_runs_is_kept(make_app, claude_double):
+    claude_double.add(reply("streaming " * 600, chunk=5, delay=0.01))
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ask(pilot, "stream")
+        await wait_for(pilot, lambda: "streaming" in replies(app), 20, "the stream")
+        # (Pilot waits for an idle app after each key, which a stream keeps busy: few keys)
+        await pilot.press("o", "k")
+        prompt = app.query_one("#prompt", Input)
+        assert prompt.value == "ok"
+        # Enter during a running turn does not start a second one and keeps the text
+        await pilot.press("enter")
+        assert app.running and prompt.value == "ok"
+        assert len(app.query(UserTurn)) == 1
+        await pilot.press("escape")
