@@ -255,3 +255,24 @@ def test_cli_keep_refuses_a_folder_holding_an_earlier_run(claude_double, tmp_pat
     assert "earlier run" in capsys.readouterr().err
     assert claude_double.requests == []
     assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["work"]
+
+
+def test_stale_monday_that_repeats_the_note_is_caught(claude_double, tmp_path):
+    from tests.claude_double import reply
+
+    def repeats_the_note(request):
+        if request.last_user_text().endswith("What was I doing on Friday?") and "line 111" in request.system_text():
+            return reply("You were renaming Patch to Diff. The build is red: ReviewOrchestrator still uses Patch at line 111.")
+        return respond(request)
+
+    claude_double.count_tokens = tokens_of
+    claude_double.responder = repeats_the_note
+    options = EvalOptions(
+        modes=("none", "preloaded"), runs=1, stale=True, config=AgentConfig(thinking="off"), workdir=tmp_path / "work"
+    )
+    results = run_eval(options)
+    none, preloaded = (m["mondays"][0]["score"] for m in results["modes"])
+    assert preloaded["red_without_building"] is True
+    assert none["red_without_building"] is False
+    rows = [line for line in markdown_table(results).splitlines() if line.startswith("| Memory, preloaded")]
+    assert "| 1 of 1 | 1 of 1 | 1 of 1 | 1 of 1 |" in rows[0]
