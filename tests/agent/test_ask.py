@@ -1,0 +1,104 @@
+"""`devagent ask` end to end: the real command in its own process against the double."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.claude_double import error, reply, text, tool_use
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def repo(tmp_path):
+    path = tmp_path / "sandbox" / "app"
+    path.mkdir(parents=True)
+    (path / "README.md").write_text("# app\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=path, check=True)
+    subprocess.run(["git", "add", "."], cwd=path, check=True, env=env)
+    subprocess.run(["git", "commit", "-q", "-m", "start"], cwd=path, check=True, env=env)
+    return path
+
+
+def ask(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["uv", "run", "--no-sync", "devagent", "ask", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, env=env or os.environ.copy(),
+    )
+
+
+def test_ask_prints_each_reply_then_one_json_line(claude_double, repo):
+    claude_double.add(text("Let me look."), tool_use("git_status", {}, id="g1"))
+    claude_double.add(reply("You are on main, nothing changed.", usage={"input_tokens": 50, "output_tokens": 9, "cache_read_input_tokens": 400}))
+    claude_double.add("Anytime.")
+    out = ask("--repo", str(repo), "--memory", "on-demand", "What changed?", "Thanks!")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    usage = json.loads(lines[-1])
+    assert "Let me look." in out.stdout and "You are on main, nothing changed." in out.stdout
+    assert lines[-2] == "Anytime."
+    assert usage["api_calls"] == 3 and usage["turns"] == 2 and usage["memory"] == "on-demand"
+    assert usage["cache_read_tokens"] == 400 and usage["cost_usd"] > 0
+    assert "[git_status" in out.stderr
+
+    first, second, third = claude_double.messages_requests()
+    # The real git_status ran in the repository and its result went back to the model.
+    assert "main" in second.tool_results()[0]["content"]
+    assert first.tool_names() == ["git_status", "build", "test", "read_file", "show_on_screen", "memory"]
+    assert "Today is" in first.first_user_text()
+    assert "Thanks!" in third.last_user_text()
+    transcript = Path(usage["transcript"])
+    assert transcript.is_file() and str(transcript).startswith(os.environ["XDG_DATA_HOME"])
+
+
+def test_each_ask_is_a_new_session(claude_double, repo):
+    claude_double.add("One.", "Two.")
+    assert ask("--repo", str(repo), "--memory", "history", "first").returncode == 0
+    assert ask("--repo", str(repo), "--memory", "history", "second").returncode == 0
+    second = claude_double.messages_requests()[-1]
+    # The second session replays the first and opens with its own date line.
+    assert [m["role"] for m in second.messages] == ["user", "assistant", "user"]
+    assert sum("Today is" in b.get("text", "") for m in second.messages for b in m["content"]) == 2
+
+
+def test_model_and_effort_options_reach_the_request(claude_double, repo):
+    claude_double.add("ok")
+    assert ask("--repo", str(repo), "--memory", "none", "--model", "claude-sonnet-5-5", "--effort", "high", "hi").returncode == 0
+    body = claude_double.requests[0].body
+    assert body["model"] == "claude-sonnet-5-5" and body["output_config"] == {"effort": "high"}
+
+
+def test_environment_sets_model_and_effort(claude_double, repo):
+    claude_double.add("ok")
+    env = {**os.environ, "DEVAGENT_MODEL": "claude-opus-x", "DEVAGENT_EFFORT": "medium"}
+    assert ask("--repo", str(repo), "--memory", "none", "hi", env=env).returncode == 0
+    body = claude_double.requests[0].body
+    assert body["model"] == "claude-opus-x" and body["output_config"] == {"effort": "medium"}
+
+
+def test_an_api_error_is_a_sentence_and_a_failing_exit(claude_double, repo):
+    claude_double.add(error(400, "max_tokens: too large"))
+    out = ask("--repo", str(repo), "--memory", "none", "hi")
+    assert out.returncode == 1
+    assert "Claude API error 400 invalid_request_error: max_tokens: too large" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1])["api_calls"] == 1
+
+
+def test_missing_key_is_one_sentence(claude_double, repo):
+    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")}
+    out = ask("--repo", str(repo), "hi", env=env)
+    assert out.returncode == 2
+    assert out.stderr.strip().count("\n") == 0 and "ANTHROPIC_API_KEY" in out.stderr
+    assert claude_double.requests == []
+
+
+def test_a_missing_repository_is_refused(claude_double, tmp_path):
+    out = ask("--repo", str(tmp_path / "nowhere"), "hi")
+    assert out.returncode == 2 and "is not a folder" in out.stderr
