@@ -90,8 +90,15 @@ def strip_thinking(message: dict) -> dict | None:
     return {"role": message["role"], "content": blocks}
 
 
+LABEL_START = "(This conversation is from an earlier session, on "
+
+
 def date_label(when: datetime) -> str:
-    return f"(This conversation is from an earlier session, on {when.strftime('%A, %d %B %Y')}.)"
+    return f"{LABEL_START}{when.strftime('%A, %d %B %Y')}.)"
+
+
+def _is_label(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") == "text" and str(block.get("text", "")).startswith(LABEL_START)
 
 
 def _replay(repo: Path, turns: int | None) -> SessionStart:
@@ -118,7 +125,9 @@ def _replay(repo: Path, turns: int | None) -> SessionStart:
         # The date lived in the first message of that session, which the window may have
         # cut; without it the model cannot tell these turns are from another day.
         first = replay[0]
-        first["content"] = [{"type": "text", "text": date_label(times[0])}, *_blocks(first)]
+        # A window of a window would stack labels; the old one names the same date anyway.
+        kept_blocks = [b for b in _blocks(first) if not _is_label(b)]
+        first["content"] = [{"type": "text", "text": date_label(times[0])}, *kept_blocks]
     return SessionStart(replay=replay, replay_times=times)
 
 

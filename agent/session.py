@@ -66,6 +66,10 @@ class Session:
         save_transcript: bool = True,
     ) -> None:
         self.repo = Path(repo).resolve()
+        if config.build_command is None and config.test_command is None:
+            # The user's per-repository build and test commands, when the caller did not
+            # already look them up.
+            config = config.for_repository(self.repo)
         self.config = config
         self._client = client
         self._now = now

@@ -245,3 +245,17 @@ def test_transcripts_are_saved_readable_only_by_the_user(repo, claude_double):
     assert str(files[0]).startswith(os.environ["XDG_DATA_HOME"])
     # nothing was written into the repository
     assert sorted(p.name for p in repo.iterdir()) == [".git", "src"]
+
+
+def test_a_window_of_a_window_keeps_one_label_with_the_oldest_date(repo, claude_double):
+    script_friday(claude_double)
+    friday(repo, claude_double, "window", FRIDAY_TURNS)
+    claude_double.add("Morning.")
+    monday = session(repo, "window", MONDAY, window_turns=3)
+    monday.send("Hi", lambda e: None)
+    monday.close()
+    claude_double.add("Hello again.")
+    session(repo, "window", datetime(2026, 11, 10, 9, tzinfo=timezone.utc), window_turns=4).send("Tuesday", lambda e: None)
+    first = claude_double.messages_requests()[-1].messages[0]["content"]
+    labels = [b["text"] for b in first if b["text"].startswith("(This conversation")]
+    assert labels == [date_label(FRIDAY)]
