@@ -155,6 +155,9 @@ class _Runner:
                 verdict = "Tests failed" if failed or tests.failed or tests.errors else "Tests passed"
                 lines = [f"{verdict} ({what}; {status}{_seconds(duration)}): {tests.counts()}."]
                 summary = tests.counts()
+            elif report.errors:
+                lines = [f"Tests did not run: the build failed ({what}; {status}{_seconds(duration)}): {report.counts()}."]
+                summary = f"{report.counts()}, tests did not run"
             else:
                 verdict = "Tests failed" if failed else "Tests finished"
                 lines = [f"{verdict} ({what}; {status}{_seconds(duration)}); no test summary was found in the output."]
@@ -166,8 +169,6 @@ class _Runner:
                     if len(tests.failures) > MAX_FAILURES:
                         lines.append(f"  ... {len(tests.failures) - MAX_FAILURES} more not listed (cut here; the full log has them).")
                 notes += tests.notes
-            if report.errors and not (tests and tests.seen):
-                summary = f"{report.counts()}, tests did not run"
         lines += report.lines()
         listed_failures = self.kind == "test" and tests is not None and bool(tests.failures)
         if failed and not report.errors and not listed_failures:

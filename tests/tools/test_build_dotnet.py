@@ -133,7 +133,8 @@ def test_a_filter_that_looks_like_an_option_is_refused(tmp_path, fake_dotnet, mo
 def test_test_with_a_broken_build_says_tests_did_not_run(tmp_path, fake_dotnet):
     repo = dotnet_repo(tmp_path / "shop", with_tests=True)
     result = TestTool().run({}, ctx_for(repo))
-    assert "no test summary was found" in result.text
+    assert result.text.startswith("Tests did not run: the build failed (.NET: dotnet test Shop.sln; exit code 1,")
+    assert "): 1 error, 2 warnings." in result.text
     assert "CS1061" in result.text
     assert result.summary == "1 error, 2 warnings, tests did not run"
 
