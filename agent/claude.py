@@ -64,10 +64,11 @@ def request_params(
         "model": config.model,
         "max_tokens": config.max_tokens,
         "system": system,
-        "tools": tools,
         "messages": messages,
         "output_config": {"effort": config.effort},
     }
+    if tools:
+        params["tools"] = tools
     if config.thinking == "adaptive":
         params["thinking"] = {"type": "adaptive"}
     elif config.thinking.isdigit():

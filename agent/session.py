@@ -405,7 +405,8 @@ class Session:
         params = claude.request_params(self.config, system=self.system, tools=self.tool_definitions, messages=messages)
         # Same tools and system as the session, so the call reads the conversation from the
         # cache; the model is told not to use them.
-        params["tool_choice"] = {"type": "none"}
+        if "tools" in params:
+            params["tool_choice"] = {"type": "none"}
         params.pop("thinking", None)
         try:
             reply = self.client.messages.create(**params)
