@@ -35,16 +35,20 @@ class PathRefused(ToolInputError):
     pass
 
 
-def _parts(path: str, root: Path) -> list[str]:
+def _parts(path: str, roots: tuple[Path, ...]) -> list[str]:
     """Splits a model-given path into parts, refusing anything that could steer it outside."""
     if any(c in path for c in FORBIDDEN_CHARS):
         raise PathRefused(f"Error: {path!r} is not an allowed path (no backslashes, colons, % escapes or NUL).")
     if path.startswith("/"):
-        # An absolute path is fine if it names a place inside the repository.
-        prefix = str(root).rstrip("/") + "/"
-        if not path.startswith(prefix):
+        # An absolute path is fine if it names a place inside the repository, spelled either
+        # the way the session was given it or resolved.
+        for root in roots:
+            prefix = str(root).rstrip("/") + "/"
+            if path.startswith(prefix):
+                path = path[len(prefix):]
+                break
+        else:
             raise PathRefused(f"Error: {path} is outside the repository. Give a path relative to the repository root.")
-        path = path[len(prefix):]
     parts = path.split("/")
     while parts and parts[0] == ".":
         parts.pop(0)
@@ -62,7 +66,7 @@ def _parts(path: str, root: Path) -> list[str]:
 
 def resolve_in_repository(path: str, repo: Path) -> Path:
     root = repo.resolve()
-    parts = _parts(path, root)
+    parts = _parts(path, (root, Path(os.path.abspath(repo))))
     full = root.joinpath(*parts).resolve()
     # The separator matters: /work/repo-evil starts with /work/repo.
     if not (str(full) + os.sep).startswith(str(root).rstrip(os.sep) + os.sep):

@@ -126,6 +126,16 @@ def test_containment_check_uses_a_trailing_separator(sandbox):
     assert resolve_in_repository(str(repo / "src" / "app.py"), repo) == (repo / "src" / "app.py").resolve()
 
 
+def test_absolute_path_through_a_symlinked_repository_path(sandbox):
+    repo = sandbox["repo"]
+    alias = sandbox["box"] / "alias-of-repo"
+    alias.symlink_to(repo)
+    result = ReadFileTool().run({"path": str(alias / "src" / "app.py")}, ctx_for(alias))
+    assert "print('hi')" in result.text
+    escape = ReadFileTool().run({"path": str(alias / ".." / "secret.txt")}, ctx_for(alias))
+    assert escape.is_error and OUTSIDE not in escape.text
+
+
 def test_reads_with_line_numbers(sandbox):
     result = read(sandbox["repo"], path="src/app.py")
     assert not result.is_error
