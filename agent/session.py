@@ -408,6 +408,7 @@ class Session:
         if "tools" in params:
             params["tool_choice"] = {"type": "none"}
         params.pop("thinking", None)
+        params["max_tokens"] = min(self.config.max_tokens, 2000)
         try:
             reply = self.client.messages.create(**params)
         except Exception:

@@ -117,3 +117,38 @@ def test_cancelled_before_it_starts(claude_double, tmp_path):
     events: list = []
     make(tmp_path, [EchoTool()]).send("hi", events.append, cancel)
     assert events[-1].cancelled and claude_double.requests == []
+
+
+def test_cancel_stops_a_real_test_run(claude_double, tmp_path):
+    """The developer `test` tool runs pytest in a small repository; a cancel kills the run."""
+    repo = tmp_path / "sandbox" / "slow"
+    (repo / "tests").mkdir(parents=True)
+    pid_file = tmp_path / "pytest.pid"
+    (repo / "pyproject.toml").write_text('[project]\nname = "slow"\nversion = "0"\n')
+    (repo / "tests" / "test_slow.py").write_text(
+        "import os, time\n\n"
+        "def test_slow():\n"
+        f"    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(60)\n"
+    )
+    claude_double.add(tool_use("test", {}, id="t1"), "Cancelled, fine.")
+    session = Session(repo, AgentConfig(memory_mode="none"), now=NOW)
+    cancel = Cancellation()
+
+    def watcher():
+        deadline = time.monotonic() + 60
+        while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        cancel.cancel()
+
+    threading.Thread(target=watcher, daemon=True).start()
+    events: list = []
+    session.send("run the tests", events.append, cancel)
+    assert events[-1].cancelled
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid), "pytest outlived the cancel"
+    finished = [e for e in events if type(e).__name__ == "ToolFinished"]
+    assert len(finished) == 1 and finished[0].name == "test"
