@@ -1,0 +1,113 @@
+"""`devagent memory path|list|show`, through the real command line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memory.location import memory_dir_for
+from memory.store import MemoryStore
+from tests.memory.helpers import git
+from tui.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+NOTE = "---\nname: feedback-cs1591\ndescription: CS1591 is noise\ntype: feedback\n---\nIgnore CS1591.\n"
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    repo = tmp_path / "app"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    return repo
+
+
+def filled(repo: Path) -> MemoryStore:
+    store = MemoryStore.for_repository(repo)
+    store.run({"command": "create", "path": "/memories/feedback_cs1591.md", "file_text": NOTE})
+    store.run({"command": "create", "path": "/memories/plain.md", "file_text": "no frontmatter"})
+    store.run({"command": "create", "path": "/memories/MEMORY.md", "file_text": "- [CS1591](feedback_cs1591.md) — noise\n"})
+    return store
+
+
+def test_path_through_a_real_subprocess(repo, private_data_dir):
+    env = dict(os.environ)
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "memory", "path", str(repo)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{memory_dir_for(repo)}\n"
+    assert done.stdout.startswith(str(private_data_dir))
+    assert not memory_dir_for(repo).exists()  # asking for the path creates nothing
+
+
+def test_path_defaults_to_the_current_folder(repo, capsys, monkeypatch):
+    monkeypatch.chdir(repo)
+    assert main(["memory", "path"]) == 0
+    assert capsys.readouterr().out == f"{memory_dir_for(repo)}\n"
+
+
+def test_list(repo, capsys):
+    store = filled(repo)
+    assert main(["memory", "list", str(repo)]) == 0
+    out, err = capsys.readouterr()
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert [row[0] for row in rows] == ["/memories/feedback_cs1591.md", "/memories/plain.md"]
+    assert rows[0][1:3] == ["feedback", str(len(NOTE))]
+    assert rows[0][4:] == ["feedback-cs1591", "CS1591 is noise"]
+    assert rows[1][1] == "-" and rows[1][4] == "plain"
+    assert err == f"note: {store.index_problems()[0]}\n"
+
+
+def test_list_of_a_repository_with_no_memory_is_empty(repo, capsys):
+    assert main(["memory", "list", str(repo)]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+@pytest.mark.parametrize("name", ["feedback_cs1591.md", "feedback_cs1591", "feedback-cs1591", "/memories/feedback_cs1591.md"])
+def test_show_by_any_name(repo, capsys, name):
+    filled(repo)
+    assert main(["memory", "show", name, str(repo)]) == 0
+    assert capsys.readouterr().out == NOTE
+
+
+def test_show_the_index_and_a_file_without_newline(repo, capsys):
+    filled(repo)
+    assert main(["memory", "show", "MEMORY.md", str(repo)]) == 0
+    assert capsys.readouterr().out == "- [CS1591](feedback_cs1591.md) — noise\n"
+    assert main(["memory", "show", "plain", str(repo)]) == 0
+    assert capsys.readouterr().out == "no frontmatter\n"
+
+
+def test_show_unknown_and_hostile_names_fail_cleanly(repo, capsys):
+    filled(repo)
+    assert main(["memory", "show", "nothing", str(repo)]) == 1
+    assert capsys.readouterr().err == "devagent memory: no memory named 'nothing'\n"
+    assert main(["memory", "show", "/memories/../../x", str(repo)]) == 1
+    assert "not allowed" in capsys.readouterr().err
+
+
+def test_not_a_folder(tmp_path, capsys):
+    assert main(["memory", "list", str(tmp_path / "missing")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+
+
+def test_uv_run_devagent_memory_list(repo):
+    """The installed console script, the way a user runs it."""
+    filled(repo)
+    uv = os.environ.get("UV", "uv")
+    try:
+        done = subprocess.run(
+            [uv, "run", "--offline", "--frozen", "devagent", "memory", "list", str(repo)],
+            cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=120,
+        )
+    except FileNotFoundError:
+        pytest.skip("uv is not on PATH")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].startswith("/memories/feedback_cs1591.md\tfeedback\t")

@@ -1,0 +1,110 @@
+"""`devagent memory path|list|show`: a repository's memory, in plain text for scripts.
+
+    devagent memory path [REPO]        the folder that holds REPO's memory
+    devagent memory list [REPO]        one line per memory: path, type, size, modified, name, description
+    devagent memory show NAME [REPO]   one memory file; NAME is a file name, a stem, a
+                                       frontmatter name or a /memories/... path
+
+Problems with the index (a memory with no line, a line with no file) are written to
+stderr by `list`, so stdout stays one memory per line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+
+def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    path = actions.add_parser("path", help="print the folder that holds the repository's memory")
+    path.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    listing = actions.add_parser("list", help="list the memories, one per line, tab-separated")
+    listing.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    show = actions.add_parser("show", help="print one memory file")
+    show.add_argument("name", help="file name, stem, frontmatter name, or /memories/... path")
+    show.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+
+
+def _repo(value: str) -> Path | None:
+    repo = Path(value).expanduser()
+    if not repo.is_dir():
+        print(f"devagent memory: {value} is not a folder", file=sys.stderr)
+        return None
+    return repo
+
+
+def run(name: str, args: argparse.Namespace) -> int:
+    from memory.location import memory_dir_for
+
+    repo = _repo(args.repo)
+    if repo is None:
+        return 2
+    if args.action == "path":
+        # Printing the path must not create the folder: a script may only want to know it.
+        print(memory_dir_for(repo))
+        return 0
+
+    folder = memory_dir_for(repo)
+    if not folder.is_dir():
+        if args.action == "list":
+            return 0
+        print(f"devagent memory: no memory named {args.name!r} ({folder} does not exist)", file=sys.stderr)
+        return 1
+
+    from memory.store import MemoryStore
+
+    store = MemoryStore(folder)
+    if args.action == "list":
+        return _list(store)
+    return _show(store, args.name)
+
+
+def _list(store) -> int:
+    for info in store.memories():
+        modified = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.modified))
+        fields = [info.path, info.type or "-", str(info.size), modified, info.name, info.description]
+        print("\t".join(field.replace("\t", " ") for field in fields))
+    for problem in store.index_problems():
+        print(f"note: {problem}", file=sys.stderr)
+    return 0
+
+
+def _find(store, wanted: str) -> str | None:
+    if wanted.startswith(store.ROOT + "/"):
+        return wanted
+    memories = store.memories()
+    for match in (
+        lambda i: i.path == f"{store.ROOT}/{wanted}",
+        lambda i: i.file.name == wanted,
+        lambda i: i.file.stem == wanted,
+        lambda i: i.name == wanted,
+        lambda i: i.name.lower() == wanted.lower() or i.file.stem.lower() == wanted.lower(),
+    ):
+        found = [info.path for info in memories if match(info)]
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            print(f"devagent memory: {wanted!r} matches several memories: {', '.join(found)}", file=sys.stderr)
+            return None
+    if wanted in ("MEMORY.md", "MEMORY", "index"):
+        return f"{store.ROOT}/MEMORY.md"
+    print(f"devagent memory: no memory named {wanted!r}", file=sys.stderr)
+    return None
+
+
+def _show(store, wanted: str) -> int:
+    from memory.errors import MemoryStoreError
+
+    path = _find(store, wanted)
+    if path is None:
+        return 1
+    try:
+        text = store.read(path)
+    except MemoryStoreError as error:
+        print(f"devagent memory: {error}", file=sys.stderr)
+        return 1
+    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    return 0
