@@ -26,14 +26,18 @@ MEMORY_MODES = ("none", "history", "window", "summary", "on-demand", "preloaded"
 EFFORTS = ("low", "medium", "high", "max")
 
 
-def add_agent_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by everything that starts a session."""
-    parser.add_argument(
-        "--memory",
-        choices=MEMORY_MODES,
-        default=os.environ.get("DEVAGENT_MEMORY", "preloaded"),
-        help="how a session starts from earlier ones (default: preloaded)",
-    )
+def add_agent_options(parser: argparse.ArgumentParser, *, memory: bool = True) -> None:
+    """Options shared by everything that starts a session.
+
+    `memory=False` leaves out --memory for commands that choose modes themselves (eval).
+    """
+    if memory:
+        parser.add_argument(
+            "--memory",
+            choices=MEMORY_MODES,
+            default=os.environ.get("DEVAGENT_MEMORY", "preloaded"),
+            help="how a session starts from earlier ones (default: preloaded)",
+        )
     parser.add_argument(
         "--model",
         default=None,

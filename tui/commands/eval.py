@@ -34,9 +34,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--keep", action="store_true", help="keep the fixture repositories and data folders (printed at the end)"
     )
-    add_agent_options(parser)
-    # --memory comes with the shared options, but here --modes chooses every mode measured.
-    parser._option_string_actions["--memory"].help = argparse.SUPPRESS
+    # --modes chooses every mode measured, so the shared --memory has no place here.
+    add_agent_options(parser, memory=False)
 
 
 def _positive(text: str) -> int:
