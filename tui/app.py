@@ -6,6 +6,7 @@ background thread while the panes are already usable.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 import time
@@ -333,7 +334,9 @@ class DevAgentApp(App):
 
     async def _open_log(self, line: ToolLine) -> None:
         title = f"{line.tool_name} {line.input_summary}".strip() + " — full log"
-        await self.screen_pane.show(title, line.tool_log or "", "log")
+        # build tools print absolute paths; inside the repository they only cost width
+        log = (line.tool_log or "").replace(f"{self.repo}{os.sep}", "")
+        await self.screen_pane.show(title, log, "log")
         self._show_screen(True)
 
     async def action_last_log(self) -> None:

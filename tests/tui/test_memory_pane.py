@@ -35,8 +35,8 @@ async def test_lists_name_type_description_size_age_and_total(make_app, store, n
         memories = {m.name: m for m in pane(app).listing.memories}
         prompt = option_prompt(memories["CS1591 is noise"], None)
         left, right = ([str(c) for c in col._cells] for col in prompt.columns)
-        assert left[0] == "CS1591 is noise feedback"
-        assert left[1] == "missing XML doc warnings are ignored"
+        assert left[0] == "CS1591 is noise"
+        assert left[1] == "feedback · missing XML doc warnings are ignored"
         assert right[0].endswith("· 3d")
         subtitle = str(pane(app).border_subtitle)
         assert f"/{6000 / 1000:.1f}k chars" in subtitle

@@ -22,9 +22,6 @@ type: user
 
 """
 
-HINT = "ctrl+s save · esc discard"
-
-
 def virtual_path(name: str) -> str:
     name = name.strip().removeprefix("/memories/").strip("/")
     if name and not name.endswith(".md"):
@@ -55,7 +52,6 @@ class MemoryEditor(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="editor") as box:
             box.border_title = "New memory" if self.is_new else f"Edit {self.path}"
-            box.border_subtitle = HINT
             if self.is_new:
                 yield Input(placeholder="file name, e.g. feedback_build_warnings.md", id="name")
             yield TextArea(

@@ -49,6 +49,10 @@ class _Spinning(Static):
     def _tick(self) -> None:
         self.update(self.line())
 
+    def on_resize(self) -> None:
+        # the line is laid out for its width, which is only known once it is on screen
+        self._tick()
+
     def stop_spinning(self) -> None:
         if self._timer is not None:
             self._timer.stop()
@@ -107,37 +111,43 @@ class ToolLine(_Spinning):
         self.stop_spinning()
 
     def line(self) -> Text:
-        width = max(20, (self.size.width or 60) - 2)
-        text = Text()
+        width = max(20, self.content_size.width or 58)
+        head = Text()
         if self.finished is None and not self.cancelled:
-            text.append(self.spinner(), "bold")
+            head.append(self.spinner(), "bold")
         elif self.cancelled:
-            text.append("■", "dim")
+            head.append("■", "dim")
         elif self.finished[1]:
-            text.append("×", "bold red")
+            head.append("×", "bold red")
         else:
-            text.append("✓", "bold green")
-        text.append(f" {self.tool_name}", "bold")
-        tail = Text()
+            head.append("✓", "bold green")
+        head.append(f" {self.tool_name}", "bold")
+        # what must stay visible: mark, name, outcome, time; the input gets what is left
+        timing = Text()
+        result = ""
         if self.finished is not None:
-            duration, is_error, summary = self.finished
-            if summary:
-                tail.append(" → ", "dim")
-                tail.append(fmt.one_line(summary, 40), "red" if is_error else "")
-            tail.append(f"  {fmt.duration(duration)}", "dim")
+            duration, is_error, result = self.finished
+            timing.append(f"  {fmt.duration(duration)}", "dim")
             if self.tool_log:
-                tail.append("  ⏎ log", "dim italic")
+                timing.append("  ⏎ log", "dim italic")
         elif self.cancelled:
-            tail.append("  cancelled", "dim")
+            timing.append("  cancelled", "dim")
         else:
-            tail.append(f"  {fmt.duration(time.monotonic() - self.started)}", "dim")
-        if self.input_summary:
-            room = width - len(text) - len(tail) - 2
-            if room > 4:
-                text.append("  ")
-                text.append(fmt.one_line(self.input_summary, room), "italic")
-        text.append_text(tail)
-        return text
+            timing.append(f"  {fmt.duration(time.monotonic() - self.started)}", "dim")
+        room = width - head.cell_len - timing.cell_len
+        outcome = Text()
+        if result:
+            outcome.append(" → ", "dim")
+            outcome.append(fmt.one_line(result, max(8, room - 3)), "red" if self.finished[1] else "")
+        room -= outcome.cell_len
+        line = head
+        if self.input_summary and room >= 10:
+            line.append("  ")
+            line.append(fmt.one_line(self.input_summary, room - 2), "italic dim")
+        line.append_text(outcome)
+        line.append_text(timing)
+        line.truncate(width, overflow="ellipsis")
+        return line
 
     def action_open_log(self) -> None:
         if self.tool_log:
@@ -172,6 +182,12 @@ class Conversation(VerticalScroll):
 
     async def _add(self, widget) -> None:
         following = self._following
+        # a run of tool lines sits apart from the reply text around it
+        last = self.children[-1] if self.children else None
+        if isinstance(widget, ToolLine) and not isinstance(last, ToolLine):
+            widget.add_class("-first")
+        if isinstance(widget, Reply) and isinstance(last, ToolLine):
+            widget.add_class("-after-tools")
         await self.mount(widget)
         if following:
             self._following = True

@@ -62,7 +62,7 @@ STALE = "▲"
 
 
 def option_prompt(info, stale: list[str] | None, now: float | None = None) -> Table:
-    """Two lines a memory: name and type, size and age on the right; the description."""
+    """Two lines a memory: name with size and age on the right; type and description."""
     grid = Table.grid(expand=True, padding=(0, 1))
     grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
     grid.add_column(no_wrap=True, justify="right")
@@ -70,11 +70,13 @@ def option_prompt(info, stale: list[str] | None, now: float | None = None) -> Ta
     if stale:
         name.append(f"{STALE} ", "bold yellow")
     name.append(info.name, "bold")
-    if info.type:
-        name.append(f" {info.type}", TYPE_STYLE.get(info.type, "dim"))
     grid.add_row(name, Text(f"{fmt.chars(info.size)} · {fmt.age(info.modified, now)}", "dim"))
-    if info.description:
-        grid.add_row(Text(fmt.one_line(info.description, 200), "dim italic", no_wrap=True, overflow="ellipsis"), "")
+    about = Text(no_wrap=True, overflow="ellipsis")
+    if info.type:
+        about.append(info.type, TYPE_STYLE.get(info.type, "dim"))
+        about.append(" · ", "dim")
+    about.append(fmt.one_line(info.description, 200) if info.description else "no description", "dim italic")
+    grid.add_row(about, "")
     return grid
 
 

@@ -29,7 +29,7 @@ class ScreenItem:
 
 
 def render_plain(item: ScreenItem) -> Text:
-    text = Text(item.content.expandtabs(4), no_wrap=item.format != "text")
+    text = Text(item.content.expandtabs(4))
     if item.format == "diff":
         for offset, line in _lines(item.content):
             style = None

@@ -1,0 +1,152 @@
+"""Render PNG screenshots of the app in its main states into screenshots/.
+
+The real app runs headless (Textual's run_test) against the Claude double in its own
+process, on the scenario's repository and memories under a temporary folder. Each state is
+saved as SVG by Textual and turned into PNG with cairosvg; Fira Code must be installed
+(Debian fonts-firacode) or the text misaligns.
+
+    uv run python scripts/screenshots.py [--out screenshots] [--keep-svg]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.tui.scenario import QUESTION, DoubleProcess, World, build_world, double_script  # noqa: E402
+
+WIDE = (160, 48)
+NARROW = (80, 24)
+
+
+class Shooter:
+    def __init__(self, out: Path, keep_svg: bool) -> None:
+        self.out = out
+        self.keep_svg = keep_svg
+        self.made: list[Path] = []
+
+    async def shot(self, app, pilot, name: str) -> None:
+        import cairosvg
+
+        await pilot.pause(0.4)
+        svg = Path(app.save_screenshot(filename=f"{name}.svg", path=str(self.out)))
+        png = svg.with_suffix(".png")
+        cairosvg.svg2png(url=str(svg), write_to=str(png))
+        if not self.keep_svg:
+            svg.unlink()
+        self.made.append(png)
+        print(f"wrote {png.relative_to(ROOT) if png.is_relative_to(ROOT) else png}")
+
+
+async def wait_for(pilot, predicate, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the app did not get there")
+        await pilot.pause(0.05)
+
+
+def new_app(world: World):
+    from agent.config import AgentConfig
+    from tui.app import DevAgentApp
+
+    return DevAgentApp(world.repo, AgentConfig.from_env_and_args(None, world.repo))
+
+
+async def run_turn(app, pilot) -> None:
+    from textual.widgets import Input
+
+    prompt = app.query_one("#prompt", Input)
+    prompt.value = QUESTION
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: app.session is not None or app._session_error)
+    await wait_for(pilot, lambda: not app.running)
+    await pilot.pause(0.3)
+
+
+async def main_states(world: World, shooter: Shooter, work: Path) -> None:
+    from textual.widgets import OptionList, TextArea
+
+    from tui.widgets.conversation import ToolLine
+
+    with DoubleProcess(double_script(), work / "double-wide") as double:
+        os.environ.update(double.env)
+        app = new_app(world)
+        async with app.run_test(size=WIDE) as pilot:
+            await run_turn(app, pilot)
+            await shooter.shot(app, pilot, "turn_with_tools_160x48")
+
+            build = next(line for line in app.query(ToolLine) if line.tool_name == "build")
+            build.focus()
+            await pilot.press("enter")
+            await shooter.shot(app, pilot, "build_log_160x48")
+
+            options = app.query_one("#memory-list", OptionList)
+            options.focus()
+            names = app.memory_pane.names
+            options.highlighted = names.index("Rename Patch to Diff")
+            await pilot.press("e")
+            await pilot.pause(0.2)
+            area = app.screen.query_one("#text", TextArea)
+            area.move_cursor(area.document.end)
+            area.insert("Monday: the build says CS1061 is still there.\n")
+            await shooter.shot(app, pilot, "memory_editor_160x48")
+
+            area.insert("Deploy key: AKIAIOSFODNN7EXAMPLE\n")
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: app.screen.refusals)
+            await shooter.shot(app, pilot, "memory_save_refused_160x48")
+            await pilot.press("escape")
+            await pilot.pause(0.2)
+
+            options.focus()
+            options.highlighted = app.memory_pane.names.index("CI pipeline")
+            await pilot.press("d")
+            await shooter.shot(app, pilot, "delete_confirm_160x48")
+            await pilot.press("n")
+
+    with DoubleProcess(double_script(), work / "double-narrow") as double:
+        os.environ.update(double.env)
+        app = new_app(world)
+        async with app.run_test(size=NARROW) as pilot:
+            await run_turn(app, pilot)
+            await shooter.shot(app, pilot, "turn_80x24")
+
+
+async def first_run(world: World, shooter: Shooter) -> None:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+        os.environ.pop(name, None)
+    app = new_app(world)
+    async with app.run_test(size=NARROW) as pilot:
+        await wait_for(pilot, lambda: app.memory_pane.names)
+        await shooter.shot(app, pilot, "first_run_no_key_80x24")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
+    parser.add_argument("--keep-svg", action="store_true")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    shooter = Shooter(args.out.resolve(), args.keep_svg)
+    with tempfile.TemporaryDirectory(prefix="devagent-shots-") as tmp:
+        world = build_world(Path(tmp) / "world")
+        world.apply()
+        for name in ("DEVAGENT_MODEL", "DEVAGENT_EFFORT", "DEVAGENT_MEMORY"):
+            os.environ.pop(name, None)
+        asyncio.run(main_states(world, shooter, Path(tmp)))
+        asyncio.run(first_run(world, shooter))
+    print(f"{len(shooter.made)} screenshots")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
