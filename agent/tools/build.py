@@ -137,8 +137,12 @@ class _Runner:
             return ToolResult(text=_join(text, [note]), is_error=True, summary="timed out", log=log)
 
         diagnostics = []
+        seen: set[tuple] = set()
         for (step, _), section in zip(outcomes, chunks):
-            diagnostics += [d for d in parse_diagnostics(section, repo, style=step.style) if d.key() not in {x.key() for x in diagnostics}]
+            for diagnostic in parse_diagnostics(section, repo, style=step.style):
+                if diagnostic.key() not in seen:
+                    seen.add(diagnostic.key())
+                    diagnostics.append(diagnostic)
         report = Report.of(diagnostics)
         failed = any(o.returncode != 0 for _, o in outcomes)
         codes = ", ".join(str(o.returncode) for _, o in outcomes if o.returncode != 0)

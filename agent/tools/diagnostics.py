@@ -12,6 +12,7 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 MAX_ERRORS = 20
@@ -63,14 +64,19 @@ class Diagnostic:
         return f"{head}: {self.message}{project}" if head else f"{self.message}{project}"
 
 
+@lru_cache(maxsize=32)
+def _root_prefix(repo: Path) -> str:
+    try:
+        return str(repo.resolve()).rstrip(os.sep) + os.sep
+    except OSError:
+        return str(repo).rstrip(os.sep) + os.sep
+
+
 def _relative(path: str | None, repo: Path | None) -> str | None:
     if not path or repo is None:
         return path
     path = path.strip()
-    try:
-        root = str(repo.resolve()).rstrip(os.sep) + os.sep
-    except OSError:
-        return path
+    root = _root_prefix(repo)
     if path.startswith(root):
         return path[len(root):]
     if path.startswith("./"):
@@ -140,6 +146,9 @@ def parse_diagnostics(log: str, repo: Path | None = None, *, style: str = "msbui
     for raw in log.splitlines():
         line = raw.rstrip("\r")
         diagnostic = None
+        # Most of a log is progress lines; both shapes with a severity name it in lower case.
+        if style != "go" and "error" not in line and "warning" not in line:
+            continue
         if style == "msbuild":
             diagnostic = parse_msbuild_line(line, repo) or parse_colon_line(line, repo)
         elif style == "colon":
