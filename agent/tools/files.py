@@ -210,7 +210,7 @@ class ReadFileTool:
             )
         if encoding_note:
             footer.append(f"Note: {encoding_note}")
-        visible = [h for h in hits if first <= int(h.where.split()[-1]) <= shown_last]
+        visible = [h for h in hits if first <= h.line <= shown_last]
         note = masking_note(visible)
         if note:
             footer.append(note)
@@ -230,7 +230,8 @@ class ReadFileTool:
             return ToolResult(text=f"{label} is an empty folder.", summary="empty folder")
         listed = entries[:MAX_LISTED]
         more = f"\n... and {len(entries) - MAX_LISTED} more" if len(entries) > MAX_LISTED else ""
+        count = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
         return ToolResult(
-            text=f"{label} is a folder ({len(entries)} entries); read_file needs a file. It holds:\n" + "\n".join(listed) + more,
-            summary=f"folder, {len(entries)} entries",
+            text=f"{label} is a folder ({count}); read_file needs a file. It holds:\n" + "\n".join(listed) + more,
+            summary=f"folder, {count}",
         )

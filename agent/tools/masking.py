@@ -17,7 +17,11 @@ MAX_LISTED = 5
 @dataclass(frozen=True)
 class Masked:
     kind: str
-    where: str  # e.g. "line 3" or "build output line 57"
+    where: str  # what the line counts: "line" of a file, "output line" of a log
+    line: int
+
+    def describe(self) -> str:
+        return f"{self.kind}, {self.where} {self.line}"
 
 
 MARKER = re.compile(r"\[masked: [^\]\n]*\]")
@@ -46,10 +50,7 @@ def mask_text(text: str, where: str = "line", line_offset: int = 0) -> tuple[str
         parts.append(f"[masked: {secret.kind}]")
         position = secret.end
     parts.append(text[position:])
-    hits = [
-        Masked(s.kind, f"{where} {text.count(chr(10), 0, s.start) + 1 + line_offset}")
-        for s in found
-    ]
+    hits = [Masked(s.kind, where, text.count("\n", 0, s.start) + 1 + line_offset) for s in found]
     return "".join(parts), hits
 
 
@@ -58,7 +59,7 @@ def masking_note(hits: list[Masked]) -> str:
         return ""
     count = len(hits)
     noun = "string was" if count == 1 else "strings were"
-    listed = "; ".join(f"{h.kind}, {h.where}" for h in hits[:MAX_LISTED])
+    listed = "; ".join(h.describe() for h in hits[:MAX_LISTED])
     if count > MAX_LISTED:
         listed += f"; {count - MAX_LISTED} more"
     return f"Note: {count} credential-shaped {noun} masked ({listed})."

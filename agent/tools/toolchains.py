@@ -58,7 +58,8 @@ skip = set(sys.argv[2].split(","))
 root = sys.argv[1]
 bad = 0
 count = 0
-for folder, dirs, files in os.walk(root):
+walk = [(os.path.dirname(root), [], [os.path.basename(root)])] if os.path.isfile(root) else os.walk(root)
+for folder, dirs, files in walk:
     dirs[:] = sorted(d for d in dirs if d not in skip and not d.startswith("."))
     for name in sorted(files):
         if not name.endswith(".py"):

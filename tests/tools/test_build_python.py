@@ -133,3 +133,13 @@ def test_secret_printed_by_a_test_is_masked(tmp_path):
     assert token not in result.text and token not in result.log
     assert "[masked: GitHub token]" in result.text
     assert "Note: " in result.text and "GitHub token, output line" in result.text
+
+
+def test_build_of_one_file(tmp_path):
+    repo = python_repo(tmp_path / "calc")
+    (repo / "calc" / "broken.py").write_text("x = (\n")
+    one = BuildTool().run({"project": "calc/__init__.py"}, ctx_for(repo))
+    assert one.text.startswith("Build succeeded (Python: compile calc/__init__.py;")
+    assert "compiled 1 Python files, 0 with errors" in one.log
+    folder = BuildTool().run({"project": "calc"}, ctx_for(repo))
+    assert "calc/broken.py:1:" in folder.text
