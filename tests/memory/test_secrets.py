@@ -255,3 +255,9 @@ def test_pem_without_end_still_masks_the_header():
     masked, found = mask_secrets("key:\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE...")
     assert found and found[0].kind == "private key"
     assert "PRIVATE KEY-----" not in masked
+
+
+@pytest.mark.parametrize("kind,text", CREDENTIALS, ids=[f"{i}-{k}" for i, (k, _) in enumerate(CREDENTIALS)])
+def test_masking_twice_changes_nothing(kind, text):
+    once, _ = mask_secrets(text)
+    assert mask_secrets(once) == (once, [])
