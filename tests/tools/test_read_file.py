@@ -286,3 +286,26 @@ def test_git_worktree_file_is_refused(tmp_path):
     result = read(worktree, path=".git")
     assert result.is_error
     assert "gitdir" not in result.text
+
+
+SEGMENTS = ["..", ".", "src", "up", ".git", "config", "secret.txt", "repo", "repo-evil", "x.txt", "", "%2e%2e", "..\\", "C:", "link-out.txt", "gitdir", "innocent", "~"]
+
+
+def test_random_paths_never_leave_the_repository(sandbox):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    box, repo = sandbox["box"], sandbox["repo"]
+    before = tree(sandbox["tmp"])
+    absolute_starts = ["", "/", str(repo) + "/", str(box) + "/"]
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(start=st.sampled_from(absolute_starts), parts=st.lists(st.sampled_from(SEGMENTS), min_size=1, max_size=6))
+    def attempt(start, parts):
+        result = read(repo, path=start + "/".join(parts))
+        assert OUTSIDE not in result.text
+        assert "[core]" not in result.text
+        assert "repositoryformatversion" not in result.text
+
+    attempt()
+    assert tree(sandbox["tmp"]) == before
