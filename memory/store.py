@@ -62,7 +62,10 @@ class MemoryStore:
         self.max_file_chars = max_file_chars
         self.max_total_chars = max_total_chars
         self.lock_timeout = lock_timeout
-        os.makedirs(self.directory, mode=atomic.DIR_MODE, exist_ok=True)
+        try:
+            os.makedirs(self.directory, mode=atomic.DIR_MODE, exist_ok=True)
+        except OSError:
+            pass  # an unwritable data dir must not stop the app; each command reports it
         # Resolved once: every containment check compares against this exact string.
         self._root = os.path.realpath(self.directory)
         self._lock_path = os.path.join(self._root, LOCK_NAME)
@@ -134,8 +137,8 @@ class MemoryStore:
         try:
             with self._locked(timeout=wait):
                 pass
-        except MemoryBusy:
-            pass  # a live session is writing; the first command here sweeps instead
+        except (MemoryBusy, OSError):
+            pass  # a live session is writing (or the folder is unusable); the first command sweeps
 
     # -- the six commands ------------------------------------------------------------------
 
@@ -489,7 +492,14 @@ class MemoryStore:
 
     def reindex(self) -> None:
         """Repairs MEMORY.md from the files: lines whose file is gone are dropped, every
-        memory without a line gets one built from its frontmatter, other lines stay as written."""
+        memory without a line gets one built from its frontmatter, other lines stay as written.
+        Raises MemoryStoreError (MemoryBusy when another session holds the lock)."""
+        try:
+            self._reindex()
+        except OSError as error:
+            raise MemoryStoreError(f"Could not rewrite {self.ROOT}/{INDEX_NAME}: {error.strerror or error}.") from None
+
+    def _reindex(self) -> None:
         with self._locked():
             index_real = os.path.join(self._root, INDEX_NAME)
             old_text = self.index_text()

@@ -298,3 +298,13 @@ def test_files_and_folders_are_owner_only(store):
     create(store, "/memories/deep/er/a.md", "x")
     assert (store.directory / "deep" / "er" / "a.md").stat().st_mode & 0o777 == 0o600
     assert (store.directory / "deep").stat().st_mode & 0o777 == 0o700
+
+
+def test_unusable_folder_gives_error_results_not_exceptions(tmp_path):
+    blocker = tmp_path / "data"
+    blocker.write_text("a file where the data folder should be")
+    store = MemoryStore(blocker / "memories")
+    text, is_error = store.run({"command": "view", "path": "/memories"})
+    assert is_error and text.startswith("Could not view /memories:")
+    assert store.save("/memories/a.md", "x")[1] is True
+    assert store.memories() == [] and store.snapshot() == ""
