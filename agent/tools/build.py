@@ -101,6 +101,12 @@ class _Runner:
                     is_error=True,
                     summary=f"no {program}",
                 )
+            except PermissionError:
+                return ToolResult(
+                    text=f"Error: {step.argv[0]} is not executable, so the {self.kind} could not run.",
+                    is_error=True,
+                    summary="not executable",
+                )
             spent += outcome.duration
             if step.optional_module and re.search(rf"No module named '?{re.escape(step.optional_module)}\b", outcome.output):
                 notes.append(f"{step.optional_module} is configured but not installed for {step.argv[0]}, so it did not run.")

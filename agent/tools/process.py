@@ -171,10 +171,14 @@ def run_command(
             cancel.unregister_process(proc)
         if proc.poll() is None:  # only when something above raised
             _stop(proc)
-        try:
-            proc.stdout.close()
-        except OSError:
-            pass
+        # A straggler that left our process group (setsid) may still hold the pipe, and the
+        # reader is blocked in read holding the stream's lock: closing would block too. The
+        # daemon thread ends when that process lets go.
+        if not reader.is_alive():
+            try:
+                proc.stdout.close()
+            except OSError:
+                pass
     # Cancellation may come from cancel() killing the group while we waited.
     if not cancelled and _is_cancelled(cancel) and proc.returncode != 0:
         cancelled = True

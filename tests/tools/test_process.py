@@ -84,3 +84,24 @@ def test_timeout_stops_a_process_that_ignores_sigterm(tmp_path):
 def test_invalid_utf8_output_is_replaced_not_fatal(tmp_path):
     outcome = run_command(py("import sys; sys.stdout.buffer.write(b'caf\\xe9\\n')"), tmp_path, timeout=30)
     assert outcome.output == "caf\ufffd\n"
+
+
+def test_a_process_that_leaves_the_group_with_the_pipe_does_not_hang_the_call(tmp_path):
+    pid_file = tmp_path / "pid"
+    # The grandchild starts its own session, so killing our group does not reach it.
+    code = (
+        "import subprocess, sys; "
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], start_new_session=True); "
+        f"open({str(pid_file)!r}, 'w').write(str(p.pid)); print('left', flush=True)"
+    )
+    start = time.monotonic()
+    try:
+        outcome = run_command(py(code), tmp_path, timeout=30)
+        assert outcome.returncode == 0
+        assert "left" in outcome.output
+        assert time.monotonic() - start < 15
+    finally:
+        import os
+        import signal
+
+        os.kill(int(pid_file.read_text()), signal.SIGKILL)
