@@ -35,6 +35,8 @@ def _mixed_case_and_digit(token: str) -> bool:
 _PLACEHOLDER = re.compile(
     r"""^(?:
         \$\{?[A-Za-z_][A-Za-z0-9_]*\}?      # $VAR, ${VAR}
+      | \$\(.*                              # $(command)
+      | %\(.*                               # %(name)s
       | %[A-Za-z_][A-Za-z0-9_]*%            # %VAR%
       | \{\{?[^}]*\}?\}                     # {name}, {{ name }}
       | <[^>]*>                             # <password>

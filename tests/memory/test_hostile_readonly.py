@@ -20,11 +20,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 MOUNT_SCRIPT = (
-    "set -e; mount --make-rprivate /; mount --bind \"$BOX\" \"$BOX\"; "
+    "mount --make-rprivate / && mount --bind \"$BOX\" \"$BOX\" || { echo 'namespace: mount failed' >&2; exit 97; }; "
     "for m in $(awk '{print $2}' /proc/self/mounts | sort -u); do "
     "case \"$m\" in \"$BOX\"|/proc|/proc/*|/sys|/sys/*|/dev|/dev/*) continue;; esac; "
     "mount -o remount,bind,ro \"$m\" 2>/dev/null || true; done; "
-    "if touch /.devagent-probe 2>/dev/null; then rm -f /.devagent-probe; echo 'root is still writable' >&2; exit 97; fi; "
+    "if touch /.devagent-probe 2>/dev/null; then rm -f /.devagent-probe; echo 'namespace: root still writable' >&2; exit 97; fi; "
     'exec "$@"'
 )
 
@@ -52,7 +52,7 @@ def test_hostile_module_under_a_read_only_mount_namespace(tmp_path):
         str(ROOT / "tests" / "memory" / "test_hostile_paths.py"),
     ]
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
-    if done.returncode == 97 or (done.returncode != 0 and "unshare:" in done.stderr):
+    if done.returncode == 97 or (done.returncode != 0 and done.stderr.startswith("unshare:")):
         pytest.skip(f"cannot make a read-only mount namespace here: {done.stderr.strip()[:200]}")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     # The probe test ran (not skipped), so the namespace really was read-only.
