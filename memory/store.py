@@ -457,7 +457,10 @@ class MemoryStore:
                 continue
             # A memory must not be able to close its own element and speak as the prompt.
             body = text.rstrip().replace("</memory>", "<\\/memory>")
-            parts.append(f'<memory path="{paths.to_virtual(self._root, real)}" age="{age}">\n{body}\n</memory>\n')
+            where = paths.to_virtual(self._root, real)
+            for raw, escaped in (("&", "&amp;"), ('"', "&quot;"), ("<", "&lt;"), (">", "&gt;")):
+                where = where.replace(raw, escaped)
+            parts.append(f'<memory path="{where}" age="{age}">\n{body}\n</memory>\n')
         return "".join(parts)
 
     def index_text(self) -> str:

@@ -308,3 +308,8 @@ def test_unusable_folder_gives_error_results_not_exceptions(tmp_path):
     assert is_error and text.startswith("Could not view /memories:")
     assert store.save("/memories/a.md", "x")[1] is True
     assert store.memories() == [] and store.snapshot() == ""
+
+
+def test_snapshot_escapes_odd_file_names(store):
+    create(store, '/memories/a"b<c>.md', "x")
+    assert store.snapshot().startswith('<memory path="/memories/a&quot;b&lt;c&gt;.md" age=')
