@@ -250,3 +250,14 @@ def _alive(pid: int) -> bool:
             return f.read().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_dotnet_that_is_not_executable_is_a_sentence(tmp_path, monkeypatch):
+    repo = dotnet_repo(tmp_path / "shop")
+    bin_dir = tmp_path / "odd-bin"
+    bin_dir.mkdir()
+    (bin_dir / "dotnet").write_text("#!/bin/sh\necho never\n")  # no execute bit
+    monkeypatch.setenv("PATH", str(bin_dir))
+    result = BuildTool().run({}, ctx_for(repo))
+    assert result.is_error
+    assert result.text == "Error: dotnet is not executable, so the build could not run."

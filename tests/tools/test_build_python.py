@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 
 from agent.tools.build import BuildTool, TestTool
 from tests.tools.repos import ctx_for, install_executable, python_repo, tree
