@@ -79,6 +79,59 @@ def speaker_round_trip(sentence: str, long_text: str) -> dict:
             "speaking_after_stop": speaking_after, "error": speaker.error}
 
 
+def talk_over_the_speaker(wav: str, long_text: str) -> dict:
+    """The user presses the talk key while the voice is speaking: it stops, the user's
+    words (played into the same sink) are recorded and transcribed, and muting works."""
+    import queue
+
+    from agent.voice.push_to_talk import PttState, PushToTalk, TranscriptReady
+    from agent.voice.recorder import DeviceSource, Recorder
+    from agent.voice.stt import Transcriber
+    from agent.voice.tts import Speaker
+
+    transcriber = Transcriber().load()
+    speaker = Speaker(device="pulse").load()
+    events: queue.Queue = queue.Queue()
+    ptt = PushToTalk(Recorder(DeviceSource()), transcriber, events.put, speaker=speaker)
+
+    speaker.speak(long_text)
+    while speaker.started_at is None:
+        time.sleep(0.01)
+    time.sleep(0.8)
+    was_speaking = speaker.speaking
+    ptt.toggle()
+    stopped_speaking = not speaker.speaking
+    time.sleep(0.5)
+    recorder = ptt.recorder
+    quiet_after_toggle = float(np.abs(np.concatenate(recorder._chunks)[int(0.2 * 16000):]).max())
+    player = subprocess.Popen(["paplay", "--device=vsink", wav])
+    ready = None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            event = events.get(timeout=1)
+        except queue.Empty:
+            continue
+        if isinstance(event, TranscriptReady):
+            ready = event
+            break
+    player.wait(timeout=30)
+
+    speaker.muted = True
+    speaker.speak("This must not be heard.")
+    muted_speaking = speaker.speaking
+    speaker.muted = False
+    speaker.speak("Back.")
+    unmuted_speaking = speaker.speaking
+    speaker.wait(10)
+    speaker.close()
+    return {"was_speaking": was_speaking, "stopped_speaking": stopped_speaking,
+            "quiet_after_toggle": quiet_after_toggle,
+            "text": ready.text if ready else None, "state": ptt.state.value,
+            "muted_speaking": muted_speaking, "unmuted_speaking": unmuted_speaking,
+            "idle": ptt.state is PttState.IDLE}
+
+
 if __name__ == "__main__":
     scenario = sys.argv[1]
     result = globals()[scenario](*sys.argv[2:])

@@ -24,8 +24,8 @@ def test_the_devices_are_visible_to_portaudio(pulse):
 
 def test_speech_played_into_the_device_is_recorded_and_transcribed(pulse, speech_wav):
     result = scenario(pulse, "record_played_file", str(speech_wav(SENTENCE)))
-    assert result["auto_stopped"] and result["stopped_by"] == "silence"
-    assert words(result["text"]) == words(SENTENCE)
+    assert result["auto_stopped"] and result["stopped_by"] == "silence", result
+    assert words(result["text"]) == words(SENTENCE), result
 
 
 def test_the_speaker_is_heard_and_falls_silent_on_stop(pulse):
@@ -33,7 +33,18 @@ def test_the_speaker_is_heard_and_falls_silent_on_stop(pulse):
                  "in detail. It lists every warning one by one. Then it reads them all again.")
     result = scenario(pulse, "speaker_round_trip", SENTENCE, long_text)
     assert result["finished"] and result["error"] is None
-    assert words(result["text"]) == words(SENTENCE)
+    assert words(result["text"]) == words(SENTENCE), result
     assert result["loud_before_stop"] > 0.02
     assert result["loud_after_stop"] < 0.002
     assert not result["speaking_after_stop"]
+
+
+def test_the_talk_key_silences_the_voice_and_records_the_user(pulse, speech_wav):
+    long_text = ("Here is a long explanation of the build that nobody wants to hear to the end. "
+                 "It goes on and on about every project in the solution.")
+    result = scenario(pulse, "talk_over_the_speaker", str(speech_wav(SENTENCE)), long_text)
+    assert result["was_speaking"] and result["stopped_speaking"], result
+    assert result["quiet_after_toggle"] < 0.01, result
+    assert words(result["text"] or "") == words(SENTENCE), result
+    assert result["idle"], result
+    assert not result["muted_speaking"] and result["unmuted_speaking"], result
