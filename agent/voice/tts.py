@@ -176,7 +176,11 @@ class Speaker:
         return not self._idle.is_set()
 
     def load(self) -> "Speaker":
-        """Load the voice and open the output stream (call from a worker thread)."""
+        """Load the voice and open the output stream; raises if either fails.
+
+        Call it from a worker thread before the first speak(): otherwise the first
+        speak() pays for loading the voice on the caller's thread.
+        """
         self.voice.load()
         self._ensure_running()
         return self
@@ -188,7 +192,13 @@ class Speaker:
         sentences = split_sentences(text)
         if not sentences:
             return
-        self._ensure_running()
+        try:
+            self._ensure_running()
+        except Exception as error:  # no output device: the reply is still on screen
+            from agent.voice.status import describe_error
+
+            self.error = describe_error(error, "the speaker would not open")
+            return
         with self._lock:
             generation = self._generation
             self._pending += len(sentences)

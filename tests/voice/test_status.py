@@ -68,3 +68,53 @@ def test_a_model_that_will_not_load_is_named(pulse, tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == repr(
         f"the speech model would not load: no speech model at {tmp_path / 'missing-model'}")
+
+
+STACK = """
+import json, sys
+from pathlib import Path
+from agent.voice.push_to_talk import PttState
+from agent.voice.stack import load_voice
+events = []
+stack = load_voice(Path(sys.argv[1]), events.append, voice=sys.argv[2] or None)
+pressed = stack.push_to_talk.toggle()
+if pressed:
+    stack.push_to_talk.escape()
+print(json.dumps({"reason": stack.reason, "speaker_problem": stack.speaker_problem,
+                  "pressed": pressed, "state": stack.push_to_talk.state.value,
+                  "events": [type(e).__name__ for e in events],
+                  "speaker": stack.speaker is not None, "vocabulary": stack.vocabulary[:3]}))
+"""
+
+
+def _stack(env, repo, voice=""):
+    import json
+
+    result = run_python(STACK, env=env, args=[str(repo), voice])
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_stack_comes_up_on_a_machine_with_a_device(pulse, tmp_path):
+    (tmp_path / "App.cs").write_text("class ReviewOrchestrator {}")
+    state = _stack(pulse.env, tmp_path)
+    assert state["reason"] is None and state["speaker"] and state["pressed"]
+    assert state["vocabulary"] == ["ReviewOrchestrator"]
+    assert state["events"][0] == "StateChanged" and state["events"][-1] == "RecordingDiscarded"
+    assert state["state"] == "idle"
+
+
+def test_the_stack_without_a_device_keeps_typing_and_says_why(tmp_path):
+    env = dict(os.environ, HOME=str(tmp_path), XDG_RUNTIME_DIR=str(tmp_path),
+               PULSE_SERVER=f"unix:{tmp_path}/no-server")
+    state = _stack(env, tmp_path)
+    assert state["reason"] == "no audio input device"
+    assert not state["pressed"] and state["state"] == "unavailable"
+    assert state["events"] == ["StateChanged", "VoiceUnavailable", "VoiceUnavailable"]
+
+
+def test_a_voice_that_will_not_load_leaves_hearing_on(pulse, tmp_path):
+    state = _stack(pulse.env, tmp_path, voice=str(tmp_path / "nobody.onnx"))
+    assert state["reason"] is None and not state["speaker"]
+    assert state["speaker_problem"] == f"the voice would not load: no Piper voice at {tmp_path / 'nobody.onnx'}"
