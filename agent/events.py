@@ -45,7 +45,7 @@ class Usage:
             "cache_read_tokens": self.cache_read_tokens,
             "cache_write_tokens": self.cache_write_tokens,
             "api_calls": self.api_calls,
-            "time_to_first_token": self.time_to_first_token,
+            "time_to_first_token": None if self.time_to_first_token is None else round(self.time_to_first_token, 3),
             "total_time": round(self.total_time, 3),
             "cost_usd": round(self.cost_usd, 6),
         }

@@ -75,6 +75,7 @@ serves until killed. The script is JSON::
 
     {"replies": [reply, ...],                 # the queue, in order
      "default": reply,                        # optional, once the queue is empty
+     "count_tokens": 1234,                    # optional answer of count_tokens
      "rules": [{"contains": "build", "reply": reply}, ...]}
 
 A rule answers (every time it matches, before the queue) when its text occurs in the
@@ -552,6 +553,8 @@ def load_script(double: ClaudeDouble, script: dict) -> None:
     double.add(*script.get("replies", []))
     if script.get("default") is not None:
         double.default = script["default"]
+    if script.get("count_tokens") is not None:
+        double.count_tokens = int(script["count_tokens"])
     rules = list(script.get("rules", []))
     if rules:
 

@@ -15,9 +15,13 @@ from tests.claude_double import ClaudeDouble
 TEST_API_KEY = "sk-ant-test-double-key"
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def user_dirs(tmp_path_factory, monkeypatch):
-    """XDG data and config folders of the test's own."""
+    """XDG data and config folders of the test's own, for every test.
+
+    Autouse as a safety net: a test that forgets to isolate itself still cannot write into
+    the real user's memories, transcripts or config. A test may set its own on top.
+    """
     root = tmp_path_factory.mktemp("xdg")
     data, config = root / "data", root / "config"
     data.mkdir()
