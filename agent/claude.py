@@ -123,6 +123,13 @@ def call_usage(model: str, usage: Any) -> Usage:
     )
 
 
+TRANSIENT_ERRORS = ("overloaded_error", "api_error", "rate_limit_error", "timeout_error")
+
+
+def is_transient(err: anthropic.APIStatusError) -> bool:
+    return _api_type(err) in TRANSIENT_ERRORS
+
+
 def describe_api_error(err: BaseException) -> str:
     """A sentence for the user; a status error keeps the API's own message word for word."""
     if isinstance(err, anthropic.AuthenticationError):
@@ -130,6 +137,10 @@ def describe_api_error(err: BaseException) -> str:
             f"Claude refused the API key ({_api_message(err)}): check ANTHROPIC_API_KEY "
             "and start again."
         )
+    if isinstance(err, anthropic.APIStatusError) and err.status_code == 200:
+        # An error event inside a stream that had started well.
+        kind = _api_type(err) or "error"
+        return f"Claude stopped in the middle of the reply ({kind}): {_api_message(err)}. Ask again."
     if isinstance(err, anthropic.APIStatusError):
         kind = _api_type(err)
         label = f"{err.status_code} {kind}" if kind else str(err.status_code)

@@ -39,6 +39,9 @@ from agent.tools.registry import ToolRegistry
 Sink = Callable[[Event], None]
 
 CANCELLED_TOOL = "Not run: the user cancelled the turn."
+# Backoff of a retry the SDK cannot do itself (an error event inside a stream), matching its own.
+RETRY_FIRST_DELAY = 0.5
+RETRY_MAX_DELAY = 8.0
 
 
 class StreamBroken(Exception):
@@ -166,12 +169,7 @@ class Session:
         for _ in range(self.config.max_api_calls_per_turn):
             if cancel.cancelled:
                 raise TurnCancelled(usage)
-            try:
-                content, stop_reason, call, bad_inputs = self._stream_once(turn, emit, cancel, reply_text, started)
-            except TurnCancelled as stop:
-                raise TurnCancelled(usage + stop.args[0])
-            except _TurnFailed as failed:
-                raise _TurnFailed(failed.message, usage + failed.usage)
+            content, stop_reason, call, bad_inputs = self._call_with_retries(turn, emit, cancel, reply_text, started, usage)
             usage = usage + call
             if content:
                 self._append({"role": "assistant", "content": content})
@@ -190,6 +188,27 @@ class Session:
             f"Stopped after {self.config.max_api_calls_per_turn} calls to Claude in one turn; ask again more narrowly.",
             usage,
         )
+
+    def _call_with_retries(
+        self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float, before: Usage
+    ) -> tuple[list[dict], str | None, Usage, dict[str, str]]:
+        """One API call. The SDK retries 429, 529 and 5xx answers; an overload reported inside
+        a stream that had not started a block yet is retried here the same way."""
+        spent = Usage()
+        attempt = 0
+        while True:
+            try:
+                content, stop_reason, call, bad_inputs = self._stream_once(turn, emit, cancel, reply_text, started)
+                return content, stop_reason, spent + call, bad_inputs
+            except TurnCancelled as stop:
+                raise TurnCancelled(before + spent + stop.args[0])
+            except _TurnFailed as failed:
+                spent = spent + failed.usage
+                if not failed.retryable or attempt >= self.config.max_retries:
+                    raise _TurnFailed(failed.message, before + spent)
+            attempt += 1
+            if cancel.wait(min(RETRY_MAX_DELAY, RETRY_FIRST_DELAY * 2 ** (attempt - 1))):
+                raise TurnCancelled(before + spent)
 
     def _stream_once(
         self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float
@@ -268,7 +287,9 @@ class Session:
         except anthropic.APIStatusError as err:
             if cancel.cancelled:
                 raise TurnCancelled(partial_usage())
-            raise _TurnFailed(claude.describe_api_error(err), partial_usage())
+            in_stream = err.status_code == 200
+            retryable = in_stream and not blocks and claude.is_transient(err)
+            raise _TurnFailed(claude.describe_api_error(err), partial_usage(), retryable=retryable)
         except (anthropic.APITimeoutError, anthropic.APIConnectionError) as err:
             if cancel.cancelled:
                 raise TurnCancelled(partial_usage())
@@ -350,10 +371,22 @@ class Session:
             blocks.append({"type": "text", "text": _today(self.now())})
             self._sent_first = True
         blocks.append({"type": "text", "text": text if text.strip() else "(silence)"})
-        if self.messages and self.messages[-1]["role"] == "user":
+        unanswered = self._unanswered_tool_calls()
+        if unanswered:
+            # A reply cut short after asking for tools: every tool_use needs its result
+            # before anything else can follow it.
+            results = [_tool_result(i, "Not run: the reply was cut short.", True) for i in unanswered]
+            self._append({"role": "user", "content": [*results, *blocks]})
+        elif self.messages and self.messages[-1]["role"] == "user":
             self._extend_last_user(blocks)
         else:
             self._append({"role": "user", "content": blocks})
+
+    def _unanswered_tool_calls(self) -> list[str]:
+        if not self.messages or self.messages[-1]["role"] != "assistant":
+            return []
+        content = self.messages[-1]["content"]
+        return [b["id"] for b in content if isinstance(b, dict) and b.get("type") == "tool_use"] if isinstance(content, list) else []
 
     def _extend_last_user(self, blocks: list[dict]) -> None:
         # The last turn failed before Claude answered: its words stay and the new ones follow
@@ -422,10 +455,11 @@ class Session:
 
 
 class _TurnFailed(Exception):
-    def __init__(self, message: str, usage: Usage) -> None:
+    def __init__(self, message: str, usage: Usage, *, retryable: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.usage = usage
+        self.retryable = retryable
 
 
 class _BadInput:

@@ -28,7 +28,7 @@ dict (JSON-serialisable, so a script file can hold the same thing); build one wi
   (raw_input: the exact JSON text to stream, for a model that sends broken input),
   `thinking("...", signature="sig")`, `redacted_thinking(data)`.
 - `reply(*blocks, stop_reason=None, usage=None, delay=0.0, chunk=12, ping=False,
-  drop_after=None, malformed_after=None, stall=None)`
+  drop_after=None, malformed_after=None, stall=None, error_after=None, ...)`
   - stop_reason: default "tool_use" when a tool_use block is present, else "end_turn".
   - usage: dict with any of input_tokens, output_tokens, cache_read_input_tokens,
     cache_creation_input_tokens; missing ones are estimated from the request size.
@@ -38,6 +38,8 @@ dict (JSON-serialisable, so a script file can hold the same thing); build one wi
   - drop_after=N: send N events, then close the connection mid-body (a dropped stream).
   - malformed_after=N: send N events, then an event whose data is not JSON.
   - stall=S: after the first content_block_delta, wait S seconds before going on.
+  - error_after=N: send N events, then an SSE `error` event (error_type, error_message;
+    default overloaded_error / "Overloaded"), as the API does when it fails mid-stream.
 - `error(status, message=None, type=None, retry_after_ms=5)`: an HTTP error with the
   API's error JSON body, e.g. `error(429)`, `error(529)`, `error(500)`,
   `error(400, "messages.3.content.2: Invalid `signature` in `thinking` block...")`.
@@ -134,6 +136,9 @@ def reply(
     drop_after: int | None = None,
     malformed_after: int | None = None,
     stall: float | None = None,
+    error_after: int | None = None,
+    error_type: str = "overloaded_error",
+    error_message: str = "Overloaded",
 ) -> dict:
     content = [text(b) if isinstance(b, str) else b for b in blocks]
     return {
@@ -146,6 +151,9 @@ def reply(
         "drop_after": drop_after,
         "malformed_after": malformed_after,
         "stall": stall,
+        "error_after": error_after,
+        "error_type": error_type,
+        "error_message": error_message,
     }
 
 
@@ -523,12 +531,19 @@ class _Handler(BaseHTTPRequestHandler):
         stall = rep.get("stall")
         drop_after = rep.get("drop_after")
         malformed_after = rep.get("malformed_after")
+        error_after = rep.get("error_after")
+        error_kind = (rep.get("error_type") or "overloaded_error", rep.get("error_message") or "Overloaded")
         try:
             for n, (name, data) in enumerate(events):
                 if drop_after is not None and n >= drop_after:
                     self.close_connection = True
                     self.wfile.flush()
                     self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                if error_after is not None and n == error_after:
+                    payload = {"type": "error", "error": {"type": error_kind[0], "message": error_kind[1]}}
+                    self._chunk(f"event: error\ndata: {json.dumps(payload)}\n\n".encode())
+                    self._chunk(b"")
                     return
                 if malformed_after is not None and n == malformed_after:
                     self._chunk(b"event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": 0, \"delta\n\n")

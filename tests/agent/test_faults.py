@@ -128,3 +128,19 @@ def test_base_url_is_honoured_in_another_process(claude_double, tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=Path(__file__).parents[2])
     assert out.stdout == "From the double.", out.stderr
     assert len(claude_double.requests) == 1
+
+
+def test_an_overload_inside_the_stream_before_any_block_is_retried(claude_double, tmp_path):
+    claude_double.add(reply("never", error_after=1), reply("Second stream worked."))
+    events = run(make(tmp_path), "hi")
+    assert errors(events) == [] and events[-1].text == "Second stream worked."
+    assert events[-1].usage.api_calls == 2
+
+
+def test_an_error_event_after_text_ends_the_turn_with_its_words(claude_double, tmp_path):
+    claude_double.add(reply("Half of a", chunk=4, error_after=4, error_type="api_error", error_message="Internal server error"), "ok")
+    session = make(tmp_path)
+    events = run(session, "hi")
+    assert errors(events) == ["Claude stopped in the middle of the reply (api_error): Internal server error. Ask again."]
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["Half", " of "]
+    assert run(session, "again")[-1].text == "ok"

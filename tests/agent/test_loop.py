@@ -177,3 +177,14 @@ def test_endless_tool_loop_is_stopped(claude_double, tmp_path):
     events = run(make(tmp_path, max_api_calls_per_turn=3), "loop")
     assert len(claude_double.messages_requests()) == 3
     assert any(isinstance(e, AgentError) and "3 calls" in e.message for e in events)
+
+
+def test_a_tool_call_cut_off_by_max_tokens_gets_a_result_before_the_next_turn(claude_double, tmp_path):
+    claude_double.add(reply(text("Let me"), tool_use("echo", {"text": "a"}, id="cut"), stop_reason="max_tokens"), "ok")
+    session = make(tmp_path)
+    events = run(session, "one")
+    assert not any(isinstance(e, ToolStarted) for e in events)
+    run(session, "two")
+    last = claude_double.messages_requests()[-1].messages[-1]["content"]
+    assert last[0]["tool_use_id"] == "cut" and last[0]["is_error"] is True
+    assert last[-1]["text"] == "two"
