@@ -39,6 +39,9 @@ from tui.widgets.status import StatusLine
 
 NO_VOICE = "voice: off — push-to-talk is not connected yet"
 
+# below this many columns the screen pane shares the conversation's place instead of its own
+WIDE = 140
+
 # side pane widths (cells) the F7/F8 keys step through
 MEMORY_WIDTHS = (24, 30, 36, 44, 56, 72)
 SCREEN_WIDTHS = ("1fr", "2fr", "3fr", "4fr")
@@ -70,7 +73,7 @@ def welcome_without_key(problem: str) -> str:
 class DevAgentApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "devagent"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
 
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel"),
@@ -84,8 +87,9 @@ class DevAgentApp(App):
         Binding("ctrl+l", "last_log", "Last log", show=False),
     ]
 
-    def __init__(self, repo: Path, config: AgentConfig, *, store=None, voice=None) -> None:
+    def __init__(self, repo: Path, config: AgentConfig, *, store=None, voice=None, probe_voice: bool = True) -> None:
         super().__init__()
+        self.probe_voice = probe_voice
         self.repo = repo
         self.config = config
         if store is None:
@@ -159,7 +163,7 @@ class DevAgentApp(App):
         self.set_interval(0.25, self._tick_activity)
         if self.voice is not None:
             self.call_after_refresh(self.voice.attach, self)
-        else:
+        elif self.probe_voice:
             self._explain_voice()
 
     @work(thread=True, group="startup")
@@ -352,7 +356,7 @@ class DevAgentApp(App):
     # --- panes --------------------------------------------------------------------------
 
     def _narrow(self) -> bool:
-        return self.size.width < 120
+        return self.size.width < WIDE
 
     def _screen_visible(self) -> bool:
         return self.screen_pane.display

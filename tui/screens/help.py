@@ -2,63 +2,72 @@
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.widgets import Static
 
-HELP = """\
-# devagent
+INTRO = (
+    "Type a question and press Enter. Replies stream into the conversation; each tool call is "
+    "one line that turns into ✓ or × with its duration. Long answers, diffs and logs go to the "
+    "screen pane. The memory pane lists what the agent remembers about this repository and "
+    "follows the folder live, whoever writes it."
+)
 
-Type a question and press **Enter**. Replies stream into the conversation; each tool call
-is one line that turns into ✓ or ✗ with its duration. Long answers, diffs and logs go to
-the screen pane. The memory pane lists what the agent remembers about this repository and
-follows the folder live, whoever writes it.
+SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
+    (
+        "Anywhere",
+        [
+            ("Enter", "send the turn"),
+            ("Esc", "cancel the running turn"),
+            ("F1", "this help"),
+            ("F2", "push to talk (press again to stop)"),
+            ("F3", "show or hide the screen pane"),
+            ("F4", "show or hide the memory pane"),
+            ("F5", "older item on the screen pane"),
+            ("F7 / F8", "narrower / wider side pane (the focused one, else memory)"),
+            ("Ctrl+L", "the last tool log on the screen pane"),
+            ("Tab / Shift+Tab", "move between panes"),
+            ("Ctrl+P", "command palette"),
+            ("Ctrl+Q", "quit"),
+        ],
+    ),
+    ("On a tool line (Tab to the conversation)", [("Enter / click", "open the tool's full log on the screen pane")]),
+    ("Screen pane", [("← or [", "older item"), ("→ or ]", "newer item"), ("↑ ↓ PgUp PgDn", "scroll")]),
+    (
+        "Memory pane",
+        [
+            ("↑ / ↓", "pick a memory; its text shows below the list"),
+            ("e", "edit it (Ctrl+S saves through the store, Esc discards)"),
+            ("d", "delete it, after a confirmation"),
+            ("n", "write a new memory"),
+        ],
+    ),
+]
 
-## Anywhere
+OUTRO = (
+    "A memory marked ▲ names a file or line the repository no longer has. A save the store "
+    "refuses (too long, over the total cap, a credential in the text, changed on disk meanwhile) "
+    "says why and keeps your text in the editor."
+)
 
-| Key | |
-|---|---|
-| Enter | send the turn |
-| Esc | cancel the running turn |
-| F1 | this help |
-| F2 | push to talk (press again to stop) |
-| F3 | show or hide the screen pane |
-| F4 | show or hide the memory pane |
-| F5 | older item on the screen pane |
-| F7 / F8 | narrower / wider side pane (the focused one) |
-| Ctrl+L | the last tool log on the screen pane |
-| Tab / Shift+Tab | move between panes |
-| Ctrl+P | command palette |
-| Ctrl+Q | quit |
 
-## On a tool line (Tab to the conversation, ↑/↓)
-
-| Key | |
-|---|---|
-| Enter | open the tool's full log on the screen pane |
-
-## Screen pane
-
-| Key | |
-|---|---|
-| ← / [ | older item |
-| → / ] | newer item |
-
-## Memory pane
-
-| Key | |
-|---|---|
-| ↑ / ↓ | pick a memory; its text shows below the list |
-| e | edit it (Ctrl+S saves through the store, Esc discards) |
-| d | delete it, after a confirmation |
-| n | write a new memory |
-
-A memory marked ▲ names a file or line the repository no longer has. A save the store
-refuses (too long, over the total cap, a credential in the text, changed on disk meanwhile)
-says why and keeps your text in the editor.
-"""
+def help_renderable() -> Group:
+    parts: list = [Text(INTRO), Text("")]
+    for title, keys in SECTIONS:
+        parts.append(Text(title, style="bold"))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="bold cyan", no_wrap=True, min_width=16)
+        grid.add_column()
+        for key, what in keys:
+            grid.add_row(key, what)
+        parts.extend([grid, Text("")])
+    parts.append(Text(OUTRO, style="dim"))
+    return Group(*parts)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -67,9 +76,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help") as box:
-            box.border_title = "Help"
+            box.border_title = "devagent · keys"
             box.border_subtitle = "Esc closes"
-            yield Markdown(HELP)
+            yield Static(help_renderable(), id="help-text")
 
     async def action_dismiss(self, result=None) -> None:
         self.dismiss(None)

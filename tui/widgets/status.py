@@ -48,32 +48,35 @@ class StatusLine(Widget):
         if info.activity:
             out.append((1, Text(info.activity, style="bold")))
         model = info.model.removeprefix("claude-")
-        out.append((3, Text(f"{model}·{info.effort}" if info.effort else model)))
-        out.append((4, Text(f"mem:{info.memory_mode}")))
+        out.append((4, Text(f"{model}·{info.effort}" if info.effort else model)))
+        out.append((5, Text(f"mem:{info.memory_mode}")))
         usage = info.usage
         if usage is not None:
             cached = getattr(usage, "cache_read_tokens", 0)
             out.append(
                 (
-                    2,
+                    3,
                     Text(
                         f"in {fmt.tokens(usage.input_tokens)} · out {fmt.tokens(usage.output_tokens)}"
                         f" · cached {fmt.tokens(cached)} · {fmt.cost(usage.cost_usd)}"
                     ),
                 )
             )
-        out.append((5, Text(info.voice)))
+        out.append((2, Text(info.voice)))
         return out
+
+    def _fits(self, kept, separator: str, width: int) -> bool:
+        return sum(len(t) for _, t in kept) + len(separator) * (len(kept) - 1) + 2 <= width
 
     def render(self) -> Text:
         width = self.size.width or 80
         segments = self.segments()
         separator = "  │  " if width >= 120 else " │ "
         kept = list(segments)
-        while len(kept) > 1:
-            length = sum(len(t) for _, t in kept) + len(separator) * (len(kept) - 1) + 2
-            if length <= width:
-                break
+        if not self._fits(kept, separator, width):
+            # "voice: off — why" keeps its first words before anything is dropped
+            kept = [(p, Text(t.plain.split(" — ")[0]) if t.plain.startswith("voice") else t) for p, t in kept]
+        while len(kept) > 1 and not self._fits(kept, separator, width):
             worst = max(range(len(kept)), key=lambda i: (kept[i][0], i))
             kept.pop(worst)
         line = Text(" ")

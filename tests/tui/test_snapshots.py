@@ -1,0 +1,130 @@
+"""Snapshots of the main states (pytest-textual-snapshot; `--snapshot-update` after a deliberate change).
+
+The turn is replayed from fixed events through the app's own event handler, so durations,
+tokens and cost are the same on every run.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.config import AgentConfig
+from agent.events import (
+    ShowOnScreen,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+)
+from tests.tui.conftest import wait_for, write_memory
+from tui.app import DevAgentApp, TurnEvent
+
+LOG = """$ dotnet build Shop.sln
+src/Orders/ReviewOrchestrator.cs(111,34): error CS1061: 'ChangedFile' does not contain a definition for 'Patch'
+src/Orders/ChangedFile.cs(7,22): warning CS1591: Missing XML comment for publicly visible type or member
+
+Build FAILED.
+    1 Warning(s)
+    1 Error(s)
+"""
+
+TURN = [
+    TurnStarted(1, "why is the build red?"),
+    TextDelta(1, "Let me build it."),
+    ToolStarted(1, "t1", "git_status", "git status"),
+    ToolFinished(1, "t1", "git_status", 0.031, False, "main, 2 modified", "## main"),
+    ToolStarted(1, "t2", "build", "whole repository"),
+    ToolFinished(1, "t2", "build", 4.2, True, "1 error, 1 warning", LOG),
+    ToolStarted(1, "t3", "show_on_screen", "Fix"),
+    ShowOnScreen(1, "Fix for CS1061", "## The fix\n\n```diff\n-var text = file.Patch;\n+var text = file.Diff;\n```\n", "markdown"),
+    ToolFinished(1, "t3", "show_on_screen", 0.001, False, "Fix on screen", None),
+    TextDelta(1, "One error: **CS1061** at `ReviewOrchestrator.cs:111` still reads `file.Patch`. "),
+    TextDelta(1, "The fix is on screen."),
+    TurnFinished(1, Usage(input_tokens=9800, output_tokens=212, cache_read_tokens=8100, cost_usd=0.0123), "", False),
+]
+
+
+@pytest.fixture
+def snapshot_app(repo, store, no_key):
+    write_memory(store, "feedback_cs1591.md", "CS1591 is noise", "missing XML doc warnings are ignored", "Never report CS1591.", "feedback", age_days=3)
+    write_memory(store, "project_rename.md", "Patch becomes Diff", "half-done rename", "See `src/Gone.cs:12`.", "project", age_days=1)
+    write_memory(store, "user_voice.md", "Short spoken answers", "one or two sentences aloud", "Keep it short.", "user", age_days=9)
+
+    def make() -> DevAgentApp:
+        return DevAgentApp(repo, AgentConfig(), store=store, probe_voice=False)
+
+    return make
+
+
+async def settle(pilot) -> None:
+    app = pilot.app
+    # a blinking cursor would make the picture depend on the moment it is taken
+    app.query_one("#prompt").cursor_blink = False
+    await wait_for(pilot, lambda: len(app.memory_pane.names) == 3 and app.status.info.branch, 10, "the panes")
+    await pilot.pause(0.1)
+
+
+async def replay(pilot) -> None:
+    app = pilot.app
+    await app.conversation.add_user(TURN[0].text)
+    app._token += 1
+    app._live_token = app._token
+    for event in TURN:
+        await app.on_turn_event(TurnEvent(app._token, event))
+    await pilot.pause(0.2)
+
+
+def test_first_run_without_key_80x24(snap_compare, snapshot_app):
+    assert snap_compare(snapshot_app(), terminal_size=(80, 24), run_before=settle)
+
+
+def test_turn_with_tools_160x48(snap_compare, snapshot_app, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-snapshot")  # no setup notice; nothing is sent
+    async def run_before(pilot):
+        await settle(pilot)
+        await replay(pilot)
+
+    assert snap_compare(snapshot_app(), terminal_size=(160, 48), run_before=run_before)
+
+
+def test_build_log_on_screen_pane_120x40(snap_compare, snapshot_app, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-snapshot")
+    async def run_before(pilot):
+        await settle(pilot)
+        await replay(pilot)
+        await pilot.press("ctrl+l")
+        await pilot.pause(0.1)
+
+    assert snap_compare(snapshot_app(), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_memory_editor_120x40(snap_compare, snapshot_app):
+    async def run_before(pilot):
+        await settle(pilot)
+        pilot.app.query_one("#memory-list").focus()
+        await pilot.press("e")
+        await pilot.pause(0.1)
+        pilot.app.screen.query_one("#text").cursor_blink = False
+
+    assert snap_compare(snapshot_app(), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_delete_confirm_120x40(snap_compare, snapshot_app):
+    async def run_before(pilot):
+        await settle(pilot)
+        pilot.app.query_one("#memory-list").focus()
+        await pilot.press("down", "d")
+        await pilot.pause(0.1)
+
+    assert snap_compare(snapshot_app(), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_help_100x40(snap_compare, snapshot_app):
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.pause(0.1)
+
+    assert snap_compare(snapshot_app(), terminal_size=(100, 40), run_before=run_before)
