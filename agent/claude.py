@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import os
+import random
 from typing import Any
 
 import anthropic
@@ -32,6 +33,8 @@ def make_client(config: AgentConfig) -> anthropic.Anthropic:
     api_key = os.environ.get("ANTHROPIC_API_KEY") or None
     auth_token = None if api_key else (os.environ.get("ANTHROPIC_AUTH_TOKEN") or None)
     base_url = os.environ.get("ANTHROPIC_BASE_URL") or None
+    # The SDK's own retries serve one-off calls (the summary, token counts); the streamed
+    # loop turns them off per call and retries itself, see retry_delay.
     return anthropic.Anthropic(
         api_key=api_key,
         auth_token=auth_token,
@@ -124,10 +127,49 @@ def call_usage(model: str, usage: Any) -> Usage:
 
 
 TRANSIENT_ERRORS = ("overloaded_error", "api_error", "rate_limit_error", "timeout_error")
+RETRY_FIRST_DELAY = 0.5
+RETRY_MAX_DELAY = 8.0
+# A server asking for a longer wait than this is not worth holding a spoken turn for.
+RETRY_AFTER_LIMIT = 60.0
 
 
-def is_transient(err: anthropic.APIStatusError) -> bool:
-    return _api_type(err) in TRANSIENT_ERRORS
+def retry_delay(err: BaseException, attempt: int) -> float | None:
+    """Seconds to wait before trying `err`'s call again (attempt 0 is the first retry), or
+    None when it is not worth retrying: the SDK's policy (408, 409, 429, 5xx, 529, lost
+    connections, `x-should-retry`, `retry-after`), plus an overload reported inside a stream.
+
+    The session retries itself rather than leaving it to the SDK so that a cancel also
+    interrupts the wait between attempts.
+    """
+    if isinstance(err, anthropic.APIStatusError):
+        headers = err.response.headers if err.response is not None else {}
+        should = headers.get("x-should-retry")
+        if should == "false":
+            return None
+        status = err.status_code
+        if status == 200:
+            if _api_type(err) not in TRANSIENT_ERRORS:
+                return None
+        elif should != "true" and not (status in (408, 409, 429) or status >= 500):
+            return None
+        after = _retry_after(headers)
+        if after is not None and 0 < after <= RETRY_AFTER_LIMIT:
+            return after
+    elif not isinstance(err, anthropic.APIConnectionError):
+        return None
+    return min(RETRY_FIRST_DELAY * 2**attempt, RETRY_MAX_DELAY) * (1 - 0.25 * random.random())
+
+
+def _retry_after(headers: Any) -> float | None:
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return float(value) * scale
+        except ValueError:
+            return None
+    return None
 
 
 def describe_api_error(err: BaseException) -> str:

@@ -39,9 +39,6 @@ from agent.tools.registry import ToolRegistry
 Sink = Callable[[Event], None]
 
 CANCELLED_TOOL = "Not run: the user cancelled the turn."
-# Backoff of a retry the SDK cannot do itself (an error event inside a stream), matching its own.
-RETRY_FIRST_DELAY = 0.5
-RETRY_MAX_DELAY = 8.0
 
 
 class StreamBroken(Exception):
@@ -75,6 +72,7 @@ class Session:
             config = config.for_repository(self.repo)
         self.config = config
         self._client = client
+        self._no_retry_client: Any = None
         self._now = now
         self.turn = 0
         self.messages: list[dict] = []
@@ -126,6 +124,13 @@ class Session:
         if self._client is None:
             self._client = claude.make_client(self.config)
         return self._client
+
+    def _streaming_client(self) -> Any:
+        if self._no_retry_client is None:
+            client = self.client
+            with_options = getattr(client, "with_options", None)
+            self._no_retry_client = with_options(max_retries=0) if with_options else client
+        return self._no_retry_client
 
     # --- the turn -------------------------------------------------------------------------
 
@@ -192,8 +197,8 @@ class Session:
     def _call_with_retries(
         self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float, before: Usage
     ) -> tuple[list[dict], str | None, Usage, dict[str, str]]:
-        """One API call. The SDK retries 429, 529 and 5xx answers; an overload reported inside
-        a stream that had not started a block yet is retried here the same way."""
+        """One API call, retried with backoff on 429, 529, 5xx and lost connections as long as
+        nothing of the reply has reached the user yet."""
         spent = Usage()
         attempt = 0
         while True:
@@ -204,10 +209,13 @@ class Session:
                 raise TurnCancelled(before + spent + stop.args[0])
             except _TurnFailed as failed:
                 spent = spent + failed.usage
-                if not failed.retryable or attempt >= self.config.max_retries:
+                delay = None
+                if failed.cause is not None and attempt < self.config.max_retries:
+                    delay = claude.retry_delay(failed.cause, attempt)
+                if delay is None:
                     raise _TurnFailed(failed.message, before + spent)
             attempt += 1
-            if cancel.wait(min(RETRY_MAX_DELAY, RETRY_FIRST_DELAY * 2 ** (attempt - 1))):
+            if cancel.wait(delay):
                 raise TurnCancelled(before + spent)
 
     def _stream_once(
@@ -226,11 +234,14 @@ class Session:
         remove_hook: Callable[[], None] = lambda: None
 
         def partial_usage() -> Usage:
+            if not raw_usage:
+                # Refused before a reply began (a 429, say): not a call worth counting.
+                return Usage()
             u = claude.call_usage(self.config.model, _Counts(raw_usage))
             return _with_first(u, first_token)
 
         try:
-            stream = self.client.messages.create(**params, stream=True)
+            stream = self._streaming_client().messages.create(**params, stream=True)
             # A stalled read blocks the loop inside the SDK, and closing the response from
             # another thread does not wake it; shutting the socket down does.
             remove_hook = cancel.on_cancel(lambda: _abort(stream))
@@ -284,16 +295,11 @@ class Session:
                 raise StreamBroken("the stream ended before message_stop")
         except TurnCancelled:
             raise
-        except anthropic.APIStatusError as err:
+        except (anthropic.APIStatusError, anthropic.APIConnectionError) as err:
             if cancel.cancelled:
                 raise TurnCancelled(partial_usage())
-            in_stream = err.status_code == 200
-            retryable = in_stream and not blocks and claude.is_transient(err)
-            raise _TurnFailed(claude.describe_api_error(err), partial_usage(), retryable=retryable)
-        except (anthropic.APITimeoutError, anthropic.APIConnectionError) as err:
-            if cancel.cancelled:
-                raise TurnCancelled(partial_usage())
-            raise _TurnFailed(claude.describe_api_error(err), partial_usage())
+            # Once a block has started, the user has seen part of the reply: no retry.
+            raise _TurnFailed(claude.describe_api_error(err), partial_usage(), cause=None if blocks else err)
         except StreamBroken:
             if cancel.cancelled:
                 raise TurnCancelled(partial_usage())
@@ -455,11 +461,12 @@ class Session:
 
 
 class _TurnFailed(Exception):
-    def __init__(self, message: str, usage: Usage, *, retryable: bool = False) -> None:
+    def __init__(self, message: str, usage: Usage, *, cause: BaseException | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.usage = usage
-        self.retryable = retryable
+        # The API error behind it, when retrying the call could help.
+        self.cause = cause
 
 
 class _BadInput:

@@ -88,7 +88,7 @@ def test_an_api_error_is_a_sentence_and_a_failing_exit(claude_double, repo):
     assert out.returncode == 1
     assert "Claude API error 400 invalid_request_error: max_tokens: too large" in out.stderr
     assert "Traceback" not in out.stderr
-    assert json.loads(out.stdout.strip().splitlines()[-1])["api_calls"] == 1
+    assert json.loads(out.stdout.strip().splitlines()[-1])["api_calls"] == 0, "a refused request produced no reply"
 
 
 def test_missing_key_is_one_sentence(claude_double, repo):

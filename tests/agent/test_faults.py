@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
 from agent.events import AgentError, TextDelta, TurnFinished
 from agent.session import Session
@@ -36,9 +39,28 @@ def test_429_529_and_500_are_retried(claude_double, tmp_path):
     events = run(make(tmp_path), "hi")
     assert errors(events) == []
     assert events[-1].text == "Made it."
-    requests = claude_double.messages_requests()
-    assert len(requests) == 4
-    assert [r.headers.get("x-stainless-retry-count") for r in requests] == ["0", "1", "2", "3"]
+    assert len(claude_double.messages_requests()) == 4
+    assert events[-1].usage.api_calls == 1, "refused attempts are not counted as calls"
+
+
+def test_retries_wait_as_long_as_the_server_asks(claude_double, tmp_path):
+    claude_double.add(error(529, retry_after_ms=400), "ok")
+    began = time.monotonic()
+    assert errors(run(make(tmp_path), "hi")) == []
+    first, second = claude_double.messages_requests()
+    assert second.time - first.time >= 0.4
+    assert time.monotonic() - began < 5
+
+
+def test_cancel_interrupts_the_wait_between_retries(claude_double, tmp_path):
+    claude_double.add(error(529, retry_after_ms=30_000), "never sent")
+    cancel = Cancellation()
+    threading.Timer(0.5, cancel.cancel).start()
+    events: list = []
+    began = time.monotonic()
+    make(tmp_path).send("hi", events.append, cancel)
+    assert events[-1].cancelled and time.monotonic() - began < 5
+    assert len(claude_double.messages_requests()) == 1
 
 
 def test_retries_give_up_with_a_sentence_and_the_session_goes_on(claude_double, tmp_path):
