@@ -43,11 +43,12 @@ dict (JSON-serialisable, so a script file can hold the same thing); build one wi
 - `error(status, message=None, type=None, retry_after_ms=5)`: an HTTP error with the
   API's error JSON body, e.g. `error(429)`, `error(529)`, `error(500)`,
   `error(400, "messages.3.content.2: Invalid `signature` in `thinking` block...")`.
-  retry_after_ms is sent as the `retry-after-ms` header so SDK retries stay fast.
+  retry_after_ms is sent as the `retry-after-ms` header, which clients honour, so retries
+  in tests take milliseconds.
 
 - `add(*items)`: queue replies; an item may be a reply dict, an error dict, a content
   block (then all blocks given in that one call form one reply), or a plain str (a text
-  reply).
+  reply). `pending()` says how many are still queued.
 - `responder`: optional callable `(Request) -> reply | None`, asked first for every
   messages request; None falls through to the queue. It lets a "scripted model" react to
   what it received (tool results, the date, the memory in the prompt).
@@ -73,7 +74,8 @@ a double in its own process::
         --port-file port.txt --record requests.jsonl
 
 It prints `listening on http://127.0.0.1:PORT` (and writes PORT to --port-file), then
-serves until killed. The script is JSON::
+serves until killed. Point the agent at it with ANTHROPIC_BASE_URL=http://127.0.0.1:PORT
+and any ANTHROPIC_API_KEY. The script is JSON::
 
     {"replies": [reply, ...],                 # the queue, in order
      "default": reply,                        # optional, once the queue is empty
