@@ -1,0 +1,206 @@
+"""Voice for the app, behind the seam the TUI defines (tui/voice_seam.py).
+
+Duck-typed on purpose: the app is anything with `call_from_thread`, `set_voice_state`,
+`submit_turn`, `repo` and `store`, so this module needs no Textual. Events from the
+push-to-talk machine arrive on audio and worker threads; one dispatcher thread hands
+them to the app, newest status line only, so a slow UI never stalls the recorder.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+from agent.voice.push_to_talk import (LevelChanged, PttState, RecordingDiscarded, StateChanged,
+                                      TranscriptReady, VoiceUnavailable)
+
+METER = "▁▂▃▄▅▆▇█"
+METER_INTERVAL = 0.1
+_STOP = object()
+
+
+def meter(levels) -> str:
+    return "".join(METER[min(len(METER) - 1, int(level * len(METER)))] for level in levels)
+
+
+class VoiceController:
+    def __init__(self, *, stack_factory: Callable | None = None, stt_model: str | None = None,
+                 voice: str | None = None, speak: bool = True) -> None:
+        self._factory = stack_factory
+        self._options = {"stt_model": stt_model, "voice": voice, "speak": speak}
+        self.stack = None
+        self.app = None
+        self.loaded = threading.Event()
+        self._outbox: queue.Queue = queue.Queue()
+        self._levels: deque[float] = deque(maxlen=6)
+        self._closed = False
+        self._last_meter = 0.0
+
+    # -- the seam ---------------------------------------------------------------------
+
+    def attach(self, app) -> None:
+        self.app = app
+        self._status("voice: loading…")
+        threading.Thread(target=self._dispatch, name="voice-ui", daemon=True).start()
+        threading.Thread(target=self._load, name="voice-load", daemon=True).start()
+
+    def push_to_talk(self) -> None:
+        if self.stack is None:
+            self._status("voice: still loading…")
+            return
+        self.stack.push_to_talk.toggle()
+
+    def cancel(self) -> bool:
+        if self.stack is None:
+            return False
+        speaker = self.stack.speaker
+        was_speaking = bool(speaker is not None and speaker.speaking)
+        dropped = self.stack.push_to_talk.escape()  # also silences the speaker
+        return dropped or was_speaking
+
+    def reply_delta(self, text: str) -> None:
+        speaker = self._speaker()
+        if speaker is not None:
+            speaker.feed(text)
+
+    def reply_finished(self, cancelled: bool) -> None:
+        speaker = self._speaker()
+        if speaker is None:
+            return
+        if cancelled:
+            speaker.stop()
+        else:
+            speaker.flush()
+
+    def close(self) -> None:
+        self._closed = True
+        stack = self.stack
+        if stack is not None:
+            try:
+                stack.push_to_talk.escape()
+                if stack.speaker is not None:
+                    stack.speaker.close()
+            except Exception:
+                pass
+        self._outbox.put(_STOP)
+
+    # -- beyond the seam --------------------------------------------------------------
+
+    def enter(self) -> bool:
+        """Enter while recording stops it; False lets the input box have the key."""
+        return bool(self.stack is not None and self.stack.push_to_talk.enter())
+
+    def toggle_mute(self) -> bool:
+        speaker = self._speaker()
+        if speaker is None:
+            return True
+        muted = speaker.toggle_mute()
+        self._status(self._ready_line())
+        return muted
+
+    @property
+    def state(self) -> PttState | None:
+        return None if self.stack is None else self.stack.push_to_talk.state
+
+    # -- internals --------------------------------------------------------------------
+
+    def _speaker(self):
+        return None if self.stack is None else self.stack.speaker
+
+    def _load(self) -> None:
+        try:
+            if self._factory is not None:
+                stack = self._factory(self.app.repo, self._on_event)
+            else:
+                from agent.voice.stack import load_voice
+
+                stack = load_voice(self.app.repo, self._on_event,
+                                   store=getattr(self.app, "store", None), **self._options)
+        except Exception as error:  # load_voice never raises; a custom factory might
+            from agent.voice.status import describe_error
+
+            self._status(f"voice: off — {describe_error(error, 'voice failed to start')}")
+            self.loaded.set()
+            return
+        self.stack = stack
+        if stack.reason:
+            self._status(f"voice: off — {stack.reason}")
+        else:
+            self._status(self._ready_line())
+        self.loaded.set()
+
+    def _ready_line(self) -> str:
+        stack = self.stack
+        if stack is None:
+            return "voice: loading…"
+        if stack.speaker_problem:
+            return f"voice: ready (F2), silent — {stack.speaker_problem}"
+        if stack.speaker is not None and stack.speaker.muted:
+            return "voice: ready (F2), muted"
+        return "voice: ready (F2)"
+
+    def _on_event(self, event) -> None:
+        if isinstance(event, LevelChanged):
+            self._levels.append(event.level)
+            # Ten repaints a second is a smooth meter; thirty would keep the UI busy.
+            now = time.monotonic()
+            if now - self._last_meter >= METER_INTERVAL:
+                self._last_meter = now
+                self._status(f"● rec {event.elapsed:.1f}s {meter(self._levels)}")
+        elif isinstance(event, StateChanged):
+            if event.state is PttState.RECORDING:
+                self._levels.clear()
+                self._status("● rec 0.0s")
+            elif event.state is PttState.TRANSCRIBING:
+                self._status("◌ transcribing…")
+            elif event.state is PttState.IDLE and self.stack is not None:
+                self._status(self._ready_line())
+        elif isinstance(event, TranscriptReady):
+            if event.text.strip():
+                self._outbox.put(("submit", event.text.strip()))
+            else:
+                self._status(self._ready_line() + " — heard nothing")
+        elif isinstance(event, RecordingDiscarded):
+            if event.reason == "no speech":
+                self._status(self._ready_line() + " — heard nothing")
+        elif isinstance(event, VoiceUnavailable):
+            self._status(f"voice: off — {event.reason}")
+
+    def _status(self, text: str) -> None:
+        self._outbox.put(("status", text))
+
+    def _dispatch(self) -> None:
+        while True:
+            item = self._outbox.get()
+            batch = [item]
+            while True:
+                try:
+                    batch.append(self._outbox.get_nowait())
+                except queue.Empty:
+                    break
+            latest_status = None
+            for entry in batch:
+                if entry is _STOP:
+                    return
+                kind, value = entry
+                if kind == "status":
+                    latest_status = value
+                    continue
+                # A transcript goes after the status lines that came before it.
+                if latest_status is not None:
+                    self._call(self.app.set_voice_state, latest_status)
+                    latest_status = None
+                self._call(self.app.submit_turn, value)
+            if latest_status is not None:
+                self._call(self.app.set_voice_state, latest_status)
+
+    def _call(self, function, *args) -> None:
+        if self._closed or self.app is None:
+            return
+        try:
+            self.app.call_from_thread(function, *args)
+        except Exception:
+            pass  # the app is shutting down

@@ -1,0 +1,104 @@
+"""The voice controller inside the real app, driven through Pilot.
+
+The recorder listens to a WAV file through its audio callback instead of a microphone;
+everything else (VAD, Whisper, the app's turn handling) is the real thing.
+"""
+
+import time
+
+import pytest
+
+from agent.voice.controller import VoiceController, meter
+from agent.voice.push_to_talk import PttState, PushToTalk
+from agent.voice.recorder import Recorder, WavSource
+from agent.voice.stack import VoiceStack
+from tests.voice.conftest import words
+
+SENTENCE = "Show me the latest commit on the main branch."
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+def no_key(monkeypatch):
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def app_with_voice(tmp_path, speech_wav, transcriber, no_key, request):
+    from agent.config import AgentConfig
+    from memory.store import MemoryStore
+    from tui.app import DevAgentApp
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "Review.cs").write_text("class ReviewOrchestrator {}\n")
+
+    def factory(repo_path, sink):
+        speed = getattr(request, "param", 4.0)
+        recorder = Recorder(WavSource(speech_wav(SENTENCE), speed=speed, lead_silence=0.3,
+                                      noise=0.002))
+        return VoiceStack(PushToTalk(recorder, transcriber, sink), None, None)
+
+    controller = VoiceController(stack_factory=factory)
+    store = MemoryStore.for_repository(repo)
+    app = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, voice=controller)
+    return app, controller
+
+
+async def wait_for(pilot, predicate, timeout: float = 20.0, what: str = "the app"):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+def voice_line(app) -> str:
+    from tui.widgets.status import StatusLine
+
+    return app.query_one(StatusLine).info.voice
+
+
+@pytest.mark.anyio
+async def test_f2_records_and_the_transcript_becomes_the_users_turn(app_with_voice):
+    from tui.widgets.conversation import UserTurn
+
+    app, controller = app_with_voice
+    seen: list[str] = []
+    show = app.set_voice_state
+    app.set_voice_state = lambda text: (seen.append(text), show(text))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: voice_line(app) == "voice: ready (F2)", what="voice to load")
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: bool(app.query(UserTurn)), what="the transcript")
+        assert words(str(app.query_one(UserTurn).render())) == words(SENTENCE)
+        assert "● rec 0.0s" in seen and "◌ transcribing…" in seen
+        assert any(line.startswith("● rec ") and line[-1] in "▁▂▃▄▅▆▇█" for line in seen)
+        assert controller.state is PttState.IDLE
+        assert voice_line(app) == "voice: ready (F2)"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("app_with_voice", [1.0], indirect=True)
+async def test_escape_throws_the_recording_away(app_with_voice):
+    from tui.widgets.conversation import UserTurn
+
+    app, controller = app_with_voice
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, controller.loaded.is_set, what="voice to load")
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: voice_line(app).startswith("● rec"), what="recording")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: controller.state is PttState.IDLE, what="idle")
+        await pilot.pause(1.5)
+        assert not app.query(UserTurn)
+        assert voice_line(app) == "voice: ready (F2)"
+
+
+def test_the_meter_spans_quiet_to_loud():
+    assert meter([0.0, 0.5, 0.99, 1.0]) == "▁▅██"
