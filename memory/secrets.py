@@ -40,7 +40,7 @@ _PLACEHOLDER = re.compile(
       | %[A-Za-z_][A-Za-z0-9_]*%            # %VAR%
       | \{\{?[^}]*\}?\}                     # {name}, {{ name }}
       | <[^>]*>                             # <password>
-      | \[masked:.*                         # our own marker: masking twice changes nothing
+      | \[masked:(?:\ [^\]]*\])?            # our own marker, cut at its space or whole: masking twice changes nothing
       | \*+ | x+ | X+ | \.+                 # masked already
       | (?i:your[_-]?\w*|changeme|example\w*|placeholder|redacted|secret|password|passwd|token|none|null|true|false)
     )$""",

@@ -6,10 +6,10 @@ without ever having read the key, and does not mistake "[masked: ...]" for the f
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 from agent.tools.base import ToolResult
+from memory.secrets import mask_secrets
 
 MAX_LISTED = 5
 
@@ -24,34 +24,16 @@ class Masked:
         return f"{self.kind}, {self.where} {self.line}"
 
 
-MARKER = re.compile(r"\[masked: [^\]\n]*\]")
-
-
 def mask_text(text: str, where: str = "line", line_offset: int = 0) -> tuple[str, list[Masked]]:
     """Masks credentials in text; `where` names what the line numbers count.
 
     Masking runs more than once over the same text (a tool masks its source, the last pass
-    masks the result), so a span starting inside an earlier "[masked: ...]" marker is left
-    alone: "Password=[masked: password]" must not read as a new password.
+    masks the result); the filter never takes its own "[masked: ...]" marker for a
+    secret, so a second pass finds nothing and the note is not repeated.
     """
-    from memory.secrets import find_secrets  # late: memory/ is optional for importing the tools
-
-    markers = [m.span() for m in MARKER.finditer(text)]
-    found = [
-        s for s in find_secrets(text)
-        if not any(a <= s.start < b for a, b in markers)
-    ]
-    if not found:
-        return text, []
-    parts: list[str] = []
-    position = 0
-    for secret in found:
-        parts.append(text[position:secret.start])
-        parts.append(f"[masked: {secret.kind}]")
-        position = secret.end
-    parts.append(text[position:])
+    masked, found = mask_secrets(text)
     hits = [Masked(s.kind, where, text.count("\n", 0, s.start) + 1 + line_offset) for s in found]
-    return "".join(parts), hits
+    return masked, hits
 
 
 def masking_note(hits: list[Masked]) -> str:

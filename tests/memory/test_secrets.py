@@ -267,3 +267,18 @@ def test_pem_without_end_still_masks_the_header():
 def test_masking_twice_changes_nothing(kind, text):
     once, _ = mask_secrets(text)
     assert mask_secrets(once) == (once, [])
+
+
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("Password=[masked:Hunter2-Long-1]", "password"),
+        ("postgres://app:[masked:Hunter2-Long-1]@db/app", "password in URL"),
+        ("[masked: " + sk("sk-ant-api03-", A) + "]", "Anthropic API key"),
+        ("[masked: AKIA" + "IOSFODNN7EXAMPLE]", "AWS access key ID"),
+    ],
+)
+def test_a_look_alike_marker_hides_nothing(text, kind):
+    """Only our exact marker reads as already masked: a file cannot hide a key by
+    wrapping it in something that looks like one."""
+    assert [s.kind for s in find_secrets(text)] == [kind]

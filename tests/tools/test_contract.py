@@ -94,3 +94,10 @@ def test_masking_is_not_applied_twice():
     assert twice.text == once.text
     assert twice.log == once.log
     assert once.text.count("Note:") == 1
+
+
+def test_a_key_inside_a_marker_look_alike_is_still_masked():
+    key = "AKIA" + "IOSFODNN7EXAMPLE"
+    result = mask_result(ToolResult(text=f"cached = [masked: {key}]"))
+    assert key not in result.text
+    assert "(AWS access key ID, result line 1)" in result.text
