@@ -19,12 +19,18 @@ def outside_root(path: str) -> str:
     return f"Path must start with {ROOT}, got: {path}"
 
 
-def _part_problem(part: str) -> str | None:
+def part_problem(part: str, *, hidden_ok: bool = False) -> str | None:
+    """Why one part of a model-given path is refused, or None.
+
+    Shared with read_file, which confines the model to the repository the same way; it
+    passes `hidden_ok` because `.editorconfig` and `.github/` are project files, whereas
+    the store keeps its lock and temp files under hidden names.
+    """
     if part == "":
         return "empty path segments ('//') are not allowed"
     if part in (".", ".."):
         return f"'{part}' segments are not allowed"
-    if part.startswith("."):
+    if part.startswith(".") and not hidden_ok:
         return "hidden names (starting with '.') are not allowed"
     if "\\" in part:
         return "backslashes are not allowed"
@@ -54,7 +60,7 @@ def split(path: str) -> list[str]:
         return []
     parts = rest.split("/")
     for part in parts:
-        problem = _part_problem(part)
+        problem = part_problem(part)
         if problem:
             raise CommandError(f"The path {path} is not allowed: {problem}.")
     return parts

@@ -1,7 +1,7 @@
 """read_file: the model reads source files of the repository, and nothing else.
 
 Paths come from the model, so they are treated as untrusted input. They are refused by
-their parts before the filesystem interprets them (as the memory store does), and the
+their parts before the filesystem interprets them, by the memory store's own check, and the
 resolved path is checked against the repository root with a trailing separator, so
 neither `..`, a sibling folder sharing a prefix, nor a symlink can lead outside.
 
@@ -22,13 +22,13 @@ from pathlib import Path
 
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_int, required_str
 from agent.tools.masking import mask_text, masking_note
+from memory.paths import part_problem
 
 MAX_LINES = 400
 MAX_CHARS = 40_000  # one page; a minified bundle can fit 1 MB into a single line
 MAX_LINE_CHARS = 2_000
 MAX_FILE_BYTES = 10_000_000
 MAX_LISTED = 100
-FORBIDDEN_CHARS = ("\\", ":", "%", "\0")
 
 
 class PathRefused(ToolInputError):
@@ -37,8 +37,6 @@ class PathRefused(ToolInputError):
 
 def _parts(path: str, roots: tuple[Path, ...]) -> list[str]:
     """Splits a model-given path into parts, refusing anything that could steer it outside."""
-    if any(c in path for c in FORBIDDEN_CHARS):
-        raise PathRefused(f"Error: {path!r} is not an allowed path (no backslashes, colons, % escapes or NUL).")
     if path.startswith("/"):
         # An absolute path is fine if it names a place inside the repository, spelled either
         # the way the session was given it or resolved.
@@ -55,12 +53,11 @@ def _parts(path: str, roots: tuple[Path, ...]) -> list[str]:
     if not parts or parts == [""]:
         raise PathRefused("Error: give the path of a file in the repository, relative to its root.")
     for part in parts:
-        if part == "":
-            raise PathRefused(f"Error: {path!r} is not an allowed path (empty part).")
-        if part in (".", ".."):
-            raise PathRefused(f"Error: {path!r} is not an allowed path ('.' and '..' are refused).")
         if part.lower() == ".git":
             raise PathRefused(f"Error: {path} is inside .git, which read_file does not open. Use git_status for the repository state.")
+        problem = part_problem(part, hidden_ok=True)
+        if problem:
+            raise PathRefused(f"Error: {path!r} is not an allowed path: {problem}.")
     return parts
 
 

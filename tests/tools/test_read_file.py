@@ -309,3 +309,34 @@ def test_random_paths_never_leave_the_repository(sandbox):
 
     attempt()
     assert tree(sandbox["tmp"]) == before
+
+
+@pytest.mark.parametrize(
+    "part,problem",
+    [
+        ("..", "'..' segments are not allowed"),
+        ("", "empty path segments"),
+        ("a\\b.txt", "backslashes are not allowed"),
+        ("c:d.txt", "colons are not allowed"),
+        ("%61.txt", "no percent-escapes"),
+        ("a\x00.txt", "NUL characters are not allowed"),
+        ("tab\there.txt", "control characters are not allowed"),
+    ],
+)
+def test_parts_are_refused_as_the_memory_store_refuses_them(tmp_path, part, problem):
+    from memory.store import MemoryStore
+
+    repo = init_repo(tmp_path / "repo")
+    (repo / "src").mkdir()
+    if "\x00" not in part and part not in ("", ".."):
+        (repo / "src" / part).write_text("a real file with that name\n")
+    result = read(repo, path=f"src/{part}")
+    assert result.is_error and problem in result.text
+    memory_result = MemoryStore(tmp_path / "memory").run({"command": "view", "path": f"/memories/{part}/x.md"})
+    assert memory_result[1] and problem in memory_result[0]
+
+
+def test_dotfiles_pass_the_shared_part_check_but_git_does_not(sandbox):
+    assert "on: push" in read(sandbox["repo"], path=".github/workflows/ci.yml").text
+    refused = read(sandbox["repo"], path="src/../.git/config")
+    assert refused.is_error and "'..' segments are not allowed" in refused.text
