@@ -30,7 +30,7 @@ _NAMED_FILES = frozenset(
 _CANDIDATE = re.compile(
     r"(?<![\w/.@:~$-])"  # not inside a URL, an e-mail, a longer path, or ~/, $HOME/
     r"((?:\.{1,2}/)?(?:[\w.+-]+/)*[\w.+-]+/?)"
-    r"(?::(\d+)(?:[-:]\d+)?)?"
+    r"(?::(\d+)(?:-(\d+)|:\d+)?)?"  # path:line, path:line:column or path:first-last
     r"(?![\w/@-]|\.\w|://)"
 )
 _BACKTICKS = re.compile(r"`([^`\n]+)`")
@@ -81,11 +81,13 @@ def references(text: str, repo: Path) -> list[tuple[str, int | None]]:
                 token = token[2:]
             if not token or not _is_claim(token, repo, quoted):
                 continue
-            line = int(match.group(2)) if match.group(2) else None
-            key = (token.rstrip("/"), line)
-            if key not in seen:
-                seen.add(key)
-                found.append(key)
+            # A range names both its ends: "a.cs:3-9" is stale once a.cs is shorter than 9 lines.
+            lines = [int(g) for g in match.group(2, 3) if g] or [None]
+            for line in lines:
+                key = (token.rstrip("/"), line)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(key)
     return found
 
 

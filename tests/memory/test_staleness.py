@@ -92,3 +92,10 @@ def test_a_fix_in_the_repository_clears_the_report(repo, tmp_path):
 def test_frontmatter_is_not_checked(repo):
     text = "---\nname: x\ndescription: about src/Old/Gone.cs\n---\nbody\n"
     assert missing_references(text, repo) == []
+
+
+def test_a_line_range_is_stale_when_its_end_is_past_the_file(repo):
+    # tools/settings.py has 10 lines.
+    assert missing_references("see tools/settings.py:3-10 and tools/settings.py:2:40", repo) == []
+    assert missing_references("see tools/settings.py:3-11", repo) == ["tools/settings.py:11"]
+    assert missing_references("see tools/settings.py:12-14", repo) == ["tools/settings.py:12", "tools/settings.py:14"]
