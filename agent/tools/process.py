@@ -54,17 +54,13 @@ def _kill_group(proc: subprocess.Popen, sig: int) -> None:
 
 
 def _stop(proc: subprocess.Popen) -> None:
-    _kill_group(proc, signal.SIGTERM)
-    try:
-        proc.wait(TERM_GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        pass
-    # SIGKILL the group even when the leader obeyed: its children may not have.
-    _kill_group(proc, signal.SIGKILL)
-    try:
-        proc.wait(TERM_GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        pass
+    # SIGKILL the group even when the leader obeyed SIGTERM: its children may not have.
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        _kill_group(proc, sig)
+        try:
+            proc.wait(TERM_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            pass
 
 
 class _Reader(threading.Thread):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 MAX_FAILURES = 15
@@ -47,6 +48,15 @@ def _int(text: str | None) -> int:
     return int(text) if text else 0
 
 
+def _reason(following: list[str], is_label: Callable[[str], bool]) -> str:
+    """The first line under a failed test's header that says why, skipping the runner's
+    own label line ("Error Message:", "thread ... panicked at"); "" when none is near."""
+    for line in following[:5]:
+        if line.strip() and not is_label(line):
+            return line.strip()
+    return ""
+
+
 def read_dotnet(log: str) -> TestSummary:
     s = TestSummary()
     lines = log.splitlines()
@@ -60,14 +70,7 @@ def read_dotnet(log: str) -> TestSummary:
             continue
         m = re.match(r"^\s*Failed\s+(\S+)\s+\[", line)
         if m:
-            detail = ""
-            for follow in lines[i + 1 : i + 6]:
-                if follow.strip() == "Error Message:":
-                    continue
-                if follow.strip():
-                    detail = follow.strip()
-                    break
-            s.add_failure(m.group(1), detail)
+            s.add_failure(m.group(1), _reason(lines[i + 1 :], lambda f: f.strip() == "Error Message:"))
         if "No test matches the given testcase filter" in line:
             s.seen = True
             s.notes.append(line.strip())
@@ -110,14 +113,7 @@ def read_cargo(log: str) -> TestSummary:
             continue
         m = re.match(r"^---- (\S+) stdout ----", line)
         if m:
-            detail = ""
-            for follow in lines[i + 1 : i + 6]:
-                if "panicked at" in follow:
-                    continue
-                if follow.strip():
-                    detail = follow.strip()
-                    break
-            s.add_failure(m.group(1), detail)
+            s.add_failure(m.group(1), _reason(lines[i + 1 :], lambda f: "panicked at" in f))
         m = re.match(r"^test (\S+) \.\.\. FAILED", line)
         if m:
             s.add_failure(m.group(1))
