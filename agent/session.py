@@ -241,7 +241,9 @@ class Session:
             return _with_first(u, first_token)
 
         try:
-            stream = self._streaming_client().messages.create(**params, stream=True)
+            stream = _open_stream(self._streaming_client(), params, cancel)
+            if stream is None:
+                raise TurnCancelled(Usage())
             # A stalled read blocks the loop inside the SDK, and closing the response from
             # another thread does not wake it; shutting the socket down does.
             remove_hook = cancel.on_cancel(lambda: _abort(stream))
@@ -546,6 +548,44 @@ def _with_first(usage: Usage, first: float | None) -> Usage:
         total_time=usage.total_time,
         cost_usd=usage.cost_usd,
     )
+
+
+def _open_stream(client: Any, params: dict, cancel: Cancellation) -> Any:
+    """Sends the request and returns the stream once its headers arrive, or None on cancel.
+
+    The request runs on its own thread: until the headers come there is no socket to shut
+    down, and a slow or overloaded API must not hold a cancelled turn.
+    """
+    done = threading.Event()
+    lock = threading.Lock()
+    box: dict[str, Any] = {}
+
+    def send() -> None:
+        try:
+            opened = client.messages.create(**params, stream=True)
+        except BaseException as err:  # handed to the waiting thread, which raises it
+            box["error"] = err
+            done.set()
+            return
+        with lock:
+            box["stream"] = opened
+            abandoned = box.get("abandoned", False)
+        done.set()
+        if abandoned:
+            _close_quietly(opened)
+
+    threading.Thread(target=send, name="claude-request", daemon=True).start()
+    while not done.wait(0.05):
+        if cancel.cancelled:
+            with lock:
+                box["abandoned"] = True
+                late = box.get("stream")
+            if late is not None:
+                _close_quietly(late)
+            return None
+    if "error" in box:
+        raise box["error"]
+    return box["stream"]
 
 
 def _abort(stream: Any) -> None:

@@ -27,11 +27,12 @@ dict (JSON-serialisable, so a script file can hold the same thing); build one wi
 - content blocks: `text("...")`, `tool_use(name, input, id=None, raw_input=None)`
   (raw_input: the exact JSON text to stream, for a model that sends broken input),
   `thinking("...", signature="sig")`, `redacted_thinking(data)`.
-- `reply(*blocks, stop_reason=None, usage=None, delay=0.0, chunk=12, ping=False,
+- `reply(*blocks, stop_reason=None, usage=None, wait=0.0, delay=0.0, chunk=12, ping=False,
   drop_after=None, malformed_after=None, stall=None, error_after=None, ...)`
   - stop_reason: default "tool_use" when a tool_use block is present, else "end_turn".
   - usage: dict with any of input_tokens, output_tokens, cache_read_input_tokens,
     cache_creation_input_tokens; missing ones are estimated from the request size.
+  - wait: seconds before the response starts at all (a slow API, cancel before headers).
   - delay: seconds slept before each SSE event (slow streams, cancellation tests).
   - chunk: characters per text/thinking delta and per input_json_delta.
   - ping: send a `ping` event after message_start.
@@ -141,6 +142,7 @@ def reply(
     error_after: int | None = None,
     error_type: str = "overloaded_error",
     error_message: str = "Overloaded",
+    wait: float = 0.0,
 ) -> dict:
     content = [text(b) if isinstance(b, str) else b for b in blocks]
     return {
@@ -156,6 +158,7 @@ def reply(
         "error_after": error_after,
         "error_type": error_type,
         "error_message": error_message,
+        "wait": wait,
     }
 
 
@@ -489,6 +492,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": f"no route {self.path}"}})
             return
         rep = self.owner._next_reply(request)
+        if rep.get("wait"):
+            time.sleep(float(rep["wait"]))
         if "error" in rep:
             err = rep["error"]
             headers = {"retry-after-ms": str(err.get("retry_after_ms", 5))}

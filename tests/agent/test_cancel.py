@@ -152,3 +152,16 @@ def test_cancel_stops_a_real_test_run(claude_double, tmp_path):
     assert not alive(pid), "pytest outlived the cancel"
     finished = [e for e in events if type(e).__name__ == "ToolFinished"]
     assert len(finished) == 1 and finished[0].name == "test"
+
+
+def test_cancel_before_the_response_starts(claude_double, tmp_path):
+    claude_double.add(reply("too late", wait=20), "Next.")
+    session = make(tmp_path, [EchoTool()])
+    cancel = Cancellation()
+    threading.Timer(0.5, cancel.cancel).start()
+    events: list = []
+    began = time.monotonic()
+    session.send("hi", events.append, cancel)
+    assert events[-1].cancelled and time.monotonic() - began < 3
+    # The abandoned request does not disturb the next turn.
+    assert session.send("again", lambda e: None).api_calls == 1
