@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agent.cancel import Cancellation
 from agent.config import AgentConfig
-from agent.events import TextDelta, ToolStarted, TurnFinished
+from agent.events import TextDelta, TurnFinished
 from agent.session import Session
 from tests.agent.toolkit import EchoTool, SleepTool
 from tests.claude_double import reply, tool_use

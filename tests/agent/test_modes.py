@@ -21,7 +21,7 @@ from agent.session import Session
 from agent.transcripts import saved_sessions, transcripts_dir
 from memory.store import MemoryStore
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import error, reply, text, thinking, tool_use
+from tests.claude_double import error, text, thinking, tool_use
 
 FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=timezone.utc)
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
