@@ -12,6 +12,8 @@ import os
 import re
 from pathlib import Path
 
+from memory.notes import frontmatter
+
 # Extensions common enough in a repository that a bare "name.ext" is taken for a file.
 _EXTENSIONS = frozenset(
     """
@@ -69,7 +71,12 @@ def _line_count(path: Path) -> int | None:
 
 def references(text: str, repo: Path) -> list[tuple[str, int | None]]:
     """(path, line or None) for every repository path the text names, in order, once each."""
+    # Of the frontmatter only the description is prose: it is the line the index shows, so
+    # a path gone from the repository misleads there as much as in the body.
+    description = frontmatter(text).get("description")
     body = _FRONTMATTER_END.sub("", text, count=1)
+    if isinstance(description, str):
+        body = description + "\n" + body
     seen: set[tuple[str, int | None]] = set()
     found: list[tuple[str, int | None]] = []
     quoted_spans = [m.group(1) for m in _BACKTICKS.finditer(body)]

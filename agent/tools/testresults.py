@@ -44,10 +44,6 @@ class TestSummary:
         self.failures.append(entry)
 
 
-def _int(text: str | None) -> int:
-    return int(text) if text else 0
-
-
 def _reason(following: list[str], is_label: Callable[[str], bool]) -> str:
     """The first line under a failed test's header that says why, skipping the runner's
     own label line ("Error Message:", "thread ... panicked at"); "" when none is near."""

@@ -57,6 +57,7 @@ def test_references_found_in_a_note(repo):
 
 def test_missing_references(repo):
     assert missing_references(NOTE, repo) == [
+        "src/Old/Gone.cs",
         "src/ClaudeReviewBot.Core/Review/ChangedFile.cs",
         "src/ClaudeReviewBot.Cli/Program.cs:400",
         "Makefile",
@@ -72,6 +73,7 @@ def test_store_reports_stale_memories_only(repo, tmp_path):
     stale = store.stale_references(repo)
     assert stale == {
         "/memories/project_rename.md": [
+            "src/Old/Gone.cs",
             "src/ClaudeReviewBot.Core/Review/ChangedFile.cs",
             "src/ClaudeReviewBot.Cli/Program.cs:400",
             "Makefile",
@@ -89,9 +91,9 @@ def test_a_fix_in_the_repository_clears_the_report(repo, tmp_path):
     assert store.stale_references(repo) == {}
 
 
-def test_frontmatter_is_not_checked(repo):
-    text = "---\nname: x\ndescription: about src/Old/Gone.cs\n---\nbody\n"
-    assert missing_references(text, repo) == []
+def test_of_the_frontmatter_only_the_description_is_checked(repo):
+    text = "---\nname: Makefile\ndescription: about src/Old/Gone.cs\ntype: project\n---\nbody\n"
+    assert missing_references(text, repo) == ["src/Old/Gone.cs"]
 
 
 def test_a_line_range_is_stale_when_its_end_is_past_the_file(repo):
