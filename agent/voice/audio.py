@@ -49,6 +49,32 @@ def resample(samples: np.ndarray, rate: int, target: int = WHISPER_RATE) -> np.n
     return np.concatenate(parts).astype(np.float32, copy=False)
 
 
+class StreamResampler:
+    """Resamples consecutive blocks of one stream, keeping the filter state between them
+    so block edges do not click."""
+
+    def __init__(self, rate: int, target: int = WHISPER_RATE) -> None:
+        import av
+
+        self.rate = rate
+        self.target = target
+        self._resampler = av.AudioResampler(format="flt", layout="mono", rate=target)
+        self._pts = 0
+
+    def __call__(self, block: np.ndarray) -> np.ndarray:
+        import av
+
+        block = to_float32(block).reshape(1, -1)
+        frame = av.AudioFrame.from_ndarray(block, format="flt", layout="mono")
+        frame.sample_rate = self.rate
+        frame.pts = self._pts
+        self._pts += block.shape[1]
+        parts = [f.to_ndarray().reshape(-1) for f in self._resampler.resample(frame)]
+        if not parts:
+            return np.zeros(0, dtype=np.float32)
+        return np.concatenate(parts).astype(np.float32, copy=False)
+
+
 def read_wav(path: Path) -> tuple[np.ndarray, int]:
     """(mono float32, rate) from a PCM WAV file of 8, 16, 24 or 32 bits."""
     with wave.open(str(path), "rb") as reader:

@@ -19,7 +19,8 @@ from typing import Protocol
 
 import numpy as np
 
-from agent.voice.audio import WHISPER_RATE, load_audio, rms_level, to_float32
+from agent.voice.audio import (WHISPER_RATE, StreamResampler, load_audio, rms_level,
+                               to_float32)
 from agent.voice.vad import FRAME, StreamingVad
 
 SPEECH_THRESHOLD = 0.5
@@ -51,9 +52,21 @@ class DeviceSource:
         from agent.voice.alsa import quiet_alsa_errors
 
         quiet_alsa_errors()
-        self._stream = sounddevice.InputStream(
-            samplerate=self.samplerate, channels=1, dtype="float32", blocksize=self.blocksize,
-            device=self.device, callback=callback)
+
+        def open_at(rate: int, blocksize: int):
+            return sounddevice.InputStream(samplerate=rate, channels=1, dtype="float32",
+                                           blocksize=blocksize, device=self.device,
+                                           callback=callback)
+
+        try:
+            stream = open_at(self.samplerate, self.blocksize)
+        except sounddevice.PortAudioError:
+            # Raw hardware may not do 16 kHz; take its own rate and let the recorder
+            # resample what it hears.
+            rate = int(sounddevice.query_devices(self.device, "input")["default_samplerate"])
+            stream = open_at(rate, round(self.blocksize * rate / WHISPER_RATE))
+            self.samplerate = rate
+        self._stream = stream
         self._stream.start()
 
     def stop(self) -> None:
@@ -235,15 +248,18 @@ class Recorder:
                 worker.join(timeout=5)
 
     def _work(self, blocks: queue.Queue) -> None:
-        rate = self.source.samplerate
+        resampler = None
         while True:
             block = blocks.get()
             if block is None:
                 return
+            rate = self.source.samplerate  # a device may settle on its own rate when it opens
             if rate != WHISPER_RATE:
-                from agent.voice.audio import resample
-
-                block = resample(block, rate, WHISPER_RATE)
+                if resampler is None or resampler.rate != rate:
+                    resampler = StreamResampler(rate, WHISPER_RATE)
+                block = resampler(block)
+                if not len(block):
+                    continue
             reason = self._consume(block)
             if reason:
                 self._accepting = False

@@ -51,9 +51,13 @@ def resolve_voice(voice: str | os.PathLike | None) -> tuple[Path, Path]:
 
 class Voice:
     def __init__(self, voice: str | os.PathLike | None = None, *, length_scale: float | None = None,
-                 use_cuda: bool = False) -> None:
+                 variation: float | None = None, use_cuda: bool = False) -> None:
+        """`variation` scales Piper's sampling noise (pitch and timing); 0 makes the same
+        text sound the same every time, which scripts and tests want. None keeps the
+        voice's own setting."""
         self.voice = voice
         self.length_scale = length_scale
+        self.variation = variation
         self.use_cuda = use_cuda
         self._piper = None
         self._lock = threading.Lock()
@@ -85,11 +89,12 @@ class Voice:
             return self
 
     def _syn_config(self):
-        if self.length_scale is None:
+        if self.length_scale is None and self.variation is None:
             return None
         from piper import SynthesisConfig
 
-        return SynthesisConfig(length_scale=self.length_scale)
+        return SynthesisConfig(length_scale=self.length_scale, noise_scale=self.variation,
+                               noise_w_scale=self.variation)
 
     def stream(self, text: str) -> Iterator[np.ndarray]:
         """int16 audio, one array per sentence, each as soon as it is synthesized."""

@@ -40,10 +40,10 @@ def speaker_round_trip(sentence: str, long_text: str) -> dict:
     """The speaker talks into the sink; the recorder hears it; stop() silences it."""
     from agent.voice.recorder import DeviceSource, Recorder
     from agent.voice.stt import Transcriber
-    from agent.voice.tts import Speaker
+    from agent.voice.tts import Speaker, Voice
 
     transcriber = Transcriber().load()
-    speaker = Speaker(device="pulse").load()
+    speaker = Speaker(Voice(variation=0.0), device="pulse").load()
 
     recorder = Recorder(DeviceSource(), auto_stop=False, max_seconds=30.0)
     recorder.start()
@@ -87,10 +87,10 @@ def talk_over_the_speaker(wav: str, long_text: str) -> dict:
     from agent.voice.push_to_talk import PttState, PushToTalk, TranscriptReady
     from agent.voice.recorder import DeviceSource, Recorder
     from agent.voice.stt import Transcriber
-    from agent.voice.tts import Speaker
+    from agent.voice.tts import Speaker, Voice
 
     transcriber = Transcriber().load()
-    speaker = Speaker(device="pulse").load()
+    speaker = Speaker(Voice(variation=0.0), device="pulse").load()
     events: queue.Queue = queue.Queue()
     ptt = PushToTalk(Recorder(DeviceSource()), transcriber, events.put, speaker=speaker)
 

@@ -1,7 +1,6 @@
 """`devagent say` and `devagent transcribe` as scripts use them: separate processes."""
 
 import os
-import shutil
 import subprocess
 import sys
 import wave
@@ -18,7 +17,7 @@ def devagent(*args: str, env=None) -> subprocess.CompletedProcess:
 def test_say_then_transcribe_round_trips(tmp_path):
     out = tmp_path / "nested" / "said.wav"
     text = "Please open the settings file and show me what changed."
-    said = devagent("say", text, "-o", str(out))
+    said = devagent("say", text, "-o", str(out), "--variation", "0")
     assert said.returncode == 0, said.stderr
     with wave.open(str(out)) as reader:
         assert reader.getframerate() == 22050 and reader.getnchannels() == 1
@@ -31,7 +30,8 @@ def test_say_then_transcribe_round_trips(tmp_path):
 def test_transcribe_takes_any_rate_and_the_vocabulary(tmp_path):
     out = tmp_path / "jargon48k.wav"
     text = "The ReviewOrchestrator class still raises warning CS1591."
-    assert devagent("say", text, "-o", str(out), "--rate", "48000").returncode == 0
+    assert devagent("say", text, "-o", str(out), "--rate", "48000",
+                    "--variation", "0").returncode == 0
     with wave.open(str(out)) as reader:
         assert reader.getframerate() == 48000
     heard = devagent("transcribe", str(out), "--vocabulary", "ReviewOrchestrator, CS1591")
@@ -44,7 +44,8 @@ def test_transcribe_takes_the_repository_vocabulary(tmp_path):
     (repo / "src").mkdir(parents=True)
     (repo / "src" / "Review.cs").write_text("public sealed class ReviewOrchestrator { }\n")
     out = tmp_path / "jargon.wav"
-    assert devagent("say", "Open the ReviewOrchestrator class.", "-o", str(out)).returncode == 0
+    assert devagent("say", "Open the ReviewOrchestrator class.", "-o", str(out),
+                    "--variation", "0").returncode == 0
     heard = devagent("transcribe", str(out), "--repo", str(repo))
     assert heard.returncode == 0, heard.stderr
     assert "ReviewOrchestrator" in heard.stdout
@@ -70,3 +71,9 @@ def test_problems_are_one_line_without_a_traceback(tmp_path):
     assert voice.stderr.strip() == (
         f"devagent say: failed: no Piper voice at {tmp_path / 'nobody.onnx'}")
     assert not (tmp_path / "x.wav").exists()
+
+
+def test_variation_zero_says_the_same_thing_the_same_way(tmp_path):
+    for name in ("one.wav", "two.wav"):
+        assert devagent("say", "On it.", "-o", str(tmp_path / name), "--variation", "0").returncode == 0
+    assert (tmp_path / "one.wav").read_bytes() == (tmp_path / "two.wav").read_bytes()

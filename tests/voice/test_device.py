@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from tests.voice.conftest import run_python, words
 
 SENTENCE = "Show me the latest commit on the main branch."
@@ -15,6 +17,19 @@ def scenario(pulse, name: str, *args: str) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+@pytest.fixture
+def spoken_command(speech, tmp_path):
+    """The command with half a second of quiet first, as a user takes a moment after
+    pressing the key; a player's start-up hiccup then lands in silence, not on "Show"."""
+    import numpy as np
+
+    from agent.voice.audio import write_wav
+
+    path = tmp_path / "command.wav"
+    write_wav(path, np.concatenate([np.zeros(8000, np.float32), speech(SENTENCE)]), 16000)
+    return path
+
+
 def test_the_devices_are_visible_to_portaudio(pulse):
     result = run_python("import sounddevice as sd; d = sd.query_devices(kind='input');"
                         " print(d['name'], d['max_input_channels'])", env=pulse.env)
@@ -22,8 +37,8 @@ def test_the_devices_are_visible_to_portaudio(pulse):
     assert int(result.stdout.split()[-1]) >= 1
 
 
-def test_speech_played_into_the_device_is_recorded_and_transcribed(pulse, speech_wav):
-    result = scenario(pulse, "record_played_file", str(speech_wav(SENTENCE)))
+def test_speech_played_into_the_device_is_recorded_and_transcribed(pulse, spoken_command):
+    result = scenario(pulse, "record_played_file", str(spoken_command))
     assert result["auto_stopped"] and result["stopped_by"] == "silence", result
     assert words(result["text"]) == words(SENTENCE), result
 
@@ -39,10 +54,10 @@ def test_the_speaker_is_heard_and_falls_silent_on_stop(pulse):
     assert not result["speaking_after_stop"]
 
 
-def test_the_talk_key_silences_the_voice_and_records_the_user(pulse, speech_wav):
+def test_the_talk_key_silences_the_voice_and_records_the_user(pulse, spoken_command):
     long_text = ("Here is a long explanation of the build that nobody wants to hear to the end. "
                  "It goes on and on about every project in the solution.")
-    result = scenario(pulse, "talk_over_the_speaker", str(speech_wav(SENTENCE)), long_text)
+    result = scenario(pulse, "talk_over_the_speaker", str(spoken_command), long_text)
     assert result["was_speaking"] and result["stopped_speaking"], result
     assert result["quiet_after_toggle"] < 0.01, result
     assert words(result["text"] or "") == words(SENTENCE), result

@@ -89,3 +89,14 @@ def test_a_file_at_another_rate_is_resampled(speech, tmp_path, transcriber):
     recorder = Recorder(WavSource(path, speed=4.0, lead_silence=0.3))
     assert record_until_auto_stop(recorder) == "silence"
     assert words(transcriber.transcribe(recorder.stop())) == words(SENTENCE)
+
+
+def test_a_source_at_another_rate_is_resampled_block_by_block(speech_wav, transcriber):
+    # As a sound card that only does 48 kHz would deliver it.
+    source = WavSource(speech_wav(SENTENCE), samplerate=48000, blocksize=1536, speed=4.0,
+                       lead_silence=0.3)
+    recorder = Recorder(source)
+    assert record_until_auto_stop(recorder) == "silence"
+    audio = recorder.stop()
+    assert abs(recorder.elapsed - len(audio) / 16000) < 1e-9
+    assert words(transcriber.transcribe(audio)) == words(SENTENCE)

@@ -15,6 +15,9 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
                             help="Piper voice: a .onnx path or a name (default: en_US-joe-medium)")
         parser.add_argument("--rate", type=int, default=None,
                             help="sample rate of the file (default: the voice's own)")
+        parser.add_argument("--variation", type=float, default=None,
+                            help="how much the delivery varies between runs; 0 gives the same "
+                                 "audio every time (default: the voice's own)")
     elif name == "transcribe":
         parser.add_argument("file", type=Path, help="audio file (WAV at any sample rate)")
         parser.add_argument("--model", default=None,
@@ -43,7 +46,7 @@ def _say(args) -> int:
     from agent.voice.audio import resample, to_int16, write_wav
     from agent.voice.tts import Voice
 
-    audio, rate = Voice(args.voice).synthesize(args.text)
+    audio, rate = Voice(args.voice, variation=args.variation).synthesize(args.text)
     if args.rate and args.rate != rate:
         audio, rate = to_int16(resample(audio, rate, args.rate)), args.rate
     args.output.parent.mkdir(parents=True, exist_ok=True)
