@@ -56,10 +56,14 @@ def _not_placeholder(token: str) -> bool:
     return not _PLACEHOLDER.match(token.strip("\"'`"))
 
 
+# The shell's PWD and OLDPWD, printed by every `env` in a build log, hold a folder.
+_PATH_VALUE = re.compile(r"^(?:~|\.{1,2})?/[\w.~/-]*$")
+
+
 def _password_value(token: str) -> bool:
     # A bare word such as "required" or "rotated" after "password:" is prose, not a password.
     token = token.strip("\"'`")
-    if len(token) < 6 or not _not_placeholder(token) or _CODE.match(token):
+    if len(token) < 6 or not _not_placeholder(token) or _CODE.match(token) or _PATH_VALUE.match(token):
         return False
     return any(not c.isalpha() for c in token)
 
@@ -195,7 +199,8 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "API key or token",
         re.compile(
-            r"(?i:\b(?:[A-Za-z0-9]+[_\-.])*" + _KEY_WORDS + r")[\"']?\s*(?:[:=]|:=|=>)\s*"
+            # .npmrc spells it `_authToken`: a leading underscore does not hide a key word.
+            r"(?i:\b_*(?:[A-Za-z0-9]+[_\-.])*" + _KEY_WORDS + r")[\"']?\s*(?:[:=]|:=|=>)\s*"
             r"[\"']?([A-Za-z0-9_\-./+=]{16,})"
         ),
         groups=(1,),

@@ -44,6 +44,7 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("Stripe key", "restricted " + "rk_live_" + "51H8xYzAbCdEfGhIjKlMnOp"),
     ("Stripe key", "webhook " + "whsec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),
     ("npm token", "//registry.npmjs.org/:_authToken=" + "npm_" + A),
+    ("API key or token", "//registry.npmjs.org/:_authToken=" + "abcdef12-3456-7890-abcd-ef1234567890"),
     ("PyPI token", "password = " + "pypi-AgEIcHlwaS5vcmc" + A + A),
     ("Hugging Face token", "HF " + "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"),
     ("SendGrid API key", "SG." + "ngeVfQFYQlKU0ufo8x5d1A" + "." + "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr"),
@@ -95,6 +96,9 @@ ORDINARY: list[str] = [
     "Ticket JIRA-4521 tracks the flaky test.",
     "Correlation id 550e8400-e29b-41d4-a716-446655440000 appears in the logs.",
     "originSessionId: 4a68cacc-858b-4a4d-a02d-c0e45eb12903",
+    # environment dumps in build logs
+    "PWD=/home/runner/work/app/app",
+    "OLDPWD=~/src/app-2.1",
     # paths
     "The core project is src/ClaudeReviewBot.Core/ClaudeReviewBot.Core.csproj.",
     "ReviewOrchestrator.cs line 111 still uses file.Patch.",
