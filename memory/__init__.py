@@ -3,7 +3,8 @@
     store.py      MemoryStore: the six commands, the lock, caps, listings for the app
     results.py    the SDK's result texts, reproduced so the SDK need not be imported
     inputs.py     field and type checks on a command before it runs
-    paths.py      /memories/... to a real path inside the folder, or a refusal
+    paths.py      /memories/... to a real path inside the folder, or a refusal; its
+                  part-by-part check also confines read_file to the repository
     atomic.py     durable file replacement and the sweep of orphaned temp files
     secrets.py    credential-shaped text: refused in memory, masked in tool output
     notes.py      frontmatter, MEMORY.md index lines, MemoryInfo
