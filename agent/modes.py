@@ -38,10 +38,15 @@ def prepare(mode: str, repo: Path, *, store: Any = None, window_turns: int = 2, 
         return _summary(repo)
     if mode in MEMORY_TOOL_MODES:
         start = SessionStart(memory_tool=True)
-        if store is not None and mode == "preloaded":
-            start.context = preloaded_memory(store, repo, now=now)
-        elif store is not None and mode == "index":
-            start.context = memory_index(store)
+        try:
+            if store is not None and mode == "preloaded":
+                start.context = preloaded_memory(store, repo, now=now)
+            elif store is not None and mode == "index":
+                start.context = memory_index(store)
+        except Exception as err:
+            # An unreadable memory folder must not stop the session; the model is told, and
+            # the memory tool will report the same problem if it is used.
+            start.context = f"Your memory directory could not be read as this session started ({type(err).__name__}: {err})."
         return start
     raise ValueError(f"unknown memory mode {mode!r}")
 
