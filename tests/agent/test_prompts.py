@@ -1,0 +1,33 @@
+"""The prompt files: what they must say, and what must never be in them."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from agent import prompts
+from agent.config import AgentConfig
+from agent.session import Session
+from tests.agent.toolkit import EchoTool
+
+
+def test_system_prompt_is_voice_first_and_points_long_output_to_the_screen():
+    text = prompts.system_prompt()
+    assert "voice-first" in text and "show_on_screen" in text
+    assert "short" in text.lower()
+
+
+def test_memory_rules_say_what_to_save_what_never_to_save_and_to_check():
+    text = prompts.memory_rules()
+    for needed in ("preferences", "Conventions", "Plans", "Never save", "whether the build passes", "line numbers", "check it against the repository"):
+        assert needed in text, needed
+
+
+def test_the_stable_prefix_is_the_same_from_day_to_day(tmp_path):
+    repo = tmp_path / "sandbox" / "r"
+    repo.mkdir(parents=True)
+    for mode in ("none", "on-demand", "preloaded", "index"):
+        friday = Session(repo, AgentConfig(memory_mode=mode), tools=[EchoTool()], now=datetime(2026, 11, 6, 9, tzinfo=timezone.utc))
+        monday = Session(repo, AgentConfig(memory_mode=mode), tools=[EchoTool()], now=datetime(2026, 11, 9, 9, tzinfo=timezone.utc))
+        assert friday.system == monday.system, mode
+        assert friday.tool_definitions == monday.tool_definitions, mode
+        assert "2026-11-09" not in str(monday.system)
