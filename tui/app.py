@@ -32,6 +32,7 @@ from agent.events import (
     TurnStarted,
 )
 from tui import format as fmt
+from tui.inbox import Inbox
 from tui.widgets.conversation import Conversation, ToolLine
 from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.screen_pane import ScreenPane
@@ -48,12 +49,16 @@ SCREEN_WIDTHS = ("1fr", "2fr", "3fr", "4fr")
 
 
 class TurnEvent(Message):
-    """An agent event, carried from the worker thread with the token of the turn it ran in."""
+    """An agent event with the token of the turn it ran in."""
 
     def __init__(self, token: int, event) -> None:
         super().__init__()
         self.token = token
         self.event = event
+
+
+class EventsWaiting(Message):
+    """The inbox has events from the worker thread."""
 
 
 class TurnEnded(Message):
@@ -102,6 +107,7 @@ class DevAgentApp(App):
         self.session = None
         self._session_error: str | None = None
         self._session_ready = threading.Event()
+        self._session_loading = False
         self._send_lock = threading.Lock()
         self._token = 0  # the token of the turn whose events are shown; bumps on each turn
         self._live_token: int | None = None
@@ -112,6 +118,7 @@ class DevAgentApp(App):
         self._memory_width = 2
         self._screen_width = 0
         self._screen_toggled: bool | None = None  # None: the layout's default for the width
+        self.inbox = Inbox(lambda: self.post_message(EventsWaiting()))
 
     # --- layout -------------------------------------------------------------------------
 
@@ -155,14 +162,22 @@ class DevAgentApp(App):
         )
         self.query_one("#prompt", Input).focus()
         self._apply_widths()
-        self._read_branch()
         if self.key_problem:
             await self.conversation.add_notice(welcome_without_key(self.key_problem), "setup")
-        else:
-            self._load_session()
         self.set_interval(0.25, self._tick_activity)
+
+    def on_ready(self) -> None:
+        # The first frame is out. The SDK import and the voice probe are seconds of CPU
+        # (and hold import locks the first frame's lazy imports would wait on), so they
+        # start only now.
+        self.set_timer(0.05, self._start_background)
+
+    def _start_background(self) -> None:
+        self._read_branch()
+        if not self.key_problem:
+            self._start_session_now()
         if self.voice is not None:
-            self.call_after_refresh(self.voice.attach, self)
+            self.voice.attach(self)
         elif self.probe_voice:
             self._explain_voice()
 
@@ -191,6 +206,12 @@ class DevAgentApp(App):
             return
         if reason:
             self.call_from_thread(self.set_voice_state, f"voice: off — {reason}")
+
+    def _start_session_now(self) -> None:
+        """Runs on the UI thread, so two callers cannot both start a load."""
+        if not self._session_loading:
+            self._session_loading = True
+            self._load_session()
 
     @work(thread=True, group="startup")
     def _load_session(self) -> None:
@@ -252,7 +273,7 @@ class DevAgentApp(App):
     @work(thread=True, group="turn", exit_on_error=False)
     def _run_turn(self, text: str, token: int, cancel: Cancellation) -> None:
         def sink(event) -> None:
-            self.post_message(TurnEvent(token, event))
+            self.inbox.put(token, event)
 
         # a cancelled turn may still be winding down in its own thread; the session takes
         # one turn at a time, so the next waits for it here rather than in the UI
@@ -260,6 +281,9 @@ class DevAgentApp(App):
             try:
                 if cancel.cancelled:
                     return
+                if not self._session_ready.is_set():
+                    # a turn sent in the first moments must not wait for the start-up timer
+                    self.call_from_thread(self._start_session_now)
                 self._session_ready.wait()
                 if self.session is None:
                     sink(AgentError(-1, self._session_error or "The agent could not start."))
@@ -269,6 +293,10 @@ class DevAgentApp(App):
                 sink(AgentError(-1, f"The turn stopped unexpectedly: {exc}"))
             finally:
                 self.post_message(TurnEnded(token))
+
+    async def on_events_waiting(self, message: EventsWaiting) -> None:
+        for token, event in self.inbox.take():
+            await self.on_turn_event(TurnEvent(token, event))
 
     async def on_turn_event(self, message: TurnEvent) -> None:
         if message.token != self._live_token:

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,9 +113,25 @@ class World:
         os.environ.update(self.env)
 
     def store(self):
+        """The repository's store, located through this world's data folder whatever the caller's environment."""
         from memory.store import MemoryStore
 
-        return MemoryStore.for_repository(self.repo)
+        with _environment(self.env):
+            return MemoryStore.for_repository(self.repo)
+
+
+@contextmanager
+def _environment(values: dict[str, str]):
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def build_world(root: Path, *, memories: bool = True) -> World:
@@ -133,16 +150,7 @@ def build_world(root: Path, *, memories: bool = True) -> World:
     env["PATH"] = f"{fixture.bin_dir}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
     world = World(root, fixture.repo, fixture.bin_dir, env)
     if memories:
-        saved_env = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)
-        try:
-            write_memories(world.store())
-        finally:
-            for key, value in saved_env.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+        write_memories(world.store())
     return world
 
 

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownStream
 
@@ -15,6 +16,9 @@ from tui import format as fmt
 
 # quarter circles: drawn by every common monospace font, braille is not
 SPINNER = "◐◓◑◒"
+
+# how often streamed text is written into the reply
+FLUSH_SECONDS = 0.2
 
 
 class UserTurn(Static):
@@ -34,8 +38,16 @@ class Notice(Static):
         self.kind = kind
 
 
-class _Spinning(Static):
-    """A one-line widget that redraws itself while something runs."""
+class _Spinning(Widget):
+    """A one-line widget that redraws itself while something runs.
+
+    It renders rather than updates: an update may change a widget's size, so it lays out
+    the whole screen, ten times a second per spinner.
+    """
+
+    DEFAULT_CSS = """
+    _Spinning { height: 1; }
+    """
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -47,17 +59,16 @@ class _Spinning(Static):
         self._tick()
 
     def _tick(self) -> None:
-        self.update(self.line())
+        self.refresh()
 
-    def on_resize(self) -> None:
-        # the line is laid out for its width, which is only known once it is on screen
-        self._tick()
+    def render(self) -> Text:
+        return self.line()
 
     def stop_spinning(self) -> None:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        self.update(self.line())
+        self.refresh()
 
     def spinner(self) -> str:
         return SPINNER[int((time.monotonic() - self.started) * 8) % len(SPINNER)]
@@ -167,6 +178,8 @@ class Conversation(VerticalScroll):
         self._thinking: ThinkingLine | None = None
         self._tools: dict[str, ToolLine] = {}
         self.reply_text = ""  # everything streamed in the current turn, for tests and voice
+        self._unwritten: list[str] = []
+        self._flush_timer = None
 
     def on_mount(self) -> None:
         # follow the end by hand: Textual's anchor misplaces content shorter than the pane
@@ -184,6 +197,9 @@ class Conversation(VerticalScroll):
         following = self._following
         # a run of tool lines sits apart from the reply text around it
         last = self.children[-1] if self.children else None
+        if not isinstance(last, Reply):
+            # a reply ends with its own blank line; anything else needs one put before
+            widget.add_class("-spaced")
         if isinstance(widget, ToolLine) and not isinstance(last, ToolLine):
             widget.add_class("-first")
         if isinstance(widget, Reply) and isinstance(last, ToolLine):
@@ -220,12 +236,30 @@ class Conversation(VerticalScroll):
             self._reply = Reply(classes="reply")
             await self._add(self._reply)
             self._stream = Markdown.get_stream(self._reply)
+            # the first words show at once; after that the text lands a few times a second
+            self.reply_text += delta
+            await self._stream.write(delta)
+            self._follow()
+            return
         self.reply_text += delta
-        await self._stream.write(delta)
-        self._follow()
+        self._unwritten.append(delta)
+        if self._flush_timer is None:
+            self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
+
+    async def _flush(self) -> None:
+        # Every write grows the reply, which lays out and repaints the whole pane; doing
+        # that per delta would keep the UI busy and make typed keys wait behind it.
+        self._flush_timer = None
+        if self._unwritten and self._stream is not None:
+            text, self._unwritten = "".join(self._unwritten), []
+            await self._stream.write(text)
+            self._follow()
 
     async def end_text(self) -> None:
         """Flush the reply being streamed, so what follows lands below it."""
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+        await self._flush()
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
