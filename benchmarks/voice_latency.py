@@ -52,23 +52,27 @@ def load_times() -> tuple:
     return transcriber, voice
 
 
-def end_of_speech_to_transcript(transcriber, voice, runs: int) -> None:
+def end_of_speech_to_transcript(transcriber, voice, runs: int, early: bool = True) -> None:
     from agent.voice.audio import resample
     from agent.voice.push_to_talk import PushToTalk, TranscriptReady
     from agent.voice.recorder import Recorder, WavSource
 
+    variation, voice.variation = voice.variation, 0.0  # the same clip in every run
     audio, rate = voice.synthesize(COMMAND)
+    voice.variation = variation
     speech = resample(audio, rate, 16000)
     # Piper ends a clip with a little silence; the end of speech is the last loud sample,
     # and the recorder's source keeps delivering quiet room noise after it.
     loud = np.nonzero(np.abs(speech) > 0.01)[0]
     speech = speech[:loud[-1] + 1]
     lead = 0.5
-    totals, transcribe_times, words_ok, early, misheard = [], [], 0, 0, []
+    totals, transcribe_times, words_ok, early_count, misheard = [], [], 0, 0, []
     for _ in range(runs):
         events: queue.Queue = queue.Queue()
         source = WavSource(samples=speech, speed=1.0, lead_silence=lead, noise=0.002)
-        ptt = PushToTalk(Recorder(source), transcriber, events.put)
+        # pause_ms at the silence wait switches early transcription off.
+        recorder = Recorder(source) if early else Recorder(source, pause_ms=300.0)
+        ptt = PushToTalk(recorder, transcriber, events.put)
         started = time.monotonic()
         ptt.toggle()
         while True:
@@ -79,16 +83,18 @@ def end_of_speech_to_transcript(transcriber, voice, runs: int) -> None:
         end_of_speech = started + lead + len(speech) / 16000
         totals.append(done - end_of_speech)
         transcribe_times.append(event.transcribe_seconds)
-        early += event.early
+        early_count += event.early
         if event.text.strip() == COMMAND:
             words_ok += 1
         else:
             misheard.append(event.text)
-    print(f"end of speech -> transcript:   {summary(totals)}   "
-          f"[{words_ok}/{runs} exact, {early}/{runs} transcribed early]")
+    label = "end of speech -> transcript:" if early else "  same, early start disabled:"
+    print(f"{label:<31}{summary(totals)}   [{words_ok}/{runs} exact, {early_count}/{runs} early]")
     for text in misheard:
         print(f"  heard instead: {text!r}")
-    print(f"  transcription (after stop):  {summary(transcribe_times)}")
+    if not early:
+        return
+    print(f"  wait after the recorder stopped: {summary(transcribe_times)}")
     plain = []
     for _ in range(runs):
         started = time.perf_counter()
@@ -208,6 +214,7 @@ def main() -> int:
     print(f"cores: {os.cpu_count()}   load average: {os.getloadavg()[0]:.2f}")
     transcriber, voice = load_times()
     end_of_speech_to_transcript(transcriber, voice, args.runs)
+    end_of_speech_to_transcript(transcriber, voice, args.runs, early=False)
     server = PulseServer.start()
     try:
         # PortAudio must see the private server: set the environment before sounddevice

@@ -171,7 +171,6 @@ class Recorder:
         self._speech_frames = 0
         self._silent_frames = 0
         self.pause_mark: int | None = None
-        self._in_speech = False
         self.speech_heard = False
         self.stopped_by: str | None = None
         self.level = 0.0
@@ -217,13 +216,17 @@ class Recorder:
         if self._accepting:
             self._blocks.put(np.array(indata, dtype=np.float32, copy=True).reshape(-1))
 
-    def stop(self) -> np.ndarray:
-        """End the recording; the 16 kHz mono float32 audio captured."""
-        self._halt()
+    def snapshot(self) -> np.ndarray:
+        """The audio captured so far, without stopping."""
         with self._lock:
             if not self._chunks:
                 return np.zeros(0, dtype=np.float32)
             return np.concatenate(self._chunks)
+
+    def stop(self) -> np.ndarray:
+        """End the recording; the 16 kHz mono float32 audio captured."""
+        self._halt()
+        return self.snapshot()
 
     def cancel(self) -> None:
         """End the recording and throw the audio away."""

@@ -103,7 +103,8 @@ def talk_over_the_speaker(wav: str, long_text: str) -> dict:
     stopped_speaking = not speaker.speaking
     time.sleep(0.5)
     recorder = ptt.recorder
-    quiet_after_toggle = float(np.abs(np.concatenate(recorder._chunks)[int(0.2 * 16000):]).max())
+    heard = recorder.snapshot()[int(0.2 * 16000):]
+    quiet_after_toggle = float(np.abs(heard).max()) if len(heard) else -1.0
     player = subprocess.Popen(["paplay", "--device=vsink", wav])
     ready = None
     deadline = time.monotonic() + 30

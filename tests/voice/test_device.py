@@ -59,7 +59,7 @@ def test_the_talk_key_silences_the_voice_and_records_the_user(pulse, spoken_comm
                  "It goes on and on about every project in the solution.")
     result = scenario(pulse, "talk_over_the_speaker", str(spoken_command), long_text)
     assert result["was_speaking"] and result["stopped_speaking"], result
-    assert result["quiet_after_toggle"] < 0.01, result
+    assert 0 <= result["quiet_after_toggle"] < 0.01, result
     assert words(result["text"] or "") == words(SENTENCE), result
     assert result["idle"], result
     assert not result["muted_speaking"] and result["unmuted_speaking"], result
