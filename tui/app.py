@@ -359,6 +359,12 @@ class DevAgentApp(App):
         await self._end_turn(cancelled=True)
         await self.conversation.add_notice("Cancelled.", "cancelled")
 
+    async def action_quit(self) -> None:
+        # a turn's thread blocked in a stream or a build would hold the process open
+        if self._cancel is not None:
+            threading.Thread(target=self._cancel.cancel, name="cancel-on-quit", daemon=True).start()
+        self.exit()
+
     # --- screen pane and logs -----------------------------------------------------------
 
     async def on_tool_line_log_requested(self, message: ToolLine.LogRequested) -> None:

@@ -70,9 +70,9 @@ def make_app(repo, store):
     from agent.config import AgentConfig
     from tui.app import DevAgentApp
 
-    def make(**config) -> DevAgentApp:
+    def make(probe_voice: bool = False, **config) -> DevAgentApp:
         config.setdefault("thinking", "off")
-        return DevAgentApp(repo, AgentConfig(**config), store=store)
+        return DevAgentApp(repo, AgentConfig(**config), store=store, probe_voice=probe_voice)
 
     return make
 

@@ -104,11 +104,14 @@ async def test_status_line_drops_detail_before_the_repository_when_narrow(make_a
 
 
 async def test_voice_seam(make_app, no_key):
-    app = make_app()
+    app = make_app(probe_voice=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("f2")
         await pilot.pause()
         assert any("type your question" in n.message for n in app._notifications)
+        # without a controller the line still says why voice is off here, in one line
+        await pilot.pause(0.5)
+        assert app.query_one(StatusLine).info.voice.startswith("voice: off — ")
         app.set_voice_state("voice: ready")
         assert app.query_one(StatusLine).info.voice == "voice: ready"
 

@@ -33,7 +33,7 @@ def replies(app) -> str:
 
 async def test_reply_streams_into_markdown(make_app, claude_double):
     long = "The build is **green**. " + " ".join(f"word{i}" for i in range(120))
-    claude_double.add(reply(long, chunk=5, delay=0.01, usage={"input_tokens": 1200, "output_tokens": 340, "cache_read_input_tokens": 900}))
+    claude_double.add(reply(long, chunk=5, delay=0.02, usage={"input_tokens": 1200, "output_tokens": 340, "cache_read_input_tokens": 900}))
     app = make_app()
     async with app.run_test(size=(160, 48)) as pilot:
         await ask(pilot, "is the build green?")
@@ -170,3 +170,16 @@ async def test_typing_while_a_turn_runs_is_kept(make_app, claude_double):
         assert app.running and prompt.value == "ok"
         assert len(app.query(UserTurn)) == 1
         await pilot.press("escape")
+
+
+async def test_quit_during_a_turn_stops_it(make_app, claude_double):
+    claude_double.add(reply("talking " * 1000, chunk=5, delay=0.01))
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ask(pilot, "talk")
+        await wait_for(pilot, lambda: "talking" in replies(app), 20, "the stream")
+        cancel = app._cancel
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert cancel.cancelled
+    assert app.return_code == 0
