@@ -122,6 +122,73 @@ def open_output_stream(rate: int, callback: Callable, *, device=None, blocksize:
     return stream
 
 
+class BufferStream:
+    """An output that plays into memory in real time instead of into a sound card.
+
+    It calls the speaker's callback on its own thread at the pace a device would, so the
+    speaker runs exactly as it does with sounddevice; `audio` is what was "heard".
+    """
+
+    def __init__(self, rate: int, callback: Callable, *, blocksize: int = 256,
+                 speed: float = 1.0) -> None:
+        self.rate = rate
+        self.blocksize = blocksize
+        self.speed = speed
+        self.latency = 0.0
+        self._callback = callback
+        self._blocks: list[np.ndarray] = []
+        self._times: list[float] = []
+        self._running = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._running.set()
+        self._thread = threading.Thread(target=self._run, name="buffer-stream", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        period = self.blocksize / self.rate / self.speed
+        started = time.monotonic()
+        index = 0
+        while self._running.is_set():
+            block = np.zeros((self.blocksize, 1), dtype=np.int16)
+            self._callback(block, self.blocksize, None, None)
+            self._blocks.append(block[:, 0].copy())
+            self._times.append(time.monotonic())
+            index += 1
+            delay = started + index * period - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+
+    @property
+    def audio(self) -> np.ndarray:
+        blocks = list(self._blocks)
+        return np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int16)
+
+    def position_at(self, moment: float) -> int:
+        """Samples played before the monotonic time `moment`."""
+        import bisect
+
+        return bisect.bisect_left(list(self._times), moment) * self.blocksize
+
+    def abort(self) -> None:
+        self._running.clear()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
+
+    stop = abort
+
+    def close(self) -> None:
+        self.abort()
+
+
+def open_buffer_stream(rate: int, callback: Callable, *, device=None, blocksize: int = 256,
+                       latency=None, speed: float = 1.0) -> BufferStream:
+    stream = BufferStream(rate, callback, blocksize=blocksize, speed=speed)
+    stream.start()
+    return stream
+
+
 class Speaker:
     """Queued, interruptible speech.
 
@@ -159,6 +226,8 @@ class Speaker:
         self.started_at: float | None = None
         self.silent_at: float | None = None
         self._sounding = False
+        self._in_reply = False
+        self._reply_silenced = False
 
     # -- public API -------------------------------------------------------------------
 
@@ -175,6 +244,11 @@ class Speaker:
     def toggle_mute(self) -> bool:
         self.muted = not self._muted
         return self._muted
+
+    @property
+    def stream(self):
+        """The open output stream (sounddevice's, or whatever open_stream made)."""
+        return self._stream
 
     @property
     def speaking(self) -> bool:
@@ -222,7 +296,14 @@ class Speaker:
             self.speak(tail)
 
     def feed(self, delta: str) -> None:
-        """Part of a streaming reply: each sentence is spoken as soon as it is complete."""
+        """Part of a streaming reply: each sentence is spoken as soon as it is complete.
+
+        After stop() the rest of the reply being streamed stays silent: the user talked
+        over it. The next reply (after flush()) is spoken again.
+        """
+        self._in_reply = True
+        if self._reply_silenced:
+            return
         for sentence in self._splitter.feed(delta):
             said = self._filter.accept(sentence)
             if said:
@@ -230,6 +311,11 @@ class Speaker:
 
     def flush(self) -> None:
         """The streaming reply has ended: say its last sentence."""
+        silenced, self._reply_silenced, self._in_reply = self._reply_silenced, False, False
+        if silenced:
+            self._splitter.reset()
+            self._filter.reset()
+            return
         for sentence in self._splitter.flush():
             said = self._filter.accept(sentence)
             if said:
@@ -255,6 +341,8 @@ class Speaker:
             self._idle.set()
         self._splitter.reset()
         self._filter.reset()
+        if self._in_reply:
+            self._reply_silenced = True
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until everything queued has been played (for scripts and tests)."""
