@@ -243,6 +243,10 @@ class DevAgentApp(App):
 
     # --- turns --------------------------------------------------------------------------
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "prompt":
+            self.conversation.typing()
+
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id != "prompt":
             return

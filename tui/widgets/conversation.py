@@ -19,6 +19,10 @@ SPINNER = "◐◓◑◒"
 
 # how often streamed text is written into the reply
 FLUSH_SECONDS = 0.2
+# while the user types, streamed text waits (up to this long) so keys never queue behind
+# the layout a growing reply causes
+TYPING_HOLD_SECONDS = 0.3
+MAX_HOLD_SECONDS = 2.0
 
 
 class UserTurn(Static):
@@ -180,6 +184,8 @@ class Conversation(VerticalScroll):
         self.reply_text = ""  # everything streamed in the current turn, for tests and voice
         self._unwritten: list[str] = []
         self._flush_timer = None
+        self._typed_at = 0.0
+        self._held_since: float | None = None
 
     def on_mount(self) -> None:
         # follow the end by hand: Textual's anchor misplaces content shorter than the pane
@@ -246,10 +252,23 @@ class Conversation(VerticalScroll):
         if self._flush_timer is None:
             self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
 
-    async def _flush(self) -> None:
+    def typing(self) -> None:
+        """The user pressed a key: hold streamed text back for a moment."""
+        self._typed_at = time.monotonic()
+
+    async def _flush(self, force: bool = False) -> None:
         # Every write grows the reply, which lays out and repaints the whole pane; doing
         # that per delta would keep the UI busy and make typed keys wait behind it.
         self._flush_timer = None
+        now = time.monotonic()
+        if not force and self._unwritten:
+            if self._held_since is None:
+                self._held_since = now
+            typing = now - self._typed_at < TYPING_HOLD_SECONDS
+            if typing and now - self._held_since < MAX_HOLD_SECONDS:
+                self._flush_timer = self.set_timer(TYPING_HOLD_SECONDS, self._flush)
+                return
+        self._held_since = None
         if self._unwritten and self._stream is not None:
             text, self._unwritten = "".join(self._unwritten), []
             await self._stream.write(text)
@@ -259,7 +278,7 @@ class Conversation(VerticalScroll):
         """Flush the reply being streamed, so what follows lands below it."""
         if self._flush_timer is not None:
             self._flush_timer.stop()
-        await self._flush()
+        await self._flush(force=True)
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()

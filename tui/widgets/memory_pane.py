@@ -43,7 +43,8 @@ class Listing:
 
 
 def load_listing(store, repo: Path | None) -> Listing:
-    """Read the folder; never raises, a failure becomes a sentence in the pane."""
+    """Read the folder (and check staleness when given the repository); never raises, a
+    failure becomes a sentence in the pane."""
     try:
         memories = store.memories()
         total = store.total_chars()
@@ -123,8 +124,21 @@ class MemoryPane(Vertical):
 
     @work(thread=True, exclusive=True, group="memory-load")
     def reload(self) -> None:
-        listing = load_listing(self.store, self.repo)
+        # the listing shows first; the staleness check reads the repository and may take
+        # longer, so its marks follow in a second step
+        listing = load_listing(self.store, None)
+        if listing.problem is None:
+            known = self.listing.stale
+            listing.stale = {m.path: known[m.path] for m in listing.memories if m.path in known}
         self.app.call_from_thread(self._apply, listing)
+        if listing.problem is None and self.repo is not None:
+            try:
+                stale = self.store.stale_references(self.repo)
+            except Exception:
+                return
+            if stale != listing.stale:
+                listing = Listing(listing.memories, listing.total, listing.cap, stale)
+                self.app.call_from_thread(self._apply, listing)
 
     @work(exclusive=True, group="memory-watch")
     async def _watch(self) -> None:
