@@ -431,6 +431,7 @@ class DevAgentApp(App):
         show_screen = self._screen_toggled if self._screen_toggled is not None else not narrow
         screen_pane.display = show_screen
         self.conversation.display = not (narrow and show_screen)
+        screen_pane.set_hint("F3 conversation" if narrow else "")
         screen_pane.styles.width = SCREEN_WIDTHS[self._screen_width]
         memory_width = MEMORY_WIDTHS[self._memory_width]
         if narrow:

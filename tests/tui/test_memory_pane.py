@@ -76,7 +76,7 @@ async def test_stale_memory_is_marked(make_app, store, repo, no_key):
         await loaded(pilot, 1)
         stale = store.stale_references(repo)
         assert stale, "the store should flag the missing file"
-        assert pane(app).listing.stale == stale
+        await wait_for(pilot, lambda: pane(app).listing.stale == stale, 5, "the staleness marks")
         assert "▲" in str(pane(app).border_subtitle)
         assert "src/Gone.cs" in str(app.query_one("#memory-text").render())
 

@@ -67,6 +67,7 @@ class ScreenPane(Vertical):
         self.border_title = "Screen"
         self.items: list[ScreenItem] = []
         self.index = 0
+        self.hint = ""  # e.g. how to get back to the conversation on a narrow terminal
 
     def compose(self) -> ComposeResult:
         yield VerticalScroll(Static(EMPTY, classes="empty"), id="screen-body")
@@ -79,6 +80,17 @@ class ScreenPane(Vertical):
         self.items.insert(0, ScreenItem(title, content, format))
         self.index = 0
         await self._render_current()
+
+    def set_hint(self, hint: str) -> None:
+        if hint != self.hint:
+            self.hint = hint
+            self._subtitle()
+
+    def _subtitle(self) -> None:
+        parts = ["←/→ older/newer"] if len(self.items) > 1 else []
+        if self.hint:
+            parts.append(self.hint)
+        self.border_subtitle = " · ".join(parts)
 
     async def older(self) -> None:
         if self.index + 1 < len(self.items):
@@ -102,11 +114,11 @@ class ScreenPane(Vertical):
         await body.remove_children()
         if item is None:
             self.border_title = "Screen"
-            self.border_subtitle = ""
+            self._subtitle()
             await body.mount(Static(EMPTY, classes="empty"))
             return
         self.border_title = f"Screen {self.index + 1}/{len(self.items)} · {escape(item.title)}"
-        self.border_subtitle = "←/→ older/newer" if len(self.items) > 1 else ""
+        self._subtitle()
         if item.format == "markdown":
             await body.mount(Markdown(item.content, classes="screen-markdown"))
         else:

@@ -51,7 +51,9 @@ class StatusLine(Widget):
         out.append((4, Text(f"{model}·{info.effort}" if info.effort else model)))
         out.append((5, Text(f"mem:{info.memory_mode}")))
         usage = info.usage
-        if usage is not None:
+        if usage is not None and self._compact:
+            out.append((3, Text(f"{fmt.tokens(usage.input_tokens)} in · {fmt.tokens(usage.output_tokens)} out · {fmt.cost(usage.cost_usd)}")))
+        elif usage is not None:
             cached = getattr(usage, "cache_read_tokens", 0)
             out.append(
                 (
@@ -68,14 +70,18 @@ class StatusLine(Widget):
     def _fits(self, kept, separator: str, width: int) -> bool:
         return sum(len(t) for _, t in kept) + len(separator) * (len(kept) - 1) + 2 <= width
 
+    _compact = False
+
     def render(self) -> Text:
         width = self.size.width or 80
-        segments = self.segments()
         separator = "  │  " if width >= 120 else " │ "
-        kept = list(segments)
+        self._compact = False
+        kept = self.segments()
         if not self._fits(kept, separator, width):
-            # "voice: off — why" keeps its first words before anything is dropped
-            kept = [(p, Text(t.plain.split(" — ")[0]) if t.plain.startswith("voice") else t) for p, t in kept]
+            # short forms before anything is dropped: "voice: off — why" keeps its first
+            # words, the usage loses the cached count
+            self._compact = True
+            kept = [(p, Text(t.plain.split(" — ")[0]) if t.plain.startswith("voice") else t) for p, t in self.segments()]
         while len(kept) > 1 and not self._fits(kept, separator, width):
             worst = max(range(len(kept)), key=lambda i: (kept[i][0], i))
             kept.pop(worst)
