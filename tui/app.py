@@ -222,6 +222,7 @@ class DevAgentApp(App):
             self.session = Session(self.repo, self.config, store=self.store)
         except Exception as exc:
             self._session_error = f"The agent could not start: {exc}"
+            self.call_from_thread(self.conversation.add_notice, self._session_error, "error")
         finally:
             self._session_ready.set()
 
@@ -478,7 +479,11 @@ def run_app(args) -> int:
         print(f"devagent: {repo} is not a folder")
         return 2
     config = AgentConfig.from_env_and_args(args, repo)
-    app = DevAgentApp(repo, config)
+    try:
+        app = DevAgentApp(repo, config)
+    except Exception as exc:  # the memory folder could not be opened, say
+        print(f"devagent: cannot start on {repo}: {exc}")
+        return 1
     app.run()
     app.close_session()
     return 0

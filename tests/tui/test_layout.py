@@ -189,3 +189,27 @@ def test_footer_shows_the_main_keys():
     keys = {b.key: b for b in DevAgentApp.BINDINGS}
     for key in ("escape", "f1", "f2", "f3", "f4"):
         assert keys[key].show
+
+
+def test_run_app_refuses_a_missing_folder(tmp_path, capsys):
+    from argparse import Namespace
+
+    from tui.app import run_app
+
+    code = run_app(Namespace(path=str(tmp_path / "nowhere"), memory="preloaded", model=None, effort=None))
+    assert code == 2
+    assert "is not a folder" in capsys.readouterr().out
+
+
+async def test_a_folder_that_is_not_a_repository_opens(tmp_path, user_dirs, no_key):
+    from agent.config import AgentConfig
+    from memory.store import MemoryStore
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    app = DevAgentApp(folder, AgentConfig(), store=MemoryStore.for_repository(folder), probe_voice=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.3)
+        line = app.query_one(StatusLine).render().plain
+        assert "notes" in line
+        assert app.query_one(MemoryPane).listing.problem is None
