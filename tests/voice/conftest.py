@@ -67,16 +67,19 @@ def speech_wav(speech, tmp_path_factory):
 
 
 @pytest.fixture
-def pulse(tmp_path):
+def pulse():
     """A private PulseAudio server with a 16 kHz null sink; stopped by its PID afterwards."""
     problem = pulse_available()
     if problem:
         pytest.fail(f"the audio device tests need PulseAudio: {problem} (see .ci/run)")
-    server = PulseServer.start(tmp_path / "pulse")
+    # Not under tmp_path: a unix socket path is limited to 108 bytes, and past that
+    # PulseAudio quietly moves its socket into a pulse-XXXX folder in /tmp.
+    server = PulseServer.start()
     pid = server.pid
     yield server
     server.stop()
     assert not Path(f"/proc/{pid}").exists() or _zombie(pid), "PulseAudio outlived its test"
+    assert not server.root.exists()
 
 
 def _zombie(pid: int) -> bool:
@@ -96,3 +99,10 @@ def run_python(code: str, *, env: dict[str, str] | None = None, timeout: float =
     return subprocess.run([sys.executable, "-c", code, *(args or [])], cwd=REPO_ROOT,
                           env=env if env is not None else dict(os.environ),
                           capture_output=True, text=True, timeout=timeout)
+
+
+def no_audio_env(folder: Path) -> dict[str, str]:
+    """An environment with no sound server: libpulse keeps its runtime folder in `folder`
+    instead of making /tmp/pulse-XXXX, and finds nothing to connect to."""
+    return dict(os.environ, HOME=str(folder), XDG_RUNTIME_DIR=str(folder), TMPDIR=str(folder),
+                PULSE_SERVER=f"unix:{folder}/no-server")

@@ -8,7 +8,6 @@ object on its last line.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import threading
 import time
@@ -16,8 +15,23 @@ import time
 import numpy as np
 
 
+def play_into_the_sink(wav: str):
+    """Start playing a WAV file into the null sink; returns the output stream.
+
+    Through sounddevice rather than paplay: paplay leaves a pulse-XXXX folder in /tmp
+    whatever TMPDIR says.
+    """
+    import sounddevice
+
+    from agent.voice.audio import read_wav
+
+    audio, rate = read_wav(wav)
+    sounddevice.play(audio, rate, device="pulse")
+    return sounddevice
+
+
 def record_played_file(wav: str) -> dict:
-    """paplay speaks into the sink; the push-to-talk recorder hears its monitor."""
+    """The user's words go into the sink; the push-to-talk recorder hears its monitor."""
     from agent.voice.recorder import DeviceSource, Recorder
     from agent.voice.stt import Transcriber
 
@@ -27,10 +41,10 @@ def record_played_file(wav: str) -> dict:
                         on_auto_stop=lambda reason: stopped.set())
     recorder.start()
     time.sleep(0.3)
-    player = subprocess.Popen(["paplay", "--device=vsink", wav])
+    player = play_into_the_sink(wav)
     heard = stopped.wait(30)
     audio = recorder.stop()
-    player.wait(timeout=30)
+    player.wait()
     return {"auto_stopped": heard, "stopped_by": recorder.stopped_by,
             "seconds": len(audio) / 16000, "overflows": recorder.overflows,
             "text": Transcriber.transcribe(transcriber, audio)}
@@ -105,7 +119,7 @@ def talk_over_the_speaker(wav: str, long_text: str) -> dict:
     recorder = ptt.recorder
     heard = recorder.snapshot()[int(0.2 * 16000):]
     quiet_after_toggle = float(np.abs(heard).max()) if len(heard) else -1.0
-    player = subprocess.Popen(["paplay", "--device=vsink", wav])
+    player = play_into_the_sink(wav)
     ready = None
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -116,7 +130,7 @@ def talk_over_the_speaker(wav: str, long_text: str) -> dict:
         if isinstance(event, TranscriptReady):
             ready = event
             break
-    player.wait(timeout=30)
+    player.wait()
 
     speaker.muted = True
     speaker.speak("This must not be heard.")

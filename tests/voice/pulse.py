@@ -24,7 +24,7 @@ set-default-source vsink.monitor
 
 def pulse_available() -> str | None:
     """None when a server can be started here, else why not."""
-    for tool in ("pulseaudio", "pactl", "paplay"):
+    for tool in ("pulseaudio", "pactl"):
         if shutil.which(tool) is None:
             return f"{tool} is not installed"
     return None
@@ -38,11 +38,13 @@ class PulseServer:
 
     @classmethod
     def start(cls, root: Path | None = None, timeout: float = 15.0) -> "PulseServer":
-        root = Path(root or tempfile.mkdtemp(prefix="pulse-"))
+        root = Path(root or tempfile.mkdtemp(prefix="devagent-pulse-"))
         home = root / "home"
         runtime = root / "run"
+        scratch = root / "tmp"
         home.mkdir(parents=True, exist_ok=True)
         runtime.mkdir(parents=True, exist_ok=True)
+        scratch.mkdir(parents=True, exist_ok=True)
         runtime.chmod(0o700)
         config = root / "default.pa"
         config.write_text(CONFIG)
@@ -52,6 +54,9 @@ class PulseServer:
             XDG_RUNTIME_DIR=str(runtime),
             XDG_CONFIG_HOME=str(home / ".config"),
             PULSE_SERVER=f"unix:{runtime}/pulse/native",
+            # PulseAudio and its clients make pulse-XXXX folders in the temp directory;
+            # keep them inside this server's folder so nothing strays into /tmp.
+            TMPDIR=str(scratch),
         )
         # A PulseAudio cookie or client.conf from the outer user must not leak in.
         env.pop("PULSE_COOKIE", None)
@@ -72,12 +77,6 @@ class PulseServer:
         pid_file = runtime / "pulse" / "pid"
         server.pid = int(pid_file.read_text().split()[0])
         return server
-
-    def play(self, wav: Path, *, wait: bool = True) -> subprocess.Popen:
-        process = subprocess.Popen(["paplay", "--device=vsink", str(wav)], env=self.env)
-        if wait:
-            process.wait(timeout=60)
-        return process
 
     def stop(self) -> None:
         if self.pid:

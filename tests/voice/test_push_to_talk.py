@@ -8,8 +8,8 @@ import pytest
 
 from agent.voice.push_to_talk import (LevelChanged, PttState, PushToTalk, RecordingDiscarded,
                                       StateChanged, TranscriptReady, VoiceUnavailable)
-from agent.voice.recorder import DeviceSource, Recorder, WavSource
-from tests.voice.conftest import words
+from agent.voice.recorder import Recorder, WavSource
+from tests.voice.conftest import no_audio_env, run_python, words
 
 SENTENCE = "Run the build again and tell me about the warnings."
 JARGON = "Fix warning CS1591 in the ReviewOrchestrator class."
@@ -131,13 +131,26 @@ def test_unavailable_voice_says_why_and_comes_back(speech_wav, transcriber):
     events.next(TranscriptReady)
 
 
-def test_a_microphone_that_will_not_open_turns_voice_off(transcriber):
-    events = Events()
-    ptt = PushToTalk(Recorder(DeviceSource(device="no such microphone")), transcriber, events)
-    assert not ptt.toggle()
-    reason = events.next(VoiceUnavailable).reason
-    assert reason.startswith("the microphone would not open: ") and "\n" not in reason
-    assert ptt.state is PttState.UNAVAILABLE
+MICROPHONE_THAT_WILL_NOT_OPEN = """
+from agent.voice.push_to_talk import PushToTalk, VoiceUnavailable
+from agent.voice.recorder import DeviceSource, Recorder
+from agent.voice.stt import Transcriber
+events = []
+ptt = PushToTalk(Recorder(DeviceSource(device="no such microphone")), Transcriber(), events.append)
+print(ptt.toggle())
+print(ptt.state.value)
+print([e.reason for e in events if isinstance(e, VoiceUnavailable)][0])
+"""
+
+
+def test_a_microphone_that_will_not_open_turns_voice_off(tmp_path):
+    # In its own process: PortAudio must not be initialized inside the test runner.
+    result = run_python(MICROPHONE_THAT_WILL_NOT_OPEN, env=no_audio_env(tmp_path))
+    assert result.returncode == 0, result.stderr
+    pressed, state, reason = result.stdout.strip().splitlines()
+    assert pressed == "False" and state == "unavailable"
+    assert reason.startswith("the microphone would not open: ")
+    assert "Traceback" not in result.stderr
 
 
 def test_a_broken_event_sink_does_not_stop_the_machine(speech_wav, transcriber):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.voice.conftest import REPO_ROOT, run_python
+from tests.voice.conftest import REPO_ROOT, no_audio_env, run_python
 
 REASON = ("from agent.voice.status import voice_unavailable_reason as r;"
           " print(repr(r()))")
@@ -43,9 +43,7 @@ def test_without_portaudio(tmp_path):
 
 
 def test_without_an_audio_device(tmp_path):
-    env = dict(os.environ, HOME=str(tmp_path), XDG_RUNTIME_DIR=str(tmp_path),
-               PULSE_SERVER=f"unix:{tmp_path}/no-server")
-    result = run_python(REASON, env=env)
+    result = run_python(REASON, env=no_audio_env(tmp_path))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "'no audio input device'"
     assert "Traceback" not in result.stderr
@@ -106,9 +104,7 @@ def test_the_stack_comes_up_on_a_machine_with_a_device(pulse, tmp_path):
 
 
 def test_the_stack_without_a_device_keeps_typing_and_says_why(tmp_path):
-    env = dict(os.environ, HOME=str(tmp_path), XDG_RUNTIME_DIR=str(tmp_path),
-               PULSE_SERVER=f"unix:{tmp_path}/no-server")
-    state = _stack(env, tmp_path)
+    state = _stack(no_audio_env(tmp_path), tmp_path)
     assert state["reason"] == "no audio input device"
     assert not state["pressed"] and state["state"] == "unavailable"
     assert state["events"] == ["StateChanged", "VoiceUnavailable", "VoiceUnavailable"]
