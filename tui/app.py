@@ -87,14 +87,26 @@ class DevAgentApp(App):
         Binding("f3", "toggle_screen", "Screen"),
         Binding("f4", "toggle_memory", "Memory"),
         Binding("f5", "screen_older", "Older", show=False),
+        Binding("f6", "toggle_mute", "Mute", show=False),
         Binding("f7", "resize(-1)", "Narrower", show=False),
         Binding("f8", "resize(1)", "Wider", show=False),
         Binding("ctrl+l", "last_log", "Last log", show=False),
     ]
 
-    def __init__(self, repo: Path, config: AgentConfig, *, store=None, voice=None, probe_voice: bool = True) -> None:
+    def __init__(
+        self,
+        repo: Path,
+        config: AgentConfig,
+        *,
+        store=None,
+        voice=None,
+        voice_factory=None,
+        probe_voice: bool = True,
+    ) -> None:
         super().__init__()
         self.probe_voice = probe_voice
+        # built after the first frame: the voice stack imports numpy and the audio libraries
+        self._voice_factory = voice_factory
         self.repo = repo
         self.config = config
         if store is None:
@@ -176,6 +188,12 @@ class DevAgentApp(App):
         self._read_branch()
         if not self.key_problem:
             self._start_session_now()
+        if self.voice is None and self._voice_factory is not None:
+            try:
+                self.voice = self._voice_factory()
+            except Exception as exc:
+                self.set_voice_state(f"voice: off — {one_line_error(exc)}")
+                return
         if self.voice is not None:
             self.voice.attach(self)
         elif self.probe_voice:
@@ -250,6 +268,10 @@ class DevAgentApp(App):
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id != "prompt":
+            return
+        # Enter while recording ends the recording; the typed text stays where it is
+        enter = getattr(self.voice, "enter", None)
+        if enter is not None and enter():
             return
         text = event.value.strip()
         if not text:
@@ -354,8 +376,9 @@ class DevAgentApp(App):
             self.status.update_info(activity=f"● working {fmt.duration(elapsed)}")
 
     async def action_cancel_turn(self) -> None:
-        if self.voice is not None and self.voice.cancel():
-            return
+        # Esc stops everything at once: a recording, the voice, and the running turn
+        if self.voice is not None:
+            self.voice.cancel()
         if not self.running:
             return
         cancel = self._cancel
@@ -445,6 +468,14 @@ class DevAgentApp(App):
         """The voice controller's line in the status bar ("voice: ready", "● rec 2.1s ▁▃▅")."""
         self.status.update_info(voice=text)
 
+    def action_toggle_mute(self) -> None:
+        toggle = getattr(self.voice, "toggle_mute", None)
+        if toggle is None:
+            self.notify("Voice is off, so there is nothing to mute.")
+            return
+        muted = toggle()
+        self.notify("Voice muted." if muted else "Voice on.")
+
     def action_push_to_talk(self) -> None:
         if self.voice is None:
             self.notify(NO_VOICE.removeprefix("voice: ").capitalize() + "; type your question instead.")
@@ -471,6 +502,18 @@ class DevAgentApp(App):
         yield SystemCommand("Edit memory", "Edit the memory selected in the pane", self.memory_pane.action_edit)
         yield SystemCommand("Delete memory", "Delete the selected memory (asks first)", self.memory_pane.action_delete)
         yield SystemCommand("Push to talk", "Start or stop recording a spoken turn", self.action_push_to_talk)
+        yield SystemCommand("Mute voice", "Silence or restore the spoken replies", self.action_toggle_mute)
+
+
+def default_voice():
+    from agent.voice.controller import VoiceController
+
+    return VoiceController()
+
+
+def one_line_error(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
 
 
 def run_app(args) -> int:
@@ -479,8 +522,9 @@ def run_app(args) -> int:
         print(f"devagent: {repo} is not a folder")
         return 2
     config = AgentConfig.from_env_and_args(args, repo)
+    voice_factory = None if os.environ.get("DEVAGENT_VOICE", "").lower() in ("off", "0", "no") else default_voice
     try:
-        app = DevAgentApp(repo, config)
+        app = DevAgentApp(repo, config, voice_factory=voice_factory)
     except Exception as exc:  # the memory folder could not be opened, say
         print(f"devagent: cannot start on {repo}: {exc}")
         return 1

@@ -31,3 +31,8 @@ class VoiceController(Protocol):
 
     def close(self) -> None:
         """The app is quitting."""
+
+
+# Optional, used when present:
+#   enter() -> bool        Enter in the prompt; True when it ended a recording (the key is used up)
+#   toggle_mute() -> bool  F6; True when the voice is now muted

@@ -144,8 +144,19 @@ async def test_voice_controller_gets_keys_and_reply(make_app, claude_double):
         def close(self):
             calls.append("close")
 
+        def enter(self):
+            calls.append("enter")
+            return self.recording
+
+        def toggle_mute(self):
+            calls.append("mute")
+            return True
+
+        recording = False
+
+    controller = Recording()
     app = make_app()
-    app.voice = Recording()
+    app._voice_factory = lambda: controller
     claude_double.add(text("Spoken."))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -155,7 +166,15 @@ async def test_voice_controller_gets_keys_and_reply(make_app, claude_double):
         await wait_for(pilot, lambda: ("finished", False) in calls, 20, "the reply")
         assert str(app.query_one(UserTurn).render()) == "transcribed words"
         await pilot.press("escape")
+        # Enter while recording ends the recording and sends nothing
+        controller.recording = True
+        prompt = app.query_one("#prompt")
+        prompt.value = "typed"
+        await pilot.press("enter")
+        assert prompt.value == "typed" and len(app.query(UserTurn)) == 1
+        await pilot.press("f6")
     assert calls[0] == "attach" and "talk" in calls and "cancel" in calls
+    assert "enter" in calls and "mute" in calls
     assert "".join(c[1] for c in calls if isinstance(c, tuple) and c[0] == "delta") == "Spoken."
 
 
