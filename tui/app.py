@@ -35,6 +35,7 @@ from tui import format as fmt
 from tui.inbox import Inbox
 from tui.widgets.conversation import Conversation, ToolLine
 from tui.widgets.memory_pane import MemoryPane
+from tui.widgets.prompt import Prompt
 from tui.widgets.screen_pane import ScreenPane
 from tui.widgets.status import StatusLine
 
@@ -139,7 +140,7 @@ class DevAgentApp(App):
             yield Conversation(id="conversation")
             yield ScreenPane(id="screen-pane")
             yield MemoryPane(self.store, self.repo, id="memory-pane")
-        yield Input(placeholder="Ask about this repository… (Enter sends, Esc cancels, F1 help)", id="prompt")
+        yield Prompt(placeholder="Ask about this repository… (Enter sends, Esc cancels, F1 help)", id="prompt")
         yield StatusLine(id="status")
         yield Footer()
 
@@ -278,6 +279,8 @@ class DevAgentApp(App):
             return
         if await self.submit_turn(text):
             event.input.value = ""
+            if isinstance(event.input, Prompt):
+                event.input.remember(text)
 
     async def submit_turn(self, text: str) -> bool:
         """Start a turn (typed or transcribed). False when one is already running."""

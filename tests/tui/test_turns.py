@@ -183,3 +183,20 @@ async def test_quit_during_a_turn_stops_it(make_app, claude_double):
         await pilot.pause()
         assert cancel.cancelled
     assert app.return_code == 0
+
+
+async def test_earlier_turns_come_back_with_up(make_app, claude_double):
+    claude_double.add(text("one"), text("two"))
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        for question in ("first question", "second question"):
+            await ask(pilot, question)
+            await finished(pilot)
+        prompt = app.query_one("#prompt", Input)
+        prompt.value = "draft"
+        await pilot.press("up")
+        assert prompt.value == "second question"
+        await pilot.press("up", "up")
+        assert prompt.value == "first question"
+        await pilot.press("down", "down")
+        assert prompt.value == "draft"

@@ -23,6 +23,7 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
         "Anywhere",
         [
             ("Enter", "send the turn"),
+            ("↑ / ↓", "earlier / later turns you sent (in the input line)"),
             ("Esc", "cancel the running turn and silence the voice"),
             ("F1", "this help"),
             ("F2", "push to talk (F2 again or Enter stops; Esc drops it)"),
