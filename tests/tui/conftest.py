@@ -34,10 +34,14 @@ def anyio_backend():
     return "asyncio"
 
 
+HERE = Path(__file__).parent
+
+
 def pytest_collection_modifyitems(items):
     # Pilot tests are coroutines; anyio's pytest plugin (installed with the SDK) runs them.
+    # The hook sees the whole session's items: only this folder's are touched.
     for item in items:
-        if asyncio.iscoroutinefunction(getattr(item, "function", None)):
+        if HERE in Path(str(item.path)).parents and asyncio.iscoroutinefunction(getattr(item, "function", None)):
             item.add_marker(pytest.mark.anyio)
 
 
