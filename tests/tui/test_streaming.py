@@ -42,7 +42,9 @@ def test_inbox_wakes_once_per_batch():
     assert len(wakes) == 2
 
 
-async def test_text_waits_while_the_user_types(make_app, no_key):
+async def test_text_waits_while_the_user_types(make_app, no_key, monkeypatch):
+    # a generous hold, so a slow machine does not let the held text through early
+    monkeypatch.setattr(conv, "TYPING_HOLD_SECONDS", 1.0)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         conversation = app.conversation
@@ -52,7 +54,7 @@ async def test_text_waits_while_the_user_types(make_app, no_key):
         await conversation.add_text("second")
         await pilot.pause(conv.FLUSH_SECONDS + 0.05)
         assert app.query_one(Reply).source == "first ", "text landed while the user was typing"
-        await wait_for(pilot, lambda: app.query_one(Reply).source == "first second", 3, "the held text")
+        await wait_for(pilot, lambda: app.query_one(Reply).source == "first second", 5, "the held text")
         # the end of a turn writes whatever is held at once
         await pilot.press("x")
         await conversation.add_text(" third")
