@@ -32,6 +32,8 @@ COMMAND = "Show me the latest commit on the main branch."
 
 def summary(values: list[float], unit: str = "ms", scale: float = 1000.0) -> str:
     values = [v * scale for v in values]
+    if not values:
+        return "no measurements"
     return (f"median {statistics.median(values):6.0f} {unit}   min {min(values):6.0f}   "
             f"max {max(values):6.0f}   (n={len(values)})")
 
@@ -148,12 +150,13 @@ def speaker_figures(voice, runs: int) -> None:
                 last_loud = t + loud[-1] / rate
         return last_loud
 
-    first_callback, first_heard, long_first = [], [], []
+    first_callback, first_heard, long_first, failures = [], [], [], []
     for n in range(runs):
         for text_runs, store in ((["On it.", " Let me look"], (first_callback, first_heard)),
                                  (["I found two warnings in the review orchestrator class.",
                                    " Fixing"], (long_first, None))):
             speaker.stop()
+            speaker.flush()  # the previous reply is over; this one is spoken again
             time.sleep(0.3)
             speaker.started_at = None
             speaker.feed(text_runs[0])
@@ -163,6 +166,9 @@ def speaker_figures(voice, runs: int) -> None:
                 time.sleep(0.001)
             estimated = speaker.started_at
             time.sleep(0.4)
+            if estimated is None:
+                failures.append(speaker.error or "no audio within 5 s")
+                continue
             if store[1] is not None:
                 store[0].append(estimated - t0)
                 heard = first_sound_after(t0)
@@ -187,8 +193,12 @@ def speaker_figures(voice, runs: int) -> None:
         time.sleep(0.3)
         speaker.started_at = None
         speaker.speak(long_text)
-        while speaker.started_at is None:
+        deadline = time.monotonic() + 5
+        while speaker.started_at is None and time.monotonic() < deadline:
             time.sleep(0.001)
+        if speaker.started_at is None:
+            failures.append(speaker.error or "no audio within 5 s")
+            continue
         time.sleep(0.8 + 0.05 * n)
         t_stop = time.monotonic()
         speaker.stop()
@@ -202,6 +212,8 @@ def speaker_figures(voice, runs: int) -> None:
     print(f"  speaker's estimate:          {summary(estimated)}")
     if heard:
         print(f"  last sound on the monitor:   {summary(heard)}")
+    if failures:
+        print(f"  runs without audio: {len(failures)} ({failures[0]})")
     monitor.stop()
     monitor.close()
     speaker.close()

@@ -72,8 +72,8 @@ class VoiceController:
             return
         if cancelled:
             speaker.stop()
-        else:
-            speaker.flush()
+        # After a stop this only closes the reply, so the next one is spoken again.
+        speaker.flush()
 
     def close(self) -> None:
         self._closed = True

@@ -6,6 +6,8 @@ everything else (VAD, Whisper, the app's turn handling) is the real thing.
 
 import time
 
+import numpy as np
+
 import pytest
 
 from agent.voice.controller import VoiceController, meter
@@ -102,3 +104,26 @@ async def test_escape_throws_the_recording_away(app_with_voice):
 
 def test_the_meter_spans_quiet_to_loud():
     assert meter([0.0, 0.5, 0.99, 1.0]) == "▁▅██"
+
+
+def test_a_cancelled_reply_is_silenced_and_the_next_one_is_spoken(voice, transcriber):
+    from agent.voice.tts import Speaker, open_buffer_stream
+
+    speaker = Speaker(voice, open_stream=open_buffer_stream).load()
+    recorder = Recorder(WavSource(samples=np.zeros(1600, np.float32)))
+    controller = VoiceController()
+    controller.stack = VoiceStack(PushToTalk(recorder, transcriber, lambda e: None), speaker, None)
+    try:
+        controller.reply_delta("This reply gets cancelled half way. It would")
+        deadline = time.monotonic() + 20
+        while speaker.started_at is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        controller.reply_finished(cancelled=True)
+        assert not speaker.speaking
+        controller.reply_delta("The next reply. ")
+        controller.reply_finished(cancelled=False)
+        assert speaker.speaking
+        assert speaker.wait(20)
+    finally:
+        speaker.close()
