@@ -16,7 +16,6 @@ import os
 import queue
 import statistics
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -128,10 +127,6 @@ def speaker_figures(voice, runs: int) -> None:
                                       blocksize=160, latency="low", callback=on_input)
     monitor.start()
     time.sleep(0.5)
-
-    def heard_between(a: float, b: float) -> np.ndarray:
-        out = [(t, block) for t, block in list(captured) if a - 0.02 <= t <= b]
-        return out
 
     def first_sound_after(t0: float, threshold: float = 0.01) -> float | None:
         for t, block in list(captured):

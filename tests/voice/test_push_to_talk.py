@@ -4,7 +4,6 @@ import queue
 import threading
 
 import numpy as np
-import pytest
 
 from agent.voice.push_to_talk import (LevelChanged, PttState, PushToTalk, RecordingDiscarded,
                                       StateChanged, TranscriptReady, VoiceUnavailable)
