@@ -74,3 +74,35 @@ def test_a_missing_model_fails_to_load_with_a_plain_message(tmp_path):
     assert problem.startswith("the speech model would not load: ") and "\n" not in problem
     problem = model_problem(("voice", Voice(str(tmp_path / "nobody.onnx")).load))
     assert problem == f"the voice would not load: no Piper voice at {tmp_path / 'nobody.onnx'}"
+
+
+def test_wav_files_of_any_rate_width_and_channels_load_as_16k_mono(speech, transcriber, tmp_path):
+    import wave
+
+    from agent.voice.audio import load_audio, to_int16
+
+    clip = resample(speech(PLAIN), 16000, 44100)
+    stereo = np.stack([to_int16(clip), to_int16(clip * 0.5)], axis=1)
+    path = tmp_path / "stereo.wav"
+    with wave.open(str(path), "wb") as writer:
+        writer.setnchannels(2)
+        writer.setsampwidth(2)
+        writer.setframerate(44100)
+        writer.writeframes(stereo.tobytes())
+    audio = load_audio(path)
+    assert audio.dtype == np.float32 and audio.ndim == 1
+    assert abs(len(audio) - len(speech(PLAIN))) < 200
+    assert words(transcriber.transcribe(audio)) == words(PLAIN)
+
+    wide = tmp_path / "24bit.wav"
+    samples = (np.clip(clip, -1, 1) * (2**23 - 1)).astype("<i4")
+    raw = b"".join(int(v).to_bytes(3, "little", signed=True) for v in samples[:4410])
+    with wave.open(str(wide), "wb") as writer:
+        writer.setnchannels(1)
+        writer.setsampwidth(3)
+        writer.setframerate(44100)
+        writer.writeframes(raw)
+    loaded = load_audio(wide)
+    expected = resample(clip[:4410], 44100, 16000)
+    assert len(loaded) == len(expected)
+    assert np.allclose(loaded, expected, atol=1e-3)
