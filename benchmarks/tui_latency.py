@@ -10,7 +10,10 @@ Prints:
 Targets: first paint < 1 s, keys < 50 ms at p99, memory < 150 ms.
 Everything runs under a temporary folder, against the Claude double in its own process.
 
-    uv run python benchmarks/tui_latency.py [--launches 3] [--keys 60] [--writes 10]
+    uv run python benchmarks/tui_latency.py [--launches 3] [--keys 60] [--writes 10] [--settle 4]
+
+While the user types, the app holds streamed text back (up to 2 s) so keys never wait behind
+the layout a growing reply causes; the key figures include that policy.
 """
 
 from __future__ import annotations
@@ -124,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keys", type=int, default=60)
     parser.add_argument("--writes", type=int, default=10)
     parser.add_argument("--paragraphs", type=int, default=40, help="length of the streamed reply")
+    parser.add_argument("--settle", type=float, default=4.0, help="seconds after the first paint before timing")
     args = parser.parse_args(argv)
 
     binary = Path(sys.executable).with_name("devagent")
@@ -161,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
             term = Terminal(argv, env)
             try:
                 term.wait_for(FIRST_PAINT)
-                time.sleep(1.0)  # let the memory pane and the background imports settle
+                # steady state: the SDK import and the voice start-up (seconds of CPU in the
+                # background after the first frame) are done before anything is timed
+                time.sleep(args.settle)
                 store_dir = Path(world.store().directory)
 
                 # memory: atomic outside writes while nothing else happens
