@@ -201,11 +201,11 @@ class Conversation(VerticalScroll):
 
     async def _add(self, widget) -> None:
         following = self._following
-        # a run of tool lines sits apart from the reply text around it
         last = self.children[-1] if self.children else None
         if not isinstance(last, Reply):
             # a reply ends with its own blank line; anything else needs one put before
             widget.add_class("-spaced")
+        # a run of tool lines sits apart from the reply text around it
         if isinstance(widget, ToolLine) and not isinstance(last, ToolLine):
             widget.add_class("-first")
         if isinstance(widget, Reply) and isinstance(last, ToolLine):
