@@ -61,6 +61,11 @@ def app_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("path", nargs="?", default=".", help="the repository (default: .)")
+    parser.add_argument(
+        "--no-voice",
+        action="store_true",
+        help="typed input only: load no speech models and open no audio device",
+    )
     add_agent_options(parser)
     return parser
 
@@ -77,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(module.run(name, args) or 0)
 
     args = app_parser().parse_args(argv)
+    if args.no_voice:
+        # the app's own switch, read where it decides whether to start the voice stack
+        os.environ["DEVAGENT_VOICE"] = "off"
     from tui.app import run_app
 
     return int(run_app(args) or 0)
