@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import os
 import random
+from dataclasses import dataclass
 from typing import Any
 
 import anthropic
@@ -18,12 +19,39 @@ from agent.events import Usage
 
 CACHE = {"type": "ephemeral"}
 
-# US dollars per million tokens: input, output. Cache writes cost 1.25x input and cache
-# reads 0.1x input (five-minute cache). Matched by family, so a dated model id still prices.
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens; cache writes are the five-minute kind the session uses."""
+
+    input: float
+    output: float
+    cache_write: float
+    cache_read: float
+
+
+def _usual(input: float, output: float) -> Price:
+    """The usual rule: a cache write costs 1.25x input, a cache read 0.1x input."""
+    return Price(input, output, input * 1.25, input * 0.1)
+
+
+# Source: Anthropic's pricing page and model overview pages
+# (platform.claude.com/docs/en/about-claude/pricing, .../models/haiku-5-5/overview,
+# .../models/sonnet-5-5/overview), as published in November 2026. Check them when a model or
+# a price changes.
 PRICES = {
-    "haiku": (1.0, 5.0),
-    "sonnet": (3.0, 15.0),
-    "opus": (5.0, 25.0),
+    "claude-haiku-5-5": _usual(0.10, 0.50),
+    # Cache reads cut to 0.05x input on 2026-10-07.
+    "claude-sonnet-5-5": Price(2.0, 10.0, 2.50, 0.10),
+}
+# Haiku 5.5 bills every token of a request 5x once its prompt (input, cache reads and cache
+# writes together) is over 100,000 tokens.
+LONG_PROMPT = {"claude-haiku-5-5": (100_000, 5.0)}
+# Any other id, by family: the Haiku 4.5, Sonnet 4.x and Opus 4.5 to 5 prices.
+FAMILY_PRICES = {
+    "haiku": _usual(1.0, 5.0),
+    "sonnet": _usual(3.0, 15.0),
+    "opus": _usual(5.0, 25.0),
 }
 
 
@@ -95,12 +123,16 @@ def _mark_last_message(messages: list[dict]) -> list[dict]:
     return [*messages[:-1], last]
 
 
-def price(model: str) -> tuple[float, float]:
+def price(model: str, prompt_tokens: int = 0) -> Price:
+    """What `model` charges for a request whose prompt holds `prompt_tokens` tokens."""
     lowered = model.lower()
-    for family, value in PRICES.items():
-        if family in lowered:
-            return value
-    return PRICES["sonnet"]
+    base = next((value for name, value in PRICES.items() if lowered.startswith(name)), None)
+    if base is None:
+        base = next((value for family, value in FAMILY_PRICES.items() if family in lowered), FAMILY_PRICES["sonnet"])
+    for name, (threshold, factor) in LONG_PROMPT.items():
+        if lowered.startswith(name) and prompt_tokens > threshold:
+            return Price(base.input * factor, base.output * factor, base.cache_write * factor, base.cache_read * factor)
+    return base
 
 
 def call_usage(model: str, usage: Any) -> Usage:
@@ -109,12 +141,12 @@ def call_usage(model: str, usage: Any) -> Usage:
     output_tokens = int(getattr(usage, "output_tokens", 0) or 0)
     cache_read = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
     cache_write = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
-    per_in, per_out = price(model)
+    rate = price(model, input_tokens + cache_read + cache_write)
     cost = (
-        input_tokens * per_in
-        + cache_write * per_in * 1.25
-        + cache_read * per_in * 0.1
-        + output_tokens * per_out
+        input_tokens * rate.input
+        + cache_write * rate.cache_write
+        + cache_read * rate.cache_read
+        + output_tokens * rate.output
     ) / 1_000_000
     return Usage(
         input_tokens=input_tokens,

@@ -150,8 +150,8 @@ def test_usage_counts_cache_and_cost(claude_double, tmp_path):
     events = run(make(tmp_path), "x")
     total = events[-1].usage
     assert (total.input_tokens, total.output_tokens, total.cache_read_tokens, total.cache_write_tokens) == (200, 40, 2000, 400)
-    # haiku: $1 in, $5 out per million; cache write 1.25x, read 0.1x
-    expected = 2 * (100 * 1 + 200 * 1.25 + 1000 * 0.1 + 20 * 5) / 1_000_000
+    # claude-haiku-5-5: $0.10 in, $0.50 out per million; cache write 1.25x, read 0.1x
+    expected = 2 * (100 * 0.10 + 200 * 0.125 + 1000 * 0.01 + 20 * 0.50) / 1_000_000
     assert total.cost_usd == pytest.approx(expected)
     assert total.total_time >= total.time_to_first_token > 0
 
