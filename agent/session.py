@@ -12,6 +12,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -164,7 +165,7 @@ class Session:
                 emit(AgentError(turn, failed.message))
             except Exception as err:  # a bug of ours must not take the app down
                 emit(AgentError(turn, f"The turn failed unexpectedly: {type(err).__name__}: {err}"))
-            usage = _with_time(usage, time.monotonic() - started)
+            usage = replace(usage, total_time=time.monotonic() - started)
             self.usage = self.usage + usage
             emit(TurnFinished(turn, usage, "".join(reply_text), cancelled))
             return usage
@@ -238,7 +239,7 @@ class Session:
                 # Refused before a reply began (a 429, say): not a call worth counting.
                 return Usage()
             u = claude.call_usage(self.config.model, _Counts(raw_usage))
-            return _with_first(u, first_token)
+            return replace(u, time_to_first_token=first_token)
 
         try:
             stream = _open_stream(self._streaming_client(), params, cancel)
@@ -379,36 +380,19 @@ class Session:
             blocks.append({"type": "text", "text": _today(self.now())})
             self._sent_first = True
         blocks.append({"type": "text", "text": text if text.strip() else "(silence)"})
-        unanswered = self._unanswered_tool_calls()
-        if unanswered:
-            # A reply cut short after asking for tools: every tool_use needs its result
-            # before anything else can follow it.
-            results = [_tool_result(i, "Not run: the reply was cut short.", True) for i in unanswered]
-            self._append({"role": "user", "content": [*results, *blocks]})
-        elif self.messages and self.messages[-1]["role"] == "user":
-            self._extend_last_user(blocks)
+        message, replaces_last = _user_message_after(self.messages, blocks)
+        if replaces_last:
+            self.messages[-1] = message
+            # The saved copy gets only the new words; loading joins consecutive user records.
+            self._save({"role": "user", "content": blocks})
         else:
-            self._append({"role": "user", "content": blocks})
-
-    def _unanswered_tool_calls(self) -> list[str]:
-        if not self.messages or self.messages[-1]["role"] != "assistant":
-            return []
-        content = self.messages[-1]["content"]
-        return [b["id"] for b in content if isinstance(b, dict) and b.get("type") == "tool_use"] if isinstance(content, list) else []
-
-    def _extend_last_user(self, blocks: list[dict]) -> None:
-        # The last turn failed before Claude answered: its words stay and the new ones follow
-        # them in the same user message, so the history still only grows at its end.
-        last = self.messages[-1]
-        content = last["content"]
-        if isinstance(content, str):
-            content = [{"type": "text", "text": content}]
-        last["content"] = [*content, *blocks]
-        if self.transcript is not None:
-            self.transcript.add_message({"role": "user", "content": blocks}, turn=self.turn, time=self.now())
+            self._append(message)
 
     def _append(self, message: dict, *, when: datetime | None = None, replayed: bool = False) -> None:
         self.messages.append(message)
+        self._save(message, when=when, replayed=replayed)
+
+    def _save(self, message: dict, *, when: datetime | None = None, replayed: bool = False) -> None:
         if self.transcript is not None:
             try:
                 self.transcript.add_message(message, turn=self.turn, time=when or self.now(), replayed=replayed)
@@ -436,20 +420,12 @@ class Session:
         if api_key_problem() and self._client is None:
             return None
         ask = [{"type": "text", "text": prompts.summary_request()}]
-        messages = [dict(m) for m in self.messages]
-        if messages and messages[-1]["role"] == "user":
-            last = messages[-1]
-            content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
-            messages[-1] = {"role": "user", "content": [*content, *ask]}
-        else:
-            messages.append({"role": "user", "content": ask})
+        message, replaces_last = _user_message_after(self.messages, ask)
+        messages = [*self.messages[:-1], message] if replaces_last else [*self.messages, message]
+        # The session's own request with the ask at its end, so it reads the conversation from
+        # the cache: a different tool_choice or thinking setting would start a new cache. The
+        # ask itself tells the model not to use the tools.
         params = claude.request_params(self.config, system=self.system, tools=self.tool_definitions, messages=messages)
-        # Same tools and system as the session, so the call reads the conversation from the
-        # cache; the model is told not to use them.
-        if "tools" in params:
-            params["tool_choice"] = {"type": "none"}
-        params.pop("thinking", None)
-        params["max_tokens"] = min(self.config.max_tokens, 2000)
         try:
             reply = self.client.messages.create(**params)
         except Exception:
@@ -524,30 +500,26 @@ def _tool_result(tool_id: str, text: str, is_error: bool) -> dict:
     return result
 
 
-def _with_time(usage: Usage, total: float) -> Usage:
-    return Usage(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cache_read_tokens=usage.cache_read_tokens,
-        cache_write_tokens=usage.cache_write_tokens,
-        api_calls=usage.api_calls,
-        time_to_first_token=usage.time_to_first_token,
-        total_time=total,
-        cost_usd=usage.cost_usd,
-    )
+def _user_message_after(messages: list[dict], blocks: list[dict]) -> tuple[dict, bool]:
+    """The user message that brings `blocks` after `messages`, and whether it takes the place
+    of the last one.
 
-
-def _with_first(usage: Usage, first: float | None) -> Usage:
-    return Usage(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cache_read_tokens=usage.cache_read_tokens,
-        cache_write_tokens=usage.cache_write_tokens,
-        api_calls=usage.api_calls,
-        time_to_first_token=first,
-        total_time=usage.total_time,
-        cost_usd=usage.cost_usd,
-    )
+    After a turn that failed before Claude answered, the history ends with the user's words:
+    the new words join them in the same message, so the history still only grows at its end.
+    After a reply cut short while asking for tools, every tool_use gets its result first, as
+    the API requires.
+    """
+    if not messages:
+        return {"role": "user", "content": blocks}, False
+    last = messages[-1]
+    content = last["content"]
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if last["role"] == "user":
+        return {"role": "user", "content": [*content, *blocks]}, True
+    unanswered = [b["id"] for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+    results = [_tool_result(i, "Not run: the reply was cut short.", True) for i in unanswered]
+    return {"role": "user", "content": [*results, *blocks]}, False
 
 
 def _open_stream(client: Any, params: dict, cancel: Cancellation) -> Any:

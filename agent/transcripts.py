@@ -72,7 +72,9 @@ class Transcript:
     def _write(self, record: dict) -> None:
         lines = []
         if not self._opened:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # Both levels 0700: the folder names alone say which repositories the user works on.
+            self.path.parent.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self.path.parent.mkdir(exist_ok=True, mode=0o700)
             lines.append(json.dumps(self.header, ensure_ascii=False))
         lines.append(json.dumps(record, ensure_ascii=False))
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

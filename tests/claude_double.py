@@ -59,6 +59,12 @@ dict (JSON-serialisable, so a script file can hold the same thing); build one wi
 - `count_tokens`: int, or callable `(Request) -> int`, for POST
   /v1/messages/count_tokens (default: an estimate of the request's size).
 
+Like the API, the double refuses a history the API would refuse, with a 400 naming the
+place, before it takes a reply from the queue: a `tool_use` without its `tool_result` at
+the start of the next message, a `tool_result` for no `tool_use`, a message or a text
+block that is empty, more than four `cache_control` breakpoints. So every test that runs
+the loop also checks that what it sent was a valid conversation.
+
 Recording
 ---------
 `requests` lists every request as `Request(path, method, headers, body, time)`;
@@ -274,6 +280,66 @@ class Request:
 
 # --- the server --------------------------------------------------------------------------
 
+MAX_CACHE_BREAKPOINTS = 4
+
+
+def request_problem(body: Any) -> str | None:
+    """What the API would refuse in this request, in its words, or None."""
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return "messages: Field required"
+    marked = sum(
+        1
+        for part in (body.get("tools") or [], body.get("system") if isinstance(body.get("system"), list) else [])
+        for block in part
+        if isinstance(block, dict) and "cache_control" in block
+    )
+    messages = body["messages"]
+    for i, message in enumerate(messages):
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if not isinstance(blocks, list):
+            return f"messages.{i}.content: Input should be a valid list"
+        last = i == len(messages) - 1
+        if not blocks and not (last and message.get("role") == "assistant"):
+            return f"messages.{i}: all messages must have non-empty content except for the optional final assistant message"
+        for j, block in enumerate(blocks):
+            if isinstance(block, dict) and "cache_control" in block:
+                marked += 1
+            if isinstance(block, dict) and block.get("type") == "text" and not block.get("text"):
+                return f"messages.{i}.content.{j}.text: text content blocks must be non-empty"
+        asked = [b["id"] for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+        answered = [b.get("tool_use_id") for b in _leading_results(messages[i + 1])] if not last else []
+        missing = [t for t in asked if t not in answered]
+        if message.get("role") == "assistant" and missing and not last:
+            return (
+                f"messages.{i + 1}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                f"{', '.join(missing)}. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+            )
+        if message.get("role") == "user":
+            previous = messages[i - 1].get("content") if i > 0 else []
+            offered = [b.get("id") for b in previous if isinstance(b, dict) and b.get("type") == "tool_use"] if isinstance(previous, list) else []
+            for j, block in enumerate(blocks):
+                if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id") not in offered:
+                    return (
+                        f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                        f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+                    )
+    if marked > MAX_CACHE_BREAKPOINTS:
+        return f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {marked}."
+    return None
+
+
+def _leading_results(message: dict) -> list[dict]:
+    """The tool_result blocks at the start of a message, where the API looks for them."""
+    content = message.get("content")
+    results = []
+    for block in content if isinstance(content, list) else []:
+        if not (isinstance(block, dict) and block.get("type") == "tool_result"):
+            break
+        results.append(block)
+    return results
+
+
 
 def _estimate_tokens(value: Any) -> int:
     return max(1, len(json.dumps(value, ensure_ascii=False)) // 4)
@@ -481,6 +547,10 @@ class _Handler(BaseHTTPRequestHandler):
         )
         self.owner._record(request)
         route = self.path.split("?")[0].rstrip("/")
+        problem = request_problem(body) if route in ("/v1/messages", "/v1/messages/count_tokens") else None
+        if problem is not None:
+            self._send_json(400, {"type": "error", "error": {"type": "invalid_request_error", "message": problem}})
+            return
         if route == "/v1/messages/count_tokens":
             counter = self.owner.count_tokens
             value = counter(request) if callable(counter) else counter

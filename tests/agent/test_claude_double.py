@@ -69,6 +69,37 @@ def test_empty_queue_is_a_loud_400_and_responder_sees_requests(claude_double):
     assert claude_double.requests[-1].headers["authorization"] == "Bearer test"
 
 
+CALL = {"type": "tool_use", "id": "t1", "name": "build", "input": {}}
+RESULT = {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}
+MARK = {"type": "ephemeral"}
+
+
+@pytest.mark.parametrize(
+    "messages, says",
+    [
+        ([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [CALL]}, {"role": "user", "content": "and?"}], "without `tool_result`"),
+        ([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [CALL]}, {"role": "user", "content": [{"type": "text", "text": "x"}, RESULT]}], "without `tool_result`"),
+        ([{"role": "user", "content": [RESULT]}], "unexpected `tool_use_id`"),
+        ([{"role": "user", "content": "hi"}, {"role": "assistant", "content": []}, {"role": "user", "content": "again"}], "non-empty content"),
+        ([{"role": "user", "content": [{"type": "text", "text": ""}]}], "must be non-empty"),
+        ([{"role": "user", "content": [{"type": "text", "text": str(i), "cache_control": MARK} for i in range(5)]}], "maximum of 4"),
+    ],
+)
+def test_a_history_the_api_would_refuse_is_a_400(claude_double, messages, says):
+    claude_double.add("never sent")
+    with pytest.raises(anthropic.BadRequestError) as raised:
+        client(claude_double).messages.create(model="m", max_tokens=50, messages=messages)
+    assert says in str(raised.value)
+    assert claude_double.pending() == 1, "a refused request takes no reply from the queue"
+
+
+def test_a_valid_tool_round_trip_is_accepted(claude_double):
+    claude_double.add("fine")
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [CALL]}, {"role": "user", "content": [RESULT, {"type": "text", "text": "go on"}]}]
+    answer = client(claude_double).messages.create(model="m", max_tokens=50, messages=messages)
+    assert answer.content[0].text == "fine"
+
+
 def test_count_tokens(claude_double):
     claude_double.count_tokens = 1234
     c = client(claude_double)

@@ -166,3 +166,25 @@ def test_an_error_event_after_text_ends_the_turn_with_its_words(claude_double, t
     assert errors(events) == ["Claude stopped in the middle of the reply (api_error): Internal server error. Ask again."]
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["Half", " of "]
     assert run(session, "again")[-1].text == "ok"
+
+
+def test_every_fault_leaves_a_history_the_api_accepts(claude_double, tmp_path):
+    """The double refuses what the API would (a tool_use without its result, an empty
+    message), so each next turn answering proves the history stayed valid."""
+    claude_double.add(
+        reply(tool_use("echo", {"text": "a"}, id="t1"), drop_after=3),  # drops inside a tool call
+        "one",
+        reply(),  # an empty reply
+        "two",
+        reply(tool_use("echo", {"text": "b"}, id="t2"), malformed_after=4),
+        "three",
+        reply(tool_use("echo", {"text": "c"}, id="t3"), stop_reason="max_tokens"),
+        "four",
+        tool_use("echo", {"text": "d"}, id="t4"),
+        error(400, "scripted refusal"),
+        "five",
+    )
+    session = make(tmp_path)
+    answers = [run(session, f"turn {n}")[-1].text for n in range(10)]
+    assert answers[1::2] == ["one", "two", "three", "four", "five"]
+    assert claude_double.pending() == 0

@@ -21,7 +21,7 @@ from agent.session import Session
 from agent.transcripts import saved_sessions, transcripts_dir
 from memory.store import MemoryStore
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import error, text, thinking, tool_use
+from tests.claude_double import error, reply, text, thinking, tool_use
 
 FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=timezone.utc)
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
@@ -144,17 +144,34 @@ def test_summary_writes_notes_at_the_end_and_the_next_session_starts_from_them(r
     script_friday(claude_double)
     claude_double.add("- Core is the project that matters.\n- Finish the rename on Monday.")
     friday(repo, claude_double, "summary", FRIDAY_TURNS)
-    ask = claude_double.messages_requests()[-1]
+    last_turn, ask = claude_double.messages_requests()[-2:]
     assert not ask.stream, "the summary is one plain call"
-    assert ask.body["tool_choice"] == {"type": "none"}
     assert "notes for the next session" in ask.last_user_text()
     assert len(ask.messages) == 9  # the whole Friday conversation (8 messages), then the request
+    # The session's own request with the ask at its end: anything else (tool_choice, thinking)
+    # would not read Friday's conversation from the cache.
+    assert without_cache(ask.messages)[:7] == without_cache(last_turn.messages)
+    for key in ("model", "system", "tools", "thinking", "output_config"):
+        assert ask.body.get(key) == last_turn.body.get(key), key
+    assert "tool_choice" not in ask.body
 
     first, _ = first_monday_request(repo, claude_double, "summary")
     assert len(first.messages) == 1
     assert "Finish the rename on Monday." in first.system_text()
     assert "Friday, 06 November 2026" in first.system_text()
     assert "memory" not in first.tool_names()
+
+
+def test_summary_after_a_reply_cut_short_answers_its_tool_call_first(repo, claude_double):
+    claude_double.add(reply(text("Let me"), tool_use("echo", {"text": "a"}, id="cut"), stop_reason="max_tokens"))
+    claude_double.add("- Core matters.")
+    friday(repo, claude_double, "summary", ["Why is the build red?"])
+    ask = claude_double.messages_requests()[-1]
+    results = ask.tool_results()
+    assert [r["tool_use_id"] for r in results] == ["cut"] and results[0]["is_error"] is True
+    assert "notes for the next session" in ask.last_user_text()
+    first, _ = first_monday_request(repo, claude_double, "summary")
+    assert "Core matters." in first.system_text()
 
 
 def test_summary_with_no_turns_spends_no_call(repo, claude_double):
@@ -239,6 +256,7 @@ def test_transcripts_are_saved_readable_only_by_the_user(repo, claude_double):
     assert files == [s.transcript.path]
     assert stat.S_IMODE(files[0].stat().st_mode) == 0o600
     assert stat.S_IMODE(transcripts_dir(repo).stat().st_mode) == 0o700
+    assert stat.S_IMODE(transcripts_dir(repo).parent.stat().st_mode) == 0o700
     records = [json.loads(line) for line in files[0].read_text().splitlines()]
     assert records[0]["type"] == "session" and records[0]["memory_mode"] == "history"
     assert [r["message"]["role"] for r in records[1:]] == ["user", "assistant", "user", "assistant", "user", "assistant", "user", "assistant"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from agent.prompts import summary_request
 from tests.claude_double import Request, reply, text, tool_use
 
 PLAN = "I'll finish ReviewOrchestrator on Monday"
@@ -76,10 +77,9 @@ def _created(calls: list[dict], path: str) -> bool:
 
 
 def respond(request: Request):
-    body = request.body if isinstance(request.body, dict) else {}
     tools = request.tool_names()
     has_memory = "memory" in tools
-    if body.get("tool_choice", {}).get("type") == "none":
+    if summary_request() in request.last_user_text():
         return reply(NOTES)
     question, calls, results = _question(request)
     ran = [c.get("name") for c in calls]
