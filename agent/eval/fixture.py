@@ -33,10 +33,6 @@ class Fixture:
     bin_dir: Path
 
     @property
-    def dotnet(self) -> Path:
-        return self.bin_dir / "dotnet"
-
-    @property
     def dotnet_log(self) -> Path:
         return self.bin_dir / "dotnet-calls.jsonl"
 

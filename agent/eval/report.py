@@ -92,7 +92,8 @@ def markdown_table(results: dict) -> str:
         row += [
             _span([float(m["score"]["api_calls"]) for m in scored], "{:.0f}"),
             "–" if summary["time_to_first_token_median"] is None else f"{summary['time_to_first_token_median']:.2f} s",
-            "–" if summary["cost_usd_mean"] is None else f"${summary['cost_usd_mean']:.4f}",
+            # Five places: a Haiku 5.5 morning costs hundredths of a cent.
+            "–" if summary["cost_usd_mean"] is None else f"${summary['cost_usd_mean']:.5f}",
             _friday_cell(mode.get("friday") or {}),
         ]
         rows.append("| " + " | ".join(row) + " |")

@@ -21,7 +21,7 @@ from agent.session import Session
 from agent.transcripts import saved_sessions, transcripts_dir
 from memory.store import MemoryStore
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import error, reply, text, thinking, tool_use
+from tests.claude_double import error, redacted_thinking, reply, text, thinking, tool_use
 
 FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=timezone.utc)
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
@@ -58,10 +58,10 @@ def first_monday_request(repo: Path, double, mode: str, **config):
 
 
 def script_friday(double):
-    # turn 1: thinking, a tool call, an answer; turns 2 and 3: thinking and an answer
+    # turn 1: thinking, a tool call, an answer; turns 2 and 3: thinking (redacted too) and an answer
     double.add(thinking("check first", "sig-1"), tool_use("echo", {"text": "build"}, id="t1"))
     double.add(text("The build is red."))
-    double.add(thinking("noted", "sig-2"), text("Core it is."))
+    double.add(thinking("noted", "sig-2"), redacted_thinking("opaque"), text("Core it is."))
     double.add(thinking("a plan", "sig-3"), text("Finish the rename Monday, got it."))
 
 

@@ -8,7 +8,6 @@ outputs are written, and that the staleness variant really fixes the call site.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

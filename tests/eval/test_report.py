@@ -49,10 +49,10 @@ def test_one_row_per_mode_with_counts_spans_and_medians():
     rows = [line for line in table.splitlines() if line.startswith("| ")]
     assert len(rows) == 4
     assert rows[1] == (
-        "| No memory (`none`) | 1,178 tokens | 0 of 2 | 1 of 2 | 2 of 2 | 7–9 | 1.00 s | $0.0020 | 0 files |"
+        "| No memory (`none`) | 1,178 tokens | 0 of 2 | 1 of 2 | 2 of 2 | 7–9 | 1.00 s | $0.00200 | 0 files |"
     )
     assert rows[2] == (
-        "| Memory, preloaded (`preloaded`) | 3,210–3,212 tokens | 3 of 3 | 3 of 3 | 2 of 3 | 6–11 | 2.00 s | $0.0020 "
+        "| Memory, preloaded (`preloaded`) | 3,210–3,212 tokens | 3 of 3 | 3 of 3 | 2 of 3 | 6–11 | 2.00 s | $0.00200 "
         "| 2 files, 3 of 5 lines state |"
     )
     assert rows[3].startswith("| A summary of Friday (`summary`) | – |") and rows[3].endswith("| Friday failed |")
