@@ -6,12 +6,15 @@ background thread while the panes are already usable.
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
+from rich.console import Console
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -39,8 +42,6 @@ from tui.widgets.prompt import Prompt
 from tui.widgets.screen_pane import ScreenPane
 from tui.widgets.status import StatusLine
 
-NO_VOICE = "voice: off — push-to-talk is not connected yet"
-
 # below this many columns the screen pane shares the conversation's place instead of its own
 WIDE = 140
 
@@ -66,6 +67,9 @@ class TurnEnded(Message):
     def __init__(self, token: int) -> None:
         super().__init__()
         self.token = token
+
+
+WELCOME = "Type a question and press Enter, or press F2 to talk. F1 shows every key."
 
 
 def welcome_without_key(problem: str) -> str:
@@ -103,9 +107,12 @@ class DevAgentApp(App):
         voice=None,
         voice_factory=None,
         probe_voice: bool = True,
+        voice_off: str | None = None,
     ) -> None:
         super().__init__()
-        self.probe_voice = probe_voice
+        # voice_off: why there is no voice at all (the user turned it off); nothing is probed
+        self.voice_off = voice_off
+        self.probe_voice = probe_voice and voice_off is None
         # built after the first frame: the voice stack imports numpy and the audio libraries
         self._voice_factory = voice_factory
         self.repo = repo
@@ -171,12 +178,14 @@ class DevAgentApp(App):
             model=self.config.model,
             effort=self.config.effort,
             memory_mode=self.config.memory_mode,
-            voice=NO_VOICE,
+            voice=f"voice: off — {self.voice_off}" if self.voice_off else "voice: starting…" if self._voice_factory else "voice: off",
         )
         self.query_one("#prompt", Input).focus()
         self._apply_widths()
         if self.key_problem:
             await self.conversation.add_notice(welcome_without_key(self.key_problem), "setup")
+        else:
+            await self.conversation.add_notice(WELCOME, "welcome")
         self.set_interval(0.25, self._tick_activity)
 
     def on_ready(self) -> None:
@@ -212,7 +221,11 @@ class DevAgentApp(App):
         except (OSError, subprocess.SubprocessError):
             return
         if result.returncode == 0 and result.stdout.strip():
-            self.call_from_thread(self.status.update_info, branch=result.stdout.strip())
+            self.call_from_thread(self.set_branch, result.stdout.strip())
+
+    def set_branch(self, branch: str) -> None:
+        for status in self.query(StatusLine):  # none while the app closes
+            status.update_info(branch=branch)
 
     @work(thread=True, group="startup")
     def _explain_voice(self) -> None:
@@ -469,7 +482,8 @@ class DevAgentApp(App):
 
     def set_voice_state(self, text: str) -> None:
         """The voice controller's line in the status bar ("voice: ready", "● rec 2.1s ▁▃▅")."""
-        self.status.update_info(voice=text)
+        for status in self.query(StatusLine):  # none while the app closes
+            status.update_info(voice=text)
 
     def action_toggle_mute(self) -> None:
         toggle = getattr(self.voice, "toggle_mute", None)
@@ -480,8 +494,11 @@ class DevAgentApp(App):
         self.notify("Voice muted." if muted else "Voice on.")
 
     def action_push_to_talk(self) -> None:
-        if self.voice is None:
-            self.notify(NO_VOICE.removeprefix("voice: ").capitalize() + "; type your question instead.")
+        state = self.status.info.voice
+        if self.voice is None or state.startswith("voice: off"):
+            # a narrow status line shows "voice: off" without its reason; the key says it in full
+            reason = state.partition(" — ")[2] or "no voice on this machine"
+            self.notify(f"Voice is off: {reason}; type your question instead.", title="Voice")
             return
         self.voice.push_to_talk()
 
@@ -491,7 +508,7 @@ class DevAgentApp(App):
         from tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.status.info.voice))
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
@@ -525,12 +542,30 @@ def run_app(args) -> int:
         print(f"devagent: {repo} is not a folder")
         return 2
     config = AgentConfig.from_env_and_args(args, repo)
-    voice_factory = None if os.environ.get("DEVAGENT_VOICE", "").lower() in ("off", "0", "no") else default_voice
+    voice_off = os.environ.get("DEVAGENT_VOICE", "").lower() in ("off", "0", "no")
     try:
-        app = DevAgentApp(repo, config, voice_factory=voice_factory)
+        app = DevAgentApp(
+            repo,
+            config,
+            voice_factory=None if voice_off else default_voice,
+            voice_off="turned off (--no-voice)" if voice_off else None,
+        )
     except Exception as exc:  # the memory folder could not be opened, say
         print(f"devagent: cannot start on {repo}: {exc}")
         return 1
-    app.run()
+    from tui.terminal import log_path, stderr_to_log
+
+    log = log_path()
+    # a crash report is kept until the terminal is back, then printed short
+    report = io.StringIO()
+    app.error_console = Console(file=report, markup=False, highlight=False, width=100)
+    with stderr_to_log(log):
+        app.run()
     app.close_session()
-    return 0
+    if report.getvalue().strip():
+        with log.open("a") as out:
+            out.write(report.getvalue())
+        last = [line for line in report.getvalue().splitlines() if line.strip()]
+        print(f"devagent stopped: {last[-1].strip() if last else 'an error'}", file=sys.stderr)
+        print(f"The full report is in {log}", file=sys.stderr)
+    return app.return_code or 0

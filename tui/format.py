@@ -40,6 +40,8 @@ def duration(seconds: float) -> str:
 def cost(usd: float) -> str:
     if usd == 0:
         return "$0"
+    if usd < 0.0001:
+        return "<$0.0001"  # "$0.0000" would read as free
     if usd < 0.01:
         return f"${usd:.4f}"
     return f"${usd:.2f}"

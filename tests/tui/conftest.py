@@ -45,6 +45,16 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.anyio)
 
 
+@pytest.fixture(autouse=True)
+def runtime_dir(tmp_path_factory, monkeypatch) -> Path:
+    """Without XDG_RUNTIME_DIR, libpulse (under PortAudio's probe) makes /tmp/pulse-XXXX
+    folders that outlive the test."""
+    folder = tmp_path_factory.mktemp("run")
+    folder.chmod(0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture
 def git_identity(monkeypatch):
     for key, value in GIT_IDENTITY.items():

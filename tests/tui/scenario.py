@@ -143,9 +143,12 @@ def build_world(root: Path, *, memories: bool = True) -> World:
         "XDG_DATA_HOME": str(root / "data"),
         "XDG_CONFIG_HOME": str(root / "config"),
         "XDG_CACHE_HOME": str(root / "cache"),
+        "XDG_STATE_HOME": str(root / "state"),
+        # libpulse's runtime folder, else it makes /tmp/pulse-XXXX and leaves it there
+        "XDG_RUNTIME_DIR": str(root / "run"),
     }
     for value in env.values():
-        Path(value).mkdir(parents=True, exist_ok=True)
+        Path(value).mkdir(mode=0o700, parents=True, exist_ok=True)
     fixture = build_fixture(root / "work")
     env["PATH"] = f"{fixture.bin_dir}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
     world = World(root, fixture.repo, fixture.bin_dir, env)

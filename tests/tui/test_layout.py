@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+
 from textual.command import CommandPalette
+from textual.geometry import Region
 from textual.widgets import Input
 
 from tests.tui.conftest import wait_for
@@ -101,6 +104,66 @@ async def test_status_line_drops_detail_before_the_repository_when_narrow(make_a
         await pilot.pause()
         line = app.query_one(StatusLine).render().plain
         assert "shop" in line and len(line) <= 40
+
+
+async def test_status_line_at_80_columns_keeps_everything_and_shortens_the_branch(make_app, repo, no_key):
+    from agent.events import Usage
+
+    subprocess.run(["git", "switch", "-q", "-c", "rename-patch-to-diff-in-orders"], cwd=repo, check=True)
+    app = make_app(model="claude-haiku-5-5", memory_mode="preloaded")
+    async with app.run_test(size=(80, 24)) as pilot:
+        status = app.query_one(StatusLine)
+        await wait_for(pilot, lambda: status.info.branch is not None, 5, "the branch")
+        app.set_voice_state("voice: off — no audio input device")
+        status.update_info(usage=Usage(input_tokens=10234, output_tokens=300, cache_read_tokens=8900, cost_usd=0.0123))
+        await pilot.pause()
+        line = status.render().plain
+        assert len(line) <= 80
+        for part in ("shop on rename", "…", "haiku-5-5", "mem:preloaded", "10k", "300", "$0.01", "voice: off"):
+            assert part in line, (part, line)
+
+
+async def test_status_line_keeps_the_reason_voice_is_off_when_there_is_room(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        app.set_voice_state("voice: off — no audio input device")
+        await pilot.pause()
+        assert "voice: off — no audio input device" in app.query_one(StatusLine).render().plain
+
+
+async def test_reason_voice_is_off_is_reachable_on_a_narrow_terminal(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        reason = "the audio input device will not record: Invalid sample rate [PaErrorCode -9997]"
+        app.set_voice_state(f"voice: off — {reason}")
+        await pilot.pause()
+        line = app.query_one(StatusLine).render().plain
+        assert "voice: off" in line and reason not in line
+        await pilot.press("f2")
+        await pilot.pause()
+        assert any(f"Voice is off: {reason}" in n.message for n in app._notifications)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        lines = app.screen.query_one("#help-text").render_lines(Region(0, 0, 200, 10))
+        assert reason in " ".join("".join(segment.text for segment in strip).strip() for strip in lines)
+
+
+async def test_a_first_time_user_is_told_how_to_start(make_app, claude_double):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        notices = [str(n.render()) for n in app.query(Notice)]
+        assert len(notices) == 1 and "F2" in notices[0] and "F1" in notices[0]
+
+
+async def test_voice_turned_off_by_the_user_is_not_probed(repo, store, no_key):
+    from agent.config import AgentConfig
+
+    app = DevAgentApp(repo, AgentConfig(), store=store, voice_off="turned off (--no-voice)")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause(0.5)
+        assert not app.probe_voice
+        assert app.query_one(StatusLine).info.voice == "voice: off — turned off (--no-voice)"
 
 
 async def test_voice_seam(make_app, no_key):

@@ -183,3 +183,15 @@ async def test_new_memory(make_app, store, no_key):
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: editor.refusals, 5, "the duplicate name")
         assert "exists" in editor.refusals[-1]
+
+
+async def test_an_empty_folder_says_so_and_how_to_write_one(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: pane(app).loads >= 1, 10, "the first listing")
+        text = str(app.query_one("#memory-text").render())
+        assert "No memories yet" in text and "press n" in text
+        assert pane(app).border_title == "Memory · 0"
+        app.query_one("#memory-list", OptionList).focus()
+        await pilot.press("n")
+        assert isinstance(app.screen, MemoryEditor)

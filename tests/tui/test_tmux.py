@@ -61,7 +61,7 @@ def test_devagent_in_tmux_streams_a_reply_and_tool_lines(tmp_path):
         tmux = Tmux(tmp_path / "tmux.sock")
         # tmux hands the server's environment down; COLUMNS/LINES from a test runner would
         # pin the app to their size, so the command says exactly what it runs with
-        keys = ("PATH", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "HOME", "TERM")
+        keys = ("PATH", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "HOME", "TERM")
         command = shlex.join(
             ["env", "-u", "COLUMNS", "-u", "LINES", "-u", "DEVAGENT_MODEL", "-u", "DEVAGENT_EFFORT", "-u", "DEVAGENT_MEMORY",
              *[f"{key}={env[key]}" for key in keys], str(binary), str(world.repo)]

@@ -16,6 +16,16 @@ from tests.voice.pulse import PulseServer, pulse_available
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def runtime_dir(tmp_path_factory, monkeypatch) -> Path:
+    """Without XDG_RUNTIME_DIR, libpulse (under PortAudio) makes /tmp/pulse-XXXX folders
+    that outlive the test."""
+    folder = tmp_path_factory.mktemp("run")
+    folder.chmod(0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture(scope="session")
 def voice():
     """The default voice without sampling noise: the same words give the same audio in

@@ -58,8 +58,11 @@ OUTRO = (
 )
 
 
-def help_renderable() -> Group:
+def help_renderable(voice: str = "") -> Group:
     parts: list = [Text(INTRO), Text("")]
+    if voice:
+        # the status line may have had to cut the reason voice is off; here it is whole
+        parts.extend([Text.assemble(("Voice now: ", "bold"), voice.removeprefix("voice: ")), Text("")])
     for title, keys in SECTIONS:
         parts.append(Text(title, style="bold"))
         grid = Table.grid(padding=(0, 2))
@@ -76,11 +79,15 @@ class HelpScreen(ModalScreen[None]):
     CSS_PATH = "help.tcss"
     BINDINGS = [Binding("escape,f1,q", "dismiss", "Close")]
 
+    def __init__(self, voice: str = "") -> None:
+        super().__init__()
+        self.voice = voice
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help") as box:
             box.border_title = "devagent · keys"
             box.border_subtitle = "Esc closes"
-            yield Static(help_renderable(), id="help-text")
+            yield Static(help_renderable(self.voice), id="help-text")
 
     async def action_dismiss(self, result=None) -> None:
         self.dismiss(None)

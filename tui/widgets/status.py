@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from rich.text import Text
@@ -9,6 +10,11 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from tui import format as fmt
+
+# the repository and branch give up characters to the other segments down to this width
+MIN_WHERE = 20
+# a shortened branch keeps at least this many characters (ellipsis included)
+MIN_BRANCH = 8
 
 
 @dataclass(frozen=True)
@@ -23,8 +29,30 @@ class StatusInfo:
     voice: str = "voice: off"
 
 
+def where(repo: str, branch: str | None, limit: int | None = None) -> Text:
+    """'repo on branch' in at most `limit` cells: the branch is shortened first, then the repository."""
+    repo = repo or "?"
+    if branch and limit is not None and len(repo) + 4 + len(branch) > limit:
+        branch = fmt.one_line(branch, max(MIN_BRANCH, limit - 4 - len(repo)))
+        repo = fmt.one_line(repo, max(1, limit - 4 - len(branch)))
+    elif not branch and limit is not None:
+        repo = fmt.one_line(repo, limit)
+    text = Text()
+    text.append(repo, style="bold")
+    if branch:
+        text.append(" on ", style="dim")
+        text.append(branch, style="italic")
+    return text
+
+
+def voice_short(voice: str) -> str:
+    """'voice: off — no audio input device' without its reason."""
+    return voice.split(" — ")[0]
+
+
 class StatusLine(Widget):
-    """One line; segments drop from the right-hand priorities first when the terminal is narrow."""
+    """One line. When the full form does not fit, it switches to shorter forms and shortens the
+    branch before it drops anything; segments with the highest priority numbers go first."""
 
     DEFAULT_CSS = """
     StatusLine { height: 1; }
@@ -35,56 +63,59 @@ class StatusLine(Widget):
     def update_info(self, **changes) -> None:
         self.info = replace(self.info, **changes)
 
-    def segments(self) -> list[tuple[int, Text]]:
-        """(priority, text): lower priority numbers are kept longest."""
+    def segments(self, level: int = 0) -> list[tuple[int, Text]]:
+        """(priority, text), lower priority numbers kept longest. Level 0 is the full form; 1 drops
+        the effort and the cached count; 2 also the reason voice is off; 3 packs the usage into arrows."""
         info = self.info
-        out: list[tuple[int, Text]] = []
-        where = Text()
-        where.append(info.repo or "?", style="bold")
-        if info.branch:
-            where.append(" on ", style="dim")
-            where.append(info.branch, style="italic")
-        out.append((0, where))
+        out: list[tuple[int, Text]] = [(0, where(info.repo, info.branch))]
         if info.activity:
             out.append((1, Text(info.activity, style="bold")))
         model = info.model.removeprefix("claude-")
-        out.append((4, Text(f"{model}·{info.effort}" if info.effort else model)))
-        out.append((5, Text(f"mem:{info.memory_mode}")))
+        memory = f"mem:{info.memory_mode}"
+        if level == 0:
+            out.append((4, Text(f"{model}·{info.effort}" if info.effort else model)))
+            out.append((5, Text(memory)))
+        else:
+            out.append((4, Text(f"{model} {memory}")))
         usage = info.usage
-        if usage is not None and self._compact:
-            out.append((3, Text(f"{fmt.tokens(usage.input_tokens)} in · {fmt.tokens(usage.output_tokens)} out · {fmt.cost(usage.cost_usd)}")))
-        elif usage is not None:
-            cached = getattr(usage, "cache_read_tokens", 0)
-            out.append(
-                (
-                    3,
-                    Text(
-                        f"in {fmt.tokens(usage.input_tokens)} · out {fmt.tokens(usage.output_tokens)}"
-                        f" · cached {fmt.tokens(cached)} · {fmt.cost(usage.cost_usd)}"
-                    ),
-                )
-            )
-        out.append((2, Text(info.voice)))
+        if usage is not None:
+            tokens_in, tokens_out = fmt.tokens(usage.input_tokens), fmt.tokens(usage.output_tokens)
+            price = fmt.cost(usage.cost_usd)
+            if level == 0:
+                cached = fmt.tokens(getattr(usage, "cache_read_tokens", 0))
+                text = f"in {tokens_in} · out {tokens_out} · cached {cached} · {price}"
+            elif level < 3:
+                text = f"{tokens_in} in · {tokens_out} out · {price}"
+            else:
+                text = f"↑{tokens_in} ↓{tokens_out} {price}"
+            out.append((3, Text(text)))
+        out.append((2, Text(info.voice if level < 2 else voice_short(info.voice))))
         return out
-
-    def _fits(self, kept, separator: str, width: int) -> bool:
-        return sum(len(t) for _, t in kept) + len(separator) * (len(kept) - 1) + 2 <= width
-
-    _compact = False
 
     def render(self) -> Text:
         width = self.size.width or 80
+        room = width - 2  # the leading space and one cell of slack
         separator = "  │  " if width >= 120 else " │ "
-        self._compact = False
-        kept = self.segments()
-        if not self._fits(kept, separator, width):
-            # short forms before anything is dropped: "voice: off — why" keeps its first
-            # words, the usage loses the cached count
-            self._compact = True
-            kept = [(p, Text(t.plain.split(" — ")[0]) if t.plain.startswith("voice") else t) for p, t in self.segments()]
-        while len(kept) > 1 and not self._fits(kept, separator, width):
-            worst = max(range(len(kept)), key=lambda i: (kept[i][0], i))
-            kept.pop(worst)
+
+        def length(kept) -> int:
+            return sum(len(t) for _, t in kept) + len(separator) * (len(kept) - 1)
+
+        # short forms first, then a shorter branch, and only then whole segments go
+        kept = []
+        for level in range(4):
+            kept = self.segments(level)
+            if length(kept) <= room:
+                break
+        else:
+            for level in (2, 3):
+                kept = self.segments(level)
+                if fit_where(kept, length, room, self.info):
+                    break
+            else:
+                while len(kept) > 1 and not fit_where(kept, length, room, self.info):
+                    worst = max(range(1, len(kept)), key=lambda i: (kept[i][0], i))
+                    kept.pop(worst)
+                fit_where(kept, length, room, self.info, minimum=1)
         line = Text(" ")
         for i, (_, text) in enumerate(kept):
             if i:
@@ -92,3 +123,16 @@ class StatusLine(Widget):
             line.append_text(text)
         line.truncate(width, overflow="ellipsis")
         return line
+
+
+def fit_where(kept: list, length: Callable[[list], int], room: int, info: StatusInfo, minimum: int = MIN_WHERE) -> bool:
+    """Shorten the first segment (repository and branch) so the line fits `room`, not below
+    `minimum` cells; True when it fits."""
+    excess = length(kept) - room
+    if excess <= 0:
+        return True
+    limit = len(kept[0][1]) - excess
+    if limit < minimum:
+        return False
+    kept[0] = (kept[0][0], where(info.repo, info.branch, limit))
+    return length(kept) <= room
