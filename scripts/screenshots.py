@@ -16,6 +16,7 @@ import os
 import sys
 import tempfile
 import time
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,53 +73,56 @@ async def run_turn(app, pilot) -> None:
     await pilot.pause(0.3)
 
 
+@asynccontextmanager
+async def after_a_turn(world: World, work: Path, size: tuple[int, int]):
+    """The app at `size` once the scenario's question has been answered by a fresh Claude double."""
+    with DoubleProcess(double_script(), work / f"double-{size[0]}x{size[1]}") as double:
+        os.environ.update(double.env)
+        app = new_app(world)
+        async with app.run_test(size=size) as pilot:
+            await run_turn(app, pilot)
+            yield app, pilot
+
+
 async def main_states(world: World, shooter: Shooter, work: Path) -> None:
     from textual.widgets import OptionList, TextArea
 
     from tui.widgets.conversation import ToolLine
 
-    with DoubleProcess(double_script(), work / "double-wide") as double:
-        os.environ.update(double.env)
-        app = new_app(world)
-        async with app.run_test(size=WIDE) as pilot:
-            await run_turn(app, pilot)
-            await shooter.shot(app, pilot, "turn_with_tools_160x48")
+    async with after_a_turn(world, work, WIDE) as (app, pilot):
+        await shooter.shot(app, pilot, "turn_with_tools_160x48")
 
-            build = next(line for line in app.query(ToolLine) if line.tool_name == "build")
-            build.focus()
-            await pilot.press("enter")
-            await shooter.shot(app, pilot, "build_log_160x48")
+        build = next(line for line in app.query(ToolLine) if line.tool_name == "build")
+        build.focus()
+        await pilot.press("enter")
+        await shooter.shot(app, pilot, "build_log_160x48")
 
-            options = app.query_one("#memory-list", OptionList)
-            options.focus()
-            names = app.memory_pane.names
-            options.highlighted = names.index("Rename Patch to Diff")
-            await pilot.press("e")
-            await pilot.pause(0.2)
-            area = app.screen.query_one("#text", TextArea)
-            area.move_cursor(area.document.end)
-            area.insert("Monday: the build says CS1061 is still there.\n")
-            await shooter.shot(app, pilot, "memory_editor_160x48")
+        options = app.query_one("#memory-list", OptionList)
+        options.focus()
+        names = app.memory_pane.names
+        options.highlighted = names.index("Rename Patch to Diff")
+        await pilot.press("e")
+        await pilot.pause(0.2)
+        area = app.screen.query_one("#text", TextArea)
+        area.move_cursor(area.document.end)
+        area.insert("Monday: the build says CS1061 is still there.\n")
+        await shooter.shot(app, pilot, "memory_editor_160x48")
 
-            area.insert("Deploy key: AKIAIOSFODNN7EXAMPLE\n")
-            await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: app.screen.refusals)
-            await shooter.shot(app, pilot, "memory_save_refused_160x48")
-            await pilot.press("escape")
-            await pilot.pause(0.2)
+        area.insert("Deploy key: AKIAIOSFODNN7EXAMPLE\n")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.screen.refusals)
+        await shooter.shot(app, pilot, "memory_save_refused_160x48")
+        await pilot.press("escape")
+        await pilot.pause(0.2)
 
-            options.focus()
-            options.highlighted = app.memory_pane.names.index("CI pipeline")
-            await pilot.press("d")
-            await shooter.shot(app, pilot, "delete_confirm_160x48")
-            await pilot.press("n")
+        options.focus()
+        options.highlighted = app.memory_pane.names.index("CI pipeline")
+        await pilot.press("d")
+        await shooter.shot(app, pilot, "delete_confirm_160x48")
+        await pilot.press("n")
 
-    with DoubleProcess(double_script(), work / "double-narrow") as double:
-        os.environ.update(double.env)
-        app = new_app(world)
-        async with app.run_test(size=NARROW) as pilot:
-            await run_turn(app, pilot)
-            await shooter.shot(app, pilot, "turn_80x24")
+    async with after_a_turn(world, work, NARROW) as (app, pilot):
+        await shooter.shot(app, pilot, "turn_80x24")
 
 
 async def first_run(world: World, shooter: Shooter) -> None:

@@ -287,13 +287,7 @@ class Speaker:
 
     def say_reply(self, reply: str) -> None:
         """Say a whole reply the way a streamed one would be said."""
-        for sentence in split_sentences(reply):
-            said = self._filter.accept(sentence)
-            if said:
-                self.speak(said)
-        tail = self._filter.finish()
-        if tail:
-            self.speak(tail)
+        self._say(split_sentences(reply), finish=True)
 
     def feed(self, delta: str) -> None:
         """Part of a streaming reply: each sentence is spoken as soon as it is complete.
@@ -304,10 +298,7 @@ class Speaker:
         self._in_reply = True
         if self._reply_silenced:
             return
-        for sentence in self._splitter.feed(delta):
-            said = self._filter.accept(sentence)
-            if said:
-                self.speak(said)
+        self._say(self._splitter.feed(delta), finish=False)
 
     def flush(self) -> None:
         """The streaming reply has ended: say its last sentence."""
@@ -316,13 +307,18 @@ class Speaker:
             self._splitter.reset()
             self._filter.reset()
             return
-        for sentence in self._splitter.flush():
+        self._say(self._splitter.flush(), finish=True)
+
+    def _say(self, sentences, *, finish: bool) -> None:
+        """Speak what the filter lets through; at the end of a reply, also what it held back."""
+        for sentence in sentences:
             said = self._filter.accept(sentence)
             if said:
                 self.speak(said)
-        tail = self._filter.finish()
-        if tail:
-            self.speak(tail)
+        if finish:
+            tail = self._filter.finish()
+            if tail:
+                self.speak(tail)
 
     def stop(self) -> None:
         """Barge-in: silence now, forget the queue and the reply being streamed."""
