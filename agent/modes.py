@@ -64,7 +64,7 @@ def completed(messages: list[transcripts.SavedMessage]) -> list[transcripts.Save
     for i, saved in enumerate(messages):
         m = saved.message
         if m.get("role") == "assistant" and not any(
-            isinstance(b, dict) and b.get("type") == "tool_use" for b in _blocks(m)
+            isinstance(b, dict) and b.get("type") == "tool_use" for b in transcripts.content_blocks(m)
         ):
             end = i + 1
     return messages[:end]
@@ -77,7 +77,7 @@ def turn_starts(messages: list[transcripts.SavedMessage]) -> list[int]:
         m = saved.message
         if m.get("role") != "user":
             continue
-        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in _blocks(m)):
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in transcripts.content_blocks(m)):
             continue
         starts.append(i)
     return starts
@@ -89,7 +89,7 @@ def strip_thinking(message: dict) -> dict | None:
     A thinking block's signature binds it to the exact conversation before it. A window cuts
     the front of that conversation, so a kept block would be rejected (400) or dropped.
     """
-    blocks = [b for b in _blocks(message) if not (isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking"))]
+    blocks = [b for b in transcripts.content_blocks(message) if not (isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking"))]
     if not blocks:
         return None
     return {"role": message["role"], "content": blocks}
@@ -131,7 +131,7 @@ def _replay(repo: Path, turns: int | None) -> SessionStart:
         # cut; without it the model cannot tell these turns are from another day.
         first = replay[0]
         # A window of a window would stack labels; the old one names the same date anyway.
-        kept_blocks = [b for b in _blocks(first) if not _is_label(b)]
+        kept_blocks = [b for b in transcripts.content_blocks(first) if not _is_label(b)]
         first["content"] = [{"type": "text", "text": date_label(times[0])}, *kept_blocks]
     return SessionStart(replay=replay, replay_times=times)
 
@@ -216,10 +216,3 @@ def _index_problems(store: Any) -> str:
     if not problems:
         return ""
     return "Index check: " + " ".join(problems)
-
-
-def _blocks(message: dict) -> list:
-    content = message.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return list(content or [])

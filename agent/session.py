@@ -36,6 +36,7 @@ from agent.events import (
 )
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.registry import ToolRegistry
+from agent.transcripts import Transcript, content_blocks
 
 Sink = Callable[[Event], None]
 
@@ -95,8 +96,6 @@ class Session:
 
         self.transcript = None
         if save_transcript:
-            from agent.transcripts import Transcript
-
             self.transcript = Transcript(self.repo, started=self.started, model=config.model, memory_mode=mode)
         for message, when in zip(self.start.replay, self.start.replay_times):
             self._append(message, when=when, replayed=True)
@@ -512,9 +511,7 @@ def _user_message_after(messages: list[dict], blocks: list[dict]) -> tuple[dict,
     if not messages:
         return {"role": "user", "content": blocks}, False
     last = messages[-1]
-    content = last["content"]
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}]
+    content = content_blocks(last)
     if last["role"] == "user":
         return {"role": "user", "content": [*content, *blocks]}, True
     unanswered = [b["id"] for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]

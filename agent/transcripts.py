@@ -110,7 +110,7 @@ def load(path: Path) -> SavedSession | None:
                 last = session.messages[-1].message if session.messages else None
                 if last is not None and last.get("role") == "user" == message.get("role"):
                     # A failed turn's words and the next turn's went out as one message.
-                    last["content"] = _blocks(last) + _blocks(message)
+                    last["content"] = content_blocks(last) + content_blocks(message)
                     continue
                 session.messages.append(
                     SavedMessage(
@@ -152,7 +152,8 @@ def latest(repo: Path, *, exclude: Path | None = None, with_summary: bool = Fals
     return None
 
 
-def _blocks(message: dict) -> list:
+def content_blocks(message: dict) -> list:
+    """A message's content as a list of blocks; the API also takes a plain string."""
     content = message.get("content")
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
