@@ -18,7 +18,12 @@ def test_system_prompt_is_voice_first_and_points_long_output_to_the_screen():
 
 def test_memory_rules_say_what_to_save_what_never_to_save_and_to_check():
     text = prompts.memory_rules()
-    for needed in ("preferences", "Conventions", "Plans", "Never save", "whether the build passes", "line numbers", "check it against the repository"):
+    needed_phrases = (
+        "preferences", "Conventions", "Plans", "Never save",
+        "whether the build passes", "line numbers", "changed or uncommitted files", "counts of anything",
+        "check it against the repository",
+    )
+    for needed in needed_phrases:
         assert needed in text, needed
 
 
