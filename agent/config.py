@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 MEMORY_MODES = ("none", "history", "window", "summary", "on-demand", "preloaded", "index")
-EFFORTS = ("low", "medium", "high", "max")
+# The levels of output_config.effort on the 5.x models.
+EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,14 @@ def test_precedence_file_then_env_then_args(user_dirs, monkeypatch, tmp_path):
     assert other.build_command is None
 
 
+def test_every_effort_level_of_the_api_is_accepted_and_others_are_not(user_dirs, monkeypatch):
+    for level in ("low", "medium", "high", "xhigh", "max"):
+        monkeypatch.setenv("DEVAGENT_EFFORT", level)
+        assert AgentConfig.from_env_and_args(None).effort == level
+    monkeypatch.setenv("DEVAGENT_EFFORT", "extreme")
+    assert AgentConfig.from_env_and_args(None).effort == "low"
+
+
 def test_a_broken_config_file_is_ignored(user_dirs, monkeypatch):
     monkeypatch.delenv("DEVAGENT_MODEL", raising=False)
     config_file().parent.mkdir(parents=True)
