@@ -1,8 +1,8 @@
 """Stopping a turn from another thread: the stream, and any process a tool started.
 
 The loop polls `cancelled` between stream events; a stream stalled inside a read is
-unblocked by the callbacks registered with `on_cancel` (the session closes the HTTP
-response), and a running tool's process tree is killed here, since a tool waiting on
+unblocked by the callbacks registered with `on_cancel` (the session shuts the connection's
+socket down), and a running tool's process tree is killed here, since a tool waiting on
 `dotnet build` would otherwise hold the turn for minutes.
 """
 
