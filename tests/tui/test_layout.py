@@ -295,3 +295,27 @@ async def test_a_folder_that_is_not_a_repository_opens(tmp_path, user_dirs, no_k
         line = app.query_one(StatusLine).render().plain
         assert "notes" in line
         assert app.query_one(MemoryPane).listing.problem is None
+
+
+async def test_status_line_with_a_long_repository_and_branch_at_80_columns():
+    from textual.app import App
+
+    from agent.events import Usage
+
+    class Bar(App):
+        def compose(self):
+            yield StatusLine()
+
+    app = Bar()
+    async with app.run_test(size=(80, 3)) as pilot:
+        status = app.query_one(StatusLine)
+        status.update_info(repo="ClaudeReviewBot", branch="rename-patch-to-diff", model="claude-haiku-5-5", effort="low",
+                           memory_mode="preloaded", voice="voice: off — no audio input device",
+                           usage=Usage(input_tokens=14234, output_tokens=418, cache_read_tokens=12000, cost_usd=0.0017))
+        await pilot.pause()
+        line = status.render().plain
+        assert len(line) <= 80
+        # the repository gives way before the branch, and nothing else is dropped
+        assert "… on rename" in line
+        for part in ("haiku-5-5", "mem:preloaded", "14k", "418", "$0.0017", "voice: off"):
+            assert part in line, (part, line)

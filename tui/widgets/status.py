@@ -12,9 +12,10 @@ from textual.widget import Widget
 from tui import format as fmt
 
 # the repository and branch give up characters to the other segments down to this width
-MIN_WHERE = 20
-# a shortened branch keeps at least this many characters (ellipsis included)
-MIN_BRANCH = 8
+MIN_WHERE = 18
+# which branch matters more than which repository (that one the user opened): the
+# repository is shortened first, down to this many characters (ellipsis included)
+MIN_REPO = 8
 
 
 @dataclass(frozen=True)
@@ -30,12 +31,12 @@ class StatusInfo:
 
 
 def where(repo: str, branch: str | None, limit: int | None = None) -> Text:
-    """'repo on branch' in at most `limit` cells: the branch is shortened first, then the repository."""
+    """'repo on branch' in at most `limit` cells: the repository is shortened first, then the branch."""
     repo = repo or "?"
-    if branch and limit is not None and len(repo) + 4 + len(branch) > limit:
-        branch = fmt.one_line(branch, max(MIN_BRANCH, limit - 4 - len(repo)))
-        repo = fmt.one_line(repo, max(1, limit - 4 - len(branch)))
-    elif not branch and limit is not None:
+    if limit is not None and branch and len(repo) + 4 + len(branch) > limit:
+        repo = fmt.one_line(repo, max(min(len(repo), MIN_REPO), limit - 4 - len(branch)))
+        branch = fmt.one_line(branch, max(1, limit - 4 - len(repo)))
+    elif limit is not None and not branch:
         repo = fmt.one_line(repo, limit)
     text = Text()
     text.append(repo, style="bold")
