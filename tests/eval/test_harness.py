@@ -193,6 +193,7 @@ def test_cli_writes_the_three_outputs_from_any_folder(claude_double, tmp_path, m
     assert "2/4 runs done, 2 left" in out.err and "4/4 runs done, 0 left" in out.err
     for name in ("report.md", "results.json", "chart.png"):
         assert (elsewhere / "report" / name).stat().st_size > 0
+    assert (elsewhere / "report" / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     saved = json.loads((elsewhere / "report" / "results.json").read_text())
     assert [m["mode"] for m in saved["modes"]] == ["none", "preloaded"]
     assert saved["effort"] == "low"
