@@ -13,6 +13,8 @@ import importlib
 import os
 import sys
 
+from agent.config import EFFORTS, MEMORY_MODES
+
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "ask": ("tui.commands.ask", "run one session of typed turns without the app"),
@@ -22,8 +24,6 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("tui.commands.eval", "measure how well each memory mode remembers"),
 }
 
-MEMORY_MODES = ("none", "history", "window", "summary", "on-demand", "preloaded", "index")
-EFFORTS = ("low", "medium", "high", "max")
 
 
 def add_agent_options(parser: argparse.ArgumentParser, *, memory: bool = True) -> None:
