@@ -34,6 +34,7 @@ from agent.events import (
     TurnFinished,
     TurnStarted,
 )
+from agent.voice.settings import DEFAULT_KEY, key_label, voice_settings
 from tui import format as fmt
 from tui.inbox import Inbox
 from tui.widgets.conversation import Conversation, ToolLine
@@ -69,7 +70,8 @@ class TurnEnded(Message):
         self.token = token
 
 
-WELCOME = "Type a question and press Enter, or press F2 to talk. F1 shows every key."
+def welcome(talk_key: str) -> str:
+    return f"Type a question and press Enter, or press {talk_key} to talk. F1 shows every key."
 
 
 def welcome_without_key(problem: str) -> str:
@@ -88,7 +90,7 @@ class DevAgentApp(App):
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel"),
         Binding("f1", "help", "Help"),
-        Binding("f2", "push_to_talk", "Talk", priority=True),
+        Binding(DEFAULT_KEY, "push_to_talk", "Talk", priority=True, id="push_to_talk"),
         Binding("f3", "toggle_screen", "Screen"),
         Binding("f4", "toggle_memory", "Memory"),
         Binding("f5", "screen_older", "Older", show=False),
@@ -108,8 +110,12 @@ class DevAgentApp(App):
         voice_factory=None,
         probe_voice: bool = True,
         voice_off: str | None = None,
+        talk_key: str = DEFAULT_KEY,
     ) -> None:
         super().__init__()
+        if talk_key != DEFAULT_KEY:
+            self.set_keymap({"push_to_talk": talk_key})
+        self.talk_key = key_label(talk_key)
         # voice_off: why there is no voice at all (the user turned it off); nothing is probed
         self.voice_off = voice_off
         self.probe_voice = probe_voice and voice_off is None
@@ -185,7 +191,7 @@ class DevAgentApp(App):
         if self.key_problem:
             await self.conversation.add_notice(welcome_without_key(self.key_problem), "setup")
         else:
-            await self.conversation.add_notice(WELCOME, "welcome")
+            await self.conversation.add_notice(welcome(self.talk_key), "welcome")
         self.set_interval(0.25, self._tick_activity)
 
     def on_ready(self) -> None:
@@ -508,7 +514,7 @@ class DevAgentApp(App):
         from tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.status.info.voice))
+            self.push_screen(HelpScreen(self.status.info.voice, self.talk_key))
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
@@ -525,10 +531,14 @@ class DevAgentApp(App):
         yield SystemCommand("Mute voice", "Silence or restore the spoken replies", self.action_toggle_mute)
 
 
-def default_voice():
-    from agent.voice.controller import VoiceController
+def voice_factory_for(settings):
+    def make():
+        from agent.voice.controller import VoiceController
 
-    return VoiceController()
+        return VoiceController(stt_model=settings.stt_model, voice=settings.voice, speak=settings.speak,
+                               talk_key=key_label(settings.key))
+
+    return make
 
 
 def one_line_error(exc: BaseException) -> str:
@@ -543,12 +553,14 @@ def run_app(args) -> int:
         return 2
     config = AgentConfig.from_env_and_args(args, repo)
     voice_off = os.environ.get("DEVAGENT_VOICE", "").lower() in ("off", "0", "no")
+    settings = voice_settings()
     try:
         app = DevAgentApp(
             repo,
             config,
-            voice_factory=None if voice_off else default_voice,
+            voice_factory=None if voice_off else voice_factory_for(settings),
             voice_off="turned off (--no-voice)" if voice_off else None,
+            talk_key=settings.key,
         )
     except Exception as exc:  # the memory folder could not be opened, say
         print(f"devagent: cannot start on {repo}: {exc}")

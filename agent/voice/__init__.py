@@ -11,4 +11,5 @@ load only when a module that needs them is imported, so the app can paint first.
 - sentences, speakable: what of a streaming reply is said, and when
 - vocabulary.repository_vocabulary(): the repository's words, to bias recognition
 - status.voice_unavailable_reason(): why voice is off, in one line
+- settings.voice_settings(): the talk key, the speech model and the voice the user chose
 """

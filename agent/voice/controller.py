@@ -28,8 +28,9 @@ def meter(levels) -> str:
 
 class VoiceController:
     def __init__(self, *, stack_factory: Callable | None = None, stt_model: str | None = None,
-                 voice: str | None = None, speak: bool = True) -> None:
+                 voice: str | None = None, speak: bool = True, talk_key: str = "F2") -> None:
         self._factory = stack_factory
+        self._talk_key = talk_key  # as the status line names it
         self._options = {"stt_model": stt_model, "voice": voice, "speak": speak}
         self.stack = None
         self.app = None
@@ -137,10 +138,10 @@ class VoiceController:
         if stack is None:
             return "voice: loading…"
         if stack.speaker_problem:
-            return f"voice: ready (F2), silent — {stack.speaker_problem}"
+            return f"voice: ready ({self._talk_key}), silent — {stack.speaker_problem}"
         if stack.speaker is not None and stack.speaker.muted:
-            return "voice: ready (F2), muted"
-        return "voice: ready (F2)"
+            return f"voice: ready ({self._talk_key}), muted"
+        return f"voice: ready ({self._talk_key})"
 
     def _on_event(self, event) -> None:
         if isinstance(event, LevelChanged):

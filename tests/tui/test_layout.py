@@ -166,6 +166,24 @@ async def test_voice_turned_off_by_the_user_is_not_probed(repo, store, no_key):
         assert app.query_one(StatusLine).info.voice == "voice: off — turned off (--no-voice)"
 
 
+async def test_the_talk_key_is_configurable(repo, store, claude_double):
+    from agent.config import AgentConfig
+
+    app = DevAgentApp(repo, AgentConfig(), store=store, probe_voice=False, talk_key="f9")
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause()
+        assert "press F9 to talk" in str(app.query_one(Notice).render())
+        await pilot.press("f2")
+        await pilot.pause()
+        assert not app._notifications
+        await pilot.press("f9")
+        await pilot.pause()
+        assert any("Voice is off" in n.message for n in app._notifications)
+        await pilot.press("f1")
+        lines = app.screen.query_one("#help-text").render_lines(Region(0, 0, 200, 40))
+        assert "F9 again or Enter stops" in " ".join("".join(s.text for s in strip) for strip in lines)
+
+
 async def test_voice_seam(make_app, no_key):
     app = make_app(probe_voice=True)
     async with app.run_test(size=(120, 40)) as pilot:

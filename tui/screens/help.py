@@ -26,7 +26,7 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("↑ / ↓", "earlier / later turns you sent (in the input line)"),
             ("Esc", "cancel the running turn and silence the voice"),
             ("F1", "this help"),
-            ("F2", "push to talk (F2 again or Enter stops; Esc drops it)"),
+            ("{talk}", "push to talk ({talk} again or Enter stops; Esc drops it)"),
             ("F3", "show or hide the screen pane"),
             ("F4", "show or hide the memory pane"),
             ("F5", "older item on the screen pane"),
@@ -58,7 +58,7 @@ OUTRO = (
 )
 
 
-def help_renderable(voice: str = "") -> Group:
+def help_renderable(voice: str = "", talk_key: str = "F2") -> Group:
     parts: list = [Text(INTRO), Text("")]
     if voice:
         # the status line may have had to cut the reason voice is off; here it is whole
@@ -69,7 +69,7 @@ def help_renderable(voice: str = "") -> Group:
         grid.add_column(style="bold cyan", no_wrap=True, min_width=16)
         grid.add_column()
         for key, what in keys:
-            grid.add_row(key, what)
+            grid.add_row(key.format(talk=talk_key), what.format(talk=talk_key))
         parts.extend([grid, Text("")])
     parts.append(Text(OUTRO, style="dim"))
     return Group(*parts)
@@ -79,15 +79,16 @@ class HelpScreen(ModalScreen[None]):
     CSS_PATH = "help.tcss"
     BINDINGS = [Binding("escape,f1,q", "dismiss", "Close")]
 
-    def __init__(self, voice: str = "") -> None:
+    def __init__(self, voice: str = "", talk_key: str = "F2") -> None:
         super().__init__()
         self.voice = voice
+        self.talk_key = talk_key
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help") as box:
             box.border_title = "devagent · keys"
             box.border_subtitle = "Esc closes"
-            yield Static(help_renderable(self.voice), id="help-text")
+            yield Static(help_renderable(self.voice, self.talk_key), id="help-text")
 
     async def action_dismiss(self, result=None) -> None:
         self.dismiss(None)

@@ -1,0 +1,58 @@
+"""Which key talks, which model listens and which voice speaks.
+
+From the user's config file (the one agent.config reads), the environment winning:
+
+    [voice]
+    key = "f9"                    # DEVAGENT_TALK_KEY; a Textual key name: "f9", "ctrl+t"
+    stt_model = "small.en"        # DEVAGENT_STT_MODEL; a faster-whisper name or model folder
+    voice = "/voices/amy.onnx"    # DEVAGENT_TTS_VOICE; a Piper voice name or .onnx path
+    speak = false                 # replies stay silent; push-to-talk still works
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+DEFAULT_KEY = "f2"
+
+
+@dataclass(frozen=True)
+class VoiceSettings:
+    key: str = DEFAULT_KEY
+    stt_model: str | None = None
+    voice: str | None = None
+    speak: bool = True
+
+
+def voice_settings(environ: Mapping[str, str] | None = None, file: dict | None = None) -> VoiceSettings:
+    """Never raises: a value of the wrong kind is ignored and the default stays."""
+    if file is None:
+        from agent.config import load_user_config
+
+        file = load_user_config()
+    environ = os.environ if environ is None else environ
+    table = file.get("voice")
+    table = table if isinstance(table, dict) else {}
+
+    def text(env: str, name: str) -> str | None:
+        value = environ.get(env) or table.get(name)
+        return value.strip() if isinstance(value, str) and value.strip() else None
+
+    speak = table.get("speak", True)
+    return VoiceSettings(
+        key=(text("DEVAGENT_TALK_KEY", "key") or DEFAULT_KEY).lower(),
+        stt_model=text("DEVAGENT_STT_MODEL", "stt_model"),
+        voice=text("DEVAGENT_TTS_VOICE", "voice"),
+        speak=speak if isinstance(speak, bool) else True,
+    )
+
+
+def key_label(key: str) -> str:
+    """'f9' -> 'F9', 'ctrl+t' -> 'Ctrl+T', as the help and the first line name keys."""
+    def label(part: str) -> str:
+        function_key = part[:1] == "f" and part[1:].isdigit()
+        return part.upper() if len(part) == 1 or function_key else part.capitalize()
+
+    return "+".join(label(part) for part in key.split("+"))
