@@ -172,7 +172,7 @@ def speaker_figures(voice, runs: int) -> None:
             else:
                 store[0].append(estimated - t0)
             speaker.stop()
-    print(f"reply text -> first audio (short first sentence 'On it.'):")
+    print("reply text -> first audio (short first sentence 'On it.'):")
     print(f"  speaker's estimate:          {summary(first_callback)}")
     if first_heard:
         print(f"  heard on the sink monitor:   {summary(first_heard)}")

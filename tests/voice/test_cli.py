@@ -61,6 +61,8 @@ def test_problems_are_one_line_without_a_traceback(tmp_path):
     broken = devagent("transcribe", str(garbage))
     assert broken.returncode == 1
     assert "Traceback" not in broken.stderr and len(broken.stderr.strip().splitlines()) == 1
+    assert broken.stderr.startswith(f"devagent transcribe: cannot read {garbage} as audio: ")
+    assert "Errno" not in broken.stderr
 
     no_model = devagent("transcribe", str(garbage), "--model", str(tmp_path / "no-model"))
     assert no_model.returncode == 1 and "Traceback" not in no_model.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -67,6 +68,13 @@ def _transcribe(args) -> int:
         from agent.voice.vocabulary import repository_vocabulary
 
         vocabulary += repository_vocabulary(args.repo, None)
-    audio = load_audio(args.file)
+    try:
+        audio = load_audio(args.file)
+    except Exception as error:
+        # the decoder's messages open with an errno made of letters: "[Errno 1094995529] ..."
+        reason = re.sub(r"^\[Errno -?\d+\]\s*", "", str(error).strip().splitlines()[0] if str(error).strip() else "")
+        reason = reason.split(": '")[0] or type(error).__name__
+        print(f"devagent transcribe: cannot read {args.file} as audio: {reason}", file=sys.stderr)
+        return 1
     print(Transcriber(args.model).transcribe(audio, vocabulary))
     return 0
