@@ -43,3 +43,55 @@ def test_the_log_lives_in_the_users_state_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     assert log_path().is_relative_to(tmp_path)
     assert os.path.basename(log_path()) == "stderr.log"
+
+
+CRASH = r"""
+import sys
+from argparse import Namespace
+import tui.app
+
+def explode(self):
+    raise RuntimeError("the pane exploded")
+
+tui.app.DevAgentApp.on_ready = explode
+sys.exit(tui.app.run_app(Namespace(path=sys.argv[1], memory=None, model=None, effort=None)))
+"""
+
+
+def test_a_crash_is_summed_up_after_the_terminal_is_back(tmp_path, repo):
+    import pty
+    import select
+    import time
+
+    state = tmp_path / "state"
+    env = {**os.environ, "XDG_STATE_HOME": str(state), "DEVAGENT_VOICE": "off", "TERM": "xterm-256color",
+           "COLUMNS": "100", "LINES": "30"}
+    env.pop("ANTHROPIC_API_KEY", None)
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-c", CRASH, str(repo)], cwd=ROOT, env=env,
+                            stdin=follower, stdout=follower, stderr=follower, start_new_session=True)
+    os.close(follower)
+    output = b""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([leader], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output += chunk
+        elif proc.poll() is not None:
+            break
+    os.close(leader)
+    assert proc.wait(10) == 1
+    text = output.decode("utf-8", "replace")
+    # the summary comes after the app has left the alternate screen
+    tail = text[text.rfind("\x1b[?1049l"):]
+    assert "devagent stopped: RuntimeError: the pane exploded" in tail
+    assert "Traceback" not in tail and "╭" not in tail
+    log = state / "devagent" / "log" / "stderr.log"
+    assert f"The full report is in {log}" in tail
+    assert "the pane exploded" in log.read_text() and "explode" in log.read_text()
