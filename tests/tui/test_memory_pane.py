@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, OptionList, TextArea
 
 from tests.tui.conftest import memory_text, wait_for, write_memory
@@ -24,6 +26,21 @@ async def loaded(pilot, count: int) -> None:
 async def focus_list(pilot) -> None:
     pilot.app.query_one("#memory-list", OptionList).focus()
     await pilot.pause()
+
+
+@pytest.fixture
+def style_memory(store) -> Path:
+    return write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+
+
+@asynccontextmanager
+async def one_memory_focused(make_app):
+    """The app on a folder with one memory, the pane's list focused."""
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 1)
+        await focus_list(pilot)
+        yield app, pilot
 
 
 async def test_lists_name_type_description_size_age_and_total(make_app, store, no_key):
@@ -81,29 +98,21 @@ async def test_stale_memory_is_marked(make_app, store, repo, no_key):
         assert "src/Gone.cs" in str(app.query_one("#memory-text").render())
 
 
-async def test_edit_saves_through_the_store(make_app, store, no_key):
-    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
-    app = make_app()
-    async with app.run_test(size=(160, 48)) as pilot:
-        await loaded(pilot, 1)
-        await focus_list(pilot)
+async def test_edit_saves_through_the_store(make_app, style_memory, no_key):
+    async with one_memory_focused(make_app) as (app, pilot):
         await pilot.press("e")
         assert isinstance(app.screen, MemoryEditor)
         area = app.screen.query_one("#text", TextArea)
         area.text = area.text.replace("Short answers.", "Short answers, one line.")
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: not isinstance(app.screen, MemoryEditor), 5, "the editor to close")
-        assert "Short answers, one line." in path.read_text()
+        assert "Short answers, one line." in style_memory.read_text()
         await wait_for(pilot, lambda: "one line" in str(app.query_one("#memory-text").render()), 5, "the pane to reload")
 
 
-async def test_refused_save_says_why_and_keeps_the_text(make_app, store, no_key):
-    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
-    before = path.read_text()
-    app = make_app()
-    async with app.run_test(size=(160, 48)) as pilot:
-        await loaded(pilot, 1)
-        await focus_list(pilot)
+async def test_refused_save_says_why_and_keeps_the_text(make_app, store, style_memory, no_key):
+    before = style_memory.read_text()
+    async with one_memory_focused(make_app) as (app, pilot):
         await pilot.press("e")
         area = app.screen.query_one("#text", TextArea)
         too_long = before + "x" * (store.max_file_chars + 10)
@@ -113,50 +122,42 @@ async def test_refused_save_says_why_and_keeps_the_text(make_app, store, no_key)
         await wait_for(pilot, lambda: editor.refusals, 5, "the refusal")
         assert isinstance(app.screen, MemoryEditor)
         assert area.text == too_long
-        assert path.read_text() == before
+        assert style_memory.read_text() == before
         assert editor.query_one("#verdict").has_class("-shown")
         # a credential is refused by the store's secret filter, and the editor says so
         area.text = before + "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: len(editor.refusals) == 2, 5, "the second refusal")
-        assert path.read_text() == before
+        assert style_memory.read_text() == before
         await pilot.press("escape")
         assert not isinstance(app.screen, MemoryEditor)
 
 
-async def test_changed_on_disk_while_editing_warns_instead_of_overwriting(make_app, store, no_key):
-    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
-    app = make_app()
-    async with app.run_test(size=(160, 48)) as pilot:
-        await loaded(pilot, 1)
-        await focus_list(pilot)
+async def test_changed_on_disk_while_editing_warns_instead_of_overwriting(make_app, style_memory, no_key):
+    async with one_memory_focused(make_app) as (app, pilot):
         await pilot.press("e")
         editor = app.screen
         area = editor.query_one("#text", TextArea)
         area.text = area.text + "Mine.\n"
         theirs = memory_text("Style", "how answers should sound", "Another session wrote this.")
-        path.write_text(theirs)
+        style_memory.write_text(theirs)
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: editor.refusals, 5, "the warning")
         assert "disk" in editor.refusals[-1].lower() or "changed" in editor.refusals[-1].lower()
-        assert path.read_text() == theirs
+        assert style_memory.read_text() == theirs
         assert area.text.endswith("Mine.\n")
 
 
-async def test_delete_asks_first(make_app, store, no_key):
-    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
-    app = make_app()
-    async with app.run_test(size=(160, 48)) as pilot:
-        await loaded(pilot, 1)
-        await focus_list(pilot)
+async def test_delete_asks_first(make_app, style_memory, no_key):
+    async with one_memory_focused(make_app) as (app, pilot):
         await pilot.press("d")
         assert isinstance(app.screen, Confirm)
         await pilot.press("n")
         assert not isinstance(app.screen, Confirm)
-        assert path.exists()
+        assert style_memory.exists()
         await pilot.press("d")
         await pilot.press("y")
-        await wait_for(pilot, lambda: not path.exists(), 5, "the delete")
+        await wait_for(pilot, lambda: not style_memory.exists(), 5, "the delete")
         await loaded(pilot, 0)
 
 
