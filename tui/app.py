@@ -37,6 +37,7 @@ from agent.events import (
 from agent.voice.settings import DEFAULT_KEY, key_label, voice_settings
 from tui import format as fmt
 from tui.inbox import Inbox
+from tui.terminal import log_path, stderr_to_log
 from tui.widgets.conversation import Conversation, ToolLine
 from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.prompt import Prompt
@@ -565,15 +566,14 @@ def run_app(args) -> int:
     except Exception as exc:  # the memory folder could not be opened, say
         print(f"devagent: cannot start on {repo}: {exc}")
         return 1
-    from tui.terminal import log_path, stderr_to_log
-
     log = log_path()
     # a crash report is kept until the terminal is back, then printed short
     report = io.StringIO()
     app.error_console = Console(file=report, markup=False, highlight=False, width=100)
     with stderr_to_log(log):
         app.run()
-    app.close_session()
+        # closing the audio streams can still make the libraries talk
+        app.close_session()
     if report.getvalue().strip():
         with log.open("a") as out:
             out.write(report.getvalue())

@@ -23,13 +23,21 @@ def log_path() -> Path:
 
 @contextmanager
 def stderr_to_log(path: Path):
-    """fd 2 into `path` until the block ends; `sys.__stderr__` (where Textual draws) stays the terminal."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """fd 2 into `path` until the block ends; `sys.__stderr__` (where Textual draws) stays the terminal.
+
+    Where the log cannot be opened (a read-only home, say) nothing is redirected: the app
+    still runs, only less tidily.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    except OSError:
+        yield sys.__stderr__
+        return
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     saved = sys.__stderr__
     terminal = open(os.dup(2), "w", encoding=getattr(saved, "encoding", None) or "utf-8", errors="replace")
-    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(log, 2)
     os.close(log)
     sys.__stderr__ = terminal

@@ -95,3 +95,12 @@ def test_a_crash_is_summed_up_after_the_terminal_is_back(tmp_path, repo):
     log = state / "devagent" / "log" / "stderr.log"
     assert f"The full report is in {log}" in tail
     assert "the pane exploded" in log.read_text() and "explode" in log.read_text()
+
+
+def test_a_log_that_cannot_be_opened_leaves_stderr_alone(tmp_path):
+    code = CHILD.replace("log = Path(sys.argv[1])", "log = Path(sys.argv[1]) / 'stderr.log'")
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the log folder should be")
+    result = subprocess.run([sys.executable, "-c", code, str(blocker)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "underrun occurred" in result.stderr and "after restore" in result.stderr
