@@ -494,7 +494,7 @@ class DevAgentApp(App):
 
     def action_toggle_mute(self) -> None:
         toggle = getattr(self.voice, "toggle_mute", None)
-        if toggle is None:
+        if toggle is None or self.status.info.voice.startswith("voice: off"):
             self.notify("Voice is off, so there is nothing to mute.")
             return
         muted = toggle()

@@ -127,3 +127,30 @@ def test_a_cancelled_reply_is_silenced_and_the_next_one_is_spoken(voice, transcr
         assert speaker.wait(20)
     finally:
         speaker.close()
+
+
+@pytest.mark.anyio
+async def test_with_voice_off_the_keys_say_why_instead_of_pretending(tmp_path, transcriber, no_key):
+    from agent.config import AgentConfig
+    from memory.store import MemoryStore
+    from tui.app import DevAgentApp
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def factory(repo_path, sink):
+        push_to_talk = PushToTalk(Recorder(WavSource(samples=np.zeros(1600, np.float32))), transcriber, sink)
+        push_to_talk.set_unavailable("no audio input device")
+        return VoiceStack(push_to_talk, None, "no audio input device")
+
+    controller = VoiceController(stack_factory=factory)
+    app = DevAgentApp(repo, AgentConfig(thinking="off"), store=MemoryStore.for_repository(repo), voice=controller)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_for(pilot, lambda: voice_line(app) == "voice: off — no audio input device", what="the reason")
+        await pilot.press("f6")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == ["Voice is off, so there is nothing to mute."]
+        await pilot.press("f2")
+        await pilot.pause()
+        assert "Voice is off: no audio input device; type your question instead." in [n.message for n in app._notifications]
+        assert controller.state is PttState.UNAVAILABLE
