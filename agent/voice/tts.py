@@ -35,7 +35,7 @@ def voices_dir() -> Path:
 
 def resolve_voice(voice: str | os.PathLike | None) -> tuple[Path, Path]:
     """(model, config) for a voice given as None, a .onnx path or a name in voices_dir()."""
-    voice = voice if voice is not None else os.environ.get("DEVAGENT_VOICE") or None
+    voice = voice if voice is not None else os.environ.get("DEVAGENT_TTS_VOICE") or None
     if voice is None:
         return default_voice()
     path = Path(voice)

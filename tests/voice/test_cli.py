@@ -79,3 +79,11 @@ def test_variation_zero_says_the_same_thing_the_same_way(tmp_path):
     for name in ("one.wav", "two.wav"):
         assert devagent("say", "On it.", "-o", str(tmp_path / name), "--variation", "0").returncode == 0
     assert (tmp_path / "one.wav").read_bytes() == (tmp_path / "two.wav").read_bytes()
+
+
+def test_the_app_switch_devagent_voice_off_is_not_taken_for_a_voice_name(tmp_path):
+    # DEVAGENT_VOICE=off turns the app's voice off; the Piper voice is DEVAGENT_TTS_VOICE
+    out = tmp_path / "said.wav"
+    said = devagent("say", "On it.", "-o", str(out), env={**os.environ, "DEVAGENT_VOICE": "off"})
+    assert said.returncode == 0, said.stderr
+    assert out.stat().st_size > 1000
