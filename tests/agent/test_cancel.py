@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from datetime import datetime, timezone
@@ -14,25 +13,13 @@ from agent.events import TextDelta, TurnFinished
 from agent.session import Session
 from tests.agent.toolkit import EchoTool, SleepTool
 from tests.claude_double import reply, tool_use
+from tests.processes import alive
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
 
 
 def make(tmp_path: Path, tools) -> Session:
     return Session(tmp_path, AgentConfig(memory_mode="none"), tools=tools, now=NOW)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie is dead for our purposes
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def cancel_when(session: Session, text: str, trigger) -> tuple[list, float]:

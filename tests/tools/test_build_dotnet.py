@@ -12,6 +12,7 @@ from agent.config import AgentConfig
 from agent.tools.base import ToolContext
 from agent.tools.build import BuildTool, TestTool
 from tests.tools.repos import ctx_for, dotnet_repo
+from tests.processes import alive
 
 
 def test_build_lists_the_error_once_and_counts_warnings_by_code(tmp_path, fake_dotnet):
@@ -198,7 +199,7 @@ def test_cancel_kills_the_whole_process_tree(tmp_path, fake_dotnet, monkeypatch)
         assert time.monotonic() < deadline, "the build never started"
         time.sleep(0.05)
     parent, child = map(int, pids_file.read_text().split())
-    assert _alive(parent) and _alive(child)
+    assert alive(parent) and alive(child)
     cancel.cancel()
     worker.join(20)
     assert not worker.is_alive()
@@ -232,24 +233,11 @@ def test_configured_command_from_the_user_config_file(tmp_path, fake_dotnet):
 def _gone(pid: int, within: float = 5.0) -> bool:
     """Whether the process is gone; a SIGKILLed process takes a moment to be torn down."""
     deadline = time.monotonic() + within
-    while _alive(pid):
+    while alive(pid):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.02)
     return True
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A killed child that nobody reaped yet is a zombie: gone for every purpose but the table.
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_dotnet_that_is_not_executable_is_a_sentence(tmp_path, monkeypatch):

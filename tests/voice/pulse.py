@@ -13,6 +13,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from tests.processes import alive
 
 CONFIG = """\
 load-module module-native-protocol-unix
@@ -85,22 +86,10 @@ class PulseServer:
             except ProcessLookupError:
                 pass
             deadline = time.monotonic() + 5
-            while time.monotonic() < deadline and _alive(self.pid):
+            while time.monotonic() < deadline and alive(self.pid):
                 time.sleep(0.05)
-            if _alive(self.pid):
+            if alive(self.pid):
                 os.kill(self.pid, 9)
             self.pid = 0
         shutil.rmtree(self.root, ignore_errors=True)
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie still answers signal 0; its state letter tells.
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
