@@ -6,6 +6,7 @@ background thread while the panes are already usable.
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import subprocess
@@ -134,6 +135,7 @@ class DevAgentApp(App):
         self.session = None
         self._session_error: str | None = None
         self._session_ready = threading.Event()
+        self._voice_settled = False
         self._session_loading = False
         self._send_lock = threading.Lock()
         self._token = 0  # the token of the turn whose events are shown; bumps on each turn
@@ -263,6 +265,7 @@ class DevAgentApp(App):
             self._session_error = f"The agent could not start: {exc}"
             self.call_from_thread(self.conversation.add_notice, self._session_error, "error")
         finally:
+            settle_heap()
             self._session_ready.set()
 
     def close_session(self) -> None:
@@ -489,6 +492,10 @@ class DevAgentApp(App):
 
     def set_voice_state(self, text: str) -> None:
         """The voice controller's line in the status bar ("voice: ready", "● rec 2.1s ▁▃▅")."""
+        if not self._voice_settled and text.startswith(("voice: ready", "voice: off")):
+            # the voice stack has finished loading (or given up)
+            self._voice_settled = True
+            settle_heap()
         for status in self.query(StatusLine):  # none while the app closes
             status.update_info(voice=text)
 
@@ -530,6 +537,16 @@ class DevAgentApp(App):
         yield SystemCommand("Delete memory", "Delete the selected memory (asks first)", self.memory_pane.action_delete)
         yield SystemCommand("Push to talk", "Start or stop recording a spoken turn", self.action_push_to_talk)
         yield SystemCommand("Mute voice", "Silence or restore the spoken replies", self.action_toggle_mute)
+
+
+def settle_heap() -> None:
+    """Put everything allocated so far out of the garbage collector's reach.
+
+    Start-up leaves a large heap that lives as long as the app (the SDK, the voice stack),
+    and every full collection walks all of it: 60-130 ms on a small machine, during which
+    typed keys wait. Frozen, it is skipped; collections then only walk what came later.
+    """
+    gc.freeze()
 
 
 def voice_factory_for(settings):
