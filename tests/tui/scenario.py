@@ -14,10 +14,10 @@ import signal
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.eval.harness import scoped_env
 from tests.claude_double import reply, text, tool_use
 
 QUESTION = "Why is the build red?"
@@ -116,22 +116,8 @@ class World:
         """The repository's store, located through this world's data folder whatever the caller's environment."""
         from memory.store import MemoryStore
 
-        with _environment(self.env):
+        with scoped_env(**self.env):
             return MemoryStore.for_repository(self.repo)
-
-
-@contextmanager
-def _environment(values: dict[str, str]):
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def build_world(root: Path, *, memories: bool = True) -> World:
