@@ -89,8 +89,8 @@ def read_pytest(log: str) -> TestSummary:
                         s.passed = int(number)
                     elif word == "failed":
                         s.failed = int(number)
-                    elif word in ("skipped", "xfailed", "deselected"):
-                        s.skipped += int(number) if word == "skipped" else 0
+                    elif word == "skipped":
+                        s.skipped += int(number)
                     elif word in ("error", "errors"):
                         s.errors = int(number)
     return s
