@@ -42,21 +42,15 @@ class Listing:
     problem: str | None = None
 
 
-def load_listing(store, repo: Path | None) -> Listing:
-    """Read the folder (and check staleness when given the repository); never raises, a
-    failure becomes a sentence in the pane."""
+def load_listing(store) -> Listing:
+    """Read the folder; never raises, a failure becomes a sentence in the pane. The staleness
+    check reads the repository and comes after, in `MemoryPane.reload`."""
     try:
         memories = store.memories()
         total = store.total_chars()
     except Exception as exc:  # the pane must outlive a broken folder
         return Listing(problem=f"Could not read the memory folder: {exc}")
-    stale: dict[str, list[str]] = {}
-    if repo is not None:
-        try:
-            stale = store.stale_references(repo)
-        except Exception:
-            stale = {}
-    return Listing(memories, total, store.max_total_chars, stale)
+    return Listing(memories, total, store.max_total_chars)
 
 
 STALE = "▲"
@@ -126,7 +120,7 @@ class MemoryPane(Vertical):
     def reload(self) -> None:
         # the listing shows first; the staleness check reads the repository and may take
         # longer, so its marks follow in a second step
-        listing = load_listing(self.store, None)
+        listing = load_listing(self.store)
         if listing.problem is None:
             known = self.listing.stale
             listing.stale = {m.path: known[m.path] for m in listing.memories if m.path in known}
