@@ -17,6 +17,7 @@ from pathlib import Path
 
 from rich.console import Console
 from textual import work
+from textual.worker import get_current_worker
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -135,7 +136,6 @@ class DevAgentApp(App):
         self.session = None
         self._session_error: str | None = None
         self._session_ready = threading.Event()
-        self._voice_settled = False
         self._session_loading = False
         self._send_lock = threading.Lock()
         self._token = 0  # the token of the turn whose events are shown; bumps on each turn
@@ -215,6 +215,7 @@ class DevAgentApp(App):
                 return
         if self.voice is not None:
             self.voice.attach(self)
+            self._settle_after_voice()
         elif self.probe_voice:
             self._explain_voice()
 
@@ -235,6 +236,19 @@ class DevAgentApp(App):
     def set_branch(self, branch: str) -> None:
         for status in self.query(StatusLine):  # none while the app closes
             status.update_info(branch=branch)
+
+    @work(thread=True, group="startup")
+    def _settle_after_voice(self) -> None:
+        """The voice stack's models are the other large part of the start-up heap."""
+        loaded = getattr(self.voice, "loaded", None)
+        if loaded is None:
+            return
+        worker = get_current_worker()
+        # short waits, so a quit during loading is not held up by this thread
+        while not loaded.wait(timeout=0.2):
+            if worker.is_cancelled:
+                return
+        settle_heap()
 
     @work(thread=True, group="startup")
     def _explain_voice(self) -> None:
@@ -492,10 +506,6 @@ class DevAgentApp(App):
 
     def set_voice_state(self, text: str) -> None:
         """The voice controller's line in the status bar ("voice: ready", "● rec 2.1s ▁▃▅")."""
-        if not self._voice_settled and text.startswith(("voice: ready", "voice: off")):
-            # the voice stack has finished loading (or given up)
-            self._voice_settled = True
-            settle_heap()
         for status in self.query(StatusLine):  # none while the app closes
             status.update_info(voice=text)
 

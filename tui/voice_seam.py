@@ -36,3 +36,5 @@ class VoiceController(Protocol):
 # Optional, used when present:
 #   enter() -> bool        Enter in the prompt; True when it ended a recording (the key is used up)
 #   toggle_mute() -> bool  F6; True when the voice is now muted
+#   loaded: threading.Event  set once the models have loaded (or failed to); the app then
+#                            freezes its start-up heap
