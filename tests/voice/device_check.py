@@ -115,8 +115,12 @@ def talk_over_the_speaker(wav: str, long_text: str) -> dict:
     was_speaking = speaker.speaking
     ptt.toggle()
     stopped_speaking = not speaker.speaking
-    time.sleep(0.5)
+    # Wait for half a second of recording rather than half a second of wall time: on a
+    # loaded machine the input stream can take longer than that to deliver its first block.
     recorder = ptt.recorder
+    deadline = time.monotonic() + 10
+    while len(recorder.snapshot()) < int(0.5 * 16000) and time.monotonic() < deadline:
+        time.sleep(0.02)
     heard = recorder.snapshot()[int(0.2 * 16000):]
     quiet_after_toggle = float(np.abs(heard).max()) if len(heard) else -1.0
     player = play_into_the_sink(wav)
