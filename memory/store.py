@@ -14,33 +14,34 @@ this module while it paints its first screen.
 from __future__ import annotations
 
 import errno
+import logging
 import os
-import shutil
 import stat
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from memory import atomic, inputs, paths, results
 from memory.errors import (
     CommandError,
-    MemoryBusy,
     MemoryNotFound,
+    MemoryNotWritable,
     MemoryNotText,
     MemoryPathError,
     MemoryStoreError,
 )
+from memory.lock import FolderLock, is_no_write, read_only
 from memory.notes import INDEX_NAME, MemoryInfo, age_text, describe, index_entries, index_line
+from memory.quoting import quoted
 from memory.secrets import find_secrets, mask_secrets
+from memory.walk import Skipped, walk
 
-LOCK_NAME = ".lock"
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _O_BINARY = getattr(os, "O_BINARY", 0)
 
-_BUSY = "The memory is busy: another session is writing to it. Try the command again in a moment."
+_log = logging.getLogger(__name__)
 
 
 def _merge_hint() -> str:
@@ -68,11 +69,13 @@ class MemoryStore:
             pass  # an unwritable data dir must not stop the app; each command reports it
         # Resolved once: every containment check compares against this exact string.
         self._root = os.path.realpath(self.directory)
-        self._lock_path = os.path.join(self._root, LOCK_NAME)
-        self._swept = False
+        self._lock = FolderLock(self._root, lock_timeout, self._sweep)
         # real path -> (mtime_ns, size, inode, characters): the total cap reads every file
         # on each write, and most of them have not changed since the last one.
         self._sizes: dict[str, tuple[int, int, int, int]] = {}
+        # Sentences about the folder that did not stop anything (a failed sweep): the CLI
+        # prints them as notes, the log keeps them.
+        self.warnings: list[str] = []
         self._sweep_orphans(wait=0)
 
     @classmethod
@@ -83,62 +86,25 @@ class MemoryStore:
 
     # -- locking ---------------------------------------------------------------------------
 
-    @contextmanager
-    def _locked(self, timeout: float | None = None) -> Iterator[None]:
-        """The cross-process lock, held for a whole command's read-modify-write.
-
-        filelock's descriptor functions take the same OS lock its FileLock class does
-        (flock on Unix, LockFileEx on Windows); the class adds about 0.3 ms of
-        bookkeeping per command, more than a whole `view` costs.
-        """
-        from filelock import lock_descriptor, unlock_descriptor
-
-        wait = self.lock_timeout if timeout is None else timeout
-        deadline = time.monotonic() + wait
-        fd = -1
-        while True:
-            try:
-                # The folder may have been deleted to make the agent forget: start an empty store.
-                os.makedirs(self._root, mode=atomic.DIR_MODE, exist_ok=True)
-                fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_BINARY, atomic.FILE_MODE)
-            except FileNotFoundError:
-                fd = -1  # deleted again between makedirs and open
-            if fd >= 0:
-                if lock_descriptor(fd, blocking=False):
-                    if self._lock_is_current(fd):
-                        break
-                    unlock_descriptor(fd)
-                os.close(fd)
-                fd = -1
-            if time.monotonic() >= deadline:
-                raise MemoryBusy(_BUSY)
-            # A command holds the lock for about a millisecond; poll at that scale.
-            time.sleep(0.001)
-        try:
-            if not self._swept:
-                self._swept = True
-                atomic.remove_orphans(self._root)
-            yield
-        finally:
-            try:
-                unlock_descriptor(fd)
-            finally:
-                os.close(fd)
-
-    def _lock_is_current(self, fd: int) -> bool:
-        """False when the lock file we locked was unlinked meanwhile (the folder deleted
-        and made again): another session may hold the new file's lock."""
-        try:
-            return os.path.samestat(os.fstat(fd), os.stat(self._lock_path, follow_symlinks=False))
-        except OSError:
-            return False
+    def _locked(self, timeout: float | None = None) -> AbstractContextManager[None]:
+        """The cross-process lock, held for a whole command's read-modify-write."""
+        return self._lock.held(timeout)
 
     def _sweep_orphans(self, wait: float) -> None:
         try:
             with self._locked(timeout=wait):
                 pass
-        except (MemoryBusy, OSError):
+        except (MemoryStoreError, OSError):
             pass  # a live session is writing (or the folder is unusable); the first command sweeps
+
+    def _sweep(self) -> None:
+        """Removes half-written temp files; a problem here is a warning, never a failed open."""
+        try:
+            atomic.remove_orphans(self._root)
+        except Exception as error:  # noqa: BLE001 - whatever the folder holds, the store opens
+            warning = f"Could not sweep half-written files from {self.directory}: {type(error).__name__}: {error}"
+            self.warnings.append(warning)
+            _log.warning(warning)
 
     # -- the six commands ------------------------------------------------------------------
 
@@ -149,6 +115,11 @@ class MemoryStore:
             for key in ("path", "old_path", "new_path"):
                 if key in args:
                     paths.split(args[key])  # refused by its parts before waiting for the lock
+            if name == "view":
+                # Reads need no lock (writes replace files whole), so an unusable lock file
+                # or a read-only folder still lets the model read its memory.
+                self._make_folder()
+                return self._view(**args), False
             with self._locked():
                 return getattr(self, f"_{name}")(**args), False
         except CommandError as error:
@@ -158,16 +129,25 @@ class MemoryStore:
         except OSError as error:
             return self._os_error(command, error), True
         except Exception as error:  # a bug must not end the session: the model gets the text
-            return f"The memory command failed: {type(error).__name__}: {error}", True
+            return f"The memory command failed: {type(error).__name__}: {quoted(str(error))}", True
 
-    @staticmethod
-    def _os_error(command: Any, error: OSError) -> str:
+    def _os_error(self, command: Any, error: OSError) -> str:
         name = command.get("command") if isinstance(command, dict) else "run"
+        if name != "view" and is_no_write(error):
+            return read_only(self._root, error)
         where = ""
         if isinstance(command, dict):
             where = str(command.get("path") or command.get("old_path") or "")
         reason = error.strerror or str(error)
-        return f"Could not {name} {where}: {reason}.".replace("  ", " ")
+        return f"Could not {name} {quoted(where)}: {reason}.".replace("  ", " ")
+
+    def _make_folder(self) -> None:
+        """The folder may have been deleted to make the agent forget: start an empty store."""
+        try:
+            os.makedirs(self._root, mode=atomic.DIR_MODE, exist_ok=True)
+        except OSError:
+            if not os.path.isdir(self._root):
+                raise
 
     def _resolve(self, path: str) -> str:
         return paths.resolve(self._root, path)
@@ -182,7 +162,7 @@ class MemoryStore:
             return results.listing(path, leaf.st_size, self._listing_items(real))
         if stat.S_ISREG(leaf.st_mode):
             return results.numbered(path, self._read_text(real, path), view_range)
-        raise CommandError(f"Unsupported file type for {path}")
+        raise CommandError(f"Unsupported file type for {quoted(path)}")
 
     def _listing_items(self, real: str) -> list[tuple[int, str]]:
         items: list[tuple[int, str]] = []
@@ -216,7 +196,7 @@ class MemoryStore:
     def _create(self, path: str, file_text: str) -> str:
         real = self._resolve(path)
         if os.path.isdir(real):
-            raise CommandError(f"File {path} already exists")
+            raise CommandError(f"File {quoted(path)} already exists")
         self._make_parent(real, path)
         self._write(real, path, file_text, self._old_text(real))
         return results.created(path)
@@ -242,9 +222,9 @@ class MemoryStore:
         if os.path.isfile(real):
             os.unlink(real)
         elif os.path.isdir(real):
-            shutil.rmtree(real)
+            atomic.remove_tree(real)
         else:
-            raise CommandError(f"The path {path} does not exist")
+            raise CommandError(f"The path {quoted(path)} does not exist")
         return results.deleted(path)
 
     def _rename(self, old_path: str, new_path: str) -> str:
@@ -253,12 +233,12 @@ class MemoryStore:
         if old_real == self._root:
             raise CommandError(f"Cannot rename the {self.ROOT} directory itself")
         if os.path.exists(new_real):
-            raise CommandError(f"The destination {new_path} already exists")
+            raise CommandError(f"The destination {quoted(new_path)} already exists")
         if not os.path.lexists(old_real):
-            raise CommandError(f"The path {old_path} does not exist")
+            raise CommandError(f"The path {quoted(old_path)} does not exist")
         self._refuse_secret_path(new_path)
         if paths.contained(old_real, new_real):
-            raise CommandError(f"Cannot move {old_path} into itself ({new_path}).")
+            raise CommandError(f"Cannot move {quoted(old_path)} into itself ({quoted(new_path)}).")
         self._make_parent(new_real, new_path)
         # Atomic, but not forced to disk: a power cut right after may undo the rename,
         # leaving the old name, never a broken file. The SDK does the same.
@@ -272,7 +252,7 @@ class MemoryStore:
         if not os.path.exists(real):
             raise CommandError(results.not_found(path))
         if not os.path.isfile(real):
-            raise CommandError(f"The path {path} is not a file.")
+            raise CommandError(f"The path {quoted(path)} is not a file.")
         return real, self._read_text(real, path)
 
     @staticmethod
@@ -281,15 +261,15 @@ class MemoryStore:
             fd = os.open(real, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_BINARY)
         except FileNotFoundError:
             raise CommandError(
-                f"The file {path} no longer exists (may have been deleted or renamed concurrently)."
+                f"The file {quoted(path)} no longer exists (may have been deleted or renamed concurrently)."
             ) from None
         except OSError as error:
             if error.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW met a symlink
-                raise CommandError(f"path {path!r} is a symlink") from None
+                raise CommandError(f"path {quoted(path)!r} is a symlink") from None
             raise
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise CommandError(f"path {path!r} is not a regular file")
+                raise CommandError(f"path {quoted(path)!r} is not a regular file")
             chunks = []
             while True:
                 chunk = os.read(fd, 1 << 16)
@@ -306,7 +286,7 @@ class MemoryStore:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise CommandError(
-                f"The file {path} is not UTF-8 text, so it cannot be viewed or edited. "
+                f"The file {quoted(path)} is not UTF-8 text, so it cannot be viewed or edited. "
                 f"Delete it, or replace it with create."
             ) from None
 
@@ -323,14 +303,14 @@ class MemoryStore:
             atomic.make_dirs(self._root, os.path.dirname(real))
         except NotADirectoryError as error:
             blocker = paths.to_virtual(self._root, error.filename or os.path.dirname(real))
-            raise CommandError(f"Cannot write {path}: {blocker} is a file, not a directory.") from None
+            raise CommandError(f"Cannot write {quoted(path)}: {blocker} is a file, not a directory.") from None
 
     def _refuse_secret_path(self, path: str) -> None:
         found = find_secrets(path)
         if found:
             masked, _ = mask_secrets(path)
             raise CommandError(
-                f"Not written: the path {masked} contains something shaped like a credential "
+                f"Not written: the path {quoted(masked)} contains something shaped like a credential "
                 f"({found[0].kind}). Secrets never go into memory."
             )
 
@@ -343,7 +323,7 @@ class MemoryStore:
             # A secret already on disk (put there outside the tool) must not block every edit.
             if text[secret.start : secret.end] not in old_values:
                 raise CommandError(
-                    f"Not written: {path} would contain something shaped like a credential "
+                    f"Not written: {quoted(path)} would contain something shaped like a credential "
                     f"({secret.kind}). Secrets never go into memory: leave the value out, or "
                     f"note where it is kept instead."
                 )
@@ -351,7 +331,7 @@ class MemoryStore:
         old_size = len(old_text) if old_text is not None else 0
         if new_size > self.max_file_chars and new_size > old_size:
             raise CommandError(
-                f"Not written: {path} would be {new_size:,} characters, over the "
+                f"Not written: {quoted(path)} would be {new_size:,} characters, over the "
                 f"{self.max_file_chars:,}-character limit for one memory file. {_merge_hint()}"
             )
         total_before = self._total_chars()
@@ -365,25 +345,13 @@ class MemoryStore:
 
     # -- sizes -----------------------------------------------------------------------------
 
-    def _files(self) -> Iterator[str]:
+    def _files(self) -> list[str]:
         """Every regular, visible file in the folder (symlinks are neither followed nor counted)."""
-        stack = [self._root]
-        while stack:
-            directory = stack.pop()
-            try:
-                entries = list(os.scandir(directory))
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.name.startswith("."):
-                    continue
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    elif entry.is_file(follow_symlinks=False):
-                        yield entry.path
-                except OSError:
-                    continue
+        return walk(self._root).files
+
+    def skipped(self) -> list[Skipped]:
+        """What the folder holds that is not read as a memory, each with the reason."""
+        return walk(self._root).skipped
 
     def _chars_of(self, real: str) -> int:
         try:
@@ -500,6 +468,8 @@ class MemoryStore:
         try:
             self._reindex()
         except OSError as error:
+            if is_no_write(error):
+                raise MemoryNotWritable(read_only(self._root, error)) from None
             raise MemoryStoreError(f"Could not rewrite {self.ROOT}/{INDEX_NAME}: {error.strerror or error}.") from None
 
     def _reindex(self) -> None:
@@ -551,7 +521,7 @@ class MemoryStore:
         except CommandError as error:
             raise MemoryPathError(str(error)) from None
         if not os.path.isfile(real):
-            raise MemoryNotFound(f"There is no memory file at {path}.")
+            raise MemoryNotFound(f"There is no memory file at {quoted(path)}.")
         try:
             return self._read_text(real, path)
         except CommandError as error:
@@ -559,7 +529,7 @@ class MemoryStore:
                 raise MemoryNotText(str(error)) from None
             raise MemoryStoreError(str(error)) from None
         except OSError as error:
-            raise MemoryStoreError(f"Could not read {path}: {error.strerror or error}.") from None
+            raise MemoryStoreError(f"Could not read {quoted(path)}: {error.strerror or error}.") from None
 
     def save(self, path: str, text: str, *, expected: str | None = None) -> tuple[str, bool]:
         """Creates or overwrites a file from the editor, through the same checks as the
@@ -571,13 +541,13 @@ class MemoryStore:
             with self._locked():
                 real = self._resolve(path)
                 if real == self._root or os.path.isdir(real):
-                    raise CommandError(f"{path} is a directory, not a memory file.")
+                    raise CommandError(f"{quoted(path)} is a directory, not a memory file.")
                 current = self._old_text(real) if os.path.isfile(real) else None
                 if expected is not None and current != expected:
                     if current is None:
-                        raise CommandError(f"Not saved: {path} was deleted on disk since you opened it.")
+                        raise CommandError(f"Not saved: {quoted(path)} was deleted on disk since you opened it.")
                     raise CommandError(
-                        f"Not saved: {path} changed on disk since you opened it. Reload it and make your edit again."
+                        f"Not saved: {quoted(path)} changed on disk since you opened it. Reload it and make your edit again."
                     )
                 self._make_parent(real, path)
                 self._write(real, path, text, current)
@@ -585,9 +555,11 @@ class MemoryStore:
         except (CommandError, MemoryStoreError) as error:
             return str(error), True
         except OSError as error:
-            return f"Could not save {path}: {error.strerror or error}.", True
+            if is_no_write(error):
+                return read_only(self._root, error), True
+            return f"Could not save {quoted(path)}: {error.strerror or error}.", True
         except Exception as error:
-            return f"Could not save {path}: {type(error).__name__}: {error}", True
+            return f"Could not save {quoted(path)}: {type(error).__name__}: {quoted(str(error))}", True
 
     def delete(self, path: str) -> tuple[str, bool]:
         return self.run({"command": "delete", "path": path})
