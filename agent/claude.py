@@ -102,7 +102,7 @@ def request_params(
         params["tools"] = tools
     if config.thinking == "adaptive":
         params["thinking"] = {"type": "adaptive"}
-    elif config.thinking.isdigit():
+    elif config.thinking.isdigit() and int(config.thinking) > 0:
         params["thinking"] = {"type": "enabled", "budget_tokens": int(config.thinking)}
     return params
 
