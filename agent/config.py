@@ -3,7 +3,8 @@
 Precedence, lowest first: built-in defaults, the user's config file, environment variables,
 command-line options. No SDK import here: the app reads this at start-up.
 
-The config file is platformdirs' user_config_dir("devagent")/config.toml::
+The config file is platformdirs' user_config_dir("devagent")/config.toml; agent.config_file
+reads it, says what it holds, and never fails on it::
 
     model = "claude-sonnet-5-5"        # optional defaults
     effort = "medium"
@@ -16,14 +17,14 @@ The config file is platformdirs' user_config_dir("devagent")/config.toml::
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-MEMORY_MODES = ("none", "history", "window", "summary", "on-demand", "preloaded", "index")
-# The levels of output_config.effort on the 5.x models.
-EFFORTS = ("low", "medium", "high", "xhigh", "max")
+from agent import config_file as file_format
+from agent.config_file import EFFORTS, MEMORY_MODES, Problem
+
+__all__ = ["EFFORTS", "MEMORY_MODES", "AgentConfig", "Problem", "api_key_problem", "config_file", "load_user_config"]
 
 
 @dataclass(frozen=True)
@@ -44,30 +45,30 @@ class AgentConfig:
     build_command: str | None = None
     test_command: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # What the settings ignored (a broken config file, a key of the wrong kind): the app
+    # shows it, the command line prints it.
+    problems: tuple[Problem, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def notice(self) -> str | None:
+        """One line on every ignored setting, or None."""
+        return file_format.notice(self.problems)
 
     @classmethod
     def from_env_and_args(cls, args: Any = None, repo: Path | None = None) -> "AgentConfig":
-        file = load_user_config()
-        config = cls()
-        config = _apply(config, file)
-        config = _apply(
-            config,
-            {
-                "model": os.environ.get("DEVAGENT_MODEL"),
-                "effort": os.environ.get("DEVAGENT_EFFORT"),
-                "memory_mode": os.environ.get("DEVAGENT_MEMORY"),
-                "thinking": os.environ.get("DEVAGENT_THINKING"),
-            },
-        )
-        if args is not None:
-            config = _apply(
-                config,
-                {
-                    "model": getattr(args, "model", None),
-                    "effort": getattr(args, "effort", None),
-                    "memory_mode": getattr(args, "memory", None),
-                },
-            )
+        """The settings from every source, each layer over the one before: the defaults, the
+        config file, the environment, the command line. An option `args` holds as None was
+        not given, and leaves the layers below it in place."""
+        file, problems = user_config()
+        config = _from_file(cls(), file)
+        for values in (_environment(), _options(args)):
+            for name, (where, value) in values.items():
+                good, why = SETTING_CHECKS[name](value)
+                if why:
+                    problems.append(Problem(where, None, why))
+                else:
+                    config = replace(config, **{name: good})
+        config = _thinking_fits(config, problems)
         if repo is None and args is not None:
             for name in ("repo", "path"):
                 if getattr(args, name, None):
@@ -75,7 +76,7 @@ class AgentConfig:
                     break
         if repo is not None:
             config = config.for_repository(repo, file)
-        return config
+        return replace(config, problems=tuple(problems))
 
     def for_repository(self, repo: Path, file: dict | None = None) -> "AgentConfig":
         """The build and test commands the user set for this repository, if any."""
@@ -98,16 +99,14 @@ def config_file() -> Path:
     return Path(user_config_dir("devagent")) / "config.toml"
 
 
+def user_config() -> tuple[dict, list[Problem]]:
+    """The config file's valid settings, and what in it was ignored and why."""
+    return file_format.read(config_file())
+
+
 def load_user_config() -> dict:
-    path = config_file()
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError):
-        # A broken config file must not stop the agent; the defaults still work.
-        return {}
+    """The config file's valid settings; never raises, whatever the file holds."""
+    return user_config()[0]
 
 
 def api_key_problem() -> str | None:
@@ -120,27 +119,58 @@ def api_key_problem() -> str | None:
     )
 
 
-def _apply(config: AgentConfig, values: dict) -> AgentConfig:
-    changes: dict[str, Any] = {}
-    for name in ("model", "effort", "memory_mode", "thinking"):
-        value = values.get(name)
-        if isinstance(value, str) and value.strip():
-            changes[name] = value.strip()
-    for name in ("max_tokens", "window_turns", "max_retries"):
-        value = values.get(name)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            changes[name] = value
-    if "memory" in values and isinstance(values["memory"], str) and "memory_mode" not in changes:
-        changes["memory_mode"] = values["memory"]
-    if changes.get("effort") not in (None, *EFFORTS):
-        changes.pop("effort")
-    if changes.get("memory_mode") not in (None, *MEMORY_MODES):
-        changes.pop("memory_mode")
+# Which environment variable and which command-line option set each setting.
+ENVIRONMENT = {"model": "DEVAGENT_MODEL", "effort": "DEVAGENT_EFFORT", "memory_mode": "DEVAGENT_MEMORY",
+               "thinking": "DEVAGENT_THINKING"}
+OPTIONS = {"model": "model", "effort": "effort", "memory_mode": "memory"}
+SETTING_CHECKS = {name: file_format.SETTINGS[name] for name in ENVIRONMENT}
+
+
+def _environment() -> dict[str, tuple[str, str]]:
+    """setting -> (variable, value) for each variable that is set; an empty one is unset."""
+    found = {}
+    for name, variable in ENVIRONMENT.items():
+        value = os.environ.get(variable, "")
+        if value.strip():
+            found[name] = (variable, value)
+    return found
+
+
+def _options(args: Any) -> dict[str, tuple[str, Any]]:
+    """setting -> (option, value) for each option given; None means not given."""
+    found = {}
+    for name, option in OPTIONS.items():
+        value = getattr(args, option, None) if args is not None else None
+        if value is not None:
+            found[name] = (f"--{option}", value)
+    return found
+
+
+def _thinking_fits(config: AgentConfig, problems: list[Problem]) -> AgentConfig:
+    """The API refuses a thinking budget that is not below max_tokens."""
+    if config.thinking.isdigit() and int(config.thinking) >= config.max_tokens:
+        problems.append(Problem(
+            "thinking", None, f"a budget of {config.thinking} tokens must be below max_tokens ({config.max_tokens})"
+        ))
+        return replace(config, thinking=AgentConfig.thinking)
+    return config
+
+
+def _from_file(config: AgentConfig, file: dict) -> AgentConfig:
+    """`config` with the file's settings, which agent.config_file has already checked."""
+    names = ("model", "effort", "memory_mode", "thinking", "max_tokens", "window_turns", "max_retries",
+             "max_api_calls_per_turn", "request_timeout")
+    changes = {name: file[name] for name in names if name in file}
+    if "memory" in file and "memory_mode" not in changes:
+        changes["memory_mode"] = file["memory"]
     return replace(config, **changes)
 
 
 def _resolved(path: Path) -> Path:
     try:
         return path.resolve()
-    except OSError:
-        return path.absolute()
+    except (OSError, ValueError):  # ValueError: a NUL in a name the file gave
+        try:
+            return path.absolute()
+        except ValueError:
+            return path
