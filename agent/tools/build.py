@@ -111,9 +111,10 @@ class _Runner:
                 )
             spent += outcome.duration
             if step.optional_module and re.search(rf"No module named '?{re.escape(step.optional_module)}\b", outcome.output):
-                notes.append(f"{step.optional_module} is configured but not installed for {step.argv[0]}, so it did not run.")
+                where = _where(plan, step)
+                notes.append(f"{step.optional_module} is configured but not installed for {where}, so it did not run.")
                 if step.optional_module == "pytest":
-                    return ToolResult(text=f"Error: pytest is not installed for {step.argv[0]}, so the tests could not run.", is_error=True, summary="no pytest")
+                    return ToolResult(text=f"Error: pytest is not installed for {where}, so the tests could not run.", is_error=True, summary="no pytest")
                 continue
             chunks.append(f"$ {step.label}\n{outcome.output.rstrip()}\n")
             outcomes.append((step, outcome))
@@ -132,7 +133,10 @@ class _Runner:
 
     def _digest(self, plan, outcomes, chunks: list[str], notes: list[str], hits, repo: Path, timeout: float) -> ToolResult:
         log = "\n".join(chunks)
-        what = f"{toolchains.NAMES.get(plan.toolchain, plan.toolchain)}: " + "; ".join(s.label[:120] for s, _ in outcomes)
+        name = toolchains.NAMES.get(plan.toolchain, plan.toolchain)
+        if plan.environment:
+            name += f" ({plan.environment})"
+        what = f"{name}: " + "; ".join(s.label[:120] for s, _ in outcomes)
         duration = sum(o.duration for _, o in outcomes)
         note = masking_note(hits)
         if any(o.cancelled for _, o in outcomes):
@@ -164,7 +168,9 @@ class _Runner:
             lines.append("Last lines of the output:")
             lines += [f"  {line}" for line in _tail(log)]
         text = _cap("\n".join(lines))
-        return ToolResult(text=_join(text, notes + [note]), summary=verdict.summary, log=log, outcome=verdict.outcome)
+        # The tool line says which environment ran it: devagent's own must never pass for the repository's.
+        summary = f"{verdict.summary} · {plan.environment}" if plan.environment else verdict.summary
+        return ToolResult(text=_join(text, notes + [note]), summary=summary, log=log, outcome=verdict.outcome)
 
 
 @dataclass
@@ -217,6 +223,13 @@ def _test_verdict(tests: TestSummary | None, report: Report, ran: _Ran) -> _Verd
             verdict.listed = True
         verdict.notes += tests.notes
     return verdict
+
+
+def _where(plan: toolchains.Plan, step: toolchains.Step) -> str:
+    """The interpreter a module was missing from, as the user would name it."""
+    if plan.environment in ("uv run", "poetry run", "hatch", "tox -e py"):
+        return f"the repository's {plan.environment} environment"
+    return step.argv[0]
 
 
 def _join(text: str, notes: list[str]) -> str:

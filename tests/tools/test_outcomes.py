@@ -47,7 +47,7 @@ def test_pytest_31_failed_297_passed_is_failed(tmp_path):
         "def test_n(n):\n    assert n >= 31\n"
     ))
     result = TestTool().run({}, ctx_for(repo))
-    assert result.summary == "31 failed, 297 passed"
+    assert result.summary == "31 failed, 297 passed · .venv"
     assert result.outcome == ToolOutcome.FAILED
 
 
