@@ -8,6 +8,7 @@ cancelled a turn drops the late events of that turn by comparing ids.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Union
 
 
@@ -76,6 +77,17 @@ class ToolStarted:
     summary: str
 
 
+class ToolOutcome(StrEnum):
+    """How a tool run ended, for the mark on its line: a build that ran and failed is a
+    successful tool call (is_error is False) but not a success."""
+
+    OK = "ok"
+    FAILED = "failed"  # it ran and reported failures: failed tests, a failed build
+    ERROR = "error"  # it could not do its work: test errors, a timeout, a bad call
+    EMPTY = "empty"  # nothing ran: no tests collected, a filter that matched none
+    CANCELLED = "cancelled"
+
+
 @dataclass(frozen=True)
 class ToolFinished:
     turn: int
@@ -85,6 +97,14 @@ class ToolFinished:
     is_error: bool
     summary: str
     log: str | None = None
+    outcome: ToolOutcome | str = ""  # "" when the tool did not say: then from is_error
+
+    def __post_init__(self) -> None:
+        try:
+            outcome = ToolOutcome(self.outcome)
+        except ValueError:  # not said, or a word this version does not know
+            outcome = ToolOutcome.ERROR if self.is_error else ToolOutcome.OK
+        object.__setattr__(self, "outcome", outcome)
 
 
 @dataclass(frozen=True)

@@ -386,7 +386,7 @@ class DevAgentApp(App):
         elif isinstance(event, ToolStarted):
             await conversation.tool_started(event.tool_id, event.name, event.summary)
         elif isinstance(event, ToolFinished):
-            line = conversation.tool_finished(event.tool_id, event.duration, event.is_error, event.summary, event.log)
+            line = conversation.tool_finished(event.tool_id, event.duration, event.is_error, event.summary, event.log, event.outcome)
             if line is not None and line.tool_log:
                 self._last_log = line
         elif isinstance(event, ShowOnScreen):

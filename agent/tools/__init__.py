@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from agent.tools import environments
 from agent.tools.base import Tool, ToolContext, ToolResult
+
+# The app imports this package at start-up: record how devagent was launched before
+# anything can change the environment.
+environments.capture()
 
 __all__ = ["Tool", "ToolContext", "ToolResult", "developer_tools"]
 

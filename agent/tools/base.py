@@ -32,6 +32,8 @@ class ToolResult:
     summary: str = ""
     log: str | None = None
     screen: tuple[str, str, str] | None = None
+    # An agent.events.ToolOutcome value; "" leaves it to is_error (ok or error).
+    outcome: str = ""
 
 
 @runtime_checkable

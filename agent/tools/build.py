@@ -12,15 +12,17 @@ toolchain, a timeout, a cancelled turn.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.events import ToolOutcome
 from agent.tools import toolchains
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_str
 from agent.tools.diagnostics import Report, parse_diagnostics
 from agent.tools.masking import mask_text, masking_note
 from agent.tools.process import Outcome, run_command
-from agent.tools.testresults import MAX_FAILURES, read as read_tests
+from agent.tools.testresults import MAX_FAILURES, TestSummary, read as read_tests
 
 DEFAULT_TIMEOUT = 600.0
 MAX_TEXT_CHARS = 6_000
@@ -109,9 +111,10 @@ class _Runner:
                 )
             spent += outcome.duration
             if step.optional_module and re.search(rf"No module named '?{re.escape(step.optional_module)}\b", outcome.output):
-                notes.append(f"{step.optional_module} is configured but not installed for {step.argv[0]}, so it did not run.")
+                where = _where(plan, step)
+                notes.append(f"{step.optional_module} is configured but not installed for {where}, so it did not run.")
                 if step.optional_module == "pytest":
-                    return ToolResult(text=f"Error: pytest is not installed for {step.argv[0]}, so the tests could not run.", is_error=True, summary="no pytest")
+                    return ToolResult(text=f"Error: pytest is not installed for {where}, so the tests could not run.", is_error=True, summary="no pytest")
                 continue
             chunks.append(f"$ {step.label}\n{outcome.output.rstrip()}\n")
             outcomes.append((step, outcome))
@@ -130,17 +133,20 @@ class _Runner:
 
     def _digest(self, plan, outcomes, chunks: list[str], notes: list[str], hits, repo: Path, timeout: float) -> ToolResult:
         log = "\n".join(chunks)
-        what = f"{toolchains.NAMES.get(plan.toolchain, plan.toolchain)}: " + "; ".join(s.label[:120] for s, _ in outcomes)
+        name = toolchains.NAMES.get(plan.toolchain, plan.toolchain)
+        if plan.environment:
+            name += f" ({plan.environment})"
+        what = f"{name}: " + "; ".join(s.label[:120] for s, _ in outcomes)
         duration = sum(o.duration for _, o in outcomes)
         note = masking_note(hits)
         if any(o.cancelled for _, o in outcomes):
             text = f"The {self.kind} was cancelled ({what}); its processes were stopped."
-            return ToolResult(text=_join(text, [note]), is_error=True, summary="cancelled", log=log)
+            return ToolResult(text=_join(text, [note]), is_error=True, summary="cancelled", log=log, outcome=ToolOutcome.CANCELLED)
         if any(o.timed_out for _, o in outcomes):
             tail = "\n".join(_tail(log, 10))
             text = (f"The {self.kind} did not finish within {_seconds(timeout)} and was stopped ({what}). "
                     f"Last lines of its output:\n{tail}")
-            return ToolResult(text=_join(text, [note]), is_error=True, summary="timed out", log=log)
+            return ToolResult(text=_join(text, [note]), is_error=True, summary="timed out", log=log, outcome=ToolOutcome.ERROR)
 
         diagnostics = []
         seen: set[tuple] = set()
@@ -150,42 +156,80 @@ class _Runner:
                     seen.add(diagnostic.key())
                     diagnostics.append(diagnostic)
         report = Report.of(diagnostics)
-        failed = any(o.returncode != 0 for _, o in outcomes)
         codes = ", ".join(str(o.returncode) for _, o in outcomes if o.returncode != 0)
-        status = f"exit code {codes}, " if failed else ""
-        lines: list[str]
-        tests = None
+        ran = _Ran(what, f"exit code {codes}, " if codes else "", _seconds(duration), bool(codes))
         if self.kind == "build":
-            verdict = "Build failed" if failed or report.errors else "Build succeeded"
-            lines = [f"{verdict} ({what}; {status}{_seconds(duration)}): {report.counts()}."]
-            summary = report.counts() if (failed or report.errors) else f"ok, {len(report.warnings)} warning{'s' if len(report.warnings) != 1 else ''}"
+            verdict = _build_verdict(report, ran)
         else:
-            tests = read_tests(plan.results, log)
-            if tests is not None and tests.seen:
-                verdict = "Tests failed" if failed or tests.failed or tests.errors else "Tests passed"
-                lines = [f"{verdict} ({what}; {status}{_seconds(duration)}): {tests.counts()}."]
-                summary = tests.counts()
-            elif report.errors:
-                lines = [f"Tests did not run: the build failed ({what}; {status}{_seconds(duration)}): {report.counts()}."]
-                summary = f"{report.counts()}, tests did not run"
-            else:
-                verdict = "Tests failed" if failed else "Tests finished"
-                lines = [f"{verdict} ({what}; {status}{_seconds(duration)}); no test summary was found in the output."]
-                summary = "failed" if failed else "finished"
-            if tests is not None:
-                if tests.failures:
-                    lines.append("Failed tests:")
-                    lines += [f"  {f}" for f in tests.failures[:MAX_FAILURES]]
-                    if len(tests.failures) > MAX_FAILURES:
-                        lines.append(f"  ... {len(tests.failures) - MAX_FAILURES} more not listed (cut here; the full log has them).")
-                notes += tests.notes
-        lines += report.lines()
-        listed_failures = self.kind == "test" and tests is not None and bool(tests.failures)
-        if failed and not report.errors and not listed_failures:
+            verdict = _test_verdict(read_tests(plan.results, log), report, ran)
+            notes += verdict.notes
+        lines = verdict.lines + report.lines()
+        if ran.failed and not report.errors and not verdict.listed:
             lines.append("Last lines of the output:")
             lines += [f"  {line}" for line in _tail(log)]
         text = _cap("\n".join(lines))
-        return ToolResult(text=_join(text, notes + [note]), summary=summary, log=log)
+        # The tool line says which environment ran it: devagent's own must never pass for the repository's.
+        summary = f"{verdict.summary} · {plan.environment}" if plan.environment else verdict.summary
+        return ToolResult(text=_join(text, notes + [note]), summary=summary, log=log, outcome=verdict.outcome)
+
+
+@dataclass
+class _Ran:
+    what: str  # toolchain and commands
+    status: str  # "exit code 1, " or ""
+    took: str
+    failed: bool  # some step exited non-zero
+
+
+@dataclass
+class _Verdict:
+    lines: list[str]
+    summary: str
+    outcome: ToolOutcome
+    listed: bool = False  # the failures are named, so the log's tail adds nothing
+    notes: list[str] = field(default_factory=list)
+
+
+def _build_verdict(report: Report, ran: _Ran) -> _Verdict:
+    failed = ran.failed or bool(report.errors)
+    head = f"Build {'failed' if failed else 'succeeded'} ({ran.what}; {ran.status}{ran.took}): {report.counts()}."
+    if not failed:
+        w = len(report.warnings)
+        return _Verdict([head], f"ok, {w} warning{'s' if w != 1 else ''}", ToolOutcome.OK)
+    # A build that failed without a diagnostic the parser knows still failed: say how.
+    summary = report.counts() if report.errors else f"failed ({ran.status.rstrip(', ')})"
+    return _Verdict([head], summary, ToolOutcome.FAILED)
+
+
+def _test_verdict(tests: TestSummary | None, report: Report, ran: _Ran) -> _Verdict:
+    where = f"({ran.what}; {ran.status}{ran.took})"
+    if tests is not None and tests.seen:
+        outcome = tests.outcome(ran.failed)
+        word = {ToolOutcome.OK: "Tests passed", ToolOutcome.EMPTY: "No tests ran"}.get(outcome, "Tests failed")
+        verdict = _Verdict([f"{word} {where}: {tests.counts()}."], tests.counts(), outcome)
+    elif report.errors:
+        head = f"Tests did not run: the build failed {where}: {report.counts()}."
+        verdict = _Verdict([head], f"{report.counts()}, tests did not run", ToolOutcome.ERROR)
+    elif ran.failed:
+        verdict = _Verdict([f"Tests failed {where}; no test summary was found in the output."], "failed", ToolOutcome.FAILED)
+    else:
+        verdict = _Verdict([f"Tests finished {where}; no test summary was found in the output."], "finished", ToolOutcome.OK)
+    if tests is not None:
+        if tests.failures:
+            verdict.lines.append("Failed tests:")
+            verdict.lines += [f"  {f}" for f in tests.failures[:MAX_FAILURES]]
+            if len(tests.failures) > MAX_FAILURES:
+                verdict.lines.append(f"  ... {len(tests.failures) - MAX_FAILURES} more not listed (cut here; the full log has them).")
+            verdict.listed = True
+        verdict.notes += tests.notes
+    return verdict
+
+
+def _where(plan: toolchains.Plan, step: toolchains.Step) -> str:
+    """The interpreter a module was missing from, as the user would name it."""
+    if plan.environment in ("uv run", "poetry run", "hatch", "tox -e py"):
+        return f"the repository's {plan.environment} environment"
+    return step.argv[0]
 
 
 def _join(text: str, notes: list[str]) -> str:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.tools.environments import user_environment
+
 # Build logs of big solutions reach megabytes; the parser needs the errors, which MSBuild
 # repeats in its summary at the end, so past this limit the middle is dropped.
 MAX_OUTPUT_CHARS = 4_000_000
@@ -119,11 +121,14 @@ def run_command(
     cancel: Any = None,
     env: Mapping[str, str] | None = None,
 ) -> Outcome:
-    """Runs argv with stdout and stderr merged. FileNotFoundError if the program is missing."""
+    """Runs argv with stdout and stderr merged. FileNotFoundError if the program is missing.
+
+    The program is looked up on the PATH the command gets, not devagent's own.
+    """
     start = time.monotonic()
     if _is_cancelled(cancel):
         return Outcome(None, "", 0.0, cancelled=True)
-    full_env = dict(os.environ)
+    full_env = user_environment()  # the user's, not devagent's own virtualenv
     if env:
         full_env.update(env)
     proc = subprocess.Popen(

@@ -6,6 +6,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from agent.events import ToolOutcome
+
 MAX_FAILURES = 15
 MAX_DETAIL_CHARS = 300
 
@@ -27,6 +29,17 @@ class TestSummary:
         if self.skipped:
             parts.append(f"{self.skipped} skipped")
         return ", ".join(parts)
+
+    def outcome(self, exit_failed: bool) -> ToolOutcome:
+        """How the run ended: errors outrank failures (part of the suite never ran), and a
+        run in which no test passed or failed ran nothing, whatever its exit code."""
+        if self.errors:
+            return ToolOutcome.ERROR
+        if self.failed:
+            return ToolOutcome.FAILED
+        if self.passed == 0:
+            return ToolOutcome.EMPTY
+        return ToolOutcome.FAILED if exit_failed else ToolOutcome.OK
 
     def add_failure(self, name: str, detail: str = "") -> None:
         detail = " ".join(detail.split())

@@ -12,14 +12,15 @@ import os
 import re
 import shlex
 import shutil
-import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.tools import python_envs
 from agent.tools.base import ToolInputError
+from agent.tools.environments import user_environment
 from agent.tools.files import resolve_in_repository
+from agent.tools.python_envs import PythonEnv
 
 # Output and dependency folders: never where the projects the developer edits live.
 SKIP_DIRS = {
@@ -96,6 +97,7 @@ class Plan:
     results: str | None = None  # which test summary reader applies
     notes: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=lambda: dict(COMMON_ENV))
+    environment: str | None = None  # the repository's Python environment, for the tool line
 
 
 def _walk(repo: Path, suffixes: tuple[str, ...], depth: int = SEARCH_DEPTH) -> list[Path]:
@@ -210,21 +212,9 @@ def dotnet_plan(repo: Path, kind: str, project: str | None, test_filter: str | N
 # ---- Python -----------------------------------------------------------------------------
 
 
-def python_for(repo: Path) -> str:
-    """The repository's own interpreter when it has a virtual environment."""
-    for venv in (".venv", "venv", "env"):
-        candidate = repo / venv / "bin" / "python"
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    return shutil.which("python3") or shutil.which("python") or sys.executable
-
-
-def _pyproject(repo: Path) -> dict[str, Any]:
-    try:
-        with open(repo / "pyproject.toml", "rb") as f:
-            return tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}
+def python_env(repo: Path) -> PythonEnv:
+    """The repository's own Python environment, found from the user's environment."""
+    return python_envs.find(repo, user_environment())
 
 
 def _ini_has(path: Path, section: str) -> bool:
@@ -236,7 +226,7 @@ def _ini_has(path: Path, section: str) -> bool:
 
 def configured_type_checker(repo: Path) -> str | None:
     """"mypy" or "pyright" when the project configures one; a build runs only what is asked for."""
-    tool = _pyproject(repo).get("tool", {})
+    tool = python_envs.pyproject(repo).get("tool", {})
     if "mypy" in tool or (repo / "mypy.ini").is_file() or (repo / ".mypy.ini").is_file() or _ini_has(repo / "setup.cfg", "mypy"):
         return "mypy"
     if "pyright" in tool or (repo / "pyrightconfig.json").is_file():
@@ -244,33 +234,43 @@ def configured_type_checker(repo: Path) -> str | None:
     return None
 
 
+def _python_plan_env(found: PythonEnv) -> dict[str, str]:
+    return {**COMMON_ENV, **found.env}
+
+
 def python_plan(repo: Path, kind: str, project: str | None, test_filter: str | None) -> Plan:
-    python = python_for(repo)
+    found = python_env(repo)
     target = "."
     if project:
         target = _relative(resolve_in_repository(project, repo), repo) or "."
+    notes = list(found.notes)
     if kind == "test":
-        argv = [python, "-m", "pytest", "-q", "-rfE", "--color=no", "-p", "no:cacheprovider"]
+        argv = found.pytest + ["-q", "-rfE", "--color=no", "-p", "no:cacheprovider"]
         if project:
             argv.append(target)
         if test_filter:
             argv += ["-k", test_filter]
-        return Plan("python", [Step(argv, "pytest" + (f" {target}" if project else ""), style="colon", optional_module="pytest")], results="pytest")
-    steps = [Step([python, "-c", PY_COMPILE, target, ",".join(sorted(SKIP_DIRS))], f"compile {target}", style="colon")]
+        if not found.passes_arguments and (project or test_filter):
+            notes.append(f"The tox configuration passes no {{posargs}} to its commands, so the project and filter were not used.")
+        step = Step(argv, "pytest" + (f" {target}" if project else ""), style="colon", optional_module="pytest")
+        return Plan("python", [step], results="pytest", notes=notes, env=_python_plan_env(found), environment=found.label)
+    python = found.python
+    steps = [Step(python + ["-c", PY_COMPILE, target, ",".join(sorted(SKIP_DIRS))], f"compile {target}", style="colon")]
     checker = configured_type_checker(repo)
     if checker == "mypy":
-        argv = [python, "-m", "mypy", "--no-color-output", "--no-error-summary", "--show-column-numbers"]
-        tool = _pyproject(repo).get("tool", {}).get("mypy", {})
+        argv = python + ["-m", "mypy", "--no-color-output", "--no-error-summary", "--show-column-numbers"]
+        tool = python_envs.pyproject(repo).get("tool", {}).get("mypy", {})
         if project or not tool.get("files"):
             argv.append(target)
         steps.append(Step(argv, f"mypy {target}", style="colon", optional_module="mypy"))
     elif checker == "pyright":
-        exe = shutil.which("pyright")
-        argv = [exe] if exe else [python, "-m", "pyright"]
+        env = _python_plan_env(found)
+        exe = shutil.which("pyright", path=env.get("PATH") or user_environment().get("PATH"))
+        argv = [exe] if exe else python + ["-m", "pyright"]
         if project:
             argv.append(target)
         steps.append(Step(argv, "pyright" + (f" {target}" if project else ""), style="colon", optional_module="pyright"))
-    return Plan("python", steps)
+    return Plan("python", steps, notes=notes, env=_python_plan_env(found), environment=found.label)
 
 
 # ---- Node, Rust, Go ---------------------------------------------------------------------

@@ -110,9 +110,22 @@ def dotnet_repo(root: Path, *, broken: bool = True, multi_target: bool = False, 
     return repo
 
 
-def python_repo(root: Path) -> Path:
-    """A small Python project with one passing and one failing test."""
+VENV_PYTHON = f"import os, sys\nos.execv({sys.executable!r}, [{sys.executable!r}] + sys.argv[1:])\n"
+
+
+def python_repo(root: Path, *, venv: bool = True) -> Path:
+    """A small Python project with one passing and one failing test.
+
+    With `venv`, its `.venv/bin/python` is the interpreter running these tests (which has
+    pytest), as a repository with its own environment would have; without, the tools fall
+    back to whatever `python3` the user's PATH holds.
+    """
     repo = init_repo(root)
+    if venv:
+        bin_dir = repo / ".venv" / "bin"
+        bin_dir.mkdir(parents=True)
+        (bin_dir / "python").write_text(f"#!{sys.executable}\n" + VENV_PYTHON)
+        (bin_dir / "python").chmod(0o755)
     (repo / "pyproject.toml").write_text('[project]\nname = "calc"\nversion = "0.1.0"\n')
     (repo / "calc").mkdir()
     (repo / "calc" / "__init__.py").write_text("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n")

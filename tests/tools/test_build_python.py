@@ -12,17 +12,17 @@ def test_pytest_failures_and_counts(tmp_path):
     repo = python_repo(tmp_path / "calc")
     result = TestTool().run({}, ctx_for(repo))
     assert not result.is_error
-    assert result.text.startswith("Tests failed (Python: pytest; exit code 1,")
+    assert result.text.startswith("Tests failed (Python (.venv): pytest; exit code 1,")
     assert "): 1 failed, 1 passed." in result.text
     assert "Failed tests:\n  tests/test_calc.py::test_sub: assert 8 == 2" in result.text
-    assert result.summary == "1 failed, 1 passed"
+    assert result.summary == "1 failed, 1 passed · .venv"
     assert "def test_sub" in result.log  # the traceback stays in the log
 
 
 def test_pytest_filter_and_project(tmp_path):
     repo = python_repo(tmp_path / "calc")
     result = TestTool().run({"filter": "add", "project": "tests"}, ctx_for(repo))
-    assert result.text.startswith("Tests passed (Python: pytest tests;")
+    assert result.text.startswith("Tests passed (Python (.venv): pytest tests;")
     assert "0 failed, 1 passed" in result.text
 
 
@@ -32,7 +32,7 @@ def test_fixed_code_passes(tmp_path):
     init.write_text(init.read_text().replace("def sub(a, b):\n    return a + b", "def sub(a, b):\n    return a - b"))
     result = TestTool().run({}, ctx_for(repo))
     assert result.text.startswith("Tests passed")
-    assert result.summary == "0 failed, 2 passed"
+    assert result.summary == "0 failed, 2 passed · .venv"
 
 
 def test_collection_error_is_reported(tmp_path):
@@ -57,7 +57,7 @@ def test_build_reports_syntax_errors_without_writing_bytecode(tmp_path):
     (repo / "node_modules" / "ignored.py").write_text("this is not python\n")
     before = tree(repo)
     result = BuildTool().run({}, ctx_for(repo))
-    assert result.text.startswith("Build failed (Python: compile .; exit code 1,")
+    assert result.text.startswith("Build failed (Python (.venv): compile .; exit code 1,")
     assert "Errors:\n  calc/broken.py:1:7: SyntaxError: invalid syntax" in result.text
     assert "ignored.py" not in result.text
     assert tree(repo) == before
@@ -66,7 +66,7 @@ def test_build_reports_syntax_errors_without_writing_bytecode(tmp_path):
 def test_build_succeeds_on_valid_code(tmp_path):
     repo = python_repo(tmp_path / "calc")
     result = BuildTool().run({}, ctx_for(repo))
-    assert result.text.startswith("Build succeeded (Python: compile .;")
+    assert result.text.startswith("Build succeeded (Python (.venv): compile .;")
     assert "compiled 2 Python files, 0 with errors" in result.log
 
 
@@ -137,7 +137,7 @@ def test_build_of_one_file(tmp_path):
     repo = python_repo(tmp_path / "calc")
     (repo / "calc" / "broken.py").write_text("x = (\n")
     one = BuildTool().run({"project": "calc/__init__.py"}, ctx_for(repo))
-    assert one.text.startswith("Build succeeded (Python: compile calc/__init__.py;")
+    assert one.text.startswith("Build succeeded (Python (.venv): compile calc/__init__.py;")
     assert "compiled 1 Python files, 0 with errors" in one.log
     folder = BuildTool().run({"project": "calc"}, ctx_for(repo))
     assert "calc/broken.py:1:" in folder.text

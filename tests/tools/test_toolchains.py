@@ -9,7 +9,7 @@ import pytest
 
 from agent.config import AgentConfig
 from agent.tools.base import ToolInputError
-from agent.tools.toolchains import detect, dotnet_target, plan, python_for
+from agent.tools.toolchains import detect, dotnet_target, plan, python_env
 from tests.tools.repos import dotnet_repo, init_repo
 
 
@@ -72,7 +72,7 @@ def test_python_plan_uses_the_project_virtual_environment(tmp_path):
     touch(repo / "pyproject.toml", "[project]\nname='x'\n[tool.pyright]\n")
     venv_python = touch(repo / ".venv" / "bin" / "python")
     venv_python.chmod(0o755)
-    assert python_for(repo) == str(venv_python)
+    assert python_env(repo).python == [str(venv_python)] and python_env(repo).label == ".venv"
     test = plan(repo, "test", "tests", "slow and not db", AgentConfig())
     assert test.steps[0].argv[:3] == [str(venv_python), "-m", "pytest"]
     assert test.steps[0].argv[-3:] == ["tests", "-k", "slow and not db"]
@@ -84,7 +84,7 @@ def test_python_plan_without_type_checker(tmp_path):
     touch(tmp_path / "setup.py")
     build = plan(tmp_path, "build", None, None, None)
     assert len(build.steps) == 1
-    assert build.steps[0].argv[0] in (sys.executable, python_for(tmp_path))
+    assert build.steps[0].argv[0] == python_env(tmp_path).python[0]
 
 
 def test_node_plan(tmp_path):

@@ -36,7 +36,7 @@ TURN = [
     ToolStarted(1, "t1", "git_status", "git status"),
     ToolFinished(1, "t1", "git_status", 0.031, False, "main, 2 modified", "## main"),
     ToolStarted(1, "t2", "build", "whole repository"),
-    ToolFinished(1, "t2", "build", 4.2, True, "1 error, 1 warning", LOG),
+    ToolFinished(1, "t2", "build", 4.2, False, "1 error, 1 warning", LOG, "failed"),
     ToolStarted(1, "t3", "show_on_screen", "Fix"),
     ShowOnScreen(1, "Fix for CS1061", "## The fix\n\n```diff\n-var text = file.Patch;\n+var text = file.Diff;\n```\n", "markdown"),
     ToolFinished(1, "t3", "show_on_screen", 0.001, False, "Fix on screen", None),

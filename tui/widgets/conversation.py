@@ -17,6 +17,15 @@ from tui import format as fmt
 # quarter circles: drawn by every common monospace font, braille is not
 SPINNER = "◐◓◑◒"
 
+# how a finished tool run ended: its mark, the mark's style and the result's colour
+OUTCOME_MARKS = {
+    "ok": ("✓", "bold green", ""),
+    "failed": ("✗", "bold red", "red"),
+    "error": ("!", "bold magenta", "magenta"),
+    "empty": ("○", "bold yellow", "yellow"),
+    "cancelled": ("■", "dim", "dim"),
+}
+
 # how often streamed text is written into the reply
 FLUSH_SECONDS = 0.2
 # while the user types, streamed text waits (up to this long) so keys never queue behind
@@ -107,14 +116,17 @@ class ToolLine(_Spinning):
         self.tool_name = name
         self.input_summary = summary
         self.finished: tuple[float, bool, str] | None = None  # duration, is_error, summary
+        self.outcome = ""  # an agent.events.ToolOutcome value once finished
         self.tool_log: str | None = None
         self.cancelled = False
 
-    def finish(self, duration: float, is_error: bool, summary: str, log: str | None) -> None:
+    def finish(self, duration: float, is_error: bool, summary: str, log: str | None, outcome: str = "") -> None:
         self.finished = (duration, is_error, summary)
+        self.outcome = outcome if outcome in OUTCOME_MARKS else ("error" if is_error else "ok")
         self.tool_log = log
         self.remove_class("-running")
         self.add_class("-error" if is_error else "-ok")
+        self.add_class(f"-outcome-{self.outcome}")
         if log:
             self.add_class("-has-log")
         self.stop_spinning()
@@ -128,14 +140,12 @@ class ToolLine(_Spinning):
     def line(self) -> Text:
         width = max(20, self.content_size.width or 58)
         head = Text()
+        colour = ""
         if self.finished is None and not self.cancelled:
             head.append(self.spinner(), "bold")
-        elif self.cancelled:
-            head.append("■", "dim")
-        elif self.finished[1]:
-            head.append("×", "bold red")
         else:
-            head.append("✓", "bold green")
+            mark, style, colour = OUTCOME_MARKS["cancelled" if self.finished is None else self.outcome]
+            head.append(mark, style)
         head.append(f" {self.tool_name}", "bold")
         # what must stay visible: mark, name, outcome, time; the input gets what is left
         timing = Text()
@@ -153,7 +163,7 @@ class ToolLine(_Spinning):
         outcome = Text()
         if result:
             outcome.append(" → ", "dim")
-            outcome.append(fmt.one_line(result, max(8, room - 3)), "red" if self.finished[1] else "")
+            outcome.append(fmt.one_line(result, max(8, room - 3)), colour)
         room -= outcome.cell_len
         line = head
         if self.input_summary and room >= 10:
@@ -291,10 +301,12 @@ class Conversation(VerticalScroll):
         self._tools[tool_id] = line
         await self._add(line)
 
-    def tool_finished(self, tool_id: str, duration: float, is_error: bool, summary: str, log: str | None) -> ToolLine | None:
+    def tool_finished(
+        self, tool_id: str, duration: float, is_error: bool, summary: str, log: str | None, outcome: str = ""
+    ) -> ToolLine | None:
         line = self._tools.pop(tool_id, None)
         if line is not None:
-            line.finish(duration, is_error, summary, log)
+            line.finish(duration, is_error, summary, log, outcome)
         return line
 
     async def end_turn(self) -> None:
