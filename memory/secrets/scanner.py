@@ -1,0 +1,257 @@
+"""One pass of the secret filter: every rule over a text and its undisguised views, keys
+wrapped over two lines, and base64-wrapped credential files; then one span per secret.
+
+Time is linear in the text (see formats.py for how the patterns keep it so), and the scan
+asks `cancelled` between rules, so a user who presses Esc on a 1 MB tool output is not
+kept waiting for the filter.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from collections.abc import Callable
+from typing import NamedTuple
+
+from memory.secrets.contexts import FINDERS, RULES
+from memory.secrets.formats import FORMATS
+from memory.secrets.normalise import View, views
+
+
+class ScanCancelled(Exception):
+    """The turn was cancelled while a text was being scanned; nothing of it may be shown."""
+
+
+class Secret(NamedTuple):
+    """A credential-shaped span of a text: what it looks like, and where."""
+
+    kind: str
+    start: int
+    end: int
+
+
+Span = tuple[int, int, int, str]  # start, end, rank (lower wins a tie), kind
+_ALL_RULES = (*FORMATS, *RULES)
+_CHECK_EVERY = 512
+# base64 inside base64: a registry login inside a Kubernetes secret's .dockerconfigjson.
+_MAX_DEPTH = 2
+_MAX_BLOCK = 64 * 1024
+# How much of a view around each undone disguise is read again: room for a field name
+# before a value and for the longest key after it.
+_VIEW_MARGIN = 512
+
+
+class _Stop:
+    def __init__(self, cancelled: Callable[[], bool] | None) -> None:
+        self._cancelled = cancelled
+        self._count = 0
+
+    def __call__(self) -> None:
+        if self._cancelled is not None and self._cancelled():
+            raise ScanCancelled("cancelled while looking for credentials")
+
+    def tick(self) -> None:
+        self._count += 1
+        if self._count % _CHECK_EVERY == 0:
+            self()
+
+
+def _lower(text: str) -> str:
+    """Lower case with every offset kept: str.lower() lengthens one character, U+0130."""
+    if text.isascii():
+        return text.encode("ascii").lower().decode("ascii")
+    return text.replace("\u0130", "i").lower()
+
+
+class _Triggers:
+    """Which trigger strings a text holds, each looked up once. A trigger with a character
+    the text lacks is absent without a search: a log of digits or a run of one letter
+    skips most of the ~100 searches."""
+
+    def __init__(self, lowered: str) -> None:
+        self._text = lowered
+        self._chars = set(lowered) if len(lowered) > 4096 else None
+        self._known: dict[str, bool] = {}
+
+    def any(self, triggers: tuple[str, ...]) -> bool:
+        for trigger in triggers:
+            known = self._known.get(trigger)
+            if known is None:
+                known = (self._chars is None or self._chars.issuperset(trigger)) and trigger in self._text
+                self._known[trigger] = known
+            if known:
+                return True
+        return not triggers
+
+
+def _scan(text: str, stop: _Stop) -> list[Span]:
+    lowered = _lower(text)
+    triggers = _Triggers(lowered)
+    found: list[Span] = []
+    for rank, rule in enumerate(_ALL_RULES):
+        stop()
+        if not triggers.any(rule.triggers):
+            continue
+        for match in rule.pattern.finditer(lowered if rule.lowered else text):
+            stop.tick()
+            group = next((g for g in rule.groups if match.group(g) is not None), 0)
+            start, end = match.span(group)
+            start -= rule.lead
+            if rule.check is not None and not rule.check(text[start:end]):
+                continue
+            found.append((start, end, rank, rule.kind))
+    for rank, finder in enumerate(FINDERS, start=len(_ALL_RULES)):
+        stop()
+        if not triggers.any(finder.triggers):
+            continue
+        for kind, start, end in finder.find(text, lowered):
+            stop.tick()
+            found.append((start, end, rank, kind))
+    return found
+
+
+def _scan_view(view: View, stop: _Stop) -> list[Span]:
+    """Spans found in a view, in the original's offsets. Only the stretches around what the
+    view changed are read again, unless the changes are everywhere."""
+    text = view.text
+    windows: list[list[int]] = []
+    if len(view.changed_starts) * _VIEW_MARGIN > len(text):
+        windows = [[0, len(text)]]  # changed all over: one pass is cheaper than many windows
+    for start, end in zip(view.changed_starts, view.changed_ends()) if not windows else ():
+        low, high = max(0, start - _VIEW_MARGIN), min(len(text), end + _VIEW_MARGIN)
+        if windows and low <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], high)
+        else:
+            windows.append([low, high])
+    found: list[Span] = []
+    for low, high in windows:
+        for start, end, rank, kind in _scan(text[low:high], stop):
+            found.append((view.start(low + start), view.end(low + end), rank, kind))
+    return found
+
+
+# A line that is only a run of key characters, after a line that ends in one: a key
+# wrapped by an editor or a terminal, or a string literal continued with `+` or `\`.
+# The search starts at each line break, so `re` finds it by a fast search.
+_CONTINUATION = re.compile(r"\n[ \t]*+[\"']?([A-Za-z0-9_\-+/]{6,512}+={0,2}+)(?=[\"',;)]?[ \t]*+(?:\r?\n|\Z))")
+_LINE_TAIL = re.compile(r"(?<![A-Za-z0-9_\-+/=.])([A-Za-z0-9_\-+/=.]{12,}+)[\"']?[ \t]*+(?:[+\\][ \t]*+)?\r?")
+
+
+_DIGIT, _LOWER, _UPPER = re.compile("[0-9]"), re.compile("[a-z]"), re.compile("[A-Z]")
+
+
+def _wrapped_keys(text: str, stop: _Stop) -> list[Span]:
+    found: list[Span] = []
+    for match in _CONTINUATION.finditer(text):
+        stop.tick()
+        tail = match.group(1)
+        if not (_DIGIT.search(tail) or (_LOWER.search(tail) and _UPPER.search(tail))):
+            continue
+        line = text.rfind("\n", 0, match.start()) + 1
+        first = _LINE_TAIL.search(text, max(line, match.start() - 1000), match.start())
+        if first is None or first.end() != match.start():
+            continue
+        head = first.group(1)[-12:]
+        if not (_DIGIT.search(head) and (_LOWER.search(head) or _UPPER.search(head))):
+            continue
+        start = max(line, first.start(1) - 200)
+        cut = first.end(1) - start
+        for s, e, rank, kind in _scan(text[start : first.end(1)] + tail, stop):
+            if s < cut < e:
+                # Both halves, each on its own line, so line numbers stay those of the text.
+                found.append((start + s, first.end(1), rank, kind))
+                found.append((match.start(1), match.start(1) + e - cut, rank, kind))
+    return found
+
+
+# Base64 where a credential file puts it: a whole line (a file wrapped at 64 or 76
+# columns) or a field's value (a Kubernetes secret, a docker config's "auth").
+_BASE64 = re.compile(
+    r"(?:^|\n)[ \t]*+(?:[\"']?[A-Za-z0-9_.\-]{1,64}+[\"']?[ \t]*+[:=][ \t]*+)?+[\"']?"
+    r"([A-Za-z0-9+/]{16,}+={0,2}+(?:[ \t]*+\r?\n[ \t]*+[A-Za-z0-9+/]{4,}+={0,2}+(?=[ \t]*+(?:\r?\n|\Z)))*+)"
+)
+_RUN = re.compile(r"[A-Za-z0-9+/]++={0,2}+")
+_LAYOUT = str.maketrans("", "", "\r\n\t")
+
+
+def _decoded_text(block: str) -> str | None:
+    compact = "".join(block.split())
+    if len(compact) > _MAX_BLOCK or len(compact) % 4 == 1:
+        return None
+    compact += "=" * (-len(compact) % 4)
+    try:
+        text = binascii.a2b_base64(compact).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    return text if len(text) >= 8 and text.translate(_LAYOUT).isprintable() else None
+
+
+def _base64_wrapped(text: str, stop: _Stop, depth: int) -> list[Span]:
+    found: list[Span] = []
+    for match in _BASE64.finditer(text):
+        stop.tick()
+        decoded = _decoded_text(match.group(1))
+        if decoded is None:
+            continue
+        inner = _find(decoded, stop, depth + 1)
+        if not inner:
+            continue
+        kind = f"{inner[0].kind} (base64)"
+        for run in _RUN.finditer(text, match.start(1), match.end(1)):
+            found.append((run.start(), run.end(), len(_ALL_RULES) + len(FINDERS), kind))
+    return found
+
+
+def _merged(spans: list[Span]) -> list[Secret]:
+    """The earliest span wins, then the longest, then the more specific rule; a span that
+    overlaps a kept one widens it, so the union of what every view found is masked."""
+    spans.sort(key=lambda s: (s[0], s[0] - s[1], s[2]))
+    kept: list[Secret] = []
+    last_end = -1
+    for start, end, _, kind in spans:
+        if start < last_end:
+            if end > last_end:
+                kept[-1] = kept[-1]._replace(end=end)
+                last_end = end
+            continue
+        if start < end:
+            kept.append(Secret(kind, start, end))
+            last_end = end
+    return kept
+
+
+def _find(text: str, stop: _Stop, depth: int) -> list[Secret]:
+    spans = _scan(text, stop)
+    for view in views(text, stop):
+        spans += _scan_view(view, stop)
+    spans += _wrapped_keys(text, stop)
+    if depth < _MAX_DEPTH:
+        spans += _base64_wrapped(text, stop, depth)
+    return _merged(spans)
+
+
+def find_secrets(text: str, cancelled: Callable[[], bool] | None = None) -> list[Secret]:
+    """Every credential-shaped span, in order, without overlaps.
+
+    `cancelled` is asked between rules; when it says yes, ScanCancelled is raised.
+    """
+    if not isinstance(text, str) or not text:
+        return []
+    return _find(text, _Stop(cancelled), 0)
+
+
+def mask_secrets(text: str, cancelled: Callable[[], bool] | None = None) -> tuple[str, list[Secret]]:
+    """The text with each secret replaced by "[masked: <kind>]", and the secrets found (in
+    the original's offsets). A secret over several lines keeps its line breaks, so every
+    later line keeps its number."""
+    secrets = find_secrets(text, cancelled)
+    if not secrets:
+        return text, []
+    parts: list[str] = []
+    position = 0
+    for secret in secrets:
+        parts.append(text[position : secret.start])
+        parts.append(f"[masked: {secret.kind}]" + "\n" * text.count("\n", secret.start, secret.end))
+        position = secret.end
+    parts.append(text[position:])
+    return "".join(parts), secrets

@@ -1,0 +1,199 @@
+"""Is the value after `password:` or `api_key=` a secret, or something that names one?
+
+Notes about credentials are useful memory: where a password is kept, which variable holds a
+token, which class fetches one. These checks let such notes through: placeholders, code
+that reads a secret, paths, references to a vault or secret manager, prose, and code
+identifiers. What is left must still look like a password or a random token.
+Every check is linear in the value and sees at most MAX_VALUE characters of it.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_VALUE = 4096
+
+_PLACEHOLDER = re.compile(
+    r"""^(?:
+        \$\{\{?[^}]{0,200}+\}?\}             # ${VAR}, ${{ secrets.X }}
+      | \$[A-Za-z_][A-Za-z0-9_]*+            # $VAR
+      | \$\(.*                              # $(command)
+      | %\(.*                               # %(name)s
+      | %[A-Za-z_][A-Za-z0-9_]*+%           # %VAR%
+      | %env\(.*                            # Symfony's %env(NAME)%
+      | \{\{?[^}]{0,200}+\}?\}              # {name}, {{ name }}
+      | <[^>]{0,200}+>                      # <password>
+      | \[masked:(?:\ [^\]]{0,200}+\])?     # our own marker, cut at its space or whole: masking twice changes nothing
+      | \*++ | x++ | X++ | \.++ | •++        # masked already
+      | (?i:your[_-]?\w*+|changeme|change[_-]me|example\w*+|placeholder|redacted|secret|password|passwd|token|none|null|nil|true|false|undefined|empty|dummy|fake|test|sample|todo|tbd|xxx+)
+    )$""",
+    re.VERBOSE,
+)
+
+# Code that reads a secret is not a secret: getpass(), os.environ[...], settings.db_password.
+_CODE = re.compile(r"^(?:[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)*+[(\[].*|[A-Za-z_]\w*+(?:(?:\.|::|->)[A-Za-z_]\w*+)++)$", re.DOTALL)
+
+# A folder: the shell's PWD in every `env` dump, a key file's path, a Windows build folder.
+_PATH = re.compile(r"^(?:(?:~|\.{1,2})?/[\w.~/@+\-]*+|[A-Za-z]:[\\/][^\s]*+|\\\\[^\s]*+|\.{1,2}\\[^\s]*+)$")
+
+# Where a secret is kept, said in the shape a tool understands.
+_REFERENCE = re.compile(
+    r"""^(?i:
+        vault:|vault://|op://|bw://|keyvault:|akv:|azurekeyvault|@microsoft\.keyvault\(|
+        arn:aws[\w-]*+:(?:secretsmanager|ssm|kms):|
+        projects/[^/\s]++/secrets/|secret/|secrets/|kv/|ref\+|sops:|env:|file:|awssm:|gcpsm:|
+        doppler:|infisical:|k8s:|secretref|secretkeyref|valuefrom|
+        !(?:vault|secret|env|env_var|ref|sub|getatt|importvalue|include|sops)\b|
+        https?://
+    )""",
+    re.VERBOSE,
+)
+
+# Words that make a value a note about where a secret lives, not the secret.
+_WHERE_WORDS = frozenset(
+    """vault vaults 1password onepassword op keychain keyring keepass keepassxc bitwarden lastpass
+    dashlane passbolt doppler infisical keyvault kv secretsmanager secretmanager ssm sops kms hsm
+    manager kept stored lives living held see ask asked from in via using under env environment
+    variable variables ci pipeline settings rotated redacted elsewhere shared store team
+    item entry field""".split()
+)
+
+_WORD = re.compile(r"[A-Za-z]++|[0-9]++|[^A-Za-z0-9\s]++")
+_PART = re.compile(r"[A-Za-z0-9]++")
+_SEGMENT = re.compile(r"[A-Z]++(?![a-z])|[A-Z]?[a-z]++|[0-9]++")
+
+# Words of class and type names: a value made of them is an identifier, not a password.
+_CODE_WORDS = frozenset(
+    """token tokens source credential credentials client default azure auth oauth oauth2 provider
+    factory manager handler options service settings config configuration builder context request
+    response exception error type scheme bearer basic secret secrets key keys password store cache
+    hasher validator middleware helper reader writer stream async task result value name id
+    interface base abstract impl util utils session identity principal claims policy grant grants
+    access refresh cancellation source async delegate callback listener adapter resolver strategy
+    environment managed chained interactive browser device code certificate cert app application
+    account user users admin role roles scope scopes permission permissions header headers""".split()
+)
+
+
+def _bounded(value: str) -> str:
+    return value[:MAX_VALUE]
+
+
+def strip_quotes(value: str) -> str:
+    return value.strip().strip("\"'`")
+
+
+def is_placeholder(value: str) -> bool:
+    return bool(_PLACEHOLDER.match(strip_quotes(value)))
+
+
+def is_code(value: str) -> bool:
+    return bool(_CODE.match(value))
+
+
+def is_path(value: str) -> bool:
+    return bool(_PATH.match(value))
+
+
+def is_reference(value: str) -> bool:
+    """A pointer to a secret store (vault:..., op://..., !vault, an ARN) or a note saying where it is."""
+    if _REFERENCE.match(value):
+        return True
+    parts = _PART.findall(value)
+    if not parts or not any(p.lower() in _WHERE_WORDS for p in parts):
+        return False
+    # Every part a plain word or number: "kept in the 1Password vault", "see 1Password: Shop / db".
+    return all(p.isalpha() or p.isdigit() or p.lower() in _WHERE_WORDS for p in parts)
+
+
+def is_identifier(value: str) -> bool:
+    """A class or member name such as CancellationTokenSource or OAuth2ClientCredentials."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*+", value):
+        return False
+    segments = [s.lower() for s in _SEGMENT.findall(value)]
+    if len(segments) < 2:
+        return False
+    for s in segments:
+        if s.isdigit():
+            if len(s) > 2:
+                return False
+        elif len(s) < 2 or not re.search(r"[aeiouy]", s):
+            return False
+    return any(s in _CODE_WORDS for s in segments)
+
+
+def is_wordy(value: str) -> bool:
+    """Made of words and small numbers: build-2026-11-v2-release, not a4Fq91Zk."""
+    parts = _PART.findall(value)
+    if not parts:
+        return True
+    for p in parts:
+        if p.isdigit():
+            if len(p) > 8:
+                return False
+        elif p.isalpha():
+            if len(p) > 14 or not re.search(r"[aeiouyAEIOUY]", p) or _case_switches(p) > 1:
+                return False
+        elif not re.fullmatch(r"[vV]\d{1,3}|\d{1,4}(?:st|nd|rd|th|[a-z])|[a-z]{1,3}\d{1,2}", p):
+            return False
+    return True
+
+
+def _case_switches(token: str) -> int:
+    switches = 0
+    previous = None
+    for c in token:
+        if c.isalpha():
+            upper = c.isupper()
+            if previous is not None and upper != previous:
+                switches += 1
+            previous = upper
+    return switches
+
+
+def has_digit_and_letter(token: str) -> bool:
+    return any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
+
+
+def mixed_case_and_digit(token: str) -> bool:
+    return any(c.isdigit() for c in token) and any(c.islower() for c in token) and any(c.isupper() for c in token)
+
+
+def random_letters(token: str) -> bool:
+    """Letters in no word's pattern: many switches between upper and lower case."""
+    letters = sum(c.isalpha() for c in token)
+    return letters >= 8 and _case_switches(token) * 4 >= letters
+
+
+def _not_a_secret(value: str) -> bool:
+    return is_placeholder(value) or is_code(value) or is_path(value) or is_reference(value) or is_identifier(value)
+
+
+def looks_like_password(value: str) -> bool:
+    """The value of a password field; a bare word such as "required" or "rotated" is prose."""
+    value = strip_quotes(_bounded(value))
+    if len(value) < 6 or _not_a_secret(value):
+        return False
+    if value.isalpha():
+        return random_letters(value)
+    return True
+
+
+def looks_like_token(value: str) -> bool:
+    """The value of a key or token field: long, one word, and random rather than wordy."""
+    value = strip_quotes(_bounded(value))
+    if len(value) < 16 or any(c.isspace() for c in value) or _not_a_secret(value):
+        return False
+    if "/" in value and not re.search(r"[A-Za-z0-9+]{16}", value):
+        return False  # a path, not a key
+    if is_wordy(value):
+        return False
+    return has_digit_and_letter(value) or random_letters(value)
+
+
+def looks_random(token: str, minimum: int = 16) -> bool:
+    """A bare run of characters that is no word, number or name: a key by its shape alone."""
+    token = _bounded(token)
+    if len(token) < minimum or is_wordy(token) or is_identifier(token):
+        return False
+    return has_digit_and_letter(token) or random_letters(token)
