@@ -119,7 +119,7 @@ async def main_states(world: World, shooter: Shooter, work: Path) -> None:
         options.highlighted = app.memory_pane.names.index("CI pipeline")
         await pilot.press("d")
         await shooter.shot(app, pilot, "delete_confirm_160x48")
-        await pilot.press("n")
+        await pilot.press("escape")
 
     async with after_a_turn(world, work, NARROW) as (app, pilot):
         await shooter.shot(app, pilot, "turn_80x24")

@@ -16,12 +16,13 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-from textual import work
+from textual import events, work
 from textual.worker import get_current_worker
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import Footer, Input
 
 from agent.cancel import Cancellation
@@ -39,6 +40,7 @@ from agent.events import (
 from agent.voice.settings import DEFAULT_KEY, key_label, voice_settings
 from tui import format as fmt
 from tui.inbox import Inbox
+from tui.screens.main import MainScreen
 from tui.terminal import log_path, stderr_to_log
 from tui.widgets.conversation import Conversation, ToolLine
 from tui.widgets.memory_pane import MemoryPane
@@ -48,6 +50,10 @@ from tui.widgets.status import StatusLine
 
 # below this many columns the screen pane shares the conversation's place instead of its own
 WIDE = 140
+
+# a dialog a pane letter opened, closed by a printable key this soon after: the letter was
+# the first of a word typed into the wrong place, and goes to the prompt with the rest
+TYPED_ON_SECONDS = 1.0
 
 # side pane widths (cells) the F7/F8 keys step through
 MEMORY_WIDTHS = (24, 30, 36, 44, 56, 72)
@@ -148,8 +154,12 @@ class DevAgentApp(App):
         self._screen_width = 0
         self._screen_toggled: bool | None = None  # None: the layout's default for the width
         self.inbox = Inbox(lambda: self.post_message(EventsWaiting()))
+        self._bound_key: tuple[str, float, int] = ("", 0.0, 0)  # the last pane letter: key, when, screens
 
     # --- layout -------------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="panes"):
@@ -160,21 +170,38 @@ class DevAgentApp(App):
         yield StatusLine(id="status")
         yield Footer()
 
+    # The panes live on the main screen; an app-level query sees only the top screen, which
+    # is a dialog or an editor whenever one is open while a turn streams.
+
+    @property
+    def main_screen(self) -> MainScreen:
+        return self.screen_stack[0]
+
+    @property
+    def prompt(self) -> Prompt:
+        return self.main_screen.query_one("#prompt", Prompt)
+
     @property
     def conversation(self) -> Conversation:
-        return self.query_one(Conversation)
+        return self.main_screen.query_one(Conversation)
 
     @property
     def screen_pane(self) -> ScreenPane:
-        return self.query_one(ScreenPane)
+        return self.main_screen.query_one(ScreenPane)
 
     @property
     def memory_pane(self) -> MemoryPane:
-        return self.query_one(MemoryPane)
+        return self.main_screen.query_one(MemoryPane)
 
     @property
     def status(self) -> StatusLine:
-        return self.query_one(StatusLine)
+        return self.main_screen.query_one(StatusLine)
+
+    def _status_lines(self) -> list[StatusLine]:
+        """The status line, or none while the app starts or closes."""
+        if not self.screen_stack:
+            return []
+        return list(self.main_screen.query(StatusLine))
 
     @property
     def running(self) -> bool:
@@ -189,7 +216,7 @@ class DevAgentApp(App):
             memory_mode=self.config.memory_mode,
             voice=f"voice: off — {self.voice_off}" if self.voice_off else "voice: starting…" if self._voice_factory else "voice: off",
         )
-        self.query_one("#prompt", Input).focus()
+        self.prompt.focus()
         self._apply_widths()
         if self.key_problem:
             await self.conversation.add_notice(welcome_without_key(self.key_problem), "setup")
@@ -236,7 +263,7 @@ class DevAgentApp(App):
             self.call_from_thread(self.set_branch, result.stdout.strip())
 
     def set_branch(self, branch: str) -> None:
-        for status in self.query(StatusLine):  # none while the app closes
+        for status in self._status_lines():
             status.update_info(branch=branch)
 
     @work(thread=True, group="startup")
@@ -299,6 +326,36 @@ class DevAgentApp(App):
                     self.session.close()
                 except Exception:
                     pass
+
+    # --- typing -------------------------------------------------------------------------
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key no widget took goes to the prompt, wherever focus was.
+
+        Runs before the app checks the focused widget's bindings, so those keep their keys
+        (the memory pane's e, d, n, u). An editor never gets here: it takes printable keys
+        itself. A dialog that closes on typing is closed as "no" first.
+        """
+        if not event.is_printable or event.character is None:
+            return
+        screen = self.screen
+        if event.key in screen.active_bindings:
+            # the pane's own letter; if it opens a dialog and typing goes on, it was a word
+            self._bound_key = (event.character, time.monotonic(), len(self.screen_stack))
+            return
+        typed = event.character
+        if not isinstance(screen, MainScreen):
+            if not getattr(screen, "CLOSES_ON_TYPING", False):
+                return
+            key, at, depth = self._bound_key
+            if depth + 1 == len(self.screen_stack) and time.monotonic() - at < TYPED_ON_SECONDS:
+                typed = key + typed
+            screen.close_for_typing()
+        event.stop()
+        event.prevent_default()
+        prompt = self.prompt
+        prompt.focus()
+        prompt.insert_text_at_cursor(typed)
 
     # --- turns --------------------------------------------------------------------------
 
@@ -476,7 +533,7 @@ class DevAgentApp(App):
         pane = self.memory_pane
         pane.display = not pane.display
         if not pane.display and pane.has_focus_within:
-            self.query_one("#prompt", Input).focus()
+            self.prompt.focus()
 
     def action_resize(self, step: int) -> None:
         focused = self.focused
@@ -508,7 +565,7 @@ class DevAgentApp(App):
 
     def set_voice_state(self, text: str) -> None:
         """The voice controller's line in the status bar ("voice: ready", "● rec 2.1s ▁▃▅")."""
-        for status in self.query(StatusLine):  # none while the app closes
+        for status in self._status_lines():
             status.update_info(voice=text)
 
     def action_toggle_mute(self) -> None:
@@ -547,6 +604,7 @@ class DevAgentApp(App):
         yield SystemCommand("New memory", "Write a memory for this repository", self.memory_pane.action_new)
         yield SystemCommand("Edit memory", "Edit the memory selected in the pane", self.memory_pane.action_edit)
         yield SystemCommand("Delete memory", "Delete the selected memory (asks first)", self.memory_pane.action_delete)
+        yield SystemCommand("Undo delete memory", "Bring back the memory deleted last in this session", self.memory_pane.action_undo_delete)
         yield SystemCommand("Push to talk", "Start or stop recording a spoken turn", self.action_push_to_talk)
         yield SystemCommand("Mute voice", "Silence or restore the spoken replies", self.action_toggle_mute)
 

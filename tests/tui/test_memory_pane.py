@@ -152,11 +152,12 @@ async def test_delete_asks_first(make_app, style_memory, no_key):
     async with one_memory_focused(make_app) as (app, pilot):
         await pilot.press("d")
         assert isinstance(app.screen, Confirm)
-        await pilot.press("n")
+        await pilot.press("escape")
         assert not isinstance(app.screen, Confirm)
         assert style_memory.exists()
+        await focus_list(pilot)
         await pilot.press("d")
-        await pilot.press("y")
+        await pilot.press("ctrl+d")
         await wait_for(pilot, lambda: not style_memory.exists(), 5, "the delete")
         await loaded(pilot, 0)
 
@@ -178,6 +179,7 @@ async def test_new_memory(make_app, store, no_key):
         assert (Path(store.directory) / "feedback_tabs.md").read_text().endswith("Tabs, not spaces.\n")
         await wait_for(pilot, lambda: pane(app).names == ["Tabs"], 5, "the new memory in the pane")
         # a second memory with the same file name is refused rather than overwriting
+        await focus_list(pilot)  # focus went back to the prompt when the editor closed
         await pilot.press("n")
         editor = app.screen
         editor.query_one("#name", Input).value = "feedback_tabs.md"

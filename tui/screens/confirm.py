@@ -1,7 +1,13 @@
-"""A yes/no question in a modal dialog; dismisses with True or False."""
+"""A question in a modal dialog; dismisses with True or False.
+
+A destructive answer takes a key that typing cannot produce by accident: Ctrl+D, or Tab
+to its button and Enter. Any printable key closes the dialog as "no" (the app then puts
+the key in the prompt), so a sentence typed at the wrong moment confirms nothing.
+"""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -11,15 +17,18 @@ from textual.widgets import Button, Static
 
 class Confirm(ModalScreen[bool]):
     CSS_PATH = "confirm.tcss"
+    # the app closes this dialog with "no" when a printable key reaches it
+    CLOSES_ON_TYPING = True
     BINDINGS = [
-        Binding("y", "answer(True)", "Yes", show=False),
-        Binding("n,escape", "answer(False)", "No", show=False),
+        Binding("ctrl+d", "answer(True)", "Yes", show=False, priority=True),
+        Binding("escape", "answer(False)", "No", show=False),
     ]
 
-    def __init__(self, title: str, question: str, yes: str = "Yes", no: str = "Cancel") -> None:
+    def __init__(self, title: str, question: Text | str, yes: str = "Yes", no: str = "Cancel") -> None:
         super().__init__()
         self.title_text = title
-        self.question = question
+        # a Text, never markup: the question quotes memory names and paths as they are
+        self.question = question if isinstance(question, Text) else Text(question)
         self.yes = yes
         self.no = no
 
@@ -27,9 +36,10 @@ class Confirm(ModalScreen[bool]):
         with Vertical(id="dialog") as dialog:
             dialog.border_title = self.title_text
             yield Static(self.question, id="question")
+            yield Static(Text("Ctrl+D or Tab, Enter: " + self.yes.lower() + " · Esc or any letter: keep", style="dim"), id="how")
             with Horizontal(id="buttons"):
-                yield Button(f"{self.yes} (y)", variant="error", id="yes")
-                yield Button(f"{self.no} (n)", id="no")
+                yield Button(f"{self.yes} (ctrl+d)", variant="error", id="yes")
+                yield Button(f"{self.no} (esc)", id="no")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
@@ -40,3 +50,6 @@ class Confirm(ModalScreen[bool]):
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
+
+    def close_for_typing(self) -> None:
+        self.dismiss(False)

@@ -45,8 +45,10 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
         [
             ("↑ / ↓", "pick a memory; its text shows below the list"),
             ("e", "edit it (Ctrl+S saves through the store, Esc discards)"),
-            ("d", "delete it, after a confirmation"),
+            ("d", "delete it, after a confirmation (Ctrl+D, or Tab to Delete and Enter)"),
+            ("u", "bring back the memory deleted last (for the rest of the session)"),
             ("n", "write a new memory"),
+            ("other letters", "go to the prompt, as they do from every pane"),
         ],
     ),
 ]
@@ -77,7 +79,9 @@ def help_renderable(voice: str = "", talk_key: str = "F2") -> Group:
 
 class HelpScreen(ModalScreen[None]):
     CSS_PATH = "help.tcss"
-    BINDINGS = [Binding("escape,f1,q", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,f1", "dismiss", "Close")]
+    # the app closes help when a printable key reaches it, and puts the key in the prompt
+    CLOSES_ON_TYPING = True
 
     def __init__(self, voice: str = "", talk_key: str = "F2") -> None:
         super().__init__()
@@ -91,4 +95,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(help_renderable(self.voice, self.talk_key), id="help-text")
 
     async def action_dismiss(self, result=None) -> None:
+        self.dismiss(None)
+
+    def close_for_typing(self) -> None:
         self.dismiss(None)

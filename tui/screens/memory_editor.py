@@ -38,11 +38,14 @@ class MemoryEditor(ModalScreen[str | None]):
         Binding("escape", "discard", "Discard"),
     ]
 
-    def __init__(self, store, path: str | None, original: str | None) -> None:
+    def __init__(self, store, path: str | None, original: str | None, *, name: str = "") -> None:
+        """`path` None writes a new memory, starting from `original` when given (an undone
+        delete the store refused to take back as it was) and named `name`."""
         super().__init__()
         self.store = store
         self.path = path
         self.original = original
+        self.start_name = name.removeprefix("/memories/")
         self.refusals: list[str] = []
 
     @property
@@ -53,7 +56,7 @@ class MemoryEditor(ModalScreen[str | None]):
         with Vertical(id="editor") as box:
             box.border_title = "New memory" if self.is_new else f"Edit {self.path}"
             if self.is_new:
-                yield Input(placeholder="file name, e.g. feedback_build_warnings.md", id="name")
+                yield Input(self.start_name, placeholder="file name, e.g. feedback_build_warnings.md", id="name")
             yield TextArea(
                 self.original if self.original is not None else TEMPLATE.format(name=""),
                 id="text",

@@ -90,6 +90,7 @@ class MemoryPane(Vertical):
         Binding("e", "edit", "Edit"),
         Binding("d,delete", "delete", "Delete"),
         Binding("n", "new", "New"),
+        Binding("u", "undo_delete", "Undo delete"),
     ]
 
     class Changed(Message):
@@ -102,6 +103,8 @@ class MemoryPane(Vertical):
         self.repo = repo
         self.listing = Listing()
         self.loads = 0
+        # (path, text) of every memory deleted from this pane, newest last: undo for the session
+        self.deleted: list[tuple[str, str]] = []
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="memory-list")
@@ -263,13 +266,50 @@ class MemoryPane(Vertical):
             return
         from tui.screens.confirm import Confirm
 
-        question = f"Delete the memory [b]{info.name}[/b]?\n\n{info.path} ({fmt.chars(info.size)} chars) is removed from disk; the agent will not see it again."
-        self.app.push_screen(Confirm("Delete memory", question, yes="Delete"), lambda ok: self._delete(info.path, ok))
+        try:
+            text = self.store.read(info.path)
+            after = "You can undo it for the rest of this session (u in this pane)."
+        except Exception as exc:
+            text = None
+            after = f"It cannot be undone: {exc}"
+        question = Text.assemble(
+            "Delete the memory ", (info.name, "bold"), "?\n\n",
+            f"{info.path} ({fmt.chars(info.size)} chars) is removed from disk; the agent will not see it again. ",
+            after,
+        )
+        self.app.push_screen(Confirm("Delete memory", question, yes="Delete"), lambda ok: self._delete(info.path, text, ok))
 
     @work(group="memory-delete")
-    async def _delete(self, path: str, confirmed: bool | None) -> None:
+    async def _delete(self, path: str, text: str | None, confirmed: bool | None) -> None:
         if not confirmed:
             return
         message, refused = await asyncio.to_thread(self.store.delete, path)
+        if not refused and text is not None:
+            self.deleted.append((path, text))
+            message += " Press u in the memory pane (or Undo delete in Ctrl+P) to bring it back."
         self.app.notify(message, title="Memory", severity="error" if refused else "information")
+        self.reload()
+
+    @work(group="memory-delete")
+    async def action_undo_delete(self) -> None:
+        if not self.deleted:
+            self.app.notify("No memory was deleted in this session.", title="Memory")
+            return
+        path, text = self.deleted[-1]
+        existing = await asyncio.to_thread(self.store.memories)
+        if any(m.path == path for m in existing):
+            self.deleted.pop()
+            self.app.notify(f"Not restored: {path} exists again; open it to compare.", title="Memory", severity="warning")
+            return
+        message, refused = await asyncio.to_thread(self.store.save, path, text)
+        self.deleted.pop()
+        if refused:
+            # the store will not take the text back as it was; nothing is lost, it goes to the editor
+            from tui.screens.memory_editor import MemoryEditor
+
+            self.app.notify(f"Could not restore {path} as it was: {message} The text is in the editor.",
+                            title="Memory", severity="warning")
+            self.app.push_screen(MemoryEditor(self.store, None, text, name=path), self._after_edit)
+            return
+        self.app.notify(f"Restored {path}.", title="Memory")
         self.reload()

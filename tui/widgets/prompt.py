@@ -13,6 +13,9 @@ class Prompt(Input):
     ]
 
     def __init__(self, **kwargs) -> None:
+        # focus comes back here after every dialog, often with a key to insert: selecting
+        # everything on focus would let that key replace the draft
+        kwargs.setdefault("select_on_focus", False)
         super().__init__(**kwargs)
         self.history: list[str] = []
         self._position = 0  # len(history) means "the line being typed"

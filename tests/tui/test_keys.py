@@ -1,0 +1,144 @@
+"""Where typed keys go: the prompt, whatever was focused, and never into a destructive answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList, TextArea
+
+from tests.tui.conftest import memory_text, type_text, wait_for, write_memory
+from tui.screens.confirm import Confirm
+from tui.screens.help import HelpScreen
+from tui.screens.memory_editor import MemoryEditor
+from tui.widgets.memory_pane import MemoryPane
+
+
+async def pane_focused(pilot, count: int = 1) -> MemoryPane:
+    app = pilot.app
+    pane = app.query_one(MemoryPane)
+    await wait_for(pilot, lambda: len(pane.names) == count, 10, "the memory pane")
+    app.query_one("#memory-list", OptionList).focus()
+    await pilot.pause()
+    return pane
+
+
+async def test_a_sentence_typed_on_the_memory_pane_lands_in_the_prompt(make_app, store, no_key):
+    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pane_focused(pilot)
+        await type_text(pilot, "why does my build fail")
+        await pilot.pause()
+        assert app.prompt.value == "why does my build fail"
+        assert app.focused is app.prompt
+        assert path.exists() and not isinstance(app.screen, Confirm)
+
+
+async def test_a_sentence_starting_with_a_pane_letter_deletes_nothing(make_app, store, no_key, monkeypatch):
+    from tui import app as app_module
+
+    # Pilot waits for an idle app between keys, which takes far longer than a typist
+    monkeypatch.setattr(app_module, "TYPED_ON_SECONDS", 30.0)
+    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pane_focused(pilot)
+        # d opens the delete dialog; the y of "why" and "my" must not confirm it
+        await type_text(pilot, "dy why my")
+        await pilot.pause(0.3)
+        assert path.exists()
+        assert not isinstance(app.screen, Confirm)
+        # the letter that opened the dialog was the first of the words: nothing typed is lost
+        assert app.prompt.value == "dy why my"
+        assert app.focused is app.prompt
+
+
+async def test_delete_takes_a_deliberate_key_and_can_be_undone(make_app, store, no_key):
+    text = memory_text("Style", "how answers should sound", "Short answers.")
+    path = Path(store.directory) / "user_style.md"
+    path.write_text(text)
+    app = make_app()
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pane_focused(pilot)
+        await pilot.press("d")
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("enter")  # Enter on the focused Cancel button keeps the memory
+        await pilot.pause()
+        assert path.exists() and not isinstance(app.screen, Confirm)
+        assert app.focused is app.prompt, "focus goes back to the prompt after a dialog"
+
+        await pane_focused(pilot)
+        await pilot.press("d")
+        await pilot.press("ctrl+d")
+        await wait_for(pilot, lambda: not path.exists(), 5, "the delete")
+        await wait_for(pilot, lambda: app.memory_pane.names == [], 5, "the pane to reload")
+        assert any("bring it back" in n.message for n in app._notifications)
+
+        app.query_one("#memory-list", OptionList).focus()
+        await pilot.press("u")
+        await wait_for(pilot, path.exists, 5, "the undo")
+        assert path.read_text() == text
+        await wait_for(pilot, lambda: app.memory_pane.names == ["Style"], 5, "the restored memory in the pane")
+
+
+async def test_tab_to_the_delete_button_and_enter_deletes(make_app, store, no_key):
+    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pane_focused(pilot)
+        await pilot.press("d")
+        await pilot.press("shift+tab")  # from Cancel back to Delete
+        assert app.screen.focused.id == "yes"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not path.exists(), 5, "the delete")
+
+
+async def test_undo_of_a_memory_the_store_would_refuse_keeps_the_text(make_app, store, no_key):
+    # placed by hand over the per-file cap: the store will not write it back as it was
+    body = "x" * (store.max_file_chars + 50)
+    path = write_memory(store, "reference_big.md", "Big", "a hand-placed long note", body)
+    text = path.read_text()
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pane_focused(pilot)
+        await pilot.press("d", "ctrl+d")
+        await wait_for(pilot, lambda: not path.exists(), 5, "the delete")
+        app.query_one("#memory-list", OptionList).focus()
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, MemoryEditor), 5, "the editor with the text")
+        assert app.screen.query_one("#text", TextArea).text == text
+
+
+async def test_focus_returns_to_the_prompt_after_the_editor(make_app, store, no_key):
+    write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pane_focused(pilot)
+        await pilot.press("e")
+        assert isinstance(app.screen, MemoryEditor)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, MemoryEditor)
+        assert app.focused is app.prompt
+        await type_text(pilot, "done")
+        assert app.prompt.value == "done"
+
+
+async def test_typing_on_the_help_screen_closes_it_into_the_prompt(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await type_text(pilot, "quick one")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+        assert app.prompt.value == "quick one"
+
+
+async def test_typing_on_the_conversation_goes_to_the_prompt(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.conversation.focus()
+        await pilot.pause()
+        await type_text(pilot, "hello")
+        assert app.prompt.value == "hello" and app.focused is app.prompt
