@@ -55,7 +55,7 @@ class AgentConfig:
         return file_format.notice(self.problems)
 
     @classmethod
-    def from_env_and_args(cls, args: Any = None, repo: Path | None = None) -> "AgentConfig":
+    def from_env_and_args(cls, args: Any = None, repo: Path | None = None) -> AgentConfig:
         """The settings from every source, each layer over the one before: the defaults, the
         config file, the environment, the command line. An option `args` holds as None was
         not given, and leaves the layers below it in place."""
@@ -78,7 +78,7 @@ class AgentConfig:
             config = config.for_repository(repo, file)
         return replace(config, problems=tuple(problems))
 
-    def for_repository(self, repo: Path, file: dict | None = None) -> "AgentConfig":
+    def for_repository(self, repo: Path, file: dict | None = None) -> AgentConfig:
         """The build and test commands the user set for this repository, if any."""
         file = load_user_config() if file is None else file
         repos = file.get("repos") or {}

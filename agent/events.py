@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Union
 
 
 @dataclass(frozen=True)
@@ -23,7 +22,7 @@ class Usage:
     total_time: float = 0.0
     cost_usd: float = 0.0
 
-    def __add__(self, other: "Usage") -> "Usage":
+    def __add__(self, other: Usage) -> Usage:
         if self.time_to_first_token is None:
             first = other.time_to_first_token
         else:
@@ -131,6 +130,6 @@ class AgentError:
     message: str
 
 
-Event = Union[
-    TurnStarted, TextDelta, ThinkingStarted, ToolStarted, ToolFinished, ShowOnScreen, TurnFinished, AgentError
-]
+Event = (
+    TurnStarted | TextDelta | ThinkingStarted | ToolStarted | ToolFinished | ShowOnScreen | TurnFinished | AgentError
+)

@@ -11,7 +11,6 @@ most 2x). Importing the SDK is not timed.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile

@@ -41,7 +41,7 @@ from tests.tui.scenario import DoubleProcess, build_world  # noqa: E402
 
 COLUMNS, ROWS = 160, 48
 # the input's placeholder; its first letter sits under the cursor, styled apart from the rest
-FIRST_PAINT = "sk about this repository".encode()
+FIRST_PAINT = b"sk about this repository"
 # characters the streamed reply never contains, so each one's echo is unambiguous
 KEYS = "αβγδεζηθικλμνξοπρστυφχψωабвгдежзийклмнопрстуфхцчшщыэюя"
 

@@ -146,7 +146,7 @@ def speaker_figures(voice, runs: int) -> None:
         return last_loud
 
     first_callback, first_heard, long_first, failures = [], [], [], []
-    for n in range(runs):
+    for _ in range(runs):
         for text_runs, store in ((["On it.", " Let me look"], (first_callback, first_heard)),
                                  (["I found two warnings in the review orchestrator class.",
                                    " Fixing"], (long_first, None))):

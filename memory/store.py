@@ -26,8 +26,8 @@ from memory import atomic, inputs, paths, results
 from memory.errors import (
     CommandError,
     MemoryNotFound,
-    MemoryNotWritable,
     MemoryNotText,
+    MemoryNotWritable,
     MemoryPathError,
     MemoryStoreError,
 )

@@ -104,10 +104,11 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 # --- building replies -------------------------------------------------------------------
 
@@ -472,7 +473,7 @@ class ClaudeDouble:
         self._thread: threading.Thread | None = None
 
     # scripting
-    def add(self, *items: Any) -> "ClaudeDouble":
+    def add(self, *items: Any) -> ClaudeDouble:
         with self._lock:
             if items and all(isinstance(i, dict) and "type" in i and "content" not in i for i in items):
                 self._queue.append(reply(*items))
@@ -497,7 +498,7 @@ class ClaudeDouble:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> "ClaudeDouble":
+    def start(self) -> ClaudeDouble:
         double = self
 
         class Handler(_Handler):
@@ -515,7 +516,7 @@ class ClaudeDouble:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> "ClaudeDouble":
+    def __enter__(self) -> ClaudeDouble:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -37,7 +37,7 @@ def stderr_to_log(path: Path):
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     saved = sys.__stderr__
-    terminal = open(os.dup(2), "w", encoding=getattr(saved, "encoding", None) or "utf-8", errors="replace")
+    terminal = open(os.dup(2), "w", encoding=getattr(saved, "encoding", None) or "utf-8", errors="replace")  # noqa: SIM115 - outlives this block
     os.dup2(log, 2)
     os.close(log)
     sys.__stderr__ = terminal

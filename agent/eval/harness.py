@@ -12,11 +12,12 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from agent.config import AgentConfig
 from agent.eval.fixture import Fixture, build_fixture, dotnet_on_path

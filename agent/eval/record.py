@@ -8,7 +8,6 @@ Order matters: "said the build is red before building" is a question about seque
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 
 @dataclass
@@ -31,7 +30,7 @@ class ToolRun:
     tool_id: str = ""
 
 
-Item = Union[Said, Shown, ToolRun]
+Item = Said | Shown | ToolRun
 
 
 @dataclass
@@ -69,7 +68,7 @@ class TurnRecord:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "TurnRecord":
+    def from_json(cls, data: dict) -> TurnRecord:
         return cls(
             question=data["question"],
             items=[_item_from_json(i) for i in data.get("items", [])],

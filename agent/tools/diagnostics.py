@@ -153,9 +153,8 @@ def parse_diagnostics(log: str, repo: Path | None = None, *, style: str = "msbui
             diagnostic = parse_msbuild_line(line, repo) or parse_colon_line(line, repo)
         elif style == "colon":
             diagnostic = parse_colon_line(line, repo) or parse_msbuild_line(line, repo)
-        elif style == "go":
-            if re.match(r"^\s*(?:\./)?[\w./-]+\.go:\d+(?::\d+)?: ", line):
-                diagnostic = parse_colon_line(line, repo, default_severity="error")
+        elif style == "go" and re.match(r"^\s*(?:\./)?[\w./-]+\.go:\d+(?::\d+)?: ", line):
+            diagnostic = parse_colon_line(line, repo, default_severity="error")
         if diagnostic is None or diagnostic.key() in seen:
             continue
         seen.add(diagnostic.key())
@@ -169,7 +168,7 @@ class Report:
     warnings: list[Diagnostic]
 
     @classmethod
-    def of(cls, diagnostics: list[Diagnostic]) -> "Report":
+    def of(cls, diagnostics: list[Diagnostic]) -> Report:
         return cls(
             errors=[d for d in diagnostics if d.severity == "error"],
             warnings=[d for d in diagnostics if d.severity == "warning"],

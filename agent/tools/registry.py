@@ -20,7 +20,7 @@ class ToolRegistry:
         self._by_name = {t.name: t for t in self.tools}
 
     @classmethod
-    def for_mode(cls, mode: str, store: Any = None, developer: list[Tool] | None = None) -> "ToolRegistry":
+    def for_mode(cls, mode: str, store: Any = None, developer: list[Tool] | None = None) -> ToolRegistry:
         """developer_tools() (or `developer`, for tests and the evaluation), then the memory
         tool when the mode has one."""
         if developer is None:

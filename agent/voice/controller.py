@@ -14,8 +14,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from agent.voice.push_to_talk import (LevelChanged, PttState, RecordingDiscarded, StateChanged,
-                                      TranscriptReady, VoiceUnavailable)
+from agent.voice.push_to_talk import (
+    LevelChanged,
+    PttState,
+    RecordingDiscarded,
+    StateChanged,
+    TranscriptReady,
+    VoiceUnavailable,
+)
 
 METER = "▁▂▃▄▅▆▇█"
 METER_INTERVAL = 0.1

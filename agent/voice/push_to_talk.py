@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 
-class PttState(str, enum.Enum):
+class PttState(enum.StrEnum):
     IDLE = "idle"
     RECORDING = "recording"
     TRANSCRIBING = "transcribing"

@@ -19,8 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
-from agent.voice.audio import (WHISPER_RATE, StreamResampler, load_audio, rms_level,
-                               to_float32)
+from agent.voice.audio import WHISPER_RATE, StreamResampler, load_audio, rms_level, to_float32
 from agent.voice.vad import FRAME, StreamingVad
 
 SPEECH_THRESHOLD = 0.5
@@ -184,7 +183,7 @@ class Recorder:
         """Seconds of audio captured so far."""
         return self._samples / WHISPER_RATE
 
-    def prepare(self) -> "Recorder":
+    def prepare(self) -> Recorder:
         """Load the VAD ahead of the first recording."""
         if self._vad is None:
             self._vad = StreamingVad()

@@ -63,7 +63,7 @@ class Transcriber:
     def loaded(self) -> bool:
         return self._model is not None
 
-    def load(self) -> "Transcriber":
+    def load(self) -> Transcriber:
         """Load the model once; safe to call from a worker thread and again later."""
         with self._lock:
             if self._model is not None:

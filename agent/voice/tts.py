@@ -39,7 +39,7 @@ def resolve_voice(voice: str | os.PathLike | None) -> tuple[Path, Path]:
     if voice is None:
         return default_voice()
     path = Path(voice)
-    if not path.suffix == ".onnx":
+    if path.suffix != ".onnx":
         path = voices_dir() / f"{voice}.onnx"
     if not path.exists():
         raise FileNotFoundError(f"no Piper voice at {path}")
@@ -72,7 +72,7 @@ class Voice:
         self.load()
         return int(self._piper.config.sample_rate)
 
-    def load(self) -> "Voice":
+    def load(self) -> Voice:
         with self._lock:
             if self._piper is not None:
                 return self
@@ -254,7 +254,7 @@ class Speaker:
     def speaking(self) -> bool:
         return not self._idle.is_set()
 
-    def load(self) -> "Speaker":
+    def load(self) -> Speaker:
         """Load the voice and open the output stream; raises if either fails.
 
         Call it from a worker thread before the first speak(): otherwise the first

@@ -51,11 +51,7 @@ _REFERENCE = re.compile(
 
 # Words that make a value a note about where a secret lives, not the secret.
 _WHERE_WORDS = frozenset(
-    """vault vaults 1password onepassword op keychain keyring keepass keepassxc bitwarden lastpass
-    dashlane passbolt doppler infisical keyvault kv secretsmanager secretmanager ssm sops kms hsm
-    manager kept stored lives living held see ask asked from in via using under env environment
-    variable variables ci pipeline settings rotated redacted elsewhere shared store team
-    item entry field""".split()
+    ["vault", "vaults", "1password", "onepassword", "op", "keychain", "keyring", "keepass", "keepassxc", "bitwarden", "lastpass", "dashlane", "passbolt", "doppler", "infisical", "keyvault", "kv", "secretsmanager", "secretmanager", "ssm", "sops", "kms", "hsm", "manager", "kept", "stored", "lives", "living", "held", "see", "ask", "asked", "from", "in", "via", "using", "under", "env", "environment", "variable", "variables", "ci", "pipeline", "settings", "rotated", "redacted", "elsewhere", "shared", "store", "team", "item", "entry", "field"]
 )
 
 _WORD = re.compile(r"[A-Za-z]++|[0-9]++|[^A-Za-z0-9\s]++")
@@ -64,14 +60,7 @@ _SEGMENT = re.compile(r"[A-Z]++(?![a-z])|[A-Z]?[a-z]++|[0-9]++")
 
 # Words of class and type names: a value made of them is an identifier, not a password.
 _CODE_WORDS = frozenset(
-    """token tokens source credential credentials client default azure auth oauth oauth2 provider
-    factory manager handler options service settings config configuration builder context request
-    response exception error type scheme bearer basic secret secrets key keys password store cache
-    hasher validator middleware helper reader writer stream async task result value name id
-    interface base abstract impl util utils session identity principal claims policy grant grants
-    access refresh cancellation source async delegate callback listener adapter resolver strategy
-    environment managed chained interactive browser device code certificate cert app application
-    account user users admin role roles scope scopes permission permissions header headers""".split()
+    ["token", "tokens", "source", "credential", "credentials", "client", "default", "azure", "auth", "oauth", "oauth2", "provider", "factory", "manager", "handler", "options", "service", "settings", "config", "configuration", "builder", "context", "request", "response", "exception", "error", "type", "scheme", "bearer", "basic", "secret", "secrets", "key", "keys", "password", "store", "cache", "hasher", "validator", "middleware", "helper", "reader", "writer", "stream", "async", "task", "result", "value", "name", "id", "interface", "base", "abstract", "impl", "util", "utils", "session", "identity", "principal", "claims", "policy", "grant", "grants", "access", "refresh", "cancellation", "source", "async", "delegate", "callback", "listener", "adapter", "resolver", "strategy", "environment", "managed", "chained", "interactive", "browser", "device", "code", "certificate", "cert", "app", "application", "account", "user", "users", "admin", "role", "roles", "scope", "scopes", "permission", "permissions", "header", "headers"]
 )
 
 

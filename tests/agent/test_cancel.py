@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from agent.cancel import Cancellation
@@ -15,7 +15,7 @@ from tests.agent.toolkit import EchoTool, SleepTool
 from tests.claude_double import reply, tool_use
 from tests.processes import alive
 
-NOW = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 
 
 def make(tmp_path: Path, tools) -> Session:

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,7 @@ from agent.session import Session
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import error, reply, text, thinking, tool_use
 
-NOW = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 
 
 def make(tmp_path: Path, **config) -> Session:

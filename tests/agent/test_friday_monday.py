@@ -8,7 +8,7 @@ assertion about what the tools really returned and what the session really sent.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -18,8 +18,8 @@ from agent.events import AgentError, ToolFinished, TurnFinished
 from agent.session import Session
 from tests.claude_double import Request, reply, text, tool_use
 
-FRIDAY = datetime(2026, 11, 6, 17, 0, tzinfo=timezone.utc)
-MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
+FRIDAY = datetime(2026, 11, 6, 17, 0, tzinfo=UTC)
+MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 ERROR = re.compile(r"(\S+\.cs):(\d+):\d+ (CS\d+)")
 NOTE = (
     "---\nname: rename plan\ntype: project\ndescription: the Patch to Diff rename and what is left\n---\n"

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from agent.config import AgentConfig
-from agent.events import AgentError, ShowOnScreen, TextDelta, ThinkingStarted, ToolFinished, ToolStarted, TurnFinished, TurnStarted
+from agent.events import (
+    AgentError,
+    ShowOnScreen,
+    TextDelta,
+    ThinkingStarted,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+)
 from agent.session import Session
 from tests.agent.toolkit import CrashTool, EchoTool, ScreenTool
 from tests.claude_double import reply, text, thinking, tool_use
 
-FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=timezone.utc)
+FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=UTC)
 
 
 def make(tmp_path: Path, tools=None, **config) -> Session:

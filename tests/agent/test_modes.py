@@ -10,7 +10,7 @@ import json
 import os
 import stat
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -23,8 +23,8 @@ from memory.store import MemoryStore
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import error, redacted_thinking, reply, text, thinking, tool_use
 
-FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=timezone.utc)
-MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
+FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=UTC)
+MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 NOTE = "---\nname: core\ntype: user\ndescription: which project matters\n---\nThe Core project is the one the user cares about. Finish the rename in src/Review.cs:40.\n"
 
 
@@ -108,7 +108,7 @@ def test_history_replays_the_whole_conversation_exactly(repo, claude_double):
     # A third session carries both earlier ones: history only grows.
     monday.close()
     claude_double.add("Still here.")
-    third = session(repo, "history", datetime(2026, 11, 10, 9, tzinfo=timezone.utc))
+    third = session(repo, "history", datetime(2026, 11, 10, 9, tzinfo=UTC))
     third.send("And Tuesday?", lambda e: None)
     texts = user_texts(claude_double.messages_requests()[-1].messages)
     assert texts.count("What was I doing on Friday?") == 1 and "Why is the build red?" in texts
@@ -219,7 +219,7 @@ def test_preloaded_puts_every_memory_with_its_age_and_staleness_in_the_prompt(re
 def test_preloaded_age_follows_the_session_clock(repo, claude_double):
     store = MemoryStore.for_repository(repo)
     store.run({"command": "create", "path": "/memories/plan.md", "file_text": "Rename Patch to Diff.\n"})
-    three_days = datetime.fromtimestamp(os.stat(store.directory / "plan.md").st_mtime + 3 * 86400 + 60, tz=timezone.utc)
+    three_days = datetime.fromtimestamp(os.stat(store.directory / "plan.md").st_mtime + 3 * 86400 + 60, tz=UTC)
     claude_double.add("ok")
     session(repo, "preloaded", three_days).send("hi", lambda e: None)
     assert 'age="3 days"' in claude_double.requests[-1].system_text()
@@ -273,7 +273,7 @@ def test_a_window_of_a_window_keeps_one_label_with_the_oldest_date(repo, claude_
     monday.send("Hi", lambda e: None)
     monday.close()
     claude_double.add("Hello again.")
-    session(repo, "window", datetime(2026, 11, 10, 9, tzinfo=timezone.utc), window_turns=4).send("Tuesday", lambda e: None)
+    session(repo, "window", datetime(2026, 11, 10, 9, tzinfo=UTC), window_turns=4).send("Tuesday", lambda e: None)
     first = claude_double.messages_requests()[-1].messages[0]["content"]
     labels = [b["text"] for b in first if b["text"].startswith("(This conversation")]
     assert labels == [date_label(FRIDAY)]

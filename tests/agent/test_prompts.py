@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from agent import prompts
 from agent.config import AgentConfig
@@ -31,8 +31,8 @@ def test_the_stable_prefix_is_the_same_from_day_to_day(tmp_path):
     repo = tmp_path / "sandbox" / "r"
     repo.mkdir(parents=True)
     for mode in ("none", "on-demand", "preloaded", "index"):
-        friday = Session(repo, AgentConfig(memory_mode=mode), tools=[EchoTool()], now=datetime(2026, 11, 6, 9, tzinfo=timezone.utc))
-        monday = Session(repo, AgentConfig(memory_mode=mode), tools=[EchoTool()], now=datetime(2026, 11, 9, 9, tzinfo=timezone.utc))
+        friday = Session(repo, AgentConfig(memory_mode=mode), tools=[EchoTool()], now=datetime(2026, 11, 6, 9, tzinfo=UTC))
+        monday = Session(repo, AgentConfig(memory_mode=mode), tools=[EchoTool()], now=datetime(2026, 11, 9, 9, tzinfo=UTC))
         assert friday.system == monday.system, mode
         assert friday.tool_definitions == monday.tool_definitions, mode
         assert "2026-11-09" not in str(monday.system)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import stat
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from agent import transcripts
 from agent.modes import completed, turn_starts
 
-T0 = datetime(2026, 11, 6, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 6, 9, 0, tzinfo=UTC)
 
 
 def user(text):

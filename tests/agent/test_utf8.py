@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -25,7 +25,7 @@ from agent.utf8 import valid, valid_value
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import tool_use
 
-NOW = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[2]
 NOT_UTF8 = b"caf\xe9 menu.txt"  # Latin-1, as an old archive would name it
 

@@ -209,7 +209,7 @@ def test_secret_filter_on_every_write_path(store):
         text, is_error = store.run(attempt)
         assert is_error and "Secrets never go into memory" in text, attempt
         assert key not in text
-    message, failed = store.save("/memories/c.md", f"-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----")
+    message, failed = store.save("/memories/c.md", "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----")
     assert failed and "private key" in message
     assert sorted(os.listdir(store.directory)) == [".lock", "a.md"]
     assert (store.directory / "a.md").read_text() == "clean\n"

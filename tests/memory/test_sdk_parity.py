@@ -224,13 +224,14 @@ def test_generated_sequences_match_the_sdk(tmp_path_factory, sequence):
     pair = Pair(tmp_path_factory.mktemp("pair"))
     for command in sequence:
         ours, sdk = pair.both(command)
-        if command["command"] == "create" and sdk == (f"File {command['path']} already exists", True):
-            if (pair.sdk_root / command["path"][len("/memories/") :]).is_file():
-                # Deliberate: ours overwrites. Bring the SDK's folder to the same state.
-                assert ours == (f"File created successfully at: {command['path']}", False)
-                os.unlink(pair.sdk_root / command["path"][len("/memories/") :])
-                assert pair.sdk_run(command)[1] is False
-                continue
+        refused_existing = sdk == (f"File {command.get('path')} already exists", True)
+        if (command["command"] == "create" and refused_existing
+                and (pair.sdk_root / command["path"][len("/memories/") :]).is_file()):
+            # Deliberate: ours overwrites. Bring the SDK's folder to the same state.
+            assert ours == (f"File created successfully at: {command['path']}", False)
+            os.unlink(pair.sdk_root / command["path"][len("/memories/") :])
+            assert pair.sdk_run(command)[1] is False
+            continue
         if command["command"] == "rename" and sdk == (f"The path {command['old_path']} does not exist", True):
             # The SDK makes the destination's folders before finding the source missing;
             # ours checks first and leaves no stray folder. Same text, tidier disk.

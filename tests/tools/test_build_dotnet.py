@@ -11,8 +11,8 @@ from agent.cancel import Cancellation
 from agent.config import AgentConfig
 from agent.tools.base import ToolContext
 from agent.tools.build import BuildTool, TestTool
-from tests.tools.repos import ctx_for, dotnet_repo
 from tests.processes import alive
+from tests.tools.repos import ctx_for, dotnet_repo
 
 
 def test_build_lists_the_error_once_and_counts_warnings_by_code(tmp_path, fake_dotnet):

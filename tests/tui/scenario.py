@@ -197,7 +197,7 @@ class DoubleProcess:
                 self.proc.kill()
                 self.proc.wait()
 
-    def __enter__(self) -> "DoubleProcess":
+    def __enter__(self) -> DoubleProcess:
         return self
 
     def __exit__(self, *exc) -> None:

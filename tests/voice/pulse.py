@@ -13,6 +13,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
 from tests.processes import alive
 
 CONFIG = """\
@@ -38,7 +39,7 @@ class PulseServer:
     env: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def start(cls, root: Path | None = None, timeout: float = 15.0) -> "PulseServer":
+    def start(cls, root: Path | None = None, timeout: float = 15.0) -> PulseServer:
         root = Path(root or tempfile.mkdtemp(prefix="devagent-pulse-"))
         home = root / "home"
         runtime = root / "run"

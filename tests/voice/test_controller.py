@@ -7,7 +7,6 @@ everything else (VAD, Whisper, the app's turn handling) is the real thing.
 import time
 
 import numpy as np
-
 import pytest
 
 from agent.voice.controller import VoiceController, meter

@@ -5,8 +5,15 @@ import threading
 
 import numpy as np
 
-from agent.voice.push_to_talk import (LevelChanged, PttState, PushToTalk, RecordingDiscarded,
-                                      StateChanged, TranscriptReady, VoiceUnavailable)
+from agent.voice.push_to_talk import (
+    LevelChanged,
+    PttState,
+    PushToTalk,
+    RecordingDiscarded,
+    StateChanged,
+    TranscriptReady,
+    VoiceUnavailable,
+)
 from agent.voice.recorder import Recorder, WavSource
 from tests.voice.conftest import no_audio_env, run_python, words
 

@@ -1,5 +1,5 @@
-from agent.voice.speakable import ON_SCREEN, SpeechFilter, clean_markdown, speakable_reply
 from agent.voice.sentences import SentenceSplitter
+from agent.voice.speakable import ON_SCREEN, SpeechFilter, clean_markdown, speakable_reply
 
 
 def test_markup_is_read_as_words():

@@ -106,7 +106,7 @@ class ToolLine(_Spinning):
     BINDINGS = [Binding("enter", "open_log", "Open log", show=True)]
 
     class LogRequested(Message):
-        def __init__(self, line: "ToolLine") -> None:
+        def __init__(self, line: ToolLine) -> None:
             super().__init__()
             self.line = line
 
