@@ -32,7 +32,7 @@ from memory.errors import (
     MemoryStoreError,
 )
 from memory.lock import FolderLock, is_no_write, read_only
-from memory.notes import INDEX_NAME, MemoryInfo, age_text, describe, index_entries, index_line
+from memory.notes import INDEX_NAME, MemoryInfo, age_text, describe, frontmatter, index_entries, index_line
 from memory.quoting import quoted
 from memory.secrets import find_secrets, mask_secrets
 from memory.walk import Skipped, walk
@@ -305,6 +305,24 @@ class MemoryStore:
             blocker = paths.to_virtual(self._root, error.filename or os.path.dirname(real))
             raise CommandError(f"Cannot write {quoted(path)}: {blocker} is a file, not a directory.") from None
 
+    @staticmethod
+    def _refuse_lookalike_name(path: str, text: str, old_text: str | None) -> None:
+        """The pane shows a memory by its frontmatter name and description: neither may
+        hold characters that make it show as something else (unless it already did)."""
+        meta = frontmatter(text) if text.startswith("---") else {}
+        old = frontmatter(old_text) if meta and old_text and old_text.startswith("---") else {}
+        for key in ("name", "description"):
+            value = meta.get(key)
+            if value == old.get(key):
+                continue
+            found = next((c for c in str(value) if c in paths.BIDI_CONTROLS or c in paths.INVISIBLE), None)
+            if value is not None and found:
+                raise CommandError(
+                    f"Not written: the {key} in {quoted(path)}'s frontmatter holds U+{ord(found):04X}, "
+                    f"a bidirectional control or invisible character that makes it show as something "
+                    f"else. Leave it out."
+                )
+
     def _refuse_secret_path(self, path: str) -> None:
         found = find_secrets(path)
         if found:
@@ -317,6 +335,7 @@ class MemoryStore:
     def _write(self, real: str, path: str, text: str, old_text: str | None) -> None:
         """Every write goes through here: secret filter, caps, then an atomic replace."""
         self._refuse_secret_path(path)
+        self._refuse_lookalike_name(path, text, old_text)
         found = find_secrets(text)
         old_values = {old_text[s.start : s.end] for s in find_secrets(old_text)} if found and old_text else set()
         for secret in found:
