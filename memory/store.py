@@ -33,6 +33,7 @@ from memory.errors import (
 )
 from memory.lock import FolderLock, is_no_write, read_only
 from memory.notes import INDEX_NAME, MemoryInfo, age_text, describe, frontmatter, index_entries, index_line
+from memory.preload import Preload, left_out_note, preload
 from memory.quoting import quoted
 from memory.secrets import find_secrets, mask_secrets
 from memory.walk import Skipped, walk
@@ -428,26 +429,25 @@ class MemoryStore:
         found.sort(key=lambda info: info.path)
         return found
 
+    def preload(self) -> Preload:
+        """What preloading puts in a prompt (within the caps), and what it leaves out."""
+        return preload(self._root, walk(self._root), self.max_file_chars, self.max_total_chars)
+
     def snapshot(self, now: float | None = None) -> str:
-        """Every file, for preloading into a prompt, each with its age so that an old
-        claim reads as old. Empty when there is no memory."""
+        """Every file within the caps, for preloading into a prompt, each with its age so
+        that an old claim reads as old; then what was left out. Empty when there is no memory."""
         now = time.time() if now is None else now
-        index = os.path.join(self._root, INDEX_NAME)
-        ordered = sorted(self._files(), key=lambda f: (f != index, paths.to_virtual(self._root, f)))
+        loaded = self.preload()
         parts: list[str] = []
-        for real in ordered:
-            try:
-                with open(real, "rb") as handle:
-                    text = handle.read().decode("utf-8", errors="replace")
-                age = age_text(now - os.stat(real).st_mtime)
-            except OSError:
-                continue
+        for item in loaded.files:
             # A memory must not be able to close its own element and speak as the prompt.
-            body = text.rstrip().replace("</memory>", "<\\/memory>")
-            where = paths.to_virtual(self._root, real)
+            body = item.text.rstrip().replace("</memory>", "<\\/memory>")
+            where = item.path
             for raw, escaped in (("&", "&amp;"), ('"', "&quot;"), ("<", "&lt;"), (">", "&gt;")):
                 where = where.replace(raw, escaped)
-            parts.append(f'<memory path="{where}" age="{age}">\n{body}\n</memory>\n')
+            parts.append(f'<memory path="{where}" age="{age_text(now - item.modified)}">\n{body}\n</memory>\n')
+        if loaded.left_out:
+            parts.append(left_out_note(loaded.left_out))
         return "".join(parts)
 
     def index_text(self) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from memory.paths import MAX_DEPTH, name_problem, to_virtual
+from memory.paths import MAX_DEPTH, name_problem, part_problem, to_virtual
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,8 @@ def walk(root: str) -> Walk:
         for entry in entries:
             if entry.name.startswith("."):
                 continue
-            problem = name_problem(entry.name)
+            # A name the memory tool could not address is named, not listed as a memory.
+            problem = part_problem(entry.name) or name_problem(entry.name)
             if problem:
                 found.skipped.append(Skipped(to_virtual(root, entry.path), f"{problem}; rename it to use it"))
                 continue
