@@ -197,6 +197,15 @@ def retry_delay(err: BaseException, attempt: int) -> float | None:
     return min(RETRY_FIRST_DELAY * 2**attempt, RETRY_MAX_DELAY) * (1 - 0.25 * random.random())
 
 
+def is_refusal(err: BaseException) -> bool:
+    """The API refused the request itself (400, 413, 422...): sending it again would fail
+    again, so whatever this turn added must not go out with the next one. Not a key, a
+    permission, a model name or a rate: those are not in the conversation."""
+    if not isinstance(err, anthropic.APIStatusError):
+        return False
+    return 400 <= err.status_code < 500 and err.status_code not in (401, 403, 404, 408, 409, 429)
+
+
 def _retry_after(headers: Any) -> float | None:
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         value = headers.get(name)

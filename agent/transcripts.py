@@ -8,6 +8,7 @@ Records, one a line:
   {"type": "session", "started": iso, "model": .., "memory_mode": .., "repo": ..}
   {"type": "message", "time": iso, "turn": n, "replayed": bool, "message": {role, content}}
   {"type": "summary", "time": iso, "text": ..}
+  {"type": "rollback", "time": iso, "turn": n}   # turn n's messages so far are withdrawn
 
 Replayed messages are saved too: the conversation a session had is what it replayed plus
 what it added, and the next session's history mode replays all of it.
@@ -68,6 +69,10 @@ class Transcript:
     def add_message(self, message: dict, *, turn: int, time: datetime, replayed: bool = False) -> None:
         self._write({"type": "message", "time": time.isoformat(), "turn": turn, "replayed": replayed, "message": message})
 
+    def add_rollback(self, *, turn: int, time: datetime) -> None:
+        """The messages of `turn` saved so far are no longer part of the conversation."""
+        self._write({"type": "rollback", "time": time.isoformat(), "turn": turn})
+
     def add_summary(self, text: str, *, time: datetime) -> None:
         self._write({"type": "summary", "time": time.isoformat(), "text": text})
 
@@ -125,6 +130,9 @@ def load(path: Path) -> SavedSession | None:
                         replayed=bool(record.get("replayed")),
                     )
                 )
+            elif kind == "rollback":
+                turn = int(record["turn"])
+                session.messages = [m for m in session.messages if m.replayed or m.turn != turn]
             elif kind == "summary" and isinstance(record.get("text"), str):
                 session.summary = record["text"]
                 session.summary_time = datetime.fromisoformat(record["time"])
