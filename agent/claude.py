@@ -241,6 +241,34 @@ def describe_api_error(err: BaseException) -> str:
     return f"The reply failed: {err}"
 
 
+def error_detail(err: BaseException | None) -> str:
+    """One line for the log: the exception's kind, the API's status, error type and request
+    id, its message, and what caused it. Never the request, its headers or its key."""
+    if err is None:
+        return "no exception"
+    parts = [type(err).__name__]
+    if isinstance(err, anthropic.APIStatusError):
+        parts.append(f"status {err.status_code}")
+        kind = _api_type(err)
+        if kind:
+            parts.append(kind)
+        request_id = err.response.headers.get("request-id") if err.response is not None else None
+        if request_id:
+            parts.append(f"request-id {request_id}")
+        parts.append(_api_message(err)[:500])
+    else:
+        parts.append(str(err)[:500])
+    said = {str(err)}
+    seen = err.__cause__ or err.__context__
+    while seen is not None and len(parts) < 12:
+        name = f"{type(seen).__module__}.{type(seen).__name__}"
+        # A chain of wrappers often repeats one message: say it once.
+        parts.append(f"caused by {name}" if str(seen) in said else f"caused by {name}: {str(seen)[:200]}")
+        said.add(str(seen))
+        seen = seen.__cause__ or seen.__context__
+    return "; ".join(p for p in parts if p)
+
+
 def _api_message(err: anthropic.APIStatusError) -> str:
     body = err.body
     if isinstance(body, dict):

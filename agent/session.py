@@ -9,6 +9,7 @@ because a thinking block's signature binds it to everything before it.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -39,6 +40,11 @@ from agent.tools.registry import ToolRegistry
 from agent.transcripts import Transcript, content_blocks
 
 Sink = Callable[[Event], None]
+
+log = logging.getLogger("devagent.session")
+# Silent unless the program using the agent sets up logging (the app and `devagent ask` do,
+# into the log folder); never Python's last-resort printing to stderr.
+logging.getLogger("devagent").addHandler(logging.NullHandler())
 
 CANCELLED_TOOL = "Not run: the user cancelled the turn."
 # How the history records a turn that did not end with a reply: the model may see that it
@@ -186,17 +192,24 @@ class Session:
             except TurnCancelled as stop:
                 usage = stop.usage
                 cancelled = True
+                log.info("turn %d cancelled by the user", turn)
                 self._close_turn(turn_start, CANCELLED_NOTE, stop.shown)
             except _TurnFailed as failed:
                 usage = failed.usage
                 emit(AgentError(turn, failed.message))
+                log.error(
+                    "turn %d failed: %s [%s]", turn, failed.message, claude.error_detail(failed.error),
+                    exc_info=_traceback_worth_keeping(failed.error),
+                )
                 if failed.refused:
+                    log.info("turn %d taken out of the history: the API refused the request", turn)
                     self._drop_turn(turn_start, failed.message)
                 else:
                     self._close_turn(turn_start, FAILED_NOTE.format(reason=failed.message), failed.shown)
             except Exception as err:  # a bug of ours must not take the app down
                 message = f"The turn failed unexpectedly: {type(err).__name__}: {err}"
                 emit(AgentError(turn, message))
+                log.exception("turn %d failed unexpectedly", turn)
                 # Where it broke is unknown: the turn goes, so a bad message cannot stay.
                 self._drop_turn(turn_start, message)
             usage = replace(usage, total_time=time.monotonic() - started)
@@ -248,7 +261,14 @@ class Session:
                 if failed.cause is not None and attempt < self.config.max_retries:
                     delay = claude.retry_delay(failed.cause, attempt)
                 if delay is None:
-                    raise _TurnFailed(failed.message, before + spent, shown=failed.shown, refused=failed.refused)
+                    raise _TurnFailed(
+                        failed.message, before + spent, shown=failed.shown, refused=failed.refused, error=failed.error
+                    )
+                log.warning(
+                    "turn %d: the call failed before any words were shown; retry %d of %d in %.2f s [%s]",
+                    turn, attempt + 1, self.config.max_retries, delay, claude.error_detail(failed.error),
+                    exc_info=_traceback_worth_keeping(failed.error),
+                )
             attempt += 1
             if cancel.wait(delay):
                 raise TurnCancelled(before + spent)
@@ -349,6 +369,7 @@ class Session:
                 cause=None if shown else err,
                 shown=partial_text(),
                 refused=claude.is_refusal(err),
+                error=err,
             )
         except StreamBroken as err:
             if cancel.cancelled:
@@ -361,6 +382,7 @@ class Session:
                 f"Claude's reply stream had an event that could not be read ({type(err).__name__}); "
                 "the turn stopped there. Ask again.",
                 partial_usage(),
+                error=err,
             )
         except Exception as err:
             # httpx2 transport errors (a connection reset mid-body) surface unwrapped here.
@@ -485,10 +507,10 @@ class Session:
         if self.transcript is not None:
             try:
                 self.transcript.add_message(message, turn=self.turn, time=when or self.now(), replayed=replayed)
-            except Exception:
+            except Exception as err:
                 # A full disk (or any other fault of the saved copy) must not end the
                 # conversation; only the saved copy is lost.
-                pass
+                log.warning("transcript %s: a message was not saved: %s: %s", self.transcript.path, type(err).__name__, err)
 
     # --- the end --------------------------------------------------------------------------
 
@@ -556,9 +578,18 @@ class Session:
 
 class _TurnFailed(Exception):
     def __init__(
-        self, message: str, usage: Usage, *, cause: BaseException | None = None, shown: str = "", refused: bool = False
+        self,
+        message: str,
+        usage: Usage,
+        *,
+        cause: BaseException | None = None,
+        shown: str = "",
+        refused: bool = False,
+        error: BaseException | None = None,
     ) -> None:
         super().__init__(message)
+        # What went wrong underneath, for the log.
+        self.error = error
         self.message = message
         self.usage = usage
         # The API error behind it, when retrying the call could help.
@@ -576,12 +607,21 @@ def _dropped(err: BaseException, usage: Usage, shown: str) -> _TurnFailed:
             "The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again.",
             usage,
             shown=shown,
+            error=err,
         )
     return _TurnFailed(
         "The connection to Claude dropped before the reply began; the turn stopped. Ask again.",
         usage,
         cause=claude.StreamDropped(str(err)),
+        error=err,
     )
+
+
+def _traceback_worth_keeping(err: BaseException | None) -> BaseException | None:
+    """A status error says all in its detail line; a transport or parse fault needs its stack."""
+    if err is None or isinstance(err, anthropic.APIStatusError):
+        return None
+    return err
 
 
 class _BadInput:

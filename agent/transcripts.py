@@ -67,6 +67,7 @@ class Transcript:
         self._opened = False
 
     def add_message(self, message: dict, *, turn: int, time: datetime, replayed: bool = False) -> None:
+        message = masked_tool_inputs(message)
         self._write({"type": "message", "time": time.isoformat(), "turn": turn, "replayed": replayed, "message": message})
 
     def add_rollback(self, *, turn: int, time: datetime) -> None:
@@ -163,6 +164,37 @@ def latest(repo: Path, *, exclude: Path | None = None, with_summary: bool = Fals
         if not with_summary and session.messages:
             return session
     return None
+
+
+def masked_tool_inputs(message: dict) -> dict:
+    """The message with credentials in its tool inputs masked, as tool results are.
+
+    A key the model tried to save (and the store refused) must not be kept on disk here,
+    nor replayed to a later session. The model's own history keeps the input it sent.
+    """
+    blocks = content_blocks(message)
+    if message.get("role") != "assistant" or not any(
+        isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks
+    ):
+        return message
+    masked = []
+    for block in blocks:
+        if isinstance(block, dict) and block.get("type") == "tool_use":
+            block = {**block, "input": _masked_value(block.get("input"))}
+        masked.append(block)
+    return {**message, "content": masked}
+
+
+def _masked_value(value: object) -> object:
+    from agent.tools.masking import mask_text
+
+    if isinstance(value, str):
+        return mask_text(value)[0]
+    if isinstance(value, dict):
+        return {key: _masked_value(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_masked_value(item) for item in value]
+    return value
 
 
 def content_blocks(message: dict) -> list:

@@ -39,7 +39,7 @@ from agent.events import (
 from agent.voice.settings import DEFAULT_KEY, key_label, voice_settings
 from tui import format as fmt
 from tui.inbox import Inbox
-from tui.terminal import log_path, stderr_to_log
+from tui.terminal import log_path, start_logging, stderr_to_log
 from tui.widgets.conversation import Conversation, ToolLine
 from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.prompt import Prompt
@@ -596,6 +596,7 @@ def one_line_error(exc: BaseException) -> str:
 
 
 def run_app(args) -> int:
+    start_logging()
     repo = Path(getattr(args, "path", ".") or ".").expanduser().resolve()
     if not repo.is_dir():
         print(f"devagent: {repo} is not a folder")
