@@ -6,7 +6,7 @@
     paths.py      /memories/... to a real path inside the folder, or a refusal; its
                   part-by-part check also confines read_file to the repository
     atomic.py     durable file replacement and the sweep of orphaned temp files
-    secrets.py    credential-shaped text: refused in memory, masked in tool output
+    secrets/      credential-shaped text: refused in memory, masked in all the model reads
     notes.py      frontmatter, MEMORY.md index lines, MemoryInfo
     staleness.py  repository paths a memory names that no longer exist
     location.py   where a repository's folder is (data dir, git common dir key)
