@@ -107,6 +107,10 @@ class DevAgentApp(App):
         Binding("f7", "resize(-1)", "Narrower", show=False),
         Binding("f8", "resize(1)", "Wider", show=False),
         Binding("ctrl+l", "last_log", "Last log", show=False),
+        # from the prompt (or wherever they are not taken): the conversation's own keys
+        Binding("ctrl+end", "conversation_end", "Newest", show=False),
+        Binding("pageup", "conversation_page(-1)", "Page up", show=False),
+        Binding("pagedown", "conversation_page(1)", "Page down", show=False),
     ]
 
     def __init__(
@@ -489,6 +493,15 @@ class DevAgentApp(App):
         if self._cancel is not None:
             threading.Thread(target=self._cancel.cancel, name="cancel-on-quit", daemon=True).start()
         self.exit()
+
+    def action_conversation_end(self) -> None:
+        self.conversation.action_follow()
+
+    def action_conversation_page(self, step: int) -> None:
+        if step < 0:
+            self.conversation.scroll_page_up(animate=False)
+        else:
+            self.conversation.scroll_page_down(animate=False)
 
     # --- screen pane and logs -----------------------------------------------------------
 

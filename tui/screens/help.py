@@ -33,6 +33,8 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("F6", "mute or unmute the voice"),
             ("F7 / F8", "narrower / wider side pane (the focused one, else memory)"),
             ("Ctrl+L", "the last tool log on the screen pane"),
+            ("PgUp / PgDn", "scroll the conversation (from the input line too)"),
+            ("Ctrl+End", "the newest output; the conversation follows it again"),
             ("Tab / Shift+Tab", "move between panes"),
             ("Ctrl+P", "command palette"),
             ("Ctrl+Q", "quit"),
