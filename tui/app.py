@@ -329,6 +329,12 @@ class DevAgentApp(App):
                 except Exception:
                     pass
 
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = False) -> None:
+        """Toasts quote memory names, paths and errors: shown as text, never as markup."""
+        super().notify(fmt.sanitize(message), title=fmt.sanitize(title), severity=severity, timeout=timeout,
+                       markup=markup)
+
     # --- typing -------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:

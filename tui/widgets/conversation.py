@@ -27,7 +27,7 @@ MAX_HOLD_SECONDS = 2.0
 
 class UserTurn(Static):
     def __init__(self, text: str) -> None:
-        super().__init__(Text(text), classes="user-turn")
+        super().__init__(Text(fmt.sanitize(text)), classes="user-turn")
 
 
 class Reply(Markdown):
@@ -38,7 +38,7 @@ class Notice(Static):
     """A line the app adds itself: an error, a cancelled turn, how to set the API key."""
 
     def __init__(self, text: str, kind: str = "info") -> None:
-        super().__init__(Text(text), classes=f"notice -{kind}")
+        super().__init__(Text(fmt.sanitize(text)), classes=f"notice -{kind}")
         self.kind = kind
 
 
@@ -104,14 +104,14 @@ class ToolLine(_Spinning):
     def __init__(self, tool_id: str, name: str, summary: str) -> None:
         super().__init__(classes="tool-line -running")
         self.tool_id = tool_id
-        self.tool_name = name
-        self.input_summary = summary
+        self.tool_name = fmt.sanitize(name)
+        self.input_summary = fmt.sanitize(summary)
         self.finished: tuple[float, bool, str] | None = None  # duration, is_error, summary
         self.tool_log: str | None = None
         self.cancelled = False
 
     def finish(self, duration: float, is_error: bool, summary: str, log: str | None) -> None:
-        self.finished = (duration, is_error, summary)
+        self.finished = (duration, is_error, fmt.sanitize(summary))
         self.tool_log = log
         self.remove_class("-running")
         self.add_class("-error" if is_error else "-ok")
@@ -267,6 +267,7 @@ class Conversation(VerticalScroll):
             await thinking.remove()
 
     async def add_text(self, delta: str) -> None:
+        delta = fmt.sanitize(delta)
         await self._stop_thinking()
         if self._stream is None:
             self._reply = Reply(classes="reply")
