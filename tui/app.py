@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Footer
 
 from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
@@ -170,7 +170,7 @@ class DevAgentApp(App):
             yield Conversation(id="conversation")
             yield ScreenPane(id="screen-pane")
             yield MemoryPane(self.store, self.repo, id="memory-pane")
-        yield Prompt(placeholder="Ask about this repository… (Enter sends, Esc cancels, F1 help)", id="prompt")
+        yield Prompt(placeholder="Ask about this repository… (Enter sends, Ctrl+J new line, Esc cancels, F1 help)", id="prompt")
         yield StatusLine(id="status")
         yield Footer()
 
@@ -367,24 +367,21 @@ class DevAgentApp(App):
 
     # --- turns --------------------------------------------------------------------------
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "prompt":
+    def on_text_area_changed(self, event) -> None:
+        if isinstance(event.text_area, Prompt):
             self.conversation.typing()
 
-    async def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id != "prompt":
-            return
+    async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
         # Enter while recording ends the recording; the typed text stays where it is
         enter = getattr(self.voice, "enter", None)
         if enter is not None and enter():
             return
-        text = event.value.strip()
+        text = event.text.strip()
         if not text:
             return
         if await self.submit_turn(text):
-            event.input.value = ""
-            if isinstance(event.input, Prompt):
-                event.input.remember(text)
+            event.prompt.value = ""
+            event.prompt.remember(event.value.strip())
 
     async def submit_turn(self, text: str) -> bool:
         """Start a turn (typed or transcribed). False when one is already running."""

@@ -25,9 +25,19 @@ TYPING_HOLD_SECONDS = 0.3
 MAX_HOLD_SECONDS = 2.0
 
 
+# a user turn longer than this (a pasted log, say) shows its first lines and a count
+USER_TURN_LINES = 12
+USER_TURN_SHOWN = 6
+
+
 class UserTurn(Static):
     def __init__(self, text: str) -> None:
-        super().__init__(Text(fmt.sanitize(text)), classes="user-turn")
+        lines = fmt.sanitize(text).split("\n")
+        shown = Text("\n".join(lines if len(lines) <= USER_TURN_LINES else lines[:USER_TURN_SHOWN]))
+        if len(lines) > USER_TURN_LINES:
+            shown.append(f"\n… {len(lines) - USER_TURN_SHOWN} more lines (sent in full)", "dim italic")
+        super().__init__(shown, classes="user-turn")
+        self.text = text
 
 
 class Reply(Markdown):
