@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Footer
 
 from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
@@ -108,6 +108,10 @@ class DevAgentApp(App):
         Binding("f8", "resize(1)", "Wider", show=False),
         Binding("ctrl+l", "last_log", "Last log", show=False),
         Binding("ctrl+n", "new_conversation", "New conversation", show=False),
+        # from the prompt (or wherever they are not taken): the conversation's own keys
+        Binding("ctrl+end", "conversation_end", "Newest", show=False),
+        Binding("pageup", "conversation_page(-1)", "Page up", show=False),
+        Binding("pagedown", "conversation_page(1)", "Page down", show=False),
     ]
 
     def __init__(
@@ -167,7 +171,7 @@ class DevAgentApp(App):
             yield Conversation(id="conversation")
             yield ScreenPane(id="screen-pane")
             yield MemoryPane(self.store, self.repo, id="memory-pane")
-        yield Prompt(placeholder="Ask about this repository… (Enter sends, Esc cancels, F1 help)", id="prompt")
+        yield Prompt(placeholder="Ask about this repository… (Enter sends, Ctrl+J new line, Esc cancels, F1 help)", id="prompt")
         yield StatusLine(id="status")
         yield Footer()
 
@@ -328,6 +332,12 @@ class DevAgentApp(App):
                 except Exception:
                     pass
 
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = False) -> None:
+        """Toasts quote memory names, paths and errors: shown as text, never as markup."""
+        super().notify(fmt.sanitize(message), title=fmt.sanitize(title), severity=severity, timeout=timeout,
+                       markup=markup)
+
     # --- typing -------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
@@ -360,24 +370,21 @@ class DevAgentApp(App):
 
     # --- turns --------------------------------------------------------------------------
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "prompt":
+    def on_text_area_changed(self, event) -> None:
+        if isinstance(event.text_area, Prompt):
             self.conversation.typing()
 
-    async def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id != "prompt":
-            return
+    async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
         # Enter while recording ends the recording; the typed text stays where it is
         enter = getattr(self.voice, "enter", None)
         if enter is not None and enter():
             return
-        text = event.value.strip()
+        text = event.text.strip()
         if not text:
             return
         if await self.submit_turn(text):
-            event.input.value = ""
-            if isinstance(event.input, Prompt):
-                event.input.remember(text)
+            event.prompt.value = ""
+            event.prompt.remember(event.value.strip())
 
     async def submit_turn(self, text: str) -> bool:
         """Start a turn (typed or transcribed). False when one is already running."""
@@ -509,6 +516,15 @@ class DevAgentApp(App):
         if self._cancel is not None:
             threading.Thread(target=self._cancel.cancel, name="cancel-on-quit", daemon=True).start()
         self.exit()
+
+    def action_conversation_end(self) -> None:
+        self.conversation.action_follow()
+
+    def action_conversation_page(self, step: int) -> None:
+        if step < 0:
+            self.conversation.scroll_page_up(animate=False)
+        else:
+            self.conversation.scroll_page_down(animate=False)
 
     # --- screen pane and logs -----------------------------------------------------------
 

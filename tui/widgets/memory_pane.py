@@ -83,11 +83,11 @@ def option_prompt(info, stale: list[str] | None, now: float | None = None) -> Ta
     name = Text(no_wrap=True, overflow="ellipsis")
     if stale:
         name.append(f"{STALE} ", "bold yellow")
-    name.append(info.name, "bold")
+    name.append(fmt.sanitize(info.name), "bold")
     grid.add_row(name, Text(f"{fmt.chars(info.size)} · {fmt.age(info.modified, now)}", "dim"))
     about = Text(no_wrap=True, overflow="ellipsis")
     if info.type:
-        about.append(info.type, TYPE_STYLE.get(info.type, "dim"))
+        about.append(fmt.sanitize(info.type), TYPE_STYLE.get(info.type, "dim"))
         about.append(" · ", "dim")
     about.append(fmt.one_line(info.description, 200) if info.description else "no description", "dim italic")
     grid.add_row(about, "")
@@ -96,6 +96,7 @@ def option_prompt(info, stale: list[str] | None, now: float | None = None) -> Ta
 
 def styled_memory(body: str) -> Text:
     """The file as it is, its frontmatter dimmed so the note itself stands out."""
+    body = fmt.sanitize(body)
     text = Text(body)
     if body.startswith("---\n"):
         end = body.find("\n---", 4)
@@ -185,7 +186,7 @@ class MemoryPane(Vertical):
             self._title_problem(f"stopped following the folder: {exc}")
 
     def _title_problem(self, sentence: str) -> None:
-        self.border_subtitle = f"[$text-warning]{escape(sentence)}[/]"
+        self.border_subtitle = f"[$text-warning]{escape(fmt.sanitize(sentence))}[/]"
 
     def _apply(self, listing: Listing) -> None:
         self.listing = listing
@@ -209,7 +210,7 @@ class MemoryPane(Vertical):
     def _update_title(self) -> None:
         listing = self.listing
         if listing.problem:
-            self.border_subtitle = f"[$text-warning]{escape(listing.problem)}[/]"
+            self.border_subtitle = f"[$text-warning]{escape(fmt.sanitize(listing.problem))}[/]"
             return
         count = len(listing.memories)
         self.border_title = f"Memory · {count}"
@@ -252,15 +253,15 @@ class MemoryPane(Vertical):
         try:
             body = self.store.read(info.path)
         except Exception as exc:
-            static.update(Text(f"Cannot read {info.path}: {exc}", style="red"))
+            static.update(Text(fmt.sanitize(f"Cannot read {info.path}: {exc}"), style="red"))
             return
         text = Text()
-        text.append(info.path, "bold")
+        text.append(fmt.sanitize(info.path), "bold")
         text.append(f"  {fmt.chars(info.size)} chars · changed {fmt.age(info.modified)} ago\n", "dim")
         stale = self.listing.stale.get(info.path)
         if stale:
             text.append(f"{STALE} refers to what the repository no longer has: ", "yellow")
-            text.append(", ".join(stale), "yellow")
+            text.append(fmt.sanitize(", ".join(stale)), "yellow")
             text.append("\n")
         text.append("\n")
         text.append_text(styled_memory(body))
@@ -306,8 +307,8 @@ class MemoryPane(Vertical):
             text = None
             after = f"It cannot be undone: {exc}"
         question = Text.assemble(
-            "Delete the memory ", (info.name, "bold"), "?\n\n",
-            f"{info.path} ({fmt.chars(info.size)} chars) is removed from disk; the agent will not see it again. ",
+            "Delete the memory ", (fmt.sanitize(info.name), "bold"), "?\n\n",
+            f"{fmt.sanitize(info.path)} ({fmt.chars(info.size)} chars) is removed from disk; the agent will not see it again. ",
             after,
         )
         self.app.push_screen(Confirm("Delete memory", question, yes="Delete"), lambda ok: self._delete(info.path, text, ok))
