@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import transcripts
+from agent.tools.masking import mask_messages, mask_text, masking_note
 from agent.tools.registry import MEMORY_TOOL_MODES
 
 
@@ -28,6 +29,19 @@ class SessionStart:
 
 
 def prepare(mode: str, repo: Path, *, store: Any = None, window_turns: int = 2, now: datetime | None = None) -> SessionStart:
+    """The session's start, with every credential in it masked: a memory, a transcript or
+    a summary may hold one that reached the disk some other way, and the model must
+    receive these the way it receives tool results."""
+    start = _prepare(mode, repo, store=store, window_turns=window_turns, now=now)
+    if start.context:
+        context, hits = mask_text(start.context, "line")
+        note = masking_note(hits)
+        start.context = f"{context}\n\n{note}" if note else context
+    start.replay = mask_messages(start.replay)
+    return start
+
+
+def _prepare(mode: str, repo: Path, *, store: Any, window_turns: int, now: datetime | None) -> SessionStart:
     if mode == "none":
         return SessionStart()
     if mode == "history":

@@ -9,6 +9,7 @@ because a thinking block's signature binds it to everything before it.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -40,7 +41,22 @@ from agent.transcripts import Transcript, content_blocks
 
 Sink = Callable[[Event], None]
 
+log = logging.getLogger("devagent.session")
+# Silent unless the program using the agent sets up logging (the app and `devagent ask` do,
+# into the log folder); never Python's last-resort printing to stderr.
+logging.getLogger("devagent").addHandler(logging.NullHandler())
+
 CANCELLED_TOOL = "Not run: the user cancelled the turn."
+# How the history records a turn that did not end with a reply: the model may see that it
+# was cancelled or failed, and the next turn's words come as a new message, never joined
+# to the old ones (a model answers every question in a message).
+CANCELLED_NOTE = "[The user cancelled this turn here, before it was finished. Do not pick it up again unless they ask.]"
+FAILED_NOTE = "[This turn stopped here, unfinished: {reason}]"
+REFUSED_NOTE = (
+    "[The user's message here was refused by the API and was removed from the conversation "
+    "so that it is not sent again: {reason}]"
+)
+NOT_ANSWERED = "[Not answered.]"
 
 
 class StreamBroken(Exception):
@@ -48,7 +64,13 @@ class StreamBroken(Exception):
 
 
 class TurnCancelled(Exception):
-    pass
+    """The user cancelled: `usage` is what the turn spent so far, `shown` the words of the
+    interrupted call that had reached the user."""
+
+    def __init__(self, usage: Usage | None = None, shown: str = "") -> None:
+        super().__init__("the turn was cancelled")
+        self.usage = usage or Usage()
+        self.shown = shown
 
 
 def _today(now: datetime) -> str:
@@ -100,6 +122,8 @@ class Session:
         for message, when in zip(self.start.replay, self.start.replay_times):
             self._append(message, when=when, replayed=True)
         self._sent_first = False
+        self._date_at: int | None = None  # the index of the message that carries the date
+        self._conversation_turns = 0
 
     # --- setup ----------------------------------------------------------------------------
 
@@ -158,19 +182,36 @@ class Session:
                 emit(TurnFinished(turn, usage, "", False))
                 return usage
 
+            turn_start = len(self.messages)
+            self._conversation_turns += 1
             try:
                 if replaced:
                     text = f"{text}\n\n({utf8.replaced_note(replaced, 'this message')})"
                 self._add_user_text(text)
                 usage = self._loop(turn, emit, cancel, reply_text, started)
             except TurnCancelled as stop:
-                usage = stop.args[0] if stop.args else usage
+                usage = stop.usage
                 cancelled = True
+                log.info("turn %d cancelled by the user", turn)
+                self._close_turn(turn_start, CANCELLED_NOTE, stop.shown)
             except _TurnFailed as failed:
                 usage = failed.usage
                 emit(AgentError(turn, failed.message))
+                log.error(
+                    "turn %d failed: %s [%s]", turn, failed.message, claude.error_detail(failed.error),
+                    exc_info=_traceback_worth_keeping(failed.error),
+                )
+                if failed.refused:
+                    log.info("turn %d taken out of the history: the API refused the request", turn)
+                    self._drop_turn(turn_start, failed.message)
+                else:
+                    self._close_turn(turn_start, FAILED_NOTE.format(reason=failed.message), failed.shown)
             except Exception as err:  # a bug of ours must not take the app down
-                emit(AgentError(turn, f"The turn failed unexpectedly: {type(err).__name__}: {err}"))
+                message = f"The turn failed unexpectedly: {type(err).__name__}: {err}"
+                emit(AgentError(turn, message))
+                log.exception("turn %d failed unexpectedly", turn)
+                # Where it broke is unknown: the turn goes, so a bad message cannot stay.
+                self._drop_turn(turn_start, message)
             usage = replace(usage, total_time=time.monotonic() - started)
             self.usage = self.usage + usage
             emit(TurnFinished(turn, usage, "".join(reply_text), cancelled))
@@ -213,14 +254,21 @@ class Session:
                 content, stop_reason, call, bad_inputs = self._stream_once(turn, emit, cancel, reply_text, started)
                 return content, stop_reason, spent + call, bad_inputs
             except TurnCancelled as stop:
-                raise TurnCancelled(before + spent + stop.args[0])
+                raise TurnCancelled(before + spent + stop.usage, stop.shown)
             except _TurnFailed as failed:
                 spent = spent + failed.usage
                 delay = None
                 if failed.cause is not None and attempt < self.config.max_retries:
                     delay = claude.retry_delay(failed.cause, attempt)
                 if delay is None:
-                    raise _TurnFailed(failed.message, before + spent)
+                    raise _TurnFailed(
+                        failed.message, before + spent, shown=failed.shown, refused=failed.refused, error=failed.error
+                    )
+                log.warning(
+                    "turn %d: the call failed before any words were shown; retry %d of %d in %.2f s [%s]",
+                    turn, attempt + 1, self.config.max_retries, delay, claude.error_detail(failed.error),
+                    exc_info=_traceback_worth_keeping(failed.error),
+                )
             attempt += 1
             if cancel.wait(delay):
                 raise TurnCancelled(before + spent)
@@ -243,6 +291,9 @@ class Session:
         stream = None
         remove_hook: Callable[[], None] = lambda: None
 
+        def partial_text() -> str:
+            return "".join(blocks[i].get("text", "") for i in sorted(blocks) if blocks[i].get("type") == "text")
+
         def partial_usage() -> Usage:
             if not raw_usage:
                 # Refused before a reply began (a 429, say): not a call worth counting.
@@ -259,7 +310,7 @@ class Session:
             remove_hook = cancel.on_cancel(lambda: _abort(stream))
             for event in stream:
                 if cancel.cancelled:
-                    raise TurnCancelled(partial_usage())
+                    raise TurnCancelled(partial_usage(), partial_text())
                 kind = getattr(event, "type", None)
                 if kind == "message_start":
                     raw_usage.update(_usage_dict(event.message.usage))
@@ -303,34 +354,42 @@ class Session:
                 elif kind == "message_stop":
                     finished = True
             if cancel.cancelled:
-                raise TurnCancelled(partial_usage())
+                raise TurnCancelled(partial_usage(), partial_text())
             if not finished:
                 raise StreamBroken("the stream ended before message_stop")
         except TurnCancelled:
             raise
         except (anthropic.APIStatusError, anthropic.APIConnectionError) as err:
             if cancel.cancelled:
-                raise TurnCancelled(partial_usage())
+                raise TurnCancelled(partial_usage(), partial_text())
             # Once the user has seen part of the reply, a retry would say it twice: no retry.
-            raise _TurnFailed(claude.describe_api_error(err), partial_usage(), cause=None if shown else err)
+            raise _TurnFailed(
+                claude.describe_api_error(err),
+                partial_usage(),
+                cause=None if shown else err,
+                shown=partial_text(),
+                refused=claude.is_refusal(err),
+                error=err,
+            )
         except StreamBroken as err:
             if cancel.cancelled:
-                raise TurnCancelled(partial_usage())
-            raise _dropped(err, partial_usage(), shown)
+                raise TurnCancelled(partial_usage(), partial_text())
+            raise _dropped(err, partial_usage(), partial_text())
         except (ValueError, KeyError, AttributeError, TypeError) as err:
             if cancel.cancelled:
-                raise TurnCancelled(partial_usage())
+                raise TurnCancelled(partial_usage(), partial_text())
             raise _TurnFailed(
                 f"Claude's reply stream had an event that could not be read ({type(err).__name__}); "
                 "the turn stopped there. Ask again.",
                 partial_usage(),
+                error=err,
             )
         except Exception as err:
             # httpx2 transport errors (a connection reset mid-body) surface unwrapped here.
             if cancel.cancelled:
-                raise TurnCancelled(partial_usage())
+                raise TurnCancelled(partial_usage(), partial_text())
             if _is_transport_error(err):
-                raise _dropped(err, partial_usage(), shown)
+                raise _dropped(err, partial_usage(), partial_text())
             raise
         finally:
             remove_hook()
@@ -388,20 +447,55 @@ class Session:
     # --- history --------------------------------------------------------------------------
 
     def _add_user_text(self, text: str) -> None:
+        if self.messages and self.messages[-1]["role"] == "user":
+            # Words left without an answer (a history that ended oddly) are closed, not
+            # joined to these: the model would answer both.
+            self._append({"role": "assistant", "content": [{"type": "text", "text": NOT_ANSWERED}]})
         blocks: list[dict] = []
         if not self._sent_first:
             # The date belongs here and not in the system prompt: a prompt that says
             # "Monday" is not a prefix of one that said "Friday".
             blocks.append({"type": "text", "text": _today(self.now())})
             self._sent_first = True
+            self._date_at = len(self.messages)
         blocks.append({"type": "text", "text": text if text.strip() else "(silence)"})
-        message, replaces_last = _user_message_after(self.messages, blocks)
-        if replaces_last:
-            self.messages[-1] = message
-            # The saved copy gets only the new words; loading joins consecutive user records.
-            self._save({"role": "user", "content": blocks})
-        else:
-            self._append(message)
+        message, _ = _user_message_after(self.messages, blocks)
+        self._append(message)
+
+    def _close_turn(self, turn_start: int, note: str, shown: str) -> None:
+        """Ends an unfinished turn in the history with `note`, keeping the words the user saw."""
+        try:
+            last = self.messages[-1] if len(self.messages) > turn_start else None
+            if last is None:
+                return
+            if last["role"] == "assistant":
+                unanswered = [b["id"] for b in content_blocks(last) if b.get("type") == "tool_use"]
+                if not unanswered:
+                    return  # it already ends with a reply, cut short
+                results = [_tool_result(i, "Not run: the turn stopped.", True) for i in unanswered]
+                self._append({"role": "user", "content": results})
+            blocks = [{"type": "text", "text": shown}] if shown.strip() else []
+            self._append({"role": "assistant", "content": [*blocks, {"type": "text", "text": note}]})
+        except Exception:
+            self._drop_turn(turn_start, note)
+
+    def _drop_turn(self, turn_start: int, reason: str) -> None:
+        """Takes the turn out of the history and the transcript, leaving a note in its place:
+        what the API refused must not be sent again with every later turn."""
+        del self.messages[turn_start:]
+        if self._date_at is not None and self._date_at >= turn_start:
+            self._sent_first = False
+            self._date_at = None
+        if self.transcript is not None:
+            try:
+                self.transcript.add_rollback(turn=self.turn, time=self.now())
+            except Exception:
+                pass
+        try:
+            self._add_user_text(REFUSED_NOTE.format(reason=reason))
+            self._append({"role": "assistant", "content": [{"type": "text", "text": NOT_ANSWERED}]})
+        except Exception:
+            del self.messages[turn_start:]
 
     def _append(self, message: dict, *, when: datetime | None = None, replayed: bool = False) -> None:
         # The last guard: one character the API cannot take would fail every later request.
@@ -413,10 +507,10 @@ class Session:
         if self.transcript is not None:
             try:
                 self.transcript.add_message(message, turn=self.turn, time=when or self.now(), replayed=replayed)
-            except Exception:
+            except Exception as err:
                 # A full disk (or any other fault of the saved copy) must not end the
                 # conversation; only the saved copy is lost.
-                pass
+                log.warning("transcript %s: a message was not saved: %s: %s", self.transcript.path, type(err).__name__, err)
 
     # --- the end --------------------------------------------------------------------------
 
@@ -426,13 +520,39 @@ class Session:
             if self._closed:
                 return
             self._closed = True
-            if self.config.memory_mode == "summary" and self.turn > 0:
-                notes = self._write_summary()
-                if notes and self.transcript is not None:
-                    try:
-                        self.transcript.add_summary(notes, time=self.now())
-                    except OSError:
-                        pass
+            self._save_summary()
+
+    def new_conversation(self) -> None:
+        """Forgets the conversation so far and starts another, as a new session would, but
+        without replaying this one: a new transcript, the memory folder read again, and in
+        summary mode the notes on the conversation that ends. Waits for a running turn."""
+        with self._lock:
+            self._save_summary()
+            self.started = self.now()
+            mode = self.config.memory_mode
+            if mode in ("history", "window"):
+                self.start = modes.SessionStart()  # replaying would bring this one back
+            else:
+                self.start = modes.prepare(
+                    mode, self.repo, store=self.store, window_turns=self.config.window_turns, now=self.started
+                )
+            self.system = self._system_blocks()
+            self.messages = []
+            self._sent_first = False
+            self._date_at = None
+            self._conversation_turns = 0
+            if self.transcript is not None:
+                self.transcript = Transcript(self.repo, started=self.started, model=self.config.model, memory_mode=mode)
+
+    def _save_summary(self) -> None:
+        if self.config.memory_mode != "summary" or self._conversation_turns == 0:
+            return
+        notes = self._write_summary()
+        if notes and self.transcript is not None:
+            try:
+                self.transcript.add_summary(notes, time=self.now())
+            except Exception:
+                pass
 
     def _write_summary(self) -> str | None:
         if api_key_problem() and self._client is None:
@@ -457,25 +577,51 @@ class Session:
 
 
 class _TurnFailed(Exception):
-    def __init__(self, message: str, usage: Usage, *, cause: BaseException | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        usage: Usage,
+        *,
+        cause: BaseException | None = None,
+        shown: str = "",
+        refused: bool = False,
+        error: BaseException | None = None,
+    ) -> None:
         super().__init__(message)
+        # What went wrong underneath, for the log.
+        self.error = error
         self.message = message
         self.usage = usage
         # The API error behind it, when retrying the call could help.
         self.cause = cause
+        # The words of the failed call that reached the user.
+        self.shown = shown
+        # The API refused the request itself: something in this turn may be the cause.
+        self.refused = refused
 
 
-def _dropped(err: BaseException, usage: Usage, shown: bool) -> _TurnFailed:
+def _dropped(err: BaseException, usage: Usage, shown: str) -> _TurnFailed:
     """A connection lost mid-stream: retried like an overload until the user has seen words."""
     if shown:
         return _TurnFailed(
-            "The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again.", usage
+            "The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again.",
+            usage,
+            shown=shown,
+            error=err,
         )
     return _TurnFailed(
         "The connection to Claude dropped before the reply began; the turn stopped. Ask again.",
         usage,
         cause=claude.StreamDropped(str(err)),
+        error=err,
     )
+
+
+def _traceback_worth_keeping(err: BaseException | None) -> BaseException | None:
+    """A status error says all in its detail line; a transport or parse fault needs its stack."""
+    if err is None or isinstance(err, anthropic.APIStatusError):
+        return None
+    return err
 
 
 class _BadInput:

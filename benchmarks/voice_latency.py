@@ -1,12 +1,18 @@
-"""Voice latency on this machine: prints, does not assert.
+"""Voice latency on this machine, each figure against a floor measured in the same run.
 
-    uv run python benchmarks/voice_latency.py [--runs N]
+    uv run python benchmarks/voice_latency.py [--runs N] [--sentences N]
 
-Measures model load times, end of speech to transcript (push-to-talk, recorder fed in
-real time through its audio callback), reply text to first audio and barge-in to
-silence (the speaker playing into a private PulseAudio null sink whose monitor is
-recorded). Targets on 2 cores: transcript within 0.6 s of the end of speech, first
-audio within 150 ms of a short first sentence, silence within 50 ms of barge-in.
+- End of speech to transcript (push-to-talk, the recorder fed in real time through its
+  audio callback, Piper recordings of one and of several sentences with pauses). Floor:
+  one whole transcription of the same utterance (`Transcriber.transcribe`, the call
+  the live transcript must agree with). Target: at most 0.5x, once when the recorder
+  stops by itself after its silence wait and once when the talk key is pressed the moment
+  the speech ends. Also prints the word error rate of the final text against the whole
+  transcription.
+- Reply text to first audio for a short first sentence, spoken after idle gaps of up to
+  20 s (the speaker plays into a private PulseAudio null sink whose monitor is
+  recorded). Floor: the median of the series; figure: its p95. Target: at most 2x.
+- Model loads and barge-in to silence, printed for reference.
 """
 
 from __future__ import annotations
@@ -14,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import queue
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -24,20 +29,32 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.common import Row, machine, median, percentile, print_rows  # noqa: E402
 from tests.voice.pulse import PulseServer  # noqa: E402
 
 COMMAND = "Show me the latest commit on the main branch."
+# Several sentences, said with the short pauses people leave between them (each shorter
+# than the recorder's silence wait, so the recording goes on).
+UTTERANCES = [
+    [COMMAND],
+    ["Open the settings file.", "Then show me what changed in the build script.",
+     "After that, run the tests and tell me which ones failed."],
+    ["What did we decide about the database migration on Friday?",
+     "I think we said to wait for the review.", "Check the notes and remind me."],
+]
+PAUSE = 0.15  # seconds of silence between sentences
+GAPS = [0.3, 2.0, 5.0, 10.0, 1.0, 20.0, 0.5, 8.0]  # idle seconds before each first sentence
 
 
 def summary(values: list[float], unit: str = "ms", scale: float = 1000.0) -> str:
     values = [v * scale for v in values]
     if not values:
         return "no measurements"
-    return (f"median {statistics.median(values):6.0f} {unit}   min {min(values):6.0f}   "
+    return (f"median {median(values):6.0f} {unit}   min {min(values):6.0f}   "
             f"max {max(values):6.0f}   (n={len(values)})")
 
 
-def load_times() -> tuple:
+def load_models() -> tuple:
     from agent.voice.recorder import Recorder, WavSource
     from agent.voice.stt import Transcriber
     from agent.voice.tts import Voice
@@ -53,133 +70,173 @@ def load_times() -> tuple:
     return transcriber, voice
 
 
-def end_of_speech_to_transcript(transcriber, voice, runs: int, early: bool = True) -> None:
+def recording(voice, sentences: list[str]) -> np.ndarray:
+    """16 kHz speech of the sentences with PAUSE between them, trimmed to the last loud
+    sample: that sample is the end of speech."""
     from agent.voice.audio import resample
+
+    variation, voice.variation = voice.variation, 0.0  # the same clip in every run
+    try:
+        parts = []
+        for sentence in sentences:
+            audio, rate = voice.synthesize(sentence)
+            clip = resample(audio, rate, 16000)
+            loud = np.nonzero(np.abs(clip) > 0.01)[0]
+            parts += [clip[loud[0]:loud[-1] + 1], np.zeros(int(PAUSE * 16000), np.float32)]
+    finally:
+        voice.variation = variation
+    return np.concatenate(parts[:-1])
+
+
+def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
+    """(edit distance in words, words in the reference)."""
+    import re
+
+    ref = re.findall(r"[a-z0-9']+", reference.lower())
+    hyp = re.findall(r"[a-z0-9']+", hypothesis.lower())
+    row = list(range(len(hyp) + 1))
+    for i, word in enumerate(ref, 1):
+        previous, row[0] = row[0], i
+        for j, other in enumerate(hyp, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (word != other))
+    return row[len(hyp)], len(ref)
+
+
+def one_transcript(transcriber, speech: np.ndarray, stop: str, lead: float = 0.5):
+    """(seconds from the end of speech to the transcript, the event)."""
     from agent.voice.push_to_talk import PushToTalk, TranscriptReady
     from agent.voice.recorder import Recorder, WavSource
 
-    variation, voice.variation = voice.variation, 0.0  # the same clip in every run
-    audio, rate = voice.synthesize(COMMAND)
-    voice.variation = variation
-    speech = resample(audio, rate, 16000)
-    # Piper ends a clip with a little silence; the end of speech is the last loud sample,
-    # and the recorder's source keeps delivering quiet room noise after it.
-    loud = np.nonzero(np.abs(speech) > 0.01)[0]
-    speech = speech[:loud[-1] + 1]
-    lead = 0.5
-    totals, transcribe_times, words_ok, early_count, misheard = [], [], 0, 0, []
-    for _ in range(runs):
-        events: queue.Queue = queue.Queue()
-        source = WavSource(samples=speech, speed=1.0, lead_silence=lead, noise=0.002)
-        # pause_ms at the silence wait switches early transcription off.
-        recorder = Recorder(source) if early else Recorder(source, pause_ms=300.0)
-        ptt = PushToTalk(recorder, transcriber, events.put)
-        started = time.monotonic()
+    events: queue.Queue = queue.Queue()
+    source = WavSource(samples=speech, speed=1.0, lead_silence=lead, noise=0.002)
+    recorder = Recorder(source)
+    ptt = PushToTalk(recorder, transcriber, events.put)
+    started = time.monotonic()
+    ptt.toggle()
+    end_of_speech = started + lead + len(speech) / 16000
+    if stop == "key":
+        # the user presses the talk key the moment they stop talking
+        while recorder.elapsed < lead + len(speech) / 16000:
+            time.sleep(0.002)
+        end_of_speech = time.monotonic()
         ptt.toggle()
-        while True:
-            event = events.get(timeout=60)
-            if isinstance(event, TranscriptReady):
-                break
-        done = time.monotonic()
-        end_of_speech = started + lead + len(speech) / 16000
-        totals.append(done - end_of_speech)
-        transcribe_times.append(event.transcribe_seconds)
-        early_count += event.early
-        if event.text.strip() == COMMAND:
-            words_ok += 1
-        else:
-            misheard.append(event.text)
-    label = "end of speech -> transcript:" if early else "  same, early start disabled:"
-    print(f"{label:<31}{summary(totals)}   [{words_ok}/{runs} exact, {early_count}/{runs} early]")
-    for text in misheard:
-        print(f"  heard instead: {text!r}")
-    if not early:
-        return
-    print(f"  wait after the recorder stopped: {summary(transcribe_times)}")
-    plain = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        transcriber.transcribe(speech)
-        plain.append(time.perf_counter() - started)
-    print(f"  one whole transcription:     {summary(plain)}")
+    while True:
+        event = events.get(timeout=60)
+        if isinstance(event, TranscriptReady):
+            return time.monotonic() - end_of_speech, event
 
 
-def speaker_figures(voice, runs: int) -> None:
-    import sounddevice
+def transcripts(transcriber, voice, runs: int) -> list[Row]:
+    rows = []
+    clips = [recording(voice, sentences) for sentences in UTTERANCES]
+    print(f"utterances: {', '.join(f'{len(c) / 16000:.1f} s' for c in clips)}"
+          f" ({', '.join(str(len(s)) for s in UTTERANCES)} sentences, {PAUSE * 1000:.0f} ms pauses)")
+    for stop in ("silence", "key"):
+        latencies, wholes, errors, reference_words, live = [], [], 0, 0, 0
+        for clip, sentences in zip(clips, UTTERANCES):
+            mine, theirs = [], []
+            for _ in range(runs):
+                # interleaved, so load drifts hit the floor and the figure alike
+                started = time.perf_counter()
+                whole = transcriber.transcribe(clip)
+                theirs.append(time.perf_counter() - started)
+                took, event = one_transcript(transcriber, clip, stop)
+                mine.append(took)
+                wrong, count = word_errors(whole, event.text)
+                errors, reference_words = errors + wrong, reference_words + count
+                live += bool(event.early)
+                if wrong:
+                    print(f"  heard {event.text!r}\n  whole {whole!r}")
+            print(f"{stop:>7} stop, {len(clip) / 16000:4.1f} s: end of speech -> transcript "
+                  f"{summary(mine)};  whole transcription {summary(theirs)}")
+            latencies += mine
+            wholes += theirs
+        print(f"  word error rate against the whole transcription: {errors}/{reference_words}"
+              f" = {errors / max(reference_words, 1):.3f}; decoded while recording: {live}/{len(latencies)}")
+        label = "after the silence wait" if stop == "silence" else "talk key at the end"
+        rows.append(Row(f"end of speech -> transcript ({label})", median(latencies) * 1000,
+                        median(wholes) * 1000, 0.5, floor_is="one whole transcription",
+                        extra={"wer": errors / max(reference_words, 1)}))
+    return rows
 
-    from agent.voice.tts import Speaker
 
-    synth = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        voice.synthesize("On it.")
-        synth.append(time.perf_counter() - started)
-    speaker = Speaker(voice, device="pulse").load()
-    captured: list[tuple[float, np.ndarray]] = []
-
-    def on_input(indata, frames, time_info, status):
-        # Capture time of the block's first sample on the monotonic clock.
-        lag = max(0.0, time_info.currentTime - time_info.inputBufferAdcTime)
-        captured.append((time.monotonic() - lag, indata[:, 0].copy()))
+class Monitor:
+    """Records the null sink's monitor with capture times on the monotonic clock."""
 
     rate = 16000
-    monitor = sounddevice.InputStream(samplerate=rate, channels=1, dtype="float32",
-                                      blocksize=160, latency="low", callback=on_input)
-    monitor.start()
-    time.sleep(0.5)
 
-    def first_sound_after(t0: float, threshold: float = 0.01) -> float | None:
-        for t, block in list(captured):
-            if t + len(block) / rate < t0:
+    def __init__(self) -> None:
+        import sounddevice
+
+        self.captured: list[tuple[float, np.ndarray]] = []
+
+        def on_input(indata, frames, time_info, status):
+            lag = max(0.0, time_info.currentTime - time_info.inputBufferAdcTime)
+            self.captured.append((time.monotonic() - lag, indata[:, 0].copy()))
+
+        self.stream = sounddevice.InputStream(samplerate=self.rate, channels=1, dtype="float32",
+                                              blocksize=160, latency="low", callback=on_input)
+        self.stream.start()
+        time.sleep(0.5)
+
+    def first_sound_after(self, t0: float, threshold: float = 0.01) -> float | None:
+        for t, block in list(self.captured):
+            if t + len(block) / self.rate < t0:
                 continue
             loud = np.nonzero(np.abs(block) > threshold)[0]
             if len(loud):
-                return t + loud[0] / rate
+                return t + loud[0] / self.rate
         return None
 
-    def silence_after(t0: float, threshold: float = 0.01) -> float | None:
-        last_loud = None
-        for t, block in list(captured):
+    def last_sound_after(self, t0: float, threshold: float = 0.01) -> float | None:
+        last = None
+        for t, block in list(self.captured):
             loud = np.nonzero(np.abs(block) > threshold)[0]
-            if len(loud) and t + loud[-1] / rate >= t0:
-                last_loud = t + loud[-1] / rate
-        return last_loud
+            if len(loud) and t + loud[-1] / self.rate >= t0:
+                last = t + loud[-1] / self.rate
+        return last
 
-    first_callback, first_heard, long_first, failures = [], [], [], []
-    for _ in range(runs):
-        for text_runs, store in ((["On it.", " Let me look"], (first_callback, first_heard)),
-                                 (["I found two warnings in the review orchestrator class.",
-                                   " Fixing"], (long_first, None))):
-            speaker.stop()
-            speaker.flush()  # the previous reply is over; this one is spoken again
-            time.sleep(0.3)
-            speaker.started_at = None
-            speaker.feed(text_runs[0])
-            t0 = time.monotonic()
-            speaker.feed(text_runs[1])  # the sentence is complete once the next word shows
-            while speaker.started_at is None and time.monotonic() < t0 + 5:
-                time.sleep(0.001)
-            estimated = speaker.started_at
-            time.sleep(0.4)
-            if estimated is None:
-                failures.append(speaker.error or "no audio within 5 s")
-                continue
-            if store[1] is not None:
-                store[0].append(estimated - t0)
-                heard = first_sound_after(t0)
-                if heard is not None:
-                    store[1].append(heard - t0)
-            else:
-                store[0].append(estimated - t0)
-            speaker.stop()
-    print("reply text -> first audio (short first sentence 'On it.'):")
-    print(f"  speaker's estimate:          {summary(first_callback)}")
-    if first_heard:
-        print(f"  heard on the sink monitor:   {summary(first_heard)}")
-    print(f"  of which Piper synthesis:    {summary(synth)}")
-    print(f"  long first sentence (9 words), estimate: {summary(long_first)}")
-    print(f"  output latency of the stream: {speaker._stream.latency * 1000:.0f} ms")
+    def close(self) -> None:
+        self.stream.stop()
+        self.stream.close()
+        self.captured.clear()
 
+
+def first_audio(speaker, monitor: Monitor, sentences: int) -> Row:
+    """Short first sentences after idle gaps: a reply starts, the first sentence is
+    complete once the next word shows, and it is heard on the sink monitor."""
+    estimated, heard, failures = [], [], []
+    for n in range(sentences):
+        speaker.flush()  # the previous reply is over; this one is spoken again
+        time.sleep(GAPS[n % len(GAPS)])
+        speaker.started_at = None
+        speaker.feed("On it.")
+        t0 = time.monotonic()
+        speaker.feed(" Let me")
+        while speaker.started_at is None and time.monotonic() < t0 + 5:
+            time.sleep(0.001)
+        time.sleep(0.4)
+        speaker.stop()
+        if speaker.started_at is None:
+            failures.append(speaker.error or "no audio within 5 s")
+            continue
+        estimated.append(speaker.started_at - t0)
+        sound = monitor.first_sound_after(t0)
+        if sound is not None:
+            heard.append(sound - t0)
+    print(f"reply text -> first audio, 'On it.' after idle gaps of {', '.join(f'{g:g}' for g in GAPS)} s:")
+    print(f"  heard on the sink monitor:   {summary(heard)}   p95 {percentile(heard, 95) * 1000:.0f} ms")
+    print(f"  speaker's estimate:          {summary(estimated)}")
+    print(f"  each heard: {', '.join(f'{h * 1000:.0f}' for h in heard)}")
+    if failures:
+        print(f"  runs without audio: {len(failures)} ({failures[0]})")
+    figures = heard if len(heard) == len(estimated) and heard else estimated
+    return Row("reply text -> first audio, p95 after idle gaps", percentile(figures, 95) * 1000,
+               median(figures) * 1000, 2.0, floor_is="median of the series",
+               note=f"{len(failures)} of {sentences} sentences never sounded" if failures else "")
+
+
+def barge_in(speaker, monitor: Monitor, runs: int) -> None:
     estimated, heard = [], []
     long_text = ("This is a long answer that goes on for a while. It explains the build in "
                  "detail and lists every warning one by one.")
@@ -192,7 +249,6 @@ def speaker_figures(voice, runs: int) -> None:
         while speaker.started_at is None and time.monotonic() < deadline:
             time.sleep(0.001)
         if speaker.started_at is None:
-            failures.append(speaker.error or "no audio within 5 s")
             continue
         time.sleep(0.8 + 0.05 * n)
         t_stop = time.monotonic()
@@ -200,38 +256,62 @@ def speaker_figures(voice, runs: int) -> None:
         time.sleep(0.5)
         if speaker.silent_at is not None:
             estimated.append(speaker.silent_at - t_stop)
-        last = silence_after(t_stop - 0.5)
+        last = monitor.last_sound_after(t_stop - 0.5)
         if last is not None:
             heard.append(max(0.0, last - t_stop))
     print("barge-in -> silence:")
     print(f"  speaker's estimate:          {summary(estimated)}")
-    if heard:
-        print(f"  last sound on the monitor:   {summary(heard)}")
-    if failures:
-        print(f"  runs without audio: {len(failures)} ({failures[0]})")
-    monitor.stop()
-    monitor.close()
-    speaker.close()
+    print(f"  last sound on the monitor:   {summary(heard)}")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
-    print(f"cores: {os.cpu_count()}   load average: {os.getloadavg()[0]:.2f}")
-    transcriber, voice = load_times()
-    end_of_speech_to_transcript(transcriber, voice, args.runs)
-    end_of_speech_to_transcript(transcriber, voice, args.runs, early=False)
+def speaker_figures(voice, runs: int, sentences: int) -> list[Row]:
+    from agent.voice.tts import Speaker
+
+    synth = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        voice.synthesize("On it.")
+        synth.append(time.perf_counter() - started)
+    print(f"Piper synthesis of 'On it.', warm: {summary(synth)}")
+    speaker = Speaker(voice, device="pulse").load()
+    monitor = Monitor()
+    try:
+        row = first_audio(speaker, monitor, sentences)
+        print(f"  output latency of the stream: {speaker.stream.latency * 1000:.0f} ms")
+        barge_in(speaker, monitor, runs)
+    finally:
+        monitor.close()
+        speaker.close()
+    return [row]
+
+
+def measure(runs: int, sentences: int) -> list[Row]:
+    print(f"machine: {machine()}")
+    transcriber, voice = load_models()
+    rows = transcripts(transcriber, voice, runs)
     server = PulseServer.start()
     try:
         # PortAudio must see the private server: set the environment before sounddevice
         # is imported (it is, lazily, inside speaker_figures).
         os.environ.update({k: server.env[k] for k in
                            ("HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "PULSE_SERVER")})
-        speaker_figures(voice, args.runs)
+        rows += speaker_figures(voice, runs, sentences)
     finally:
         server.stop()
-    print(f"load average now: {os.getloadavg()[0]:.2f}")
+    print(f"machine now: {machine()}")
+    return rows
+
+
+def run() -> list[Row]:
+    return measure(runs=3, sentences=24)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs per utterance and stop")
+    parser.add_argument("--sentences", type=int, default=24, help="first sentences after idle gaps")
+    args = parser.parse_args()
+    print_rows(measure(args.runs, args.sentences))
     return 0
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from memory.paths import MAX_DEPTH, to_virtual
+from memory.paths import MAX_DEPTH, name_problem, part_problem, to_virtual
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,11 @@ def walk(root: str) -> Walk:
             continue  # deleted meanwhile, or unreadable: nothing in it to list
         for entry in entries:
             if entry.name.startswith("."):
+                continue
+            # A name the memory tool could not address is named, not listed as a memory.
+            problem = part_problem(entry.name) or name_problem(entry.name)
+            if problem:
+                found.skipped.append(Skipped(to_virtual(root, entry.path), f"{problem}; rename it to use it"))
                 continue
             try:
                 if entry.is_dir(follow_symlinks=False):

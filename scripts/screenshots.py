@@ -63,9 +63,9 @@ def new_app(world: World):
 
 
 async def run_turn(app, pilot) -> None:
-    from textual.widgets import Input
+    from tui.widgets.prompt import Prompt
 
-    prompt = app.query_one("#prompt", Input)
+    prompt = app.query_one("#prompt", Prompt)
     prompt.value = QUESTION
     await pilot.press("enter")
     await wait_for(pilot, lambda: app.session is not None or app._session_error)

@@ -17,13 +17,13 @@ from pathlib import Path
 
 from rich.console import Console
 from textual import events, work
+from textual.worker import get_current_worker
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input
-from textual.worker import get_current_worker
+from textual.widgets import Footer
 
 from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
@@ -41,7 +41,7 @@ from agent.voice.settings import DEFAULT_KEY, key_label, voice_settings
 from tui import format as fmt
 from tui.inbox import Inbox
 from tui.screens.main import MainScreen
-from tui.terminal import log_path, stderr_to_log
+from tui.terminal import log_path, start_logging, stderr_to_log
 from tui.widgets.conversation import Conversation, ToolLine
 from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.prompt import Prompt
@@ -107,6 +107,11 @@ class DevAgentApp(App):
         Binding("f7", "resize(-1)", "Narrower", show=False),
         Binding("f8", "resize(1)", "Wider", show=False),
         Binding("ctrl+l", "last_log", "Last log", show=False),
+        Binding("ctrl+n", "new_conversation", "New conversation", show=False),
+        # from the prompt (or wherever they are not taken): the conversation's own keys
+        Binding("ctrl+end", "conversation_end", "Newest", show=False),
+        Binding("pageup", "conversation_page(-1)", "Page up", show=False),
+        Binding("pagedown", "conversation_page(1)", "Page down", show=False),
     ]
 
     def __init__(
@@ -166,7 +171,7 @@ class DevAgentApp(App):
             yield Conversation(id="conversation")
             yield ScreenPane(id="screen-pane")
             yield MemoryPane(self.store, self.repo, id="memory-pane")
-        yield Prompt(placeholder="Ask about this repository… (Enter sends, Esc cancels, F1 help)", id="prompt")
+        yield Prompt(placeholder="Ask about this repository… (Enter sends, Ctrl+J new line, Esc cancels, F1 help)", id="prompt")
         yield StatusLine(id="status")
         yield Footer()
 
@@ -327,6 +332,12 @@ class DevAgentApp(App):
                 except Exception:
                     pass
 
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = False) -> None:
+        """Toasts quote memory names, paths and errors: shown as text, never as markup."""
+        super().notify(fmt.sanitize(message), title=fmt.sanitize(title), severity=severity, timeout=timeout,
+                       markup=markup)
+
     # --- typing -------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
@@ -359,24 +370,21 @@ class DevAgentApp(App):
 
     # --- turns --------------------------------------------------------------------------
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "prompt":
+    def on_text_area_changed(self, event) -> None:
+        if isinstance(event.text_area, Prompt):
             self.conversation.typing()
 
-    async def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id != "prompt":
-            return
+    async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
         # Enter while recording ends the recording; the typed text stays where it is
         enter = getattr(self.voice, "enter", None)
         if enter is not None and enter():
             return
-        text = event.value.strip()
+        text = event.text.strip()
         if not text:
             return
         if await self.submit_turn(text):
-            event.input.value = ""
-            if isinstance(event.input, Prompt):
-                event.input.remember(text)
+            event.prompt.value = ""
+            event.prompt.remember(event.value.strip())
 
     async def submit_turn(self, text: str) -> bool:
         """Start a turn (typed or transcribed). False when one is already running."""
@@ -486,11 +494,37 @@ class DevAgentApp(App):
         await self._end_turn(cancelled=True)
         await self.conversation.add_notice("Cancelled.", "cancelled")
 
+    async def action_new_conversation(self) -> None:
+        if self.running:
+            self.notify("A turn is still running; Esc cancels it first.", severity="warning")
+            return
+        if self.session is None:
+            self.notify("The agent has not started yet, so there is no conversation to leave.")
+            return
+        self._start_new_conversation()
+
+    @work(thread=True, group="turn", exit_on_error=False)
+    def _start_new_conversation(self) -> None:
+        with self._send_lock:  # after a cancelled turn has wound down
+            self.session.new_conversation()
+        self.call_from_thread(
+            self.conversation.add_notice, "New conversation: Claude no longer sees the turns above.", "welcome"
+        )
+
     async def action_quit(self) -> None:
         # a turn's thread blocked in a stream or a build would hold the process open
         if self._cancel is not None:
             threading.Thread(target=self._cancel.cancel, name="cancel-on-quit", daemon=True).start()
         self.exit()
+
+    def action_conversation_end(self) -> None:
+        self.conversation.action_follow()
+
+    def action_conversation_page(self, step: int) -> None:
+        if step < 0:
+            self.conversation.scroll_page_up(animate=False)
+        else:
+            self.conversation.scroll_page_down(animate=False)
 
     # --- screen pane and logs -----------------------------------------------------------
 
@@ -597,6 +631,7 @@ class DevAgentApp(App):
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Every key devagent knows", self.action_help)
         yield SystemCommand("Cancel turn", "Stop the running turn and its tools", self.action_cancel_turn)
+        yield SystemCommand("New conversation", "Start over without the turns so far (Ctrl+N)", self.action_new_conversation)
         yield SystemCommand("Toggle screen pane", "Show or hide what the agent put on screen", self.action_toggle_screen)
         yield SystemCommand("Toggle memory pane", "Show or hide the memory folder", self.action_toggle_memory)
         yield SystemCommand("Last tool log", "Open the most recent build or test log", self.action_last_log)
@@ -635,6 +670,7 @@ def one_line_error(exc: BaseException) -> str:
 
 
 def run_app(args) -> int:
+    start_logging()
     repo = Path(getattr(args, "path", ".") or ".").expanduser().resolve()
     if not repo.is_dir():
         print(f"devagent: {repo} is not a folder")

@@ -83,14 +83,18 @@ def optional_int(input: dict, key: str) -> int | None:
     return value
 
 
-def guarded(name: str, body: Callable[[], ToolResult]) -> ToolResult:
-    """Runs a tool body so that nothing escapes, then masks credentials in what it returns."""
-    from agent.tools.masking import mask_result
+def guarded(name: str, body: Callable[[], ToolResult], cancel: Cancellation | None = None) -> ToolResult:
+    """Runs a tool body so that nothing escapes, then masks credentials in what it returns.
+
+    `cancel` lets Esc stop the masking of a large output; the model then gets no output."""
+    from agent.tools.masking import ScanCancelled, mask_result, withheld
 
     if not isinstance(name, str):
         name = str(name)
     try:
         result = body()
+    except ScanCancelled:
+        return withheld(name)
     except ToolInputError as exc:
         result = ToolResult(text=str(exc), is_error=True, summary="bad input")
     except Exception as exc:  # the loop must survive any tool bug; the model gets a sentence
@@ -100,7 +104,9 @@ def guarded(name: str, body: Callable[[], ToolResult]) -> ToolResult:
             summary="failed",
         )
     try:
-        return mask_result(result)
+        return mask_result(result, cancel)
+    except ScanCancelled:
+        return withheld(name)
     except Exception as exc:
         # Without the secret filter nothing may reach the model, so fail closed.
         return ToolResult(

@@ -63,7 +63,7 @@ class _Runner:
     name = "build"
 
     def run(self, input: dict, ctx: ToolContext) -> ToolResult:
-        return guarded(self.name, lambda: self._run(input, ctx))
+        return guarded(self.name, lambda: self._run(input, ctx), ctx.cancel)
 
     def summarize_input(self, input: dict) -> str:
         if not isinstance(input, dict):
@@ -126,7 +126,7 @@ class _Runner:
         hits = []
         offset = 0
         for chunk in chunks:
-            masked, found = mask_text(chunk, "output line", line_offset=offset)
+            masked, found = mask_text(chunk, "output line", line_offset=offset, cancel=ctx.cancel)
             masked_chunks.append(masked)
             hits += found
             offset += chunk.count("\n") + 1

@@ -201,7 +201,7 @@ class ReadFileTool:
         return path
 
     def run(self, input: dict, ctx: ToolContext) -> ToolResult:
-        return guarded(self.name, lambda: self._run(input, ctx))
+        return guarded(self.name, lambda: self._run(input, ctx), ctx.cancel)
 
     def _run(self, input: dict, ctx: ToolContext) -> ToolResult:
         if not isinstance(input, dict):
@@ -249,12 +249,12 @@ class ReadFileTool:
             )
         if text == "":
             return ToolResult(text=f"{shown} is empty.", summary="empty")
-        return self._page(text, shown, start, end, encoding_note)
+        return self._page(text, shown, start, end, encoding_note, ctx.cancel)
 
-    def _page(self, text: str, shown: str, start: int | None, end: int | None, encoding_note: str) -> ToolResult:
+    def _page(self, text: str, shown: str, start: int | None, end: int | None, encoding_note: str, cancel=None) -> ToolResult:
         # Masked over the whole file, so a key spanning a page break is still caught and the
         # note's line numbers are the file's own.
-        masked, hits = mask_text(text, "line")
+        masked, hits = mask_text(text, "line", cancel=cancel)
         lines = masked.splitlines()
         total = len(lines)
         first = start or 1

@@ -162,7 +162,7 @@ class GitStatusTool:
         return "git status"
 
     def run(self, input: dict, ctx: ToolContext) -> ToolResult:
-        return guarded(self.name, lambda: self._run(ctx))
+        return guarded(self.name, lambda: self._run(ctx), ctx.cancel)
 
     def _git(self, ctx: ToolContext, *args: str):
         return run_command(["git", *args], Path(ctx.repo), timeout=GIT_TIMEOUT, cancel=ctx.cancel, env=GIT_ENV)

@@ -1,8 +1,8 @@
 """Claude's memory tool (memory_20250818), carried out by the repository's MemoryStore.
 
 The definition has no schema of ours: the API knows the tool and its six commands. All the
-checking (paths, caps, secrets, the lock) is the store's; this only adapts its answer to a
-ToolResult and words the one-line summary the app shows.
+checking (paths, caps, secrets, the lock) is the store's; this adapts its answer to a
+ToolResult, words the one-line summary the app shows, and masks credentials in it.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.tools.base import ToolContext, ToolResult
+from agent.tools.masking import ScanCancelled, mask_result, withheld
 
 
 class MemoryTool:
@@ -42,4 +43,15 @@ class MemoryTool:
             summary = f"{len(text.splitlines())} lines"
         else:
             summary = text.splitlines()[0][:80] if text else "done"
-        return ToolResult(text=text, is_error=is_error, summary=summary)
+        # The store refuses credentials in writes, but a file edited by hand can hold one:
+        # what `view` shows goes through the same mask as every tool result.
+        try:
+            return mask_result(ToolResult(text=text, is_error=is_error, summary=summary), getattr(ctx, "cancel", None))
+        except ScanCancelled:
+            return withheld(self.name)
+        except Exception as exc:
+            return ToolResult(
+                text=f"Error: memory output withheld: the secret filter is unavailable ({type(exc).__name__}).",
+                is_error=True,
+                summary="output withheld",
+            )

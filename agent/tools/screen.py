@@ -42,7 +42,7 @@ class ShowOnScreenTool:
         return str(title)[:60] if title else "screen"
 
     def run(self, input: dict, ctx: ToolContext) -> ToolResult:
-        return guarded(self.name, lambda: self._run(input))
+        return guarded(self.name, lambda: self._run(input), ctx.cancel)
 
     def _run(self, input: dict) -> ToolResult:
         if not isinstance(input, dict):

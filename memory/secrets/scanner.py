@@ -33,6 +33,7 @@ class Secret(NamedTuple):
 Span = tuple[int, int, int, str]  # start, end, rank (lower wins a tie), kind
 _ALL_RULES = (*FORMATS, *RULES)
 _CHECK_EVERY = 512
+LISTEN_FROM = 64 * 1024
 # base64 inside base64: a registry login inside a Kubernetes secret's .dockerconfigjson.
 _MAX_DEPTH = 2
 _MAX_BLOCK = 64 * 1024
@@ -133,7 +134,7 @@ def _scan_view(view: View, stop: _Stop) -> list[Span]:
 # A line that is only a run of key characters, after a line that ends in one: a key
 # wrapped by an editor or a terminal, or a string literal continued with `+` or `\`.
 # The search starts at each line break, so `re` finds it by a fast search.
-_CONTINUATION = re.compile(r"\n[ \t]*+[\"']?([A-Za-z0-9_\-+/]{6,512}+={0,2}+)(?=[\"',;)]?[ \t]*+(?:\r?\n|\Z))")
+_CONTINUATION = re.compile(r"\n[ \t]*+[\"']?([A-Za-z0-9_\-+/]{6,512}+={0,2}+)(?=[\"',;)]{0,3}+[ \t]*+(?:\r?\n|\Z))")
 _LINE_TAIL = re.compile(r"(?<![A-Za-z0-9_\-+/=.])([A-Za-z0-9_\-+/=.]{12,}+)[\"']?[ \t]*+(?:[+\\][ \t]*+)?\r?")
 
 
@@ -151,8 +152,8 @@ def _wrapped_keys(text: str, stop: _Stop) -> list[Span]:
         first = _LINE_TAIL.search(text, max(line, match.start() - 1000), match.start())
         if first is None or first.end() != match.start():
             continue
-        head = first.group(1)[-12:]
-        if not (_DIGIT.search(head) and (_LOWER.search(head) or _UPPER.search(head))):
+        head = first.group(1)[-24:]
+        if not ((_DIGIT.search(head) and (_LOWER.search(head) or _UPPER.search(head))) or (_LOWER.search(head) and _UPPER.search(head))):
             continue
         start = max(line, first.start(1) - 200)
         cut = first.end(1) - start
@@ -168,7 +169,7 @@ def _wrapped_keys(text: str, stop: _Stop) -> list[Span]:
 # columns) or a field's value (a Kubernetes secret, a docker config's "auth").
 _BASE64 = re.compile(
     r"(?:^|\n)[ \t]*+(?:[\"']?[A-Za-z0-9_.\-]{1,64}+[\"']?[ \t]*+[:=][ \t]*+)?+[\"']?"
-    r"([A-Za-z0-9+/]{16,}+={0,2}+(?:[ \t]*+\r?\n[ \t]*+[A-Za-z0-9+/]{4,}+={0,2}+(?=[ \t]*+(?:\r?\n|\Z)))*+)"
+    r"([A-Za-z0-9+/]{16,}+={0,2}+(?:[ \t]*+\r?\n[ \t]*+[A-Za-z0-9+/]{2,}+={0,2}+(?=[ \t]*+(?:\r?\n|\Z)))*+)"
 )
 _RUN = re.compile(r"[A-Za-z0-9+/]++={0,2}+")
 _LAYOUT = str.maketrans("", "", "\r\n\t")
@@ -190,14 +191,19 @@ def _base64_wrapped(text: str, stop: _Stop, depth: int) -> list[Span]:
     found: list[Span] = []
     for match in _BASE64.finditer(text):
         stop.tick()
+        start, end = match.span(1)
         decoded = _decoded_text(match.group(1))
+        if decoded is None and "\n" in match.group(1):
+            # The block's last line may be a word that only looks like base64.
+            end = text.rfind("\n", start, end)
+            decoded = _decoded_text(text[start:end])
         if decoded is None:
             continue
         inner = _find(decoded, stop, depth + 1)
         if not inner:
             continue
         kind = f"{inner[0].kind} (base64)"
-        for run in _RUN.finditer(text, match.start(1), match.end(1)):
+        for run in _RUN.finditer(text, start, end):
             found.append((run.start(), run.end(), len(_ALL_RULES) + len(FINDERS), kind))
     return found
 
@@ -233,11 +239,14 @@ def _find(text: str, stop: _Stop, depth: int) -> list[Secret]:
 def find_secrets(text: str, cancelled: Callable[[], bool] | None = None) -> list[Secret]:
     """Every credential-shaped span, in order, without overlaps.
 
-    `cancelled` is asked between rules; when it says yes, ScanCancelled is raised.
+    `cancelled` is asked between rules when the text is long enough for the scan to be
+    worth stopping (LISTEN_FROM characters); when it says yes, ScanCancelled is raised.
+    A short text is always scanned: it takes less time than a key press, and the result
+    of a cancelled build still reports what ran.
     """
     if not isinstance(text, str) or not text:
         return []
-    return _find(text, _Stop(cancelled), 0)
+    return _find(text, _Stop(cancelled if len(text) >= LISTEN_FROM else None), 0)
 
 
 def mask_secrets(text: str, cancelled: Callable[[], bool] | None = None) -> tuple[str, list[Secret]]:

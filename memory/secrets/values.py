@@ -121,6 +121,8 @@ def is_wordy(value: str) -> bool:
             if len(p) > 8:
                 return False
         elif p.isalpha():
+            if len(p) <= 3:
+                continue  # db, id, ui, api
             if len(p) > 14 or not re.search(r"[aeiouyAEIOUY]", p) or _case_switches(p) > 1:
                 return False
         elif not re.fullmatch(r"[vV]\d{1,3}|\d{1,4}(?:st|nd|rd|th|[a-z])|[a-z]{1,3}\d{1,2}", p):
@@ -173,10 +175,8 @@ def looks_like_token(value: str) -> bool:
     value = strip_quotes(_bounded(value))
     if len(value) < 16 or any(c.isspace() for c in value) or _not_a_secret(value):
         return False
-    if "/" in value and not re.search(r"[A-Za-z0-9+]{16}", value):
-        return False  # a path, not a key
     if is_wordy(value):
-        return False
+        return False  # build-2026-11-v2-release, prod/db/password
     return has_digit_and_letter(value) or random_letters(value)
 
 
@@ -186,3 +186,22 @@ def looks_random(token: str, minimum: int = 16) -> bool:
     if len(token) < minimum or is_wordy(token) or is_identifier(token):
         return False
     return has_digit_and_letter(token) or random_letters(token)
+
+
+def password_in_prose(value: str) -> bool:
+    """After "password is" or a bare space the value must look made up: a letter and a
+    digit or symbol. "password hashing", "password reset" are prose."""
+    value = strip_quotes(value).rstrip(".,;:!?)")
+    has_letter = any(c.isalpha() for c in value)
+    has_other = any(c.isdigit() or not c.isalnum() for c in value)
+    symbol = any(c in "!@#$%^&*+=?~|" for c in value)
+    return len(value) >= 6 and has_letter and has_other and (symbol or not is_wordy(value))
+
+
+def random_literal(token: str) -> bool:
+    """A quoted run of letters and digits that only a generator writes: at least three of
+    each kind, and the case switching on most letters."""
+    digits = sum(c.isdigit() for c in token)
+    upper = sum(c.isupper() for c in token)
+    lower = sum(c.islower() for c in token)
+    return digits >= 3 and upper >= 3 and lower >= 3 and _case_switches(token) * 3 >= upper + lower

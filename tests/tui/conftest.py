@@ -117,3 +117,14 @@ async def wait_for(pilot, predicate, timeout: float = 10.0, what: str = "the app
 async def type_text(pilot, text: str) -> None:
     for char in text:
         await pilot.press("space" if char == " " else char)
+
+
+def screen_lines(app) -> list[str]:
+    """What the terminal would show now, one string per row."""
+    return ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()]
+
+
+def region_text(app, region) -> str:
+    """The rows and columns of `region` (screen coordinates) as shown now."""
+    rows = screen_lines(app)[region.y : region.bottom]
+    return "\n".join(row[region.x : region.right] for row in rows)

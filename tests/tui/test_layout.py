@@ -6,7 +6,7 @@ import subprocess
 
 from textual.command import CommandPalette
 from textual.geometry import Region
-from textual.widgets import Input
+from tui.widgets.prompt import Prompt
 
 from tests.tui.conftest import wait_for
 from tui.app import DevAgentApp
@@ -23,7 +23,7 @@ async def test_wide_terminal_shows_three_panes(make_app, no_key):
         assert app.conversation.display and app.screen_pane.display and app.memory_pane.display
         widths = [app.conversation.size.width, app.screen_pane.size.width, app.memory_pane.size.width]
         assert sum(widths) >= 150 and min(widths) >= 30
-        assert app.focused is app.query_one("#prompt", Input)
+        assert app.focused is app.query_one("#prompt", Prompt)
 
 
 async def test_narrow_terminal_keeps_conversation_and_memory(make_app, no_key):
@@ -79,7 +79,7 @@ async def test_first_run_without_a_key_explains_and_memory_still_works(make_app,
         words = str(notice.render())
         assert "ANTHROPIC_API_KEY" in words and "export" in words
         assert "\n" not in words.strip(), "one paragraph"
-        prompt = app.query_one("#prompt", Input)
+        prompt = app.query_one("#prompt", Prompt)
         prompt.value = "hello?"
         await pilot.press("enter")
         await pilot.pause()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from textual.widgets import Input
+from tui.widgets.prompt import Prompt
 
 from tests.claude_double import error, reply, text, tool_use
 from tests.tui.conftest import wait_for
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.usefixtures("claude_double")
 
 
 async def ask(pilot, question: str) -> None:
-    prompt = pilot.app.query_one("#prompt", Input)
+    prompt = pilot.app.query_one("#prompt", Prompt)
     prompt.focus()
     prompt.value = question
     await pilot.press("enter")
@@ -43,7 +43,7 @@ async def test_reply_streams_into_markdown(make_app, claude_double):
         assert app.running
         await finished(pilot)
         assert replies(app).strip() == long
-        assert app.query_one("#prompt", Input).value == ""
+        assert app.query_one("#prompt", Prompt).value == ""
         usage = app.query_one(StatusLine).info.usage
         assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (1200, 340, 900)
         rendered = app.query_one(StatusLine).render().plain
@@ -89,7 +89,7 @@ async def test_build_log_opens_from_the_tool_line(make_app, claude_double, tmp_p
         assert app.screen_pane.display
         # the last log is also one key away from anywhere
         await app.screen_pane.show("other", "x", "text")
-        app.query_one("#prompt", Input).focus()
+        app.query_one("#prompt", Prompt).focus()
         await pilot.press("ctrl+l")
         await pilot.pause()
         assert "CS1061" in app.screen_pane.current.content
@@ -112,7 +112,7 @@ async def test_show_on_screen_newest_first_and_older_a_key_away(make_app, claude
         assert pane.current.title == "Plan"
         await pilot.press("right")
         assert pane.current.title == "The diff"
-        app.query_one("#prompt", Input).focus()
+        app.query_one("#prompt", Prompt).focus()
         await pilot.press("f5")
         assert pane.current.title == "Plan"
 
@@ -163,7 +163,7 @@ async def test_typing_while_a_turn_runs_is_kept(make_app, claude_double):
         await wait_for(pilot, lambda: "streaming" in replies(app), 20, "the stream")
         # (Pilot waits for an idle app after each key, which a stream keeps busy: few keys)
         await pilot.press("o", "k")
-        prompt = app.query_one("#prompt", Input)
+        prompt = app.query_one("#prompt", Prompt)
         assert prompt.value == "ok"
         # Enter during a running turn does not start a second one and keeps the text
         await pilot.press("enter")
@@ -192,7 +192,7 @@ async def test_earlier_turns_come_back_with_up(make_app, claude_double):
         for question in ("first question", "second question"):
             await ask(pilot, question)
             await finished(pilot)
-        prompt = app.query_one("#prompt", Input)
+        prompt = app.query_one("#prompt", Prompt)
         prompt.value = "draft"
         await pilot.press("up")
         assert prompt.value == "second question"

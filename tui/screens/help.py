@@ -11,6 +11,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from tui import format as fmt
+
 INTRO = (
     "Type a question and press Enter. Replies stream into the conversation; each tool call is "
     "one line that turns into ✓ or × with its duration. Long answers, diffs and logs go to the "
@@ -33,6 +35,8 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("F6", "mute or unmute the voice"),
             ("F7 / F8", "narrower / wider side pane (the focused one, else memory)"),
             ("Ctrl+L", "the last tool log on the screen pane"),
+            ("PgUp / PgDn", "scroll the conversation (from the input line too)"),
+            ("Ctrl+End", "the newest output; the conversation follows it again"),
             ("Tab / Shift+Tab", "move between panes"),
             ("Ctrl+P", "command palette"),
             ("Ctrl+Q", "quit"),
@@ -64,7 +68,7 @@ def help_renderable(voice: str = "", talk_key: str = "F2") -> Group:
     parts: list = [Text(INTRO), Text("")]
     if voice:
         # the status line may have had to cut the reason voice is off; here it is whole
-        parts.extend([Text.assemble(("Voice now: ", "bold"), voice.removeprefix("voice: ")), Text("")])
+        parts.extend([Text.assemble(("Voice now: ", "bold"), fmt.sanitize(voice.removeprefix("voice: "))), Text("")])
     for title, keys in SECTIONS:
         parts.append(Text(title, style="bold"))
         grid = Table.grid(padding=(0, 2))

@@ -9,6 +9,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
@@ -54,11 +55,11 @@ class MemoryEditor(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="editor") as box:
-            box.border_title = "New memory" if self.is_new else f"Edit {self.path}"
+            box.border_title = "New memory" if self.is_new else f"Edit {escape(fmt.sanitize(self.path))}"
             if self.is_new:
                 yield Input(self.start_name, placeholder="file name, e.g. feedback_build_warnings.md", id="name")
             yield TextArea(
-                self.original if self.original is not None else TEMPLATE.format(name=""),
+                self._start_text(),
                 id="text",
                 soft_wrap=True,
                 show_line_numbers=False,
@@ -69,8 +70,19 @@ class MemoryEditor(ModalScreen[str | None]):
                 yield Button("Save (ctrl+s)", variant="primary", id="save")
                 yield Button("Discard (esc)", id="discard")
 
+    def _start_text(self) -> str:
+        if self.original is None:
+            return TEMPLATE.format(name="")
+        # shown as text: a control character in the file would act on the terminal
+        return fmt.sanitize(self.original)
+
     def on_mount(self) -> None:
         self._update_size()
+        if self.original is not None and fmt.sanitize(self.original) != self.original:
+            self._say(
+                "This memory holds control characters (escape sequences and the like). They are "
+                "shown as ␛, ␇ and so on; saving writes them as shown."
+            )
         if self.is_new:
             self.query_one("#name", Input).focus()
         else:
@@ -101,8 +113,11 @@ class MemoryEditor(ModalScreen[str | None]):
 
     def _refuse(self, message: str) -> None:
         self.refusals.append(message)
+        self._say(message)
+
+    def _say(self, message: str) -> None:
         verdict = self.query_one("#verdict", Static)
-        verdict.update(Text(message))
+        verdict.update(Text(fmt.sanitize(message)))
         verdict.add_class("-shown")
 
     @work(exclusive=True, group="memory-save")

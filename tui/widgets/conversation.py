@@ -34,9 +34,19 @@ TYPING_HOLD_SECONDS = 0.3
 MAX_HOLD_SECONDS = 2.0
 
 
+# a user turn longer than this (a pasted log, say) shows its first lines and a count
+USER_TURN_LINES = 12
+USER_TURN_SHOWN = 6
+
+
 class UserTurn(Static):
     def __init__(self, text: str) -> None:
-        super().__init__(Text(text), classes="user-turn")
+        lines = fmt.sanitize(text).split("\n")
+        shown = Text("\n".join(lines if len(lines) <= USER_TURN_LINES else lines[:USER_TURN_SHOWN]))
+        if len(lines) > USER_TURN_LINES:
+            shown.append(f"\n… {len(lines) - USER_TURN_SHOWN} more lines (sent in full)", "dim italic")
+        super().__init__(shown, classes="user-turn")
+        self.text = text
 
 
 class Reply(Markdown):
@@ -47,7 +57,7 @@ class Notice(Static):
     """A line the app adds itself: an error, a cancelled turn, how to set the API key."""
 
     def __init__(self, text: str, kind: str = "info") -> None:
-        super().__init__(Text(text), classes=f"notice -{kind}")
+        super().__init__(Text(fmt.sanitize(text)), classes=f"notice -{kind}")
         self.kind = kind
 
 
@@ -113,15 +123,15 @@ class ToolLine(_Spinning):
     def __init__(self, tool_id: str, name: str, summary: str) -> None:
         super().__init__(classes="tool-line -running")
         self.tool_id = tool_id
-        self.tool_name = name
-        self.input_summary = summary
+        self.tool_name = fmt.sanitize(name)
+        self.input_summary = fmt.sanitize(summary)
         self.finished: tuple[float, bool, str] | None = None  # duration, is_error, summary
         self.outcome = ""  # an agent.events.ToolOutcome value once finished
         self.tool_log: str | None = None
         self.cancelled = False
 
     def finish(self, duration: float, is_error: bool, summary: str, log: str | None, outcome: str = "") -> None:
-        self.finished = (duration, is_error, summary)
+        self.finished = (duration, is_error, fmt.sanitize(summary))
         self.outcome = outcome if outcome in OUTCOME_MARKS else ("error" if is_error else "ok")
         self.tool_log = log
         self.remove_class("-running")
@@ -183,7 +193,18 @@ class ToolLine(_Spinning):
 
 
 class Conversation(VerticalScroll):
-    """Append-only view of the session; the app feeds it one event at a time."""
+    """Append-only view of the session; the app feeds it one event at a time.
+
+    It follows the newest output while the user is at the bottom: whenever what it holds
+    grows (a reply streams, a block renders late, the pane gets shorter), it scrolls to
+    the end after the layout, so the last line is never left below the fold. Scrolling
+    up stops that and shows "new output below" when more arrives; getting back to the
+    bottom (scrolling, End, Ctrl+End) follows again.
+    """
+
+    BINDINGS = [Binding("end", "follow", "Newest", show=False)]
+
+    HINT = "▼ new output below · Ctrl+End or PgDn"
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -196,21 +217,43 @@ class Conversation(VerticalScroll):
         self._flush_timer = None
         self._typed_at = 0.0
         self._held_since: float | None = None
-
-    def on_mount(self) -> None:
-        # follow the end by hand: Textual's anchor misplaces content shorter than the pane
-        self._following = True
+        self.following = True
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
-        self._following = new >= self.max_scroll_y - 1
+        if new >= self.max_scroll_y - 1:
+            self._set_following(True)
+        elif new < old:
+            # only a move up means the user went to read; the end moving away does not
+            self._set_following(False)
 
-    def _follow(self) -> None:
-        if self._following:
-            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
+    def watch_virtual_size(self, old, new) -> None:
+        if self.following:
+            # after this layout pass, so the end is where the new content put it
+            self.call_next(self._to_end)
+        elif new.height > old.height:
+            self.border_subtitle = self.HINT
+
+    def on_resize(self) -> None:
+        if self.following:
+            self.call_next(self._to_end)
+
+    def _to_end(self) -> None:
+        if self.following:
+            self.scroll_end(animate=False, immediate=True)
+
+    def _set_following(self, following: bool) -> None:
+        if following != self.following:
+            self.following = following
+        if following and self.border_subtitle:
+            self.border_subtitle = ""
+
+    def action_follow(self) -> None:
+        """End: the real end, however much is still arriving, and follow from there."""
+        self._set_following(True)
+        self.scroll_end(animate=False, immediate=True)
 
     async def _add(self, widget) -> None:
-        following = self._following
         last = self.children[-1] if self.children else None
         if not isinstance(last, Reply):
             # a reply ends with its own blank line; anything else needs one put before
@@ -221,9 +264,6 @@ class Conversation(VerticalScroll):
         if isinstance(widget, Reply) and isinstance(last, ToolLine):
             widget.add_class("-after-tools")
         await self.mount(widget)
-        if following:
-            self._following = True
-            self._follow()
 
     async def add_user(self, text: str) -> None:
         await self.end_text()
@@ -247,6 +287,7 @@ class Conversation(VerticalScroll):
             await thinking.remove()
 
     async def add_text(self, delta: str) -> None:
+        delta = fmt.sanitize(delta)
         await self._stop_thinking()
         if self._stream is None:
             self._reply = Reply(classes="reply")
@@ -255,7 +296,6 @@ class Conversation(VerticalScroll):
             # the first words show at once; after that the text lands a few times a second
             self.reply_text += delta
             await self._stream.write(delta)
-            self._follow()
             return
         self.reply_text += delta
         self._unwritten.append(delta)
@@ -282,7 +322,6 @@ class Conversation(VerticalScroll):
         if self._unwritten and self._stream is not None:
             text, self._unwritten = "".join(self._unwritten), []
             await self._stream.write(text)
-            self._follow()
 
     async def end_text(self) -> None:
         """Flush the reply being streamed, so what follows lands below it."""

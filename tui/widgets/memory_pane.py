@@ -7,7 +7,7 @@ session, an editor), the pane hears it through watchfiles and lists it again.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rich.table import Table
@@ -40,6 +40,8 @@ class Listing:
     cap: int = 0
     stale: dict[str, list[str]] = field(default_factory=dict)
     problem: str | None = None
+    left_out: list = field(default_factory=list)  # memory.preload.LeftOut: not in the prompt
+    file_cap: int = 0
 
 
 def load_listing(store) -> Listing:
@@ -48,9 +50,26 @@ def load_listing(store) -> Listing:
     try:
         memories = store.memories()
         total = store.total_chars()
+        left_out = store.preload().left_out
     except Exception as exc:  # the pane must outlive a broken folder
         return Listing(problem=f"Could not read the memory folder: {exc}")
-    return Listing(memories, total, store.max_total_chars)
+    return Listing(memories, total, store.max_total_chars, left_out=left_out, file_cap=store.max_file_chars)
+
+
+def preload_warning(listing: Listing) -> str | None:
+    """What preloading leaves out of the prompt, and what to do; None when it is all in."""
+    if not listing.left_out:
+        return None
+    named = []
+    for item in listing.left_out[:3]:
+        label = item.kind if item.size is None or item.kind == "binary" else f"{fmt.chars(item.size)} chars"
+        named.append(f"{item.path.removeprefix('/memories/')} ({label})")
+    more = f" and {len(listing.left_out) - 3} more" if len(listing.left_out) > 3 else ""
+    return (
+        f"⚠ Not preloaded: {', '.join(named)}{more}. The agent reads these only when asked. "
+        f"Shorten, merge or delete them (e, d) to fit {fmt.chars(listing.file_cap)} a file and "
+        f"{fmt.chars(listing.cap)} in all."
+    )
 
 
 STALE = "▲"
@@ -64,11 +83,11 @@ def option_prompt(info, stale: list[str] | None, now: float | None = None) -> Ta
     name = Text(no_wrap=True, overflow="ellipsis")
     if stale:
         name.append(f"{STALE} ", "bold yellow")
-    name.append(info.name, "bold")
+    name.append(fmt.sanitize(info.name), "bold")
     grid.add_row(name, Text(f"{fmt.chars(info.size)} · {fmt.age(info.modified, now)}", "dim"))
     about = Text(no_wrap=True, overflow="ellipsis")
     if info.type:
-        about.append(info.type, TYPE_STYLE.get(info.type, "dim"))
+        about.append(fmt.sanitize(info.type), TYPE_STYLE.get(info.type, "dim"))
         about.append(" · ", "dim")
     about.append(fmt.one_line(info.description, 200) if info.description else "no description", "dim italic")
     grid.add_row(about, "")
@@ -77,6 +96,7 @@ def option_prompt(info, stale: list[str] | None, now: float | None = None) -> Ta
 
 def styled_memory(body: str) -> Text:
     """The file as it is, its frontmatter dimmed so the note itself stands out."""
+    body = fmt.sanitize(body)
     text = Text(body)
     if body.startswith("---\n"):
         end = body.find("\n---", 4)
@@ -86,6 +106,15 @@ def styled_memory(body: str) -> Text:
 
 
 class MemoryPane(Vertical):
+    DEFAULT_CSS = """
+    MemoryPane #memory-warning {
+        color: $text-warning;
+        padding: 0 1;
+        height: auto;
+        display: none;
+    }
+    """
+
     BINDINGS = [
         Binding("e", "edit", "Edit"),
         Binding("d,delete", "delete", "Delete"),
@@ -107,6 +136,7 @@ class MemoryPane(Vertical):
         self.deleted: list[tuple[str, str]] = []
 
     def compose(self) -> ComposeResult:
+        yield Static("", id="memory-warning", markup=False)
         yield OptionList(id="memory-list")
         with VerticalScroll(id="memory-preview"):
             yield Static(EMPTY, id="memory-text", classes="empty")
@@ -134,7 +164,7 @@ class MemoryPane(Vertical):
             except Exception:
                 return
             if stale != listing.stale:
-                listing = Listing(listing.memories, listing.total, listing.cap, stale)
+                listing = replace(listing, stale=stale)
                 self.app.call_from_thread(self._apply, listing)
 
     @work(exclusive=True, group="memory-watch")
@@ -156,7 +186,7 @@ class MemoryPane(Vertical):
             self._title_problem(f"stopped following the folder: {exc}")
 
     def _title_problem(self, sentence: str) -> None:
-        self.border_subtitle = f"[$text-warning]{escape(sentence)}[/]"
+        self.border_subtitle = f"[$text-warning]{escape(fmt.sanitize(sentence))}[/]"
 
     def _apply(self, listing: Listing) -> None:
         self.listing = listing
@@ -170,13 +200,17 @@ class MemoryPane(Vertical):
         if paths:
             options.highlighted = paths.index(keep) if keep in paths else 0
         self._update_title()
+        warning = self.query_one("#memory-warning", Static)
+        text = preload_warning(listing)
+        warning.update(text or "")
+        warning.display = text is not None
         self._show_preview()
         self.post_message(self.Changed())
 
     def _update_title(self) -> None:
         listing = self.listing
         if listing.problem:
-            self.border_subtitle = f"[$text-warning]{escape(listing.problem)}[/]"
+            self.border_subtitle = f"[$text-warning]{escape(fmt.sanitize(listing.problem))}[/]"
             return
         count = len(listing.memories)
         self.border_title = f"Memory · {count}"
@@ -219,15 +253,15 @@ class MemoryPane(Vertical):
         try:
             body = self.store.read(info.path)
         except Exception as exc:
-            static.update(Text(f"Cannot read {info.path}: {exc}", style="red"))
+            static.update(Text(fmt.sanitize(f"Cannot read {info.path}: {exc}"), style="red"))
             return
         text = Text()
-        text.append(info.path, "bold")
+        text.append(fmt.sanitize(info.path), "bold")
         text.append(f"  {fmt.chars(info.size)} chars · changed {fmt.age(info.modified)} ago\n", "dim")
         stale = self.listing.stale.get(info.path)
         if stale:
             text.append(f"{STALE} refers to what the repository no longer has: ", "yellow")
-            text.append(", ".join(stale), "yellow")
+            text.append(fmt.sanitize(", ".join(stale)), "yellow")
             text.append("\n")
         text.append("\n")
         text.append_text(styled_memory(body))
@@ -273,8 +307,8 @@ class MemoryPane(Vertical):
             text = None
             after = f"It cannot be undone: {exc}"
         question = Text.assemble(
-            "Delete the memory ", (info.name, "bold"), "?\n\n",
-            f"{info.path} ({fmt.chars(info.size)} chars) is removed from disk; the agent will not see it again. ",
+            "Delete the memory ", (fmt.sanitize(info.name), "bold"), "?\n\n",
+            f"{fmt.sanitize(info.path)} ({fmt.chars(info.size)} chars) is removed from disk; the agent will not see it again. ",
             after,
         )
         self.app.push_screen(Confirm("Delete memory", question, yes="Delete"), lambda ok: self._delete(info.path, text, ok))

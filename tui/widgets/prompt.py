@@ -1,40 +1,134 @@
-"""The input line at the bottom, with the turns already sent a key away (↑/↓)."""
+"""The input box at the bottom: several lines, pastes kept whole, earlier turns a key away.
+
+Enter sends. A newline is Ctrl+J or Alt+Enter (Shift+Enter too, where the terminal tells
+it apart from Enter, which most do not). A bracketed paste arrives whole; a long one is
+shown folded as one line with its line count, and unfolded when the turn is sent.
+↑ on the first line and ↓ on the last step through the turns already sent.
+"""
 
 from __future__ import annotations
 
+import re
+
+from textual import events
 from textual.binding import Binding
-from textual.widgets import Input
+from textual.message import Message
+from textual.widgets import TextArea
+
+from tui import format as fmt
+
+NEWLINE_KEYS = ("ctrl+j", "alt+enter", "shift+enter")
+# a paste of more lines than this is folded into one marker line
+FOLD_LINES = 8
+_MARKER = re.compile(r"\[pasted (\d+) lines #(\d+)\]")
 
 
-class Prompt(Input):
+class Prompt(TextArea):
     BINDINGS = [
-        Binding("up", "history(-1)", "Earlier turn", show=False),
-        Binding("down", "history(1)", "Later turn", show=False),
+        Binding("up", "history_up", "Earlier turn", show=False),
+        Binding("down", "history_down", "Later turn", show=False),
+        # TextArea's own uses of the app's keys: the app's meaning wins here
+        Binding("f6", "app.toggle_mute", "Mute", show=False),
+        Binding("f7", "app.resize(-1)", "Narrower", show=False),
+        Binding("pageup", "app.conversation_page(-1)", "Page up", show=False),
+        Binding("pagedown", "app.conversation_page(1)", "Page down", show=False),
     ]
 
-    def __init__(self, **kwargs) -> None:
-        # focus comes back here after every dialog, often with a key to insert: selecting
-        # everything on focus would let that key replace the draft
-        kwargs.setdefault("select_on_focus", False)
-        super().__init__(**kwargs)
-        self.history: list[str] = []
-        self._position = 0  # len(history) means "the line being typed"
-        self._draft = ""
+    class Submitted(Message):
+        """Enter: `text` is what to send, folded pastes unfolded; `value` as typed."""
 
-    def remember(self, text: str) -> None:
-        if text and (not self.history or self.history[-1] != text):
-            self.history.append(text)
-        self._position = len(self.history)
-        self._draft = ""
+        def __init__(self, prompt: "Prompt", text: str, value: str) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.text = text
+            self.value = value
 
-    def action_history(self, step: int) -> None:
-        if not self.history:
+    def __init__(self, placeholder: str = "", **kwargs) -> None:
+        super().__init__(placeholder=placeholder, soft_wrap=True, show_line_numbers=False,
+                         tab_behavior="focus", highlight_cursor_line=False, **kwargs)
+        self.sent: list[str] = []
+        self._position = 0  # len(sent) means "the text being typed"
+        self._draft = ""
+        self.pastes: dict[int, str] = {}  # folded pastes by number, for the whole session
+
+    # --- the text as a value ----------------------------------------------------------
+
+    @property
+    def value(self) -> str:
+        return self.text
+
+    @value.setter
+    def value(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def insert_text_at_cursor(self, text: str) -> None:
+        self.insert(text)
+
+    def unfolded(self, value: str | None = None) -> str:
+        """The text with every folded paste put back in full."""
+
+        def expand(match: re.Match) -> str:
+            return self.pastes.get(int(match.group(2)), match.group(0))
+
+        return _MARKER.sub(expand, self.text if value is None else value)
+
+    # --- keys -------------------------------------------------------------------------
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Submitted(self, self.unfolded(), self.text))
             return
-        if self._position == len(self.history):
-            self._draft = self.value
-        position = max(0, min(len(self.history), self._position + step))
+        if event.key in NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+            return
+        await super()._on_key(event)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        event.stop()
+        event.prevent_default()
+        if self.read_only:
+            return
+        text = fmt.sanitize(event.text.replace("\r\n", "\n").replace("\r", "\n"))
+        lines = text.count("\n") + 1
+        if lines > FOLD_LINES:
+            number = len(self.pastes) + 1
+            self.pastes[number] = text
+            text = f"[pasted {lines} lines #{number}]"
+        self.insert(text)
+
+    def action_history_up(self) -> None:
+        if self.cursor_location[0] > 0:
+            self.action_cursor_up()
+        else:
+            self._step(-1)
+
+    def action_history_down(self) -> None:
+        if self.cursor_location[0] < self.document.line_count - 1:
+            self.action_cursor_down()
+        else:
+            self._step(1)
+
+    # --- history ----------------------------------------------------------------------
+
+    def remember(self, value: str) -> None:
+        """A turn was sent: keep it (as typed, pastes folded) and start a new draft."""
+        if value and (not self.sent or self.sent[-1] != value):
+            self.sent.append(value)
+        self._position = len(self.sent)
+        self._draft = ""
+
+    def _step(self, step: int) -> None:
+        if not self.sent:
+            return
+        if self._position == len(self.sent):
+            self._draft = self.text
+        position = max(0, min(len(self.sent), self._position + step))
         if position == self._position:
             return
         self._position = position
-        self.value = self._draft if position == len(self.history) else self.history[position]
-        self.cursor_position = len(self.value)
+        self.value = self._draft if position == len(self.sent) else self.sent[position]

@@ -12,6 +12,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.markup import escape
 from textual.widgets import Markdown, Static
 
+from tui import format as fmt
+
 EMPTY = (
     "Nothing on screen yet.\n\nLong answers, diffs and build or test logs appear here; "
     "a tool line's log opens here too (select it and press Enter)."
@@ -77,7 +79,7 @@ class ScreenPane(Vertical):
         return self.items[self.index] if self.items else None
 
     async def show(self, title: str, content: str, format: str) -> None:
-        self.items.insert(0, ScreenItem(title, content, format))
+        self.items.insert(0, ScreenItem(fmt.sanitize(title), fmt.sanitize(content), format))
         self.index = 0
         await self._render_current()
 

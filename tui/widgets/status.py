@@ -32,7 +32,8 @@ class StatusInfo:
 
 def where(repo: str, branch: str | None, limit: int | None = None) -> Text:
     """'repo on branch' in at most `limit` cells: the repository is shortened first, then the branch."""
-    repo = repo or "?"
+    repo = fmt.sanitize(repo) or "?"
+    branch = fmt.sanitize(branch) if branch else branch
     if limit is not None and branch and len(repo) + 4 + len(branch) > limit:
         repo = fmt.one_line(repo, max(min(len(repo), MIN_REPO), limit - 4 - len(branch)))
         branch = fmt.one_line(branch, max(1, limit - 4 - len(repo)))
@@ -90,7 +91,8 @@ class StatusLine(Widget):
             else:
                 text = f"↑{tokens_in} ↓{tokens_out} {price}"
             out.append((3, Text(text)))
-        out.append((2, Text(info.voice if level < 2 else voice_short(info.voice))))
+        voice = fmt.sanitize(info.voice)
+        out.append((2, Text(voice if level < 2 else voice_short(voice))))
         return out
 
     def render(self) -> Text:

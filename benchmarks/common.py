@@ -1,0 +1,100 @@
+"""What every benchmark shares: the Row it reports and the table the rows make.
+
+A Row holds one measure: its floor (the same work done the plainest way, measured in the
+same run), its figure and the target. The target bounds the ratio figure / floor, or the
+figure itself for an absolute target (`of="figure"`, e.g. idle CPU under 1 % of a core).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class Row:
+    measure: str
+    figure: float
+    floor: float | None = None
+    limit: float = 1.0          # the most the ratio (or the figure) may be
+    of: str = "ratio"           # "ratio": limit bounds figure / floor; "figure": the figure
+    unit: str = "ms"
+    floor_is: str = ""          # what the floor is, in a few words
+    note: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float | None:
+        if self.floor is None or self.floor <= 0 or math.isnan(self.figure):
+            return None
+        return self.figure / self.floor
+
+    @property
+    def passed(self) -> bool:
+        value = self.ratio if self.of == "ratio" else self.figure
+        return value is not None and not math.isnan(value) and value <= self.limit
+
+    @property
+    def target(self) -> str:
+        if self.of == "ratio":
+            return f"ratio <= {self.limit:g}"
+        return f"<= {self.limit:g} {self.unit}"
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "ratio": self.ratio, "passed": self.passed}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Row":
+        names = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def value(number: float | None, unit: str) -> str:
+    if number is None or math.isnan(number):
+        return "—"
+    if unit == "ms":
+        return f"{number:,.0f} ms" if number >= 100 else f"{number:.3g} ms"
+    if unit == "MB":
+        return f"{number:,.1f} MB"
+    if unit == "%":
+        return f"{number:.2f} %"
+    return f"{number:.3g} {unit}".strip()
+
+
+def table(rows: list[Row]) -> str:
+    """The rows as a Markdown table: measure, floor, figure, ratio, target, pass/fail."""
+    lines = ["| measure | floor | figure | ratio | target | result |",
+             "|---|---|---|---|---|---|"]
+    for row in rows:
+        floor = value(row.floor, row.unit)
+        if row.floor_is and row.floor is not None:
+            floor += f" ({row.floor_is})"
+        ratio = "—" if row.ratio is None else f"{row.ratio:.2f}x"
+        lines.append(f"| {row.measure} | {floor} | {value(row.figure, row.unit)} | {ratio} | "
+                     f"{row.target} | {'pass' if row.passed else 'FAIL'} |")
+    return "\n".join(lines)
+
+
+def print_rows(rows: list[Row]) -> None:
+    print()
+    print(table(rows))
+    for row in rows:
+        if row.note:
+            print(f"  {row.measure}: {row.note}")
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))
+    return ordered[index]
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def machine() -> str:
+    return f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}"

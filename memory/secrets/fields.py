@@ -1,0 +1,212 @@
+"""Credentials known by the name in front of them: `DB_PASSWORD=...`, `"apiKey": "..."`,
+`<password>...</password>`, `the staging password is ...`, `creds_<key>.md`.
+
+A name counts when a secret word ends it (password, secret, token, credentials, a
+qualified key such as api_key or clientKey); whether the value after it is a secret or
+a note about one (`password: kept in 1Password`) is values.py's call. Each keyword is a
+literal, so `re` finds it with its fast search on the lower-cased text; the rest of the
+name is read in Python around the few places it occurs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from memory.secrets import values
+
+Found = tuple[str, int, int]  # kind, start, end
+
+# keyword, and the shortest value worth a look (a password has 6 characters or more, a
+# token 16): a value too short to be a secret then costs no Python at all.
+_KEYWORDS = (
+    (r"pass(?:word|wd|phrase)?+s?+", 6),
+    (r"pwd", 6),
+    (r"secrets?+", 8),
+    (r"tokens?+", 16),
+    (r"cred(?:ential)?+s?+", 8),
+    (r"auth", 16),
+    (r"pat", 16),
+    (r"keys?+", 16),
+    (r"session", 16),
+)
+# Rails' secret_key_base, client_secret_value: the secret word need not end the name.
+_SUFFIX = r"(?:[_\-.](?:base|value|data|b64|base64|hex|raw|plain|str|string|text))?+"
+_SEPARATOR = r"[\"'`]?[ \t]{0,16}+(?::=|=>|[:=>])[ \t]{0,16}+"
+# "the password is ...", "password ...": prose, checked harder.
+_PROSE = r"[ \t]{1,4}+(?:(?:is|was|are)[ \t]{1,4}+(?:(?:now|still)[ \t]{1,4}+)?+)?+"
+# "API key for the payment sandbox: ...": a short label before the colon.
+_LABEL = r"[ \t(][^\n:=\"'`]{0,40}+[:=][ \t]{0,16}+"
+
+
+def quoted_or_bare(shortest: int) -> str:
+    """A value: quoted (to its closing quote, at most 400 characters) or bare (to a space,
+    a separator or a quote); four groups, one of which takes part."""
+    n = shortest
+    return (
+        rf"(?:\"([^\"\n]{{{n},400}}+)\"?|'([^'\n]{{{n},400}}+)'?|`([^`\n]{{{n},400}}+)`?"
+        rf"|([^\s;,\"'`&)<]{{{n},}}+))"
+    )
+
+
+def _pattern(keyword: str, shortest: int) -> re.Pattern[str]:
+    # groups: 1 separator, 2 prose, 3-6 value, 7 a key after `_` or `-`
+    return re.compile(
+        keyword + _SUFFIX + r"(?:(?:(" + _SEPARATOR + r")|(" + _PROSE + r"))" + quoted_or_bare(shortest)
+        + r"|[_\-]([a-z0-9_\-!@#$^&*+~]{6,}+))"
+    )
+
+
+_FIELDS = tuple(_pattern(keyword, shortest) for keyword, shortest in _KEYWORDS)
+_LABELLED = tuple(re.compile(keyword + _LABEL + quoted_or_bare(16)) for keyword, _ in _KEYWORDS if keyword != r"session")
+_LETTERS = re.compile(r"[a-z]++")
+_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.$@")
+_LINE_START = re.compile(r"[\s\-\"'{,<]*+(?:(?:export|set|setx)[ \t]++)?+")
+_PASSWORD_WORDS = ("pass", "pwd")
+_FAMILIES = ("pass", "pwd", "secr", "toke", "cred", "auth", "pat", "key", "sess")
+# What makes "..._key" a credential's name: api_key, client_key; not cache_key, sort_key.
+_KEY_QUALIFIERS = (
+    "api", "access", "secret", "private", "signing", "encryption", "master", "app", "client", "account",
+    "storage", "subscription", "admin", "license", "consumer", "webhook", "deploy", "servicerole",
+    "service_role", "sharedaccess", "shared_access", "auth", "ssh", "gpg", "pgp", "sas", "hmac", "sandbox",
+)
+_PREVIOUS_WORD = re.compile(r"([A-Za-z]{2,20}+)[ \t]$")
+
+
+def value_span(match: re.Match[str], first: int) -> tuple[int, int] | None:
+    for group in range(first, first + 4):
+        if match.group(group) is not None:
+            return match.span(group)
+    return None
+
+
+def _family(text: str, word_start: int, word: str) -> str | None:
+    """The secret word's family (one of _FAMILIES), or None when the whole name around it
+    is not a secret's name."""
+    key_start = word_start
+    while key_start > 0 and word_start - key_start < 64 and text[key_start - 1] in _KEY_CHARS:
+        key_start -= 1
+    family = next(f for f in _FAMILIES if word.startswith(f))
+    qualifier = text[key_start:word_start]
+    if not qualifier and word_start > 0 and text[word_start - 1] == ":":
+        return None  # arn:aws:secretsmanager:...:secret:name is an identifier
+    if qualifier:
+        before = qualifier[-1]
+        key = text[key_start : word_start + len(word)]
+        camel = (before.islower() or before.isdigit()) and text[word_start].isupper()
+        joined = (key.isupper() or key.islower()) and family not in ("auth", "pat", "sess") and (family != "pass" or key.isupper())
+        if before not in "_-.$@" and not camel and not joined:
+            return None  # "bypass", "oauth", "compat"
+    elif family in ("pass", "pat") and len(word) <= 4:
+        # A bare "pass:" is a field only at the start of its line: "tests pass: 12" is prose.
+        line = text.rfind("\n", 0, key_start) + 1
+        if not _LINE_START.fullmatch(text, line, key_start):
+            return None
+    if family == "key":
+        if not qualifier:  # "API key": the qualifier is the word before
+            previous = _PREVIOUS_WORD.search(text, max(0, word_start - 24), word_start)
+            qualifier = previous.group(1) if previous else ""
+        if not qualifier.lower().rstrip("_-.$@").endswith(_KEY_QUALIFIERS):
+            return None
+    return family
+
+
+def _verdict(family: str, value: str, prose: bool) -> str | None:
+    if family in _PASSWORD_WORDS:
+        if not values.looks_like_password(value):
+            return None
+        if prose and not values.password_in_prose(value):
+            return None
+        return "password"
+    if values.looks_like_token(value):
+        return "API key or token"
+    # A secret or credentials field may hold a password-like value shorter than a token.
+    if not prose and family in ("secr", "cred") and len(value) >= 8:
+        if values.looks_like_password(value) and not values.is_wordy(value):
+            return "API key or token"
+    return None
+
+
+def _fields(text: str, lowered: str) -> Iterator[Found]:
+    for pattern in _FIELDS:
+        for match in pattern.finditer(lowered):
+            word_start = match.start()
+            word = _LETTERS.match(lowered, word_start).group()
+            if match.group(7) is not None:
+                yield from _named(text, match, word_start, word)
+                continue
+            span = value_span(match, 3)
+            prose = match.group(2) is not None
+            if prose and (not match.group(2).strip() and word[:4] not in ("pass", "pwd")):
+                continue  # only a password follows its name after a bare space
+            family = _family(text, word_start, word)
+            if family is None or (prose and family == "sess"):
+                continue
+            kind = _verdict(family, text[span[0] : span[1]], prose)
+            if kind is not None:
+                yield kind, span[0], span[1]
+    for pattern in _LABELLED:
+        for match in pattern.finditer(lowered):
+            word_start = match.start()
+            word = _LETTERS.match(lowered, word_start).group()
+            family = _family(text, word_start, word)
+            span = value_span(match, 1)
+            if family is not None:
+                kind = _verdict(family, text[span[0] : span[1]], True)
+                if kind is not None:
+                    yield kind, span[0], span[1]
+
+
+def _named(text: str, match: re.Match[str], word_start: int, word: str) -> Iterator[Found]:
+    """A key after a word and `_` or `-`: creds_<key>.md, token-<key>, api_key_<key>."""
+    if word_start > 0 and text[word_start - 1].isalnum() or word.startswith("session"):
+        return
+    start, end = match.span(7)
+    value = text[start:end]
+    password_word = word.startswith(("pass", "pwd", "cred", "secret"))
+    if (password_word and values.password_in_prose(value)) or values.looks_random(value):
+        yield "credential in a name", start, end
+
+
+# <add key="PaymentApiKey" value="..."/>: .NET appSettings and its kin.
+_ATTRIBUTES = re.compile(r"(?:key|name)=\"([A-Za-z0-9_.:\-]{1,64}+)\"[ \t]{1,8}+value=\"([^\"\n]{1,400}+)\"")
+_WORD_AT_END = re.compile(r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|cred(?:ential)?s?|keys?)$")
+
+
+def _attributes(text: str, lowered: str) -> Iterator[Found]:
+    for match in _ATTRIBUTES.finditer(text):
+        name = match.group(1)
+        word = _WORD_AT_END.search(name.lower())
+        if word is None:
+            continue
+        family = _family(name, word.start(), word.group())
+        if family is not None and _verdict(family, match.group(2), False):
+            yield ("password" if family in _PASSWORD_WORDS else "API key or token"), match.start(2), match.end(2)
+
+
+# Cookie: a=...; b=... and curl -b 'a=...': every long random value is a session.
+_COOKIES = re.compile(r"cookie[ \t]*+:|--cookie[ \t=]|-b(?<![a-z0-9\-]-b)[ \t]")
+_COOKIE = re.compile(r"([A-Za-z0-9_.\-]{1,64}+)=([^;\s'\"]{16,}+)")
+
+
+def _cookies(text: str, lowered: str) -> Iterator[Found]:
+    done = 0
+    for match in _COOKIES.finditer(lowered):
+        if match.end() < done:
+            continue
+        stop = text.find("\n", match.end())
+        done = stop = len(text) if stop < 0 else min(stop, match.end() + 4096)
+        for pair in _COOKIE.finditer(text, match.end(), stop):
+            if values.looks_random(pair.group(2)):
+                yield "session cookie", pair.start(2), pair.end(2)
+
+
+# A quoted string of 24 or more letters and digits in no word's pattern: a key passed to
+# a constructor, with nothing around it that names it.
+_LITERAL = re.compile(r"[\"'`]([A-Za-z0-9]{24,128}+)[\"'`]")
+
+
+def _literals(text: str, lowered: str) -> Iterator[Found]:
+    for match in _LITERAL.finditer(text):
+        if values.random_literal(match.group(1)):
+            yield "random-looking string", match.start(1), match.end(1)
