@@ -21,6 +21,7 @@ import re
 import stat
 from pathlib import Path
 
+from agent.cancel import Cancellation
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_int, required_str
 from agent.tools.masking import mask_text, masking_note
 from agent.tools.text_decoding import decode
@@ -218,11 +219,11 @@ class ReadFileTool:
         repo = Path(ctx.repo)
         full = resolve_in_repository(path, repo)
         try:
-            return self._read(full, path.strip("/"), start, end)
+            return self._read(full, path.strip("/"), start, end, ctx.cancel)
         except OSError as exc:
             return ToolResult(text=os_problem(exc, path.strip("/")), is_error=True, summary="cannot read")
 
-    def _read(self, full: Path, path: str, start: int | None, end: int | None) -> ToolResult:
+    def _read(self, full: Path, path: str, start: int | None, end: int | None, cancel: Cancellation | None = None) -> ToolResult:
         shown = display_name(path)
         try:
             info = full.stat()
@@ -249,7 +250,7 @@ class ReadFileTool:
             )
         if text == "":
             return ToolResult(text=f"{shown} is empty.", summary="empty")
-        return self._page(text, shown, start, end, encoding_note, ctx.cancel)
+        return self._page(text, shown, start, end, encoding_note, cancel)
 
     def _page(self, text: str, shown: str, start: int | None, end: int | None, encoding_note: str, cancel=None) -> ToolResult:
         # Masked over the whole file, so a key spanning a page break is still caught and the
