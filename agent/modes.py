@@ -9,14 +9,18 @@ user message.
 from __future__ import annotations
 
 import copy
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent import transcripts
 from agent.tools.masking import mask_messages, mask_text, masking_note
 from agent.tools.registry import MEMORY_TOOL_MODES
+
+if TYPE_CHECKING:
+    from memory.preload import LeftOut, Preload
 
 
 @dataclass
@@ -167,7 +171,8 @@ def _summary(repo: Path) -> SessionStart:
 
 
 def preloaded_memory(store: Any, repo: Path, *, now: datetime | None = None) -> str:
-    snapshot = (store.snapshot(now.timestamp()) if now is not None else store.snapshot()).strip()
+    moment = now.timestamp() if now is not None else time.time()
+    snapshot = memory_snapshot(store.preload(), moment).strip()
     if not snapshot:
         return (
             "Your memory directory /memories is empty: nothing has been saved for this "
@@ -186,6 +191,53 @@ def preloaded_memory(store: Any, repo: Path, *, now: datetime | None = None) -> 
     if problems:
         parts.append(problems)
     return "\n\n".join(parts)
+
+
+def memory_snapshot(loaded: Preload, now: float) -> str:
+    """The preloaded files, each with its age so that an old claim reads as old, then what
+    the caps left out. Empty when there is no memory."""
+    parts: list[str] = []
+    for item in loaded.files:
+        # A memory must not be able to close its own element and speak as the prompt.
+        body = item.text.rstrip().replace("</memory>", "<\\/memory>")
+        where = item.path
+        for raw, escaped in (("&", "&amp;"), ('"', "&quot;"), ("<", "&lt;"), (">", "&gt;")):
+            where = where.replace(raw, escaped)
+        parts.append(f'<memory path="{where}" age="{age_text(now - item.modified)}">\n{body}\n</memory>\n')
+    if loaded.left_out:
+        parts.append(left_out_note(loaded.left_out))
+    return "".join(parts)
+
+
+MAX_NAMED = 20  # left-out files named in the prompt
+
+
+def left_out_note(left_out: list[LeftOut]) -> str:
+    """The lines that tell the model what is in the folder but not in its prompt."""
+    lines = ["Not preloaded (read one with the memory tool's view command when a question needs it):"]
+    lines += [f"- {item.path}: {item.reason}" for item in left_out[:MAX_NAMED]]
+    if len(left_out) > MAX_NAMED:
+        lines.append(f"- and {len(left_out) - MAX_NAMED:,} more")
+    return "\n".join(lines) + "\n"
+
+
+def age_text(seconds: float) -> str:
+    """How old a memory is, in the unit a reader would use."""
+    seconds = max(0.0, seconds)
+    for limit, unit, size in (
+        (3600, "minute", 60),
+        (86400, "hour", 3600),
+        (14 * 86400, "day", 86400),
+        (60 * 86400, "week", 7 * 86400),
+        (730 * 86400, "month", 30 * 86400),
+        (float("inf"), "year", 365 * 86400),
+    ):
+        if seconds < limit:
+            count = int(seconds // size)
+            if unit == "minute" and count == 0:
+                return "just now"
+            return f"{count} {unit}" + ("" if count == 1 else "s")
+    return "unknown"  # pragma: no cover
 
 
 def memory_index(store: Any) -> str:

@@ -46,16 +46,28 @@ def walk(root: str) -> Walk:
                 found.skipped.append(Skipped(to_virtual(root, entry.path), f"{problem}; rename it to use it"))
                 continue
             try:
-                if entry.is_dir(follow_symlinks=False):
+                if entry.is_symlink():
+                    found.skipped.append(Skipped(to_virtual(root, entry.path), _LINK))
+                elif entry.is_dir(follow_symlinks=False):
                     if depth + 1 < MAX_DEPTH:
                         stack.append((entry.path, depth + 1))
                     else:
                         found.skipped.append(_too_deep(root, entry.path))
                 elif entry.is_file(follow_symlinks=False):
                     found.files.append(entry.path)
+                else:
+                    found.skipped.append(Skipped(to_virtual(root, entry.path), _SPECIAL))
             except OSError:
                 continue
+    found.skipped.sort(key=lambda item: item.path)
     return found
+
+
+_LINK = (
+    "it is a symbolic link, which the memory store does not follow (it could lead out of the "
+    "folder); put the file itself there to use it"
+)
+_SPECIAL = "it is not a regular file or folder (a pipe, socket or device), so it is not read"
 
 
 def _too_deep(root: str, real: str) -> Skipped:

@@ -1,0 +1,121 @@
+"""What the memory folder holds, read without the lock: the listing, the index, staleness.
+
+Reads need no lock: writes replace files whole, so a reader sees the old text or the new.
+Nothing here writes; `reindexed` returns the repaired index for the store to write. None
+of it raises for a folder problem: an unreadable file is left out, a missing folder
+reads as empty.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memory import paths
+from memory.errors import CommandError
+from memory.files import loose_text
+from memory.notes import INDEX_NAME, MemoryInfo, describe, index_entries, index_line
+from memory.preload import Preload, preload
+from memory.walk import Skipped, walk
+
+INDEX_PATH = f"{paths.ROOT}/{INDEX_NAME}"
+
+
+class Catalog:
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def skipped(self) -> list[Skipped]:
+        """What the folder holds that is not read as a memory, each with the reason."""
+        return walk(self.root).skipped
+
+    def memories(self) -> list[MemoryInfo]:
+        """Every .md memory file except the index, sorted by path."""
+        found: list[MemoryInfo] = []
+        index = os.path.join(self.root, INDEX_NAME)
+        for real in walk(self.root).files:
+            if not real.endswith(".md") or real == index:
+                continue
+            text = loose_text(real)
+            try:
+                modified = os.stat(real).st_mtime
+            except OSError:
+                continue  # deleted while listing
+            if text is None:
+                continue
+            stem = os.path.splitext(os.path.basename(real))[0]
+            name, kind, description = describe(text, stem)
+            virtual = paths.to_virtual(self.root, real)
+            found.append(MemoryInfo(virtual, Path(real), name, kind, description, len(text), modified))
+        found.sort(key=lambda info: info.path)
+        return found
+
+    def preload(self, max_file_chars: int, max_total_chars: int) -> Preload:
+        """What preloading puts in a prompt (within the caps), and what it leaves out."""
+        return preload(self.root, walk(self.root), max_file_chars, max_total_chars)
+
+    def index_text(self) -> str:
+        return loose_text(os.path.join(self.root, INDEX_NAME)) or ""
+
+    def index_problems(self) -> list[str]:
+        """Sentences: memories the index does not name, and index lines that lead nowhere."""
+        entries = index_entries(self.index_text())
+        targets = {entry.target for entry in entries}
+        problems: list[str] = []
+        for info in self.memories():
+            if _relative(info.path) not in targets:
+                problems.append(f"{info.path} has no line in {INDEX_PATH}, so a session reading the index will not find it.")
+        seen: set[str] = set()
+        for entry in entries:
+            if entry.target in seen:
+                continue
+            seen.add(entry.target)
+            try:
+                real = paths.resolve(self.root, f"{paths.ROOT}/{entry.target}")
+            except CommandError:
+                problems.append(f"{INDEX_PATH} line {entry.line + 1} links to {entry.target}, which is not a memory path.")
+                continue
+            if not os.path.isfile(real):
+                problems.append(f"{INDEX_PATH} links to {entry.target}, which does not exist.")
+        return problems
+
+    def reindexed(self, old_text: str) -> str:
+        """MEMORY.md repaired from the files: lines whose file is gone are dropped, every
+        memory without a line gets one built from its frontmatter, other lines stay as written."""
+        memories = {_relative(info.path): info for info in self.memories()}
+        entries = {entry.line: entry for entry in index_entries(old_text)}
+        kept: list[str] = []
+        listed: set[str] = set()
+        for number, line in enumerate(old_text.splitlines()):
+            entry = entries.get(number)
+            if entry is not None:
+                if entry.target not in memories or entry.target in listed:
+                    continue
+                listed.add(entry.target)
+            kept.append(line)
+        for relative, info in memories.items():
+            if relative not in listed:
+                kept.append(index_line(info.name, relative, info.description))
+        new_text = "\n".join(kept).strip("\n")
+        return new_text + "\n" if new_text else ""
+
+    def stale_references(self, repo: Path) -> dict[str, list[str]]:
+        """Virtual path -> the repository paths ("path", "path:line") it names that are gone."""
+        from memory.staleness import FileNames, missing_references
+
+        repo = Path(repo)
+        names = FileNames(repo)
+        stale: dict[str, list[str]] = {}
+        for info in self.memories():
+            try:
+                text = info.file.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            missing = missing_references(text, repo, names)
+            if missing:
+                stale[info.path] = missing
+        return stale
+
+
+def _relative(virtual: str) -> str:
+    return virtual[len(paths.ROOT) + 1 :]
