@@ -34,7 +34,7 @@ _KEYWORDS = (
 _SUFFIX = r"(?:[_\-.](?:base|value|data|b64|base64|hex|raw|plain|str|string|text))?+"
 _SEPARATOR = r"[\"'`]?[ \t]{0,16}+(?::=|=>|[:=>])[ \t]{0,16}+"
 # "the password is ...", "password ...": prose, checked harder.
-_PROSE = r"[ \t]{1,4}+(?:(?:is|was|are)[ \t]{1,4}+(?:(?:now|still)[ \t]{1,4}+)?+)?+"
+_PROSE = r"[\"'`]?[ \t]{1,4}+(?:(?:is|was|are)[ \t]{1,4}+(?:(?:now|still)[ \t]{1,4}+)?+)?+"
 # "API key for the payment sandbox: ...": a short label before the colon.
 _LABEL = r"[ \t(][^\n:=\"'`]{0,40}+[:=][ \t]{0,16}+"
 
@@ -88,7 +88,8 @@ def _family(text: str, word_start: int, word: str) -> str | None:
         key_start -= 1
     family = next(f for f in _FAMILIES if word.startswith(f))
     qualifier = text[key_start:word_start]
-    if not qualifier and word_start > 0 and text[word_start - 1] == ":":
+    after = word_start + len(word)
+    if not qualifier and word_start > 0 and text[word_start - 1] == ":" and text[after : after + 1] == ":":
         return None  # arn:aws:secretsmanager:...:secret:name is an identifier
     if qualifier:
         before = qualifier[-1]
@@ -137,8 +138,6 @@ def _fields(text: str, lowered: str) -> Iterator[Found]:
                 continue
             span = value_span(match, 3)
             prose = match.group(2) is not None
-            if prose and (not match.group(2).strip() and word[:4] not in ("pass", "pwd")):
-                continue  # only a password follows its name after a bare space
             family = _family(text, word_start, word)
             if family is None or (prose and family == "sess"):
                 continue
@@ -166,6 +165,12 @@ def _named(text: str, match: re.Match[str], word_start: int, word: str) -> Itera
     password_word = word.startswith(("pass", "pwd", "cred", "secret"))
     if (password_word and values.password_in_prose(value)) or values.looks_random(value):
         yield "credential in a name", start, end
+
+
+def names_a_secret(name: str) -> bool:
+    """A whole name (DbPassword, smtp:password, API_TOKEN) that a secret word ends."""
+    word = _WORD_AT_END.search(name.lower())
+    return word is not None and _family(name, word.start(), word.group()) is not None
 
 
 # <add key="PaymentApiKey" value="..."/>: .NET appSettings and its kin.
