@@ -1,10 +1,13 @@
-"""Credentials known by what surrounds them: a field name, a flag, a URL, a file's format.
+"""Credentials known by what surrounds them: a flag on a command line, a credential
+file's layout (.netrc, .pgpass, a private key), a URL's userinfo, an Authorization
+header; and FINDERS, the list of every such finder the scanner runs, field names
+(fields.py) included.
 
 The value's own shape is judged in values.py, so a note saying where a password is kept
 passes where the password itself would not. The patterns keep formats.py's discipline
 (possessive, bounded where something follows, anchored at a literal or a run's start) and
-what regexes cannot say cheaply (the whole field name, the command on the line) is read
-in Python around each match.
+what regexes cannot say cheaply (the command on the line) is read in Python around each
+match, each line once.
 """
 
 from __future__ import annotations
@@ -238,9 +241,9 @@ FINDERS: tuple[Finder, ...] = (
     Finder(_command_lines, ("-p", "-u", "-a", "--", "rabbitmqctl", "htpasswd", "redis-cli")),
     Finder(_netrc, ("password",)),
     Finder(_pgpass, (":",)),
-    Finder(fields._attributes, ("value=",)),
-    Finder(fields._cookies, ("cookie", "-b")),
+    Finder(fields.attribute_pairs, ("value=",)),
+    Finder(fields.cookies, ("cookie", "-b")),
     # Last: a specific rule that finds the same value names it better.
-    Finder(fields._fields, ("pass", "pwd", "secret", "token", "cred", "auth", "pat", "key", "session")),
-    Finder(fields._literals, ('"', "'", "`")),
+    Finder(fields.fields_and_names, ("pass", "pwd", "secret", "token", "cred", "auth", "pat", "key", "session")),
+    Finder(fields.random_literals, ('"', "'", "`")),
 )

@@ -100,8 +100,9 @@ def _family(text: str, word_start: int, word: str) -> str | None:
             return None  # "bypass", "oauth", "compat"
     elif family in ("pass", "pat") and len(word) <= 4:
         # A bare "pass:" is a field only at the start of its line: "tests pass: 12" is prose.
-        line = text.rfind("\n", 0, key_start) + 1
-        if not _LINE_START.fullmatch(text, line, key_start):
+        low = max(0, key_start - 40)
+        line = text.rfind("\n", low, key_start) + 1
+        if line == 0 and low > 0 or not _LINE_START.fullmatch(text, line, key_start):
             return None
     if family == "key":
         if not qualifier:  # "API key": the qualifier is the word before
@@ -128,7 +129,7 @@ def _verdict(family: str, value: str, prose: bool) -> str | None:
     return None
 
 
-def _fields(text: str, lowered: str) -> Iterator[Found]:
+def fields_and_names(text: str, lowered: str) -> Iterator[Found]:
     for pattern in _FIELDS:
         for match in pattern.finditer(lowered):
             word_start = match.start()
@@ -178,7 +179,7 @@ _ATTRIBUTES = re.compile(r"(?:key|name)=\"([A-Za-z0-9_.:\-]{1,64}+)\"[ \t]{1,8}+
 _WORD_AT_END = re.compile(r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|cred(?:ential)?s?|keys?)$")
 
 
-def _attributes(text: str, lowered: str) -> Iterator[Found]:
+def attribute_pairs(text: str, lowered: str) -> Iterator[Found]:
     for match in _ATTRIBUTES.finditer(text):
         name = match.group(1)
         word = _WORD_AT_END.search(name.lower())
@@ -194,13 +195,14 @@ _COOKIES = re.compile(r"cookie[ \t]*+:|--cookie[ \t=]|-b(?<![a-z0-9\-]-b)[ \t]")
 _COOKIE = re.compile(r"([A-Za-z0-9_.\-]{1,64}+)=([^;\s'\"]{16,}+)")
 
 
-def _cookies(text: str, lowered: str) -> Iterator[Found]:
+def cookies(text: str, lowered: str) -> Iterator[Found]:
     done = 0
     for match in _COOKIES.finditer(lowered):
         if match.end() < done:
             continue
-        stop = text.find("\n", match.end())
-        done = stop = len(text) if stop < 0 else min(stop, match.end() + 4096)
+        limit = min(len(text), match.end() + 4096)
+        stop = text.find("\n", match.end(), limit)
+        done = stop = limit if stop < 0 else stop
         for pair in _COOKIE.finditer(text, match.end(), stop):
             if values.looks_random(pair.group(2)):
                 yield "session cookie", pair.start(2), pair.end(2)
@@ -211,7 +213,7 @@ def _cookies(text: str, lowered: str) -> Iterator[Found]:
 _LITERAL = re.compile(r"[\"'`]([A-Za-z0-9]{24,128}+)[\"'`]")
 
 
-def _literals(text: str, lowered: str) -> Iterator[Found]:
+def random_literals(text: str, lowered: str) -> Iterator[Found]:
     for match in _LITERAL.finditer(text):
         if values.random_literal(match.group(1)):
             yield "random-looking string", match.start(1), match.end(1)

@@ -60,7 +60,6 @@ _WHERE_WORDS = frozenset(
 )
 
 _PASSWORD_SYMBOL = re.compile(r"[!$%^&*+=?~|]")
-_WORD = re.compile(r"[A-Za-z]++|[0-9]++|[^A-Za-z0-9\s]++")
 _PART = re.compile(r"[A-Za-z0-9]++")
 _SEGMENT = re.compile(r"[A-Z]++(?![a-z])|[A-Z]?[a-z]++|[0-9]++")
 
