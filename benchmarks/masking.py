@@ -5,10 +5,10 @@
 Every tool result passes the filter before the model sees it, so its time must grow in
 step with its input whatever the input is. The adversarial inputs are the ones that made
 the old patterns backtrack across a whole line: long runs of `a.` and `a-`, private key
-headers without an END, URL-like runs; and a few more that aim at the new scanner's
-anchors. The ordinary input is this repository's own Python, repeated. Prints the best of
-N rounds for each, the worst adversarial time, and worst / ordinary
-(targets: under 1 s, and at most 3x).
+headers without an END, URL-like runs. The ordinary input is this repository's own
+Python, repeated. Prints the best CPU time of N rounds for each, the worst adversarial
+time, and worst / ordinary (targets: under 1 s, and at most 3x); then, with no target,
+further hostile inputs aimed at the new scanner's anchors and disguise views.
 """
 
 from __future__ import annotations
@@ -32,13 +32,21 @@ def repeat(unit: str, size: int) -> str:
 
 
 def adversarial(size: int) -> dict[str, str]:
+    """The inputs the issue names: runs that made the old patterns backtrack."""
     tail = " https://user:pw@example.com/ "  # one URL, as in the report that found the problem
     return {
-        "a. run": repeat("a.", size - len(tail)) + tail,
-        "a- run": repeat("a-", size - len(tail)) + tail,
+        "a. run and a URL": repeat("a.", size - len(tail)) + tail,
+        "a- run and a URL": repeat("a-", size - len(tail)) + tail,
         "BEGIN headers, no END": repeat("-----BEGIN RSA PRIVATE KEY-----\n", size),
         "BEGIN headers on one line": repeat("-----BEGIN OPENSSH PRIVATE KEY-----", size),
         "URL-like run": "https://" + repeat("a.b-c/", size - 8),
+        "URL-like lines": repeat("https://a.b/" + "a." * 40 + "x\n", size),
+    }
+
+
+def hostile(size: int) -> dict[str, str]:
+    """More inputs aimed at the new scanner's own anchors and views (no target)."""
+    return {
         "URL userinfo run": repeat("http://u:p@h/", size),
         "key = value run": repeat("token=", size),
         "key: value pairs": repeat("password: x ", size),
@@ -46,8 +54,10 @@ def adversarial(size: int) -> dict[str, str]:
         "name-like run": repeat("creds_", size),
         "base64 lines": repeat("QUtJQUlPU0ZPRE5ON0VYQU1QTEVBS0lBSU9TRk9ETk43RVhBTVBMRQ==\n", size),
         "percent escapes": repeat("%41", size),
+        "HTML entities": repeat("a&amp;", size),
         "zero-width run": repeat("a\u200b", size),
-        "full-width run": repeat("ｓｋ－", size),
+        "full-width run": repeat("\uff53\uff4b\uff0d", size),
+        "ligatures": repeat("\ufb01\ufb01a", size),
     }
 
 
@@ -66,6 +76,17 @@ def best_time(text: str, rounds: int) -> float:
     return best
 
 
+def report(title: str, texts: dict[str, str], base: float, rounds: int) -> tuple[str, float]:
+    print(title)
+    worst_name, worst = "", 0.0
+    for name, text in texts.items():
+        seconds = best_time(text, rounds)
+        print(f"  {name:28} {seconds:.3f} s  ({seconds / base:.2f}x)")
+        if seconds > worst:
+            worst_name, worst = name, seconds
+    return worst_name, worst
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=1_000_000)
@@ -73,15 +94,12 @@ def main() -> None:
     args = parser.parse_args()
 
     base = best_time(ordinary(args.size), args.rounds)
-    print(f"ordinary source code, {args.size:,} characters: {base:.3f} s")
-    worst_name, worst = "", 0.0
-    for name, text in adversarial(args.size).items():
-        seconds = best_time(text, args.rounds)
-        print(f"  {name:28} {seconds:.3f} s  ({seconds / base:.2f}x)")
-        if seconds > worst:
-            worst_name, worst = name, seconds
-    print(f"worst adversarial: {worst_name}, {worst:.3f} s (target under {TARGET_SECONDS:.0f} s)")
+    print(f"ordinary source code, {args.size:,} characters: {base:.3f} s (CPU, best of {args.rounds})")
+    name, worst = report("the issue's adversarial inputs:", adversarial(args.size), base, args.rounds)
+    print(f"worst adversarial: {name}, {worst:.3f} s (target under {TARGET_SECONDS:.0f} s)")
     print(f"worst / ordinary: {worst / base:.2f}x (target at most {TARGET_RATIO:.0f}x)")
+    name, worst = report("further hostile inputs (no target):", hostile(args.size), base, args.rounds)
+    print(f"worst further: {name}, {worst:.3f} s, {worst / base:.2f}x ordinary")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,13 @@
-"""Credentials known by what surrounds them: a field name, a flag, a URL, a file's format.
+"""Credentials known by what surrounds them: a flag on a command line, a credential
+file's layout (.netrc, .pgpass, a private key), a URL's userinfo, an Authorization
+header; and FINDERS, the list of every such finder the scanner runs, field names
+(fields.py) included.
 
 The value's own shape is judged in values.py, so a note saying where a password is kept
 passes where the password itself would not. The patterns keep formats.py's discipline
 (possessive, bounded where something follows, anchored at a literal or a run's start) and
-what regexes cannot say cheaply (the whole field name, the command on the line) is read
-in Python around each match.
+what regexes cannot say cheaply (the command on the line) is read in Python around each
+match, each line once.
 """
 
 from __future__ import annotations
@@ -35,14 +38,38 @@ _LONG_FLAG = re.compile(
 )
 _SHORT_P = re.compile(r"-p(?<![A-Za-z0-9\-]-p)([ \t]{1,4}+)?+" + quoted_or_bare(1))
 _USER_PASS = re.compile(r"-(?<![A-Za-z0-9\-]-)(?:u|a|-user)(?:[ \t]{1,4}+|=)[\"']?[^\s:\"']{1,128}+:([^\s\"']{1,256}+)")
+# Commands that take a secret as a positional argument or a --value.
+_POSITIONAL = re.compile(r"rabbitmqctl[ \t]++(?:add_user|change_password)[ \t]++\S{1,128}+[ \t]++" + quoted_or_bare(1))
+_REDIS_PASS = re.compile(r"-(?<![A-Za-z0-9\-]-)(?:a|-pass)[ \t]++" + quoted_or_bare(1))
+# htpasswd -b [-c] FILE USER PASSWORD, or -nb USER PASSWORD.
+_HTPASSWD = re.compile(r"htpasswd((?:[ \t]++-[A-Za-z]{1,6}+)++)((?:[ \t]++(?!-)\S{1,256}+){2,3}+)")
+_ARGUMENT = re.compile(r"\S++")
+_VALUE_FLAG = re.compile(r"--(?<![A-Za-z0-9\-]--)(?:value|body|secret-string|secret-value)(?:[ \t]{1,4}+|=)" + quoted_or_bare(1))
+_SECRET_NAME = re.compile(r"--(?:name|secret-name|id|key)[ \t=]++[\"']?([A-Za-z0-9_.:\-/]{1,128}+)")
 _MYSQL = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b")
 _LOGIN = re.compile(r"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm registry)\b[^\n]{0,80}?\blogin\b|\bsshpass\b")
 _CURL = re.compile(r"\b(?:curl|http|https|xh)\b")
 
 
-def _line_before(text: str, position: int) -> str:
-    line = text.rfind("\n", 0, position) + 1
-    return text[max(line, position - 300) : position].lower()
+class _Lines:
+    """The start of the line holding a position (its first 300 characters, lower case),
+    for positions met in order: each line is found once, so a megabyte on one line with
+    a flag every few characters costs one search, not one per flag."""
+
+    def __init__(self, lowered: str) -> None:
+        self._text = lowered
+        self._start = self._end = -1
+        self._head = ""
+
+    def head(self, position: int) -> str:
+        if not self._start <= position < self._end:
+            # Back only to the last line's end: together the searches read the text once.
+            low = self._end if 0 <= self._end <= position else 0
+            start = self._text.rfind("\n", low, position) + 1
+            end = self._text.find("\n", position)
+            self._start, self._end = start, len(self._text) if end < 0 else end
+            self._head = self._text[start : start + 300]
+        return self._head
 
 
 def _plausible(value: str) -> bool:
@@ -51,6 +78,7 @@ def _plausible(value: str) -> bool:
 
 
 def _command_lines(text: str, lowered: str) -> Iterator[Found]:
+    short_p_lines, user_lines, redis_lines, value_lines = (_Lines(lowered) for _ in range(4))
     for match in _LONG_FLAG.finditer(text):
         start, end = value_span(match, 2)
         password = match.group(1).startswith("pass")
@@ -59,14 +87,36 @@ def _command_lines(text: str, lowered: str) -> Iterator[Found]:
             yield ("password" if password else "API key or token"), start, end
     for match in _SHORT_P.finditer(text):
         start, end = value_span(match, 2)
-        line = _line_before(text, match.start())
+        line = short_p_lines.head(match.start())
         # `mysql -pSECRET` has no space; `docker login -p SECRET` and `sshpass -p SECRET` do.
         command = _LOGIN.search(line) if match.group(1) is not None else _MYSQL.search(line)
         if command and _plausible(text[start:end]):
             yield "password", start, end
     for match in _USER_PASS.finditer(text):
-        if _CURL.search(_line_before(text, match.start())) and _plausible(match.group(1)):
+        if _CURL.search(user_lines.head(match.start())) and _plausible(match.group(1)):
             yield "password", match.start(1), match.end(1)
+    for match in _POSITIONAL.finditer(text):
+        start, end = value_span(match, 1)
+        if _plausible(text[start:end]):
+            yield "password", start, end
+    for match in _REDIS_PASS.finditer(text):
+        start, end = value_span(match, 1)
+        if "redis-cli" in redis_lines.head(match.start()) and _plausible(text[start:end]):
+            yield "password", start, end
+    for match in _HTPASSWD.finditer(text):
+        options = match.group(1)
+        arguments = list(_ARGUMENT.finditer(text, match.start(2), match.end(2)))
+        wanted = 1 if "n" in options else 2
+        if "b" in options and len(arguments) > wanted and _plausible(arguments[wanted].group()):
+            yield "password", arguments[wanted].start(), arguments[wanted].end()
+    for match in _VALUE_FLAG.finditer(text):
+        # az keyvault secret set --name DbPassword --value ..., aws secretsmanager --secret-string ...
+        start, end = value_span(match, 1)
+        line = value_lines.head(match.start())
+        named = _SECRET_NAME.search(line)
+        secretish = "secret" in line or (named is not None and fields.names_a_secret(named.group(1)))
+        if secretish and values.looks_like_password(text[start:end]):
+            yield "password", start, end
 
 
 # -- credential files --------------------------------------------------------------------
@@ -188,12 +238,12 @@ RULES: tuple[Rule, ...] = (
 FINDERS: tuple[Finder, ...] = (
     Finder(_private_keys, ("private key",)),
     Finder(_urls_and_headers, ("://", "authorization")),
-    Finder(_command_lines, ("-p", "-u", "-a", "--")),
+    Finder(_command_lines, ("-p", "-u", "-a", "--", "rabbitmqctl", "htpasswd", "redis-cli")),
     Finder(_netrc, ("password",)),
     Finder(_pgpass, (":",)),
-    Finder(fields._attributes, ("value=",)),
-    Finder(fields._cookies, ("cookie", "-b")),
+    Finder(fields.attribute_pairs, ("value=",)),
+    Finder(fields.cookies, ("cookie", "-b")),
     # Last: a specific rule that finds the same value names it better.
-    Finder(fields._fields, ("pass", "pwd", "secret", "token", "cred", "auth", "pat", "key", "session")),
-    Finder(fields._literals, ('"', "'", "`")),
+    Finder(fields.fields_and_names, ("pass", "pwd", "secret", "token", "cred", "auth", "pat", "key", "session")),
+    Finder(fields.random_literals, ('"', "'", "`")),
 )

@@ -34,7 +34,7 @@ _KEYWORDS = (
 _SUFFIX = r"(?:[_\-.](?:base|value|data|b64|base64|hex|raw|plain|str|string|text))?+"
 _SEPARATOR = r"[\"'`]?[ \t]{0,16}+(?::=|=>|[:=>])[ \t]{0,16}+"
 # "the password is ...", "password ...": prose, checked harder.
-_PROSE = r"[ \t]{1,4}+(?:(?:is|was|are)[ \t]{1,4}+(?:(?:now|still)[ \t]{1,4}+)?+)?+"
+_PROSE = r"[\"'`]?[ \t]{1,4}+(?:(?:is|was|are)[ \t]{1,4}+(?:(?:now|still)[ \t]{1,4}+)?+)?+"
 # "API key for the payment sandbox: ...": a short label before the colon.
 _LABEL = r"[ \t(][^\n:=\"'`]{0,40}+[:=][ \t]{0,16}+"
 
@@ -88,7 +88,8 @@ def _family(text: str, word_start: int, word: str) -> str | None:
         key_start -= 1
     family = next(f for f in _FAMILIES if word.startswith(f))
     qualifier = text[key_start:word_start]
-    if not qualifier and word_start > 0 and text[word_start - 1] == ":":
+    after = word_start + len(word)
+    if not qualifier and word_start > 0 and text[word_start - 1] == ":" and text[after : after + 1] == ":":
         return None  # arn:aws:secretsmanager:...:secret:name is an identifier
     if qualifier:
         before = qualifier[-1]
@@ -99,8 +100,9 @@ def _family(text: str, word_start: int, word: str) -> str | None:
             return None  # "bypass", "oauth", "compat"
     elif family in ("pass", "pat") and len(word) <= 4:
         # A bare "pass:" is a field only at the start of its line: "tests pass: 12" is prose.
-        line = text.rfind("\n", 0, key_start) + 1
-        if not _LINE_START.fullmatch(text, line, key_start):
+        low = max(0, key_start - 40)
+        line = text.rfind("\n", low, key_start) + 1
+        if line == 0 and low > 0 or not _LINE_START.fullmatch(text, line, key_start):
             return None
     if family == "key":
         if not qualifier:  # "API key": the qualifier is the word before
@@ -127,7 +129,7 @@ def _verdict(family: str, value: str, prose: bool) -> str | None:
     return None
 
 
-def _fields(text: str, lowered: str) -> Iterator[Found]:
+def fields_and_names(text: str, lowered: str) -> Iterator[Found]:
     for pattern in _FIELDS:
         for match in pattern.finditer(lowered):
             word_start = match.start()
@@ -137,8 +139,6 @@ def _fields(text: str, lowered: str) -> Iterator[Found]:
                 continue
             span = value_span(match, 3)
             prose = match.group(2) is not None
-            if prose and (not match.group(2).strip() and word[:4] not in ("pass", "pwd")):
-                continue  # only a password follows its name after a bare space
             family = _family(text, word_start, word)
             if family is None or (prose and family == "sess"):
                 continue
@@ -168,12 +168,18 @@ def _named(text: str, match: re.Match[str], word_start: int, word: str) -> Itera
         yield "credential in a name", start, end
 
 
+def names_a_secret(name: str) -> bool:
+    """A whole name (DbPassword, smtp:password, API_TOKEN) that a secret word ends."""
+    word = _WORD_AT_END.search(name.lower())
+    return word is not None and _family(name, word.start(), word.group()) is not None
+
+
 # <add key="PaymentApiKey" value="..."/>: .NET appSettings and its kin.
 _ATTRIBUTES = re.compile(r"(?:key|name)=\"([A-Za-z0-9_.:\-]{1,64}+)\"[ \t]{1,8}+value=\"([^\"\n]{1,400}+)\"")
 _WORD_AT_END = re.compile(r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|cred(?:ential)?s?|keys?)$")
 
 
-def _attributes(text: str, lowered: str) -> Iterator[Found]:
+def attribute_pairs(text: str, lowered: str) -> Iterator[Found]:
     for match in _ATTRIBUTES.finditer(text):
         name = match.group(1)
         word = _WORD_AT_END.search(name.lower())
@@ -189,13 +195,14 @@ _COOKIES = re.compile(r"cookie[ \t]*+:|--cookie[ \t=]|-b(?<![a-z0-9\-]-b)[ \t]")
 _COOKIE = re.compile(r"([A-Za-z0-9_.\-]{1,64}+)=([^;\s'\"]{16,}+)")
 
 
-def _cookies(text: str, lowered: str) -> Iterator[Found]:
+def cookies(text: str, lowered: str) -> Iterator[Found]:
     done = 0
     for match in _COOKIES.finditer(lowered):
         if match.end() < done:
             continue
-        stop = text.find("\n", match.end())
-        done = stop = len(text) if stop < 0 else min(stop, match.end() + 4096)
+        limit = min(len(text), match.end() + 4096)
+        stop = text.find("\n", match.end(), limit)
+        done = stop = limit if stop < 0 else stop
         for pair in _COOKIE.finditer(text, match.end(), stop):
             if values.looks_random(pair.group(2)):
                 yield "session cookie", pair.start(2), pair.end(2)
@@ -206,7 +213,7 @@ def _cookies(text: str, lowered: str) -> Iterator[Found]:
 _LITERAL = re.compile(r"[\"'`]([A-Za-z0-9]{24,128}+)[\"'`]")
 
 
-def _literals(text: str, lowered: str) -> Iterator[Found]:
+def random_literals(text: str, lowered: str) -> Iterator[Found]:
     for match in _LITERAL.finditer(text):
         if values.random_literal(match.group(1)):
             yield "random-looking string", match.start(1), match.end(1)

@@ -7,8 +7,7 @@ original text, so the mask covers the disguising characters too.
 
 A text may be nothing but disguises (a megabyte of `%41`), so the views are built with C
 helpers (re.split and findall, str.replace, itertools) rather than a Python step per
-change; a run of full-width letters folds in one NFKC call and, keeping its length,
-needs no map at all.
+change; a run of non-ASCII text folds in one NFKC call.
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ _HIDDEN = re.compile(
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f]"
 )
 _NON_ASCII = re.compile(r"[^\x00-\x7f]++")
-_ONE_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _PERCENT = re.compile(r"%[0-7][0-9A-Fa-f]")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}+|#[xX][0-9A-Fa-f]{1,6}+|[A-Za-z][A-Za-z0-9]{1,31}+);")
 
@@ -159,19 +157,14 @@ def _nfkc(text: str) -> str:
 
 
 def _folded(text: str, base: View | None) -> View | None:
-    """NFKC over each run of non-ASCII text. A run that keeps its length (full-width
-    letters fold one to one) is mapped whole; if a longer run changes length (ligatures,
-    composed accents) every non-ASCII character is folded on its own, so the map stays exact."""
+    """NFKC over each run of non-ASCII text, the run mapped whole: a span that starts or
+    ends inside a run that changed length (a ligature, a composed accent) widens to the
+    run's edges, so a mask can only grow, never leave a character of a key out."""
     runs = _NON_ASCII.findall(text)
     table = {run: _nfkc(run) for run in set(runs)}
     if all(run == folded for run, folded in table.items()):
         return None
-    folded = list(map(table.__getitem__, runs))
-    if list(map(len, runs)) != list(map(len, folded)):
-        runs = _ONE_NON_ASCII.findall(text)
-        table = {ch: _nfkc(ch) for ch in set(runs)}
-        return _rewrite(text, _ONE_NON_ASCII.split(text), runs, list(map(table.__getitem__, runs)), base)
-    return _rewrite(text, _NON_ASCII.split(text), runs, folded, base)
+    return _rewrite(text, _NON_ASCII.split(text), runs, list(map(table.__getitem__, runs)), base)
 
 
 _ENTITIES: dict[str, str] = {}

@@ -138,6 +138,7 @@ _CONTINUATION = re.compile(r"\n[ \t]*+[\"']?([A-Za-z0-9_\-+/]{6,512}+={0,2}+)(?=
 _LINE_TAIL = re.compile(r"(?<![A-Za-z0-9_\-+/=.])([A-Za-z0-9_\-+/=.]{12,}+)[\"']?[ \t]*+(?:[+\\][ \t]*+)?\r?")
 
 
+_RUN_LINE = re.compile(r"[ \t]*+[\"']?[A-Za-z0-9_\-+/=.]{6,}+[\"',;)]{0,3}+[ \t]*+(?:[+\\][ \t]*+)?\r?")
 _DIGIT, _LOWER, _UPPER = re.compile("[0-9]"), re.compile("[a-z]"), re.compile("[A-Z]")
 
 
@@ -152,6 +153,10 @@ def _wrapped_keys(text: str, stop: _Stop) -> list[Span]:
         first = _LINE_TAIL.search(text, max(line, match.start() - 1000), match.start())
         if first is None or first.end() != match.start():
             continue
+        if line > 0 and _RUN_LINE.fullmatch(text, line, match.start()):
+            above = text.rfind("\n", 0, line - 1) + 1
+            if _RUN_LINE.fullmatch(text, above, line - 1):
+                continue  # inside a block of such lines (base64, hex): only its first two are joined
         head = first.group(1)[-24:]
         if not ((_DIGIT.search(head) and (_LOWER.search(head) or _UPPER.search(head))) or (_LOWER.search(head) and _UPPER.search(head))):
             continue

@@ -25,6 +25,7 @@ _PLACEHOLDER = re.compile(
       | <[^>]{0,200}+>                      # <password>
       | \[masked:(?:\ [^\]]{0,200}+\])?     # our own marker, cut at its space or whole: masking twice changes nothing
       | \*++ | x++ | X++ | \.++ | •++        # masked already
+      | [A-Z][A-Z_]{2,40}+                  # USER, PASSWORD, API_TOKEN: a usage line's names
       | (?i:your[_-]?\w*+|changeme|change[_-]me|example\w*+|placeholder|redacted|secret|password|passwd|token|none|null|nil|true|false|undefined|empty|dummy|fake|test|sample|todo|tbd|xxx+)
     )$""",
     re.VERBOSE,
@@ -54,7 +55,7 @@ _WHERE_WORDS = frozenset(
     ["vault", "vaults", "1password", "onepassword", "op", "keychain", "keyring", "keepass", "keepassxc", "bitwarden", "lastpass", "dashlane", "passbolt", "doppler", "infisical", "keyvault", "kv", "secretsmanager", "secretmanager", "ssm", "sops", "kms", "hsm", "manager", "kept", "stored", "lives", "living", "held", "see", "ask", "asked", "from", "in", "via", "using", "under", "env", "environment", "variable", "variables", "ci", "pipeline", "settings", "rotated", "redacted", "elsewhere", "shared", "store", "team", "item", "entry", "field"]
 )
 
-_WORD = re.compile(r"[A-Za-z]++|[0-9]++|[^A-Za-z0-9\s]++")
+_PASSWORD_SYMBOL = re.compile(r"[!$%^&*+=?~|]")
 _PART = re.compile(r"[A-Za-z0-9]++")
 _SEGMENT = re.compile(r"[A-Z]++(?![a-z])|[A-Z]?[a-z]++|[0-9]++")
 
@@ -73,21 +74,24 @@ def strip_quotes(value: str) -> str:
 
 
 def is_placeholder(value: str) -> bool:
-    return bool(_PLACEHOLDER.match(strip_quotes(value)))
+    return bool(_PLACEHOLDER.match(strip_quotes(_bounded(value))))
 
 
 def is_code(value: str) -> bool:
-    return bool(_CODE.match(value))
+    return bool(_CODE.match(_bounded(value)))
 
 
 def is_path(value: str) -> bool:
-    return bool(_PATH.match(value))
+    return bool(_PATH.match(_bounded(value)))
 
 
 def is_reference(value: str) -> bool:
     """A pointer to a secret store (vault:..., op://..., !vault, an ARN) or a note saying where it is."""
+    value = _bounded(value)
     if _REFERENCE.match(value):
         return True
+    if _PASSWORD_SYMBOL.search(value):
+        return False  # Kv!Value-88 is a password that happens to hold a word
     parts = _PART.findall(value)
     if not parts or not any(p.lower() in _WHERE_WORDS for p in parts):
         return False
@@ -97,6 +101,7 @@ def is_reference(value: str) -> bool:
 
 def is_identifier(value: str) -> bool:
     """A class or member name such as CancellationTokenSource or OAuth2ClientCredentials."""
+    value = _bounded(value)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*+", value):
         return False
     segments = [s.lower() for s in _SEGMENT.findall(value)]
@@ -113,7 +118,7 @@ def is_identifier(value: str) -> bool:
 
 def is_wordy(value: str) -> bool:
     """Made of words and small numbers: build-2026-11-v2-release, not a4Fq91Zk."""
-    parts = _PART.findall(value)
+    parts = _PART.findall(_bounded(value))
     if not parts:
         return True
     for p in parts:
@@ -130,28 +135,27 @@ def is_wordy(value: str) -> bool:
     return True
 
 
+_SWITCH = re.compile(r"[a-z][^A-Za-z]*+(?=[A-Z])|[A-Z][^A-Za-z]*+(?=[a-z])")
+
+
 def _case_switches(token: str) -> int:
-    switches = 0
-    previous = None
-    for c in token:
-        if c.isalpha():
-            upper = c.isupper()
-            if previous is not None and upper != previous:
-                switches += 1
-            previous = upper
-    return switches
+    """How often the letters go from lower to upper case or back (digits between ignored)."""
+    return len(_SWITCH.findall(token))
 
 
 def has_digit_and_letter(token: str) -> bool:
+    token = _bounded(token)
     return any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
 
 
 def mixed_case_and_digit(token: str) -> bool:
+    token = _bounded(token)
     return any(c.isdigit() for c in token) and any(c.islower() for c in token) and any(c.isupper() for c in token)
 
 
 def random_letters(token: str) -> bool:
     """Letters in no word's pattern: many switches between upper and lower case."""
+    token = _bounded(token)
     letters = sum(c.isalpha() for c in token)
     return letters >= 8 and _case_switches(token) * 4 >= letters
 
@@ -191,7 +195,7 @@ def looks_random(token: str, minimum: int = 16) -> bool:
 def password_in_prose(value: str) -> bool:
     """After "password is" or a bare space the value must look made up: a letter and a
     digit or symbol. "password hashing", "password reset" are prose."""
-    value = strip_quotes(value).rstrip(".,;:!?)")
+    value = strip_quotes(_bounded(value)).rstrip(".,;:!?)")
     has_letter = any(c.isalpha() for c in value)
     has_other = any(c.isdigit() or not c.isalnum() for c in value)
     symbol = any(c in "!@#$%^&*+=?~|" for c in value)
@@ -201,6 +205,7 @@ def password_in_prose(value: str) -> bool:
 def random_literal(token: str) -> bool:
     """A quoted run of letters and digits that only a generator writes: at least three of
     each kind, and the case switching on most letters."""
+    token = _bounded(token)
     digits = sum(c.isdigit() for c in token)
     upper = sum(c.isupper() for c in token)
     lower = sum(c.islower() for c in token)
