@@ -2,13 +2,15 @@
 
 A user turn streams a reply, runs every tool_use block in it, sends the tool_results back
 and repeats until the model ends its turn. Everything the caller sees comes through the
-sink as events; nothing raises out of `send`. The history only ever grows at its end,
-because a thinking block's signature binds it to everything before it.
+sink as events; nothing raises out of `send`.
+
+The pieces live beside it: agent.turn (the state of the turn that runs), agent.stream (one
+streamed call and its accumulator), agent.faults (what each fault becomes) and
+agent.history (the messages and their saved copy).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -18,28 +20,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import anthropic
-
 from agent import claude, modes, prompts, utf8
 from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
-from agent.events import (
-    AgentError,
-    Event,
-    ShowOnScreen,
-    TextDelta,
-    ThinkingStarted,
-    ToolFinished,
-    ToolStarted,
-    TurnFinished,
-    TurnStarted,
-    Usage,
-)
+from agent.events import AgentError, ShowOnScreen, ToolFinished, ToolStarted, TurnFinished, TurnStarted, Usage
+from agent.faults import OUTPUT_LIMIT, TurnCancelled, TurnFailed, traceback_worth_keeping
+from agent.history import CANCELLED_NOTE, FAILED_NOTE, History, tool_result
+from agent.stream import Reply, stream_reply
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.registry import ToolRegistry
-from agent.transcripts import Transcript, content_blocks
-
-Sink = Callable[[Event], None]
+from agent.transcripts import Transcript
+from agent.turn import Sink, TurnState, safe
 
 log = logging.getLogger("devagent.session")
 # Silent unless the program using the agent sets up logging (the app and `devagent ask` do,
@@ -47,34 +38,6 @@ log = logging.getLogger("devagent.session")
 logging.getLogger("devagent").addHandler(logging.NullHandler())
 
 CANCELLED_TOOL = "Not run: the user cancelled the turn."
-# How the history records a turn that did not end with a reply: the model may see that it
-# was cancelled or failed, and the next turn's words come as a new message, never joined
-# to the old ones (a model answers every question in a message).
-CANCELLED_NOTE = "[The user cancelled this turn here, before it was finished. Do not pick it up again unless they ask.]"
-FAILED_NOTE = "[This turn stopped here, unfinished: {reason}]"
-REFUSED_NOTE = (
-    "[The user's message here was refused by the API and was removed from the conversation "
-    "so that it is not sent again: {reason}]"
-)
-NOT_ANSWERED = "[Not answered.]"
-
-
-class StreamBroken(Exception):
-    """The stream ended before message_stop, or sent something that is not an event."""
-
-
-class TurnCancelled(Exception):
-    """The user cancelled: `usage` is what the turn spent so far, `shown` the words of the
-    interrupted call that had reached the user."""
-
-    def __init__(self, usage: Usage | None = None, shown: str = "") -> None:
-        super().__init__("the turn was cancelled")
-        self.usage = usage or Usage()
-        self.shown = shown
-
-
-def _today(now: datetime) -> str:
-    return f"Today is {now.strftime('%A, %d %B %Y')} ({now.date().isoformat()})."
 
 
 class Session:
@@ -99,10 +62,10 @@ class Session:
         self._no_retry_client: Any = None
         self._now = now
         self.turn = 0
-        self.messages: list[dict] = []
         self.usage = Usage()
         self._lock = threading.Lock()
         self._closed = False
+        self._save_transcript = save_transcript
         self.started = self.now()
 
         mode = config.memory_mode
@@ -114,15 +77,19 @@ class Session:
         self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns, now=self.started)
         self.registry = ToolRegistry.for_mode(mode, store if self.start.memory_tool else None, tools)
         self.tool_definitions = self.registry.definitions()
-        self.system = self._system_blocks()
+        self._begin_conversation()
 
-        self.transcript = None
-        if save_transcript:
-            self.transcript = Transcript(self.repo, started=self.started, model=config.model, memory_mode=mode)
+    def _begin_conversation(self) -> None:
+        """A new history (with a new transcript) from `self.start`, and the system prompt."""
+        self.system = self._system_blocks()
+        transcript = None
+        if self._save_transcript:
+            transcript = Transcript(
+                self.repo, started=self.started, model=self.config.model, memory_mode=self.config.memory_mode
+            )
+        self.history = History(transcript, self.now)
         for message, when in zip(self.start.replay, self.start.replay_times):
-            self._append(message, when=when, replayed=True)
-        self._sent_first = False
-        self._date_at: int | None = None  # the index of the message that carries the date
+            self.history.append(message, turn=self.turn, when=when, replayed=True)
         self._conversation_turns = 0
 
     # --- setup ----------------------------------------------------------------------------
@@ -142,6 +109,15 @@ class Session:
         if self.start.context:
             blocks.append({"type": "text", "text": self.start.context})
         return blocks
+
+    @property
+    def messages(self) -> list[dict]:
+        """The conversation as the next request will send it."""
+        return self.history.messages
+
+    @property
+    def transcript(self) -> Transcript | None:
+        return self.history.transcript
 
     @property
     def client(self) -> Any:
@@ -165,274 +141,135 @@ class Session:
         always ends with a TurnFinished.
         """
         with self._lock:
-            cancel = cancel if isinstance(cancel, Cancellation) else Cancellation()
             self.turn += 1
-            turn = self.turn
-            emit = _safe(sink)
+            emit = safe(sink)
             text, replaced = utf8.valid(utf8.as_text(text))
-            emit(TurnStarted(turn, text))
-            started = time.monotonic()
-            usage = Usage()
-            reply_text: list[str] = []
-            cancelled = False
+            emit(TurnStarted(self.turn, text))
+            turn = TurnState(self.turn, emit, cancel if isinstance(cancel, Cancellation) else Cancellation())
 
             problem = api_key_problem() if self._client is None else None
             if problem:
-                emit(AgentError(turn, problem))
-                emit(TurnFinished(turn, usage, "", False))
-                return usage
+                emit(AgentError(turn.id, problem))
+                emit(TurnFinished(turn.id, Usage(), "", False))
+                return Usage()
 
-            turn_start = len(self.messages)
-            self._conversation_turns += 1
-            try:
-                if replaced:
-                    text = f"{text}\n\n({utf8.replaced_note(replaced, 'this message')})"
-                self._add_user_text(text)
-                usage = self._loop(turn, emit, cancel, reply_text, started)
-            except TurnCancelled as stop:
-                usage = stop.usage
-                cancelled = True
-                log.info("turn %d cancelled by the user", turn)
-                self._close_turn(turn_start, CANCELLED_NOTE, stop.shown)
-            except _TurnFailed as failed:
-                usage = failed.usage
-                emit(AgentError(turn, failed.message))
-                log.error(
-                    "turn %d failed: %s [%s]", turn, failed.message, claude.error_detail(failed.error),
-                    exc_info=_traceback_worth_keeping(failed.error),
-                )
-                if failed.refused:
-                    log.info("turn %d taken out of the history: the API refused the request", turn)
-                    self._drop_turn(turn_start, failed.message)
-                else:
-                    self._close_turn(turn_start, FAILED_NOTE.format(reason=failed.message), failed.shown)
-            except Exception as err:  # a bug of ours must not take the app down
-                message = f"The turn failed unexpectedly: {type(err).__name__}: {err}"
-                emit(AgentError(turn, message))
-                log.exception("turn %d failed unexpectedly", turn)
-                # Where it broke is unknown: the turn goes, so a bad message cannot stay.
-                self._drop_turn(turn_start, message)
-            usage = replace(usage, total_time=time.monotonic() - started)
+            if replaced:
+                text = f"{text}\n\n({utf8.replaced_note(replaced, 'this message')})"
+            cancelled = self._run_turn(turn, text)
+            usage = replace(turn.usage, total_time=turn.elapsed())
             self.usage = self.usage + usage
-            emit(TurnFinished(turn, usage, "".join(reply_text), cancelled))
+            emit(TurnFinished(turn.id, usage, turn.reply_text, cancelled))
             return usage
 
-    def _loop(self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float) -> Usage:
-        usage = Usage()
+    def _run_turn(self, turn: TurnState, text: str) -> bool:
+        """The turn's words and its loop; True when it was cancelled. A turn that did not end
+        with a reply is closed in the history as such, or taken out when the API refused it."""
+        start = len(self.history)
+        self._conversation_turns += 1
+        try:
+            self.history.add_user_text(text, turn=turn.id)
+            self._loop(turn)
+        except TurnCancelled as stop:
+            turn.usage = stop.usage
+            log.info("turn %d cancelled by the user", turn.id)
+            self.history.close_turn(start, CANCELLED_NOTE, stop.shown, turn=turn.id)
+            return True
+        except TurnFailed as failed:
+            turn.usage = failed.usage
+            turn.emit(AgentError(turn.id, failed.message))
+            log.error(
+                "turn %d failed: %s [%s]", turn.id, failed.message, claude.error_detail(failed.error),
+                exc_info=traceback_worth_keeping(failed.error),
+            )
+            if failed.refused:
+                log.info("turn %d taken out of the history: the API refused the request", turn.id)
+                self.history.drop_turn(start, failed.message, turn=turn.id)
+            else:
+                self.history.close_turn(start, FAILED_NOTE.format(reason=failed.message), failed.shown, turn=turn.id)
+        except Exception as err:  # a bug of ours must not take the app down
+            message = f"The turn failed unexpectedly: {type(err).__name__}: {err}"
+            turn.emit(AgentError(turn.id, message))
+            log.exception("turn %d failed unexpectedly", turn.id)
+            # Where it broke is unknown: the turn goes, so a bad message cannot stay.
+            self.history.drop_turn(start, message, turn=turn.id)
+        return False
+
+    def _loop(self, turn: TurnState) -> None:
         for _ in range(self.config.max_api_calls_per_turn):
-            if cancel.cancelled:
-                raise TurnCancelled(usage)
-            content, stop_reason, call, bad_inputs = self._call_with_retries(turn, emit, cancel, reply_text, started, usage)
-            usage = usage + call
-            if content:
-                self._append({"role": "assistant", "content": content})
-            if stop_reason == "pause_turn":
+            if turn.cancel.cancelled:
+                raise TurnCancelled(turn.usage)
+            reply = self._call_with_retries(turn)
+            turn.usage = turn.usage + reply.usage
+            if reply.content:
+                self.history.append({"role": "assistant", "content": reply.content}, turn=turn.id)
+            if reply.stop_reason == "pause_turn":
                 continue
-            tool_uses = [b for b in content if b.get("type") == "tool_use"]
-            if stop_reason != "tool_use" or not tool_uses:
-                if stop_reason == "max_tokens":
-                    raise _TurnFailed("The reply hit the output limit and was cut short; ask for less at a time.", usage)
-                return usage
-            results = self._run_tools(turn, tool_uses, emit, cancel, bad_inputs)
-            self._append({"role": "user", "content": results})
-            if cancel.cancelled:
-                raise TurnCancelled(usage)
-        raise _TurnFailed(
+            if reply.stop_reason != "tool_use" or not reply.tool_uses:
+                if reply.stop_reason == "max_tokens":
+                    raise TurnFailed(OUTPUT_LIMIT, turn.usage)
+                return
+            results = self._run_tools(turn, reply)
+            self.history.append({"role": "user", "content": results}, turn=turn.id)
+            if turn.cancel.cancelled:
+                raise TurnCancelled(turn.usage)
+        raise TurnFailed(
             f"Stopped after {self.config.max_api_calls_per_turn} calls to Claude in one turn; ask again more narrowly.",
-            usage,
+            turn.usage,
         )
 
-    def _call_with_retries(
-        self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float, before: Usage
-    ) -> tuple[list[dict], str | None, Usage, dict[str, Any]]:
+    def _call_with_retries(self, turn: TurnState) -> Reply:
         """One API call, retried with backoff on 429, 529, 5xx and lost connections as long as
-        nothing of the reply has reached the user yet."""
+        nothing of the reply has reached the user yet. The reply's usage counts every attempt;
+        a TurnCancelled or TurnFailed raised from here counts the whole turn."""
         spent = Usage()
         attempt = 0
         while True:
+            params = claude.request_params(
+                self.config, system=self.system, tools=self.tool_definitions, messages=self.messages
+            )
             try:
-                content, stop_reason, call, bad_inputs = self._stream_once(turn, emit, cancel, reply_text, started)
-                return content, stop_reason, spent + call, bad_inputs
+                reply = stream_reply(self._streaming_client(), params, turn, self.config.model)
+                return replace(reply, usage=spent + reply.usage)
             except TurnCancelled as stop:
-                raise TurnCancelled(before + spent + stop.usage, stop.shown)
-            except _TurnFailed as failed:
+                raise TurnCancelled(turn.usage + spent + stop.usage, stop.shown) from stop
+            except TurnFailed as failed:
                 spent = spent + failed.usage
                 delay = None
                 if failed.cause is not None and attempt < self.config.max_retries:
                     delay = claude.retry_delay(failed.cause, attempt)
                 if delay is None:
-                    raise _TurnFailed(
-                        failed.message, before + spent, shown=failed.shown, refused=failed.refused, error=failed.error
-                    )
+                    raise failed.spent(turn.usage + spent) from failed
                 log.warning(
                     "turn %d: the call failed before any words were shown; retry %d of %d in %.2f s [%s]",
-                    turn, attempt + 1, self.config.max_retries, delay, claude.error_detail(failed.error),
-                    exc_info=_traceback_worth_keeping(failed.error),
+                    turn.id, attempt + 1, self.config.max_retries, delay, claude.error_detail(failed.error),
+                    exc_info=traceback_worth_keeping(failed.error),
                 )
             attempt += 1
-            if cancel.wait(delay):
-                raise TurnCancelled(before + spent)
+            if turn.cancel.wait(delay):
+                raise TurnCancelled(turn.usage + spent)
 
-    def _stream_once(
-        self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float
-    ) -> tuple[list[dict], str | None, Usage, dict[str, Any]]:
-        params = claude.request_params(
-            self.config, system=self.system, tools=self.tool_definitions, messages=self.messages
-        )
-        blocks: dict[int, dict] = {}
-        json_parts: dict[int, list[str]] = {}
-        stop_reason: str | None = None
-        raw_usage: dict[str, int] = {}
-        first_token: float | None = None
-        # Whether this attempt has shown the user any of its words: until it has, a fault
-        # can be retried without anyone noticing.
-        shown = False
-        finished = False
-        stream = None
-        remove_hook: Callable[[], None] = lambda: None
-
-        def partial_text() -> str:
-            return "".join(blocks[i].get("text", "") for i in sorted(blocks) if blocks[i].get("type") == "text")
-
-        def partial_usage() -> Usage:
-            if not raw_usage:
-                # Refused before a reply began (a 429, say): not a call worth counting.
-                return Usage()
-            u = claude.call_usage(self.config.model, _Counts(raw_usage))
-            return replace(u, time_to_first_token=first_token)
-
-        try:
-            stream = _open_stream(self._streaming_client(), params, cancel)
-            if stream is None:
-                raise TurnCancelled(Usage())
-            # A stalled read blocks the loop inside the SDK, and closing the response from
-            # another thread does not wake it; shutting the socket down does.
-            remove_hook = cancel.on_cancel(lambda: _abort(stream))
-            for event in stream:
-                if cancel.cancelled:
-                    raise TurnCancelled(partial_usage(), partial_text())
-                kind = getattr(event, "type", None)
-                if kind == "message_start":
-                    raw_usage.update(_usage_dict(event.message.usage))
-                elif kind == "content_block_start":
-                    block = event.content_block.to_dict()
-                    if block.get("type") == "tool_use":
-                        block["input"] = {}
-                    blocks[event.index] = block
-                    if block.get("type") in ("thinking", "redacted_thinking"):
-                        emit(ThinkingStarted(turn))
-                elif kind == "content_block_delta":
-                    block = blocks.get(event.index)
-                    if block is None:
-                        raise StreamBroken("a delta for a block that never started")
-                    delta = event.delta
-                    if delta.type == "text_delta":
-                        if not block.get("text") and reply_text and not reply_text[-1].endswith("\n"):
-                            # A new text block after a tool call starts a new paragraph.
-                            reply_text.append("\n\n")
-                            emit(TextDelta(turn, "\n\n"))
-                        block["text"] = block.get("text", "") + delta.text
-                        if first_token is None:
-                            first_token = time.monotonic() - started
-                        shown = True
-                        reply_text.append(delta.text)
-                        emit(TextDelta(turn, delta.text))
-                    elif delta.type == "input_json_delta":
-                        json_parts.setdefault(event.index, []).append(delta.partial_json)
-                    elif delta.type == "thinking_delta":
-                        block["thinking"] = block.get("thinking", "") + delta.thinking
-                    elif delta.type == "signature_delta":
-                        block["signature"] = delta.signature
-                elif kind == "content_block_stop":
-                    block = blocks.get(event.index)
-                    if block is not None and block.get("type") == "tool_use":
-                        raw = "".join(json_parts.get(event.index, [])).strip()
-                        block["input"] = _parse_input(raw)
-                elif kind == "message_delta":
-                    stop_reason = event.delta.stop_reason
-                    raw_usage.update({k: v for k, v in _usage_dict(event.usage).items() if v is not None})
-                elif kind == "message_stop":
-                    finished = True
-            if cancel.cancelled:
-                raise TurnCancelled(partial_usage(), partial_text())
-            if not finished:
-                raise StreamBroken("the stream ended before message_stop")
-        except TurnCancelled:
-            raise
-        except (anthropic.APIStatusError, anthropic.APIConnectionError) as err:
-            if cancel.cancelled:
-                raise TurnCancelled(partial_usage(), partial_text())
-            # Once the user has seen part of the reply, a retry would say it twice: no retry.
-            raise _TurnFailed(
-                claude.describe_api_error(err),
-                partial_usage(),
-                cause=None if shown else err,
-                shown=partial_text(),
-                refused=claude.is_refusal(err),
-                error=err,
-            )
-        except StreamBroken as err:
-            if cancel.cancelled:
-                raise TurnCancelled(partial_usage(), partial_text())
-            raise _dropped(err, partial_usage(), partial_text())
-        except (ValueError, KeyError, AttributeError, TypeError) as err:
-            if cancel.cancelled:
-                raise TurnCancelled(partial_usage(), partial_text())
-            raise _TurnFailed(
-                f"Claude's reply stream had an event that could not be read ({type(err).__name__}); "
-                "the turn stopped there. Ask again.",
-                partial_usage(),
-                error=err,
-            )
-        except Exception as err:
-            # httpx2 transport errors (a connection reset mid-body) surface unwrapped here.
-            if cancel.cancelled:
-                raise TurnCancelled(partial_usage(), partial_text())
-            if _is_transport_error(err):
-                raise _dropped(err, partial_usage(), partial_text())
-            raise
-        finally:
-            remove_hook()
-            if stream is not None:
-                _close_quietly(stream)
-
-        usage = partial_usage()
-        # Input that is not JSON goes back as {} (a request must stay valid); the tool does
-        # not run and the model hears why.
-        bad_inputs = {b["id"]: b["input"].raw for b in blocks.values() if isinstance(b.get("input"), _BadInput)}
-        content = [_clean_block(blocks[i]) for i in sorted(blocks)]
-        content = [b for b in content if b is not None]
-        for block in content:
-            if block["type"] == "tool_use":
-                block["input"], replaced = utf8.valid_value(block["input"])
-                if replaced:
-                    # The tool runs on the input as the history holds it; its result says so.
-                    bad_inputs.setdefault(block["id"], _Replaced(replaced))
-        return utf8.valid_value(content)[0], stop_reason, usage, bad_inputs
-
-    def _run_tools(
-        self, turn: int, tool_uses: list[dict], emit: Sink, cancel: Cancellation, bad_inputs: dict[str, Any]
-    ) -> list[dict]:
+    def _run_tools(self, state: TurnState, reply: Reply) -> list[dict]:
+        emit, cancel, turn = state.emit, state.cancel, state.id
         results: list[dict] = []
         ctx = ToolContext(repo=self.repo, cancel=cancel, config=self.config)
-        for block in tool_uses:
+        for block in reply.tool_uses:
             tool_id, name, input = block["id"], block["name"], block.get("input")
             if cancel.cancelled:
-                results.append(_tool_result(tool_id, CANCELLED_TOOL, True))
+                results.append(tool_result(tool_id, CANCELLED_TOOL, True))
                 continue
             emit(ToolStarted(turn, tool_id, name, self.registry.summarize(name, input)))
             began = time.monotonic()
-            problem = bad_inputs.get(tool_id)
-            if isinstance(problem, str):
+            if tool_id in reply.bad_inputs:
                 result = ToolResult(
-                    text=f"Error: the tool input was not valid JSON: {utf8.valid(problem[:200])[0]}",
+                    text=f"Error: the tool input was not valid JSON: {utf8.valid(reply.bad_inputs[tool_id][:200])[0]}",
                     is_error=True,
                     summary="bad input",
                 )
             else:
                 result = _valid_result(self.registry.run(name, input, ctx))
-                if isinstance(problem, _Replaced):
-                    note = utf8.replaced_note(problem.count, "the tool input")
+                if tool_id in reply.replaced_inputs:
+                    # The tool ran on the input as the history holds it; its result says so.
+                    note = utf8.replaced_note(reply.replaced_inputs[tool_id], "the tool input")
                     result = replace(result, text=f"{result.text}\n{note}")
             duration = time.monotonic() - began
             if cancel.cancelled and not result.is_error:
@@ -441,76 +278,8 @@ class Session:
             if result.screen is not None:
                 title, content, fmt = result.screen
                 emit(ShowOnScreen(turn, title, content, fmt))
-            results.append(_tool_result(tool_id, result.text, result.is_error))
+            results.append(tool_result(tool_id, result.text, result.is_error))
         return results
-
-    # --- history --------------------------------------------------------------------------
-
-    def _add_user_text(self, text: str) -> None:
-        if self.messages and self.messages[-1]["role"] == "user":
-            # Words left without an answer (a history that ended oddly) are closed, not
-            # joined to these: the model would answer both.
-            self._append({"role": "assistant", "content": [{"type": "text", "text": NOT_ANSWERED}]})
-        blocks: list[dict] = []
-        if not self._sent_first:
-            # The date belongs here and not in the system prompt: a prompt that says
-            # "Monday" is not a prefix of one that said "Friday".
-            blocks.append({"type": "text", "text": _today(self.now())})
-            self._sent_first = True
-            self._date_at = len(self.messages)
-        blocks.append({"type": "text", "text": text if text.strip() else "(silence)"})
-        message, _ = _user_message_after(self.messages, blocks)
-        self._append(message)
-
-    def _close_turn(self, turn_start: int, note: str, shown: str) -> None:
-        """Ends an unfinished turn in the history with `note`, keeping the words the user saw."""
-        try:
-            last = self.messages[-1] if len(self.messages) > turn_start else None
-            if last is None:
-                return
-            if last["role"] == "assistant":
-                unanswered = [b["id"] for b in content_blocks(last) if b.get("type") == "tool_use"]
-                if not unanswered:
-                    return  # it already ends with a reply, cut short
-                results = [_tool_result(i, "Not run: the turn stopped.", True) for i in unanswered]
-                self._append({"role": "user", "content": results})
-            blocks = [{"type": "text", "text": shown}] if shown.strip() else []
-            self._append({"role": "assistant", "content": [*blocks, {"type": "text", "text": note}]})
-        except Exception:
-            self._drop_turn(turn_start, note)
-
-    def _drop_turn(self, turn_start: int, reason: str) -> None:
-        """Takes the turn out of the history and the transcript, leaving a note in its place:
-        what the API refused must not be sent again with every later turn."""
-        del self.messages[turn_start:]
-        if self._date_at is not None and self._date_at >= turn_start:
-            self._sent_first = False
-            self._date_at = None
-        if self.transcript is not None:
-            try:
-                self.transcript.add_rollback(turn=self.turn, time=self.now())
-            except Exception:
-                pass
-        try:
-            self._add_user_text(REFUSED_NOTE.format(reason=reason))
-            self._append({"role": "assistant", "content": [{"type": "text", "text": NOT_ANSWERED}]})
-        except Exception:
-            del self.messages[turn_start:]
-
-    def _append(self, message: dict, *, when: datetime | None = None, replayed: bool = False) -> None:
-        # The last guard: one character the API cannot take would fail every later request.
-        message = utf8.valid_value(message)[0]
-        self.messages.append(message)
-        self._save(message, when=when, replayed=replayed)
-
-    def _save(self, message: dict, *, when: datetime | None = None, replayed: bool = False) -> None:
-        if self.transcript is not None:
-            try:
-                self.transcript.add_message(message, turn=self.turn, time=when or self.now(), replayed=replayed)
-            except Exception as err:
-                # A full disk (or any other fault of the saved copy) must not end the
-                # conversation; only the saved copy is lost.
-                log.warning("transcript %s: a message was not saved: %s: %s", self.transcript.path, type(err).__name__, err)
 
     # --- the end --------------------------------------------------------------------------
 
@@ -536,13 +305,7 @@ class Session:
                 self.start = modes.prepare(
                     mode, self.repo, store=self.store, window_turns=self.config.window_turns, now=self.started
                 )
-            self.system = self._system_blocks()
-            self.messages = []
-            self._sent_first = False
-            self._date_at = None
-            self._conversation_turns = 0
-            if self.transcript is not None:
-                self.transcript = Transcript(self.repo, started=self.started, model=self.config.model, memory_mode=mode)
+            self._begin_conversation()
 
     def _save_summary(self) -> None:
         if self.config.memory_mode != "summary" or self._conversation_turns == 0:
@@ -551,89 +314,25 @@ class Session:
         if notes and self.transcript is not None:
             try:
                 self.transcript.add_summary(notes, time=self.now())
-            except Exception:
-                pass
+            except Exception as err:
+                log.warning("transcript %s: the summary was not saved: %s", self.transcript.path, err)
 
     def _write_summary(self) -> str | None:
         if api_key_problem() and self._client is None:
             return None
-        ask = [{"type": "text", "text": prompts.summary_request()}]
-        message, replaces_last = _user_message_after(self.messages, ask)
-        messages = [*self.messages[:-1], message] if replaces_last else [*self.messages, message]
+        messages = self.history.with_request([{"type": "text", "text": prompts.summary_request()}])
         # The session's own request with the ask at its end, so it reads the conversation from
         # the cache: a different tool_choice or thinking setting would start a new cache. The
         # ask itself tells the model not to use the tools.
         params = claude.request_params(self.config, system=self.system, tools=self.tool_definitions, messages=messages)
         try:
             reply = self.client.messages.create(**params)
-        except Exception:
+        except Exception as err:
+            log.warning("the summary call failed [%s]", claude.error_detail(err))
             return None
         self.usage = self.usage + claude.call_usage(self.config.model, reply.usage)
         text = "".join(getattr(b, "text", "") for b in reply.content if getattr(b, "type", "") == "text").strip()
         return text or None
-
-
-# --- small pieces -------------------------------------------------------------------------
-
-
-class _TurnFailed(Exception):
-    def __init__(
-        self,
-        message: str,
-        usage: Usage,
-        *,
-        cause: BaseException | None = None,
-        shown: str = "",
-        refused: bool = False,
-        error: BaseException | None = None,
-    ) -> None:
-        super().__init__(message)
-        # What went wrong underneath, for the log.
-        self.error = error
-        self.message = message
-        self.usage = usage
-        # The API error behind it, when retrying the call could help.
-        self.cause = cause
-        # The words of the failed call that reached the user.
-        self.shown = shown
-        # The API refused the request itself: something in this turn may be the cause.
-        self.refused = refused
-
-
-def _dropped(err: BaseException, usage: Usage, shown: str) -> _TurnFailed:
-    """A connection lost mid-stream: retried like an overload until the user has seen words."""
-    if shown:
-        return _TurnFailed(
-            "The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again.",
-            usage,
-            shown=shown,
-            error=err,
-        )
-    return _TurnFailed(
-        "The connection to Claude dropped before the reply began; the turn stopped. Ask again.",
-        usage,
-        cause=claude.StreamDropped(str(err)),
-        error=err,
-    )
-
-
-def _traceback_worth_keeping(err: BaseException | None) -> BaseException | None:
-    """A status error says all in its detail line; a transport or parse fault needs its stack."""
-    if err is None or isinstance(err, anthropic.APIStatusError):
-        return None
-    return err
-
-
-class _BadInput:
-    def __init__(self, raw: str) -> None:
-        self.raw = raw
-
-
-class _Replaced:
-    """A tool input that held characters which are not valid Unicode."""
-
-    def __init__(self, count: int) -> None:
-        self.count = count
 
 
 def _valid_result(result: ToolResult) -> ToolResult:
@@ -641,158 +340,12 @@ def _valid_result(result: ToolResult) -> ToolResult:
     text, replaced = utf8.valid(result.text)
     if replaced:
         text = f"{text}\n{utf8.replaced_note(replaced, 'this result')}"
-    log = utf8.valid(result.log)[0] if result.log is not None else None
+    log_text = utf8.valid(result.log)[0] if result.log is not None else None
     screen = utf8.valid_value(list(result.screen))[0] if result.screen is not None else None
     return replace(
         result,
         text=text,
         summary=utf8.valid(result.summary or "")[0],
-        log=log,
+        log=log_text,
         screen=tuple(screen) if screen is not None else None,
     )
-
-
-class _Counts:
-    def __init__(self, values: dict) -> None:
-        self.__dict__.update(values)
-
-
-def _parse_input(raw: str) -> Any:
-    if not raw:
-        return {}
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return _BadInput(raw)
-
-
-def _usage_dict(usage: Any) -> dict[str, Any]:
-    if usage is None:
-        return {}
-    names = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-    return {n: getattr(usage, n, None) for n in names if getattr(usage, n, None) is not None}
-
-
-def _clean_block(block: dict) -> dict | None:
-    """The block as it goes back to the API: only the fields a request accepts."""
-    kind = block.get("type")
-    if kind == "text":
-        return {"type": "text", "text": block["text"]} if block.get("text") else None
-    if kind == "tool_use":
-        value = block.get("input")
-        return {
-            "type": "tool_use",
-            "id": block["id"],
-            "name": block["name"],
-            "input": value if isinstance(value, dict) else {},
-        }
-    if kind == "thinking":
-        return {"type": "thinking", "thinking": block.get("thinking", ""), "signature": block.get("signature", "")}
-    if kind == "redacted_thinking":
-        return {"type": "redacted_thinking", "data": block.get("data", "")}
-    return None
-
-
-def _tool_result(tool_id: str, text: str, is_error: bool) -> dict:
-    result: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id, "content": text or "(no output)"}
-    if is_error:
-        result["is_error"] = True
-    return result
-
-
-def _user_message_after(messages: list[dict], blocks: list[dict]) -> tuple[dict, bool]:
-    """The user message that brings `blocks` after `messages`, and whether it takes the place
-    of the last one.
-
-    After a turn that failed before Claude answered, the history ends with the user's words:
-    the new words join them in the same message, so the history still only grows at its end.
-    After a reply cut short while asking for tools, every tool_use gets its result first, as
-    the API requires.
-    """
-    if not messages:
-        return {"role": "user", "content": blocks}, False
-    last = messages[-1]
-    content = content_blocks(last)
-    if last["role"] == "user":
-        return {"role": "user", "content": [*content, *blocks]}, True
-    unanswered = [b["id"] for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
-    results = [_tool_result(i, "Not run: the reply was cut short.", True) for i in unanswered]
-    return {"role": "user", "content": [*results, *blocks]}, False
-
-
-def _open_stream(client: Any, params: dict, cancel: Cancellation) -> Any:
-    """Sends the request and returns the stream once its headers arrive, or None on cancel.
-
-    The request runs on its own thread: until the headers come there is no socket to shut
-    down, and a slow or overloaded API must not hold a cancelled turn.
-    """
-    done = threading.Event()
-    lock = threading.Lock()
-    box: dict[str, Any] = {}
-
-    def send() -> None:
-        try:
-            opened = client.messages.create(**params, stream=True)
-        except BaseException as err:  # handed to the waiting thread, which raises it
-            box["error"] = err
-            done.set()
-            return
-        with lock:
-            box["stream"] = opened
-            abandoned = box.get("abandoned", False)
-        done.set()
-        if abandoned:
-            _close_quietly(opened)
-
-    threading.Thread(target=send, name="claude-request", daemon=True).start()
-    while not done.wait(0.05):
-        if cancel.cancelled:
-            with lock:
-                box["abandoned"] = True
-                late = box.get("stream")
-            if late is not None:
-                _close_quietly(late)
-            return None
-    if "error" in box:
-        raise box["error"]
-    return box["stream"]
-
-
-def _abort(stream: Any) -> None:
-    import socket
-
-    try:
-        network = stream.response.extensions["network_stream"]
-        network.get_extra_info("socket").shutdown(socket.SHUT_RDWR)
-    except Exception:
-        # No socket to reach (another transport): the loop still stops at the next event.
-        pass
-
-
-def _close_quietly(stream: Any) -> None:
-    try:
-        stream.close()
-    except Exception:
-        pass
-
-
-def _is_transport_error(err: BaseException) -> bool:
-    import httpx2
-
-    seen: BaseException | None = err
-    while seen is not None:
-        if isinstance(seen, (httpx2.TransportError, httpx2.StreamError, ConnectionError)):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def _safe(sink: Sink) -> Sink:
-    def emit(event: Event) -> None:
-        try:
-            sink(event)
-        except Exception:
-            # The display failing must not leave the conversation half-updated.
-            pass
-
-    return emit

@@ -10,7 +10,8 @@ from pathlib import Path
 from agent.cancel import Cancellation
 from agent.config import AgentConfig
 from agent.events import TextDelta, TurnFinished
-from agent.session import CANCELLED_NOTE, Session
+from agent.history import CANCELLED_NOTE
+from agent.session import Session
 from tests.agent.toolkit import EchoTool, SleepTool
 from tests.claude_double import reply, tool_use
 from tests.processes import alive

@@ -14,7 +14,8 @@ import pytest
 from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
 from agent.events import AgentError, TextDelta, TurnFinished
-from agent.session import FAILED_NOTE, Session
+from agent.history import FAILED_NOTE
+from agent.session import Session
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import error, reply, text, thinking, tool_use
 

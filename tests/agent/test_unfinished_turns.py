@@ -14,7 +14,8 @@ from agent import transcripts
 from agent.cancel import Cancellation
 from agent.config import AgentConfig
 from agent.events import AgentError, TextDelta
-from agent.session import CANCELLED_NOTE, NOT_ANSWERED, Session
+from agent.history import CANCELLED_NOTE, NOT_ANSWERED
+from agent.session import Session
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import Request, error, reply, tool_use
 
