@@ -11,19 +11,21 @@ toolchain, a timeout, a cancelled turn.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent.events import ToolOutcome
-from agent.tools import toolchains
+from agent.tools import log_noise, toolchains
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_str
 from agent.tools.diagnostics import Report, parse_diagnostics
 from agent.tools.masking import mask_text, masking_note
 from agent.tools.process import Outcome, run_command
-from agent.tools.testresults import MAX_FAILURES, TestSummary
-from agent.tools.testresults import read as read_tests
+from agent.tools.test_reports import go_console
+from agent.tools.testresults import MAX_FAILURES, TestSummary, read as read_tests
 
 DEFAULT_TIMEOUT = 600.0
 MAX_TEXT_CHARS = 6_000
@@ -63,7 +65,7 @@ class _Runner:
     name = "build"
 
     def run(self, input: dict, ctx: ToolContext) -> ToolResult:
-        return guarded(self.name, lambda: self._run(input, ctx), ctx.cancel)
+        return guarded(self.name, lambda: self._run(input, ctx))
 
     def summarize_input(self, input: dict) -> str:
         if not isinstance(input, dict):
@@ -87,6 +89,18 @@ class _Runner:
         return self._execute(plan, repo, ctx, timeout)
 
     def _execute(self, plan: toolchains.Plan, repo: Path, ctx: ToolContext, timeout: float) -> ToolResult:
+        if plan.report_folder is None:
+            return self._steps(plan, repo, ctx, timeout)
+        try:
+            os.mkdir(plan.report_folder, 0o700)
+        except OSError:
+            plan.report = None  # no report then: the console is read
+        try:
+            return self._steps(plan, repo, ctx, timeout)
+        finally:
+            shutil.rmtree(plan.report_folder, ignore_errors=True)
+
+    def _steps(self, plan: toolchains.Plan, repo: Path, ctx: ToolContext, timeout: float) -> ToolResult:
         chunks: list[str] = []
         outcomes: list[tuple[toolchains.Step, Outcome]] = []
         notes = list(plan.notes)
@@ -117,7 +131,10 @@ class _Runner:
                 if step.optional_module == "pytest":
                     return ToolResult(text=f"Error: pytest is not installed for {where}, so the tests could not run.", is_error=True, summary="no pytest")
                 continue
-            chunks.append(f"$ {step.label}\n{outcome.output.rstrip()}\n")
+            output = outcome.output
+            if step.output_format == "go-json":
+                output = _keep_go_report(plan, output)
+            chunks.append(f"$ {step.label}\n{log_noise.clean(output).rstrip()}\n")
             outcomes.append((step, outcome))
             if outcome.cancelled or outcome.timed_out:
                 break
@@ -126,7 +143,7 @@ class _Runner:
         hits = []
         offset = 0
         for chunk in chunks:
-            masked, found = mask_text(chunk, "output line", line_offset=offset, cancel=ctx.cancel)
+            masked, found = mask_text(chunk, "output line", line_offset=offset)
             masked_chunks.append(masked)
             hits += found
             offset += chunk.count("\n") + 1
@@ -162,7 +179,7 @@ class _Runner:
         if self.kind == "build":
             verdict = _build_verdict(report, ran)
         else:
-            verdict = _test_verdict(read_tests(plan.results, log), report, ran)
+            verdict = _test_verdict(read_tests(plan.results, log, plan.report), report, ran)
             notes += verdict.notes
         lines = verdict.lines + report.lines()
         if ran.failed and not report.errors and not verdict.listed:
@@ -216,14 +233,27 @@ def _test_verdict(tests: TestSummary | None, report: Report, ran: _Ran) -> _Verd
     else:
         verdict = _Verdict([f"Tests finished {where}; no test summary was found in the output."], "finished", ToolOutcome.OK)
     if tests is not None:
-        if tests.failures:
-            verdict.lines.append("Failed tests:")
-            verdict.lines += [f"  {f}" for f in tests.failures[:MAX_FAILURES]]
-            if len(tests.failures) > MAX_FAILURES:
-                verdict.lines.append(f"  ... {len(tests.failures) - MAX_FAILURES} more not listed (cut here; the full log has them).")
+        for title, entries in (("Errors (these could not run):", tests.errored), ("Failed tests:", tests.failures)):
+            if not entries:
+                continue
+            verdict.lines.append(title)
+            verdict.lines += [f"  {f}" for f in entries[:MAX_FAILURES]]
+            if len(entries) > MAX_FAILURES:
+                verdict.lines.append(f"  ... {len(entries) - MAX_FAILURES} more not listed (cut here; the full log has them).")
             verdict.listed = True
         verdict.notes += tests.notes
     return verdict
+
+
+def _keep_go_report(plan: toolchains.Plan, output: str) -> str:
+    """go test -json: the events are the report; the console text inside them is the log."""
+    if plan.report is not None:
+        try:
+            with open(plan.report.path, "w", encoding="utf-8") as handle:
+                handle.write(output)
+        except OSError:
+            plan.report = None
+    return go_console(output)
 
 
 def _where(plan: toolchains.Plan, step: toolchains.Step) -> str:
@@ -277,8 +307,9 @@ class TestTool(_Runner):
             "name": self.name,
             "description": (
                 "Run the repository's tests with its own toolchain (dotnet test, pytest, npm "
-                "test, cargo test or go test). Returns the counts of passed, failed and skipped "
-                "tests, the failed tests with the first line of each reason, and any build "
+                "test, cargo test or go test), in the repository's own environment. Returns the "
+                "counts of passed, failed, errored and skipped tests, each failed test and each "
+                "test file that could not run with the first line of its reason, and any build "
                 "errors that stopped the run."
             ),
             "input_schema": {

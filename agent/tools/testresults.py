@@ -1,9 +1,9 @@
-"""Test runner summaries: how many passed and failed, and which tests failed, from the log."""
+"""Test run summaries: how many passed, failed and errored, and which, with the first line
+of each reason. Read from the runner's own report where it wrote one (test_reports), from
+its printed output otherwise (test_console)."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.events import ToolOutcome
@@ -20,7 +20,9 @@ class TestSummary:
     errors: int = 0
     seen: bool = False  # whether a summary line was found at all
     failures: list[str] = field(default_factory=list)  # "name: first line of the reason"
+    errored: list[str] = field(default_factory=list)  # tests or files that could not run, same shape
     notes: list[str] = field(default_factory=list)
+    source: str = "output"  # where the counts were read: "output" or the report's name
 
     def counts(self) -> str:
         parts = [f"{self.failed} failed", f"{self.passed} passed"]
@@ -41,162 +43,44 @@ class TestSummary:
             return ToolOutcome.EMPTY
         return ToolOutcome.FAILED if exit_failed else ToolOutcome.OK
 
-    def add_failure(self, name: str, detail: str = "") -> None:
+    def add_failure(self, name: str, detail: str = "", *, error: bool = False) -> None:
         detail = " ".join(detail.split())
         if len(detail) > MAX_DETAIL_CHARS:
             detail = detail[: MAX_DETAIL_CHARS - 3] + "..."
+        entries = self.errored if error else self.failures
         entry = f"{name}: {detail}" if detail else name
-        for i, known in enumerate(self.failures):
+        for i, known in enumerate(entries):
             if known == name:
                 # Runners often name a failure before they print its reason.
                 if detail:
-                    self.failures[i] = entry
+                    entries[i] = entry
                 return
             if known.startswith(name + ": "):
                 return
-        self.failures.append(entry)
+        entries.append(entry)
 
 
-def _reason(following: list[str], is_label: Callable[[str], bool]) -> str:
-    """The first line under a failed test's header that says why, skipping the runner's
-    own label line ("Error Message:", "thread ... panicked at"); "" when none is near."""
-    for line in following[:5]:
-        if line.strip() and not is_label(line):
-            return line.strip()
-    return ""
+READERS = ("dotnet", "pytest", "cargo", "go", "node", "jest", "vitest", "mocha", "ava", "node --test", "unittest")
 
 
-def read_dotnet(log: str) -> TestSummary:
-    s = TestSummary()
-    lines = log.splitlines()
-    for i, line in enumerate(lines):
-        m = re.search(r"(Passed|Failed)!\s+-\s+Failed:\s*(\d+),\s*Passed:\s*(\d+),\s*Skipped:\s*(\d+)", line)
-        if m:
-            s.seen = True
-            s.failed += int(m.group(2))
-            s.passed += int(m.group(3))
-            s.skipped += int(m.group(4))
-            continue
-        m = re.match(r"^\s*Failed\s+(\S+)\s+\[", line)
-        if m:
-            s.add_failure(m.group(1), _reason(lines[i + 1 :], lambda f: f.strip() == "Error Message:"))
-        if "No test matches the given testcase filter" in line:
-            s.seen = True
-            s.notes.append(line.strip())
-    return s
+def read(kind: str | None, log: str, report: "Report | None" = None) -> TestSummary | None:
+    """The summary of a test run: from the runner's report when it wrote one, else from
+    what it printed. None when no reader applies to `kind`."""
+    from agent.tools import test_console, test_reports
+
+    if not kind or kind not in READERS:
+        return None
+    if report is not None:
+        summary = test_reports.read(report)
+        if summary is not None:
+            return summary
+    return test_console.read_console(kind, log)
 
 
-def read_pytest(log: str) -> TestSummary:
-    s = TestSummary()
-    for line in log.splitlines():
-        m = re.match(r"^(FAILED|ERROR)\s+(\S+)(?:\s+-\s+(.*))?$", line)
-        if m:
-            s.add_failure(m.group(2), m.group(3) or ("error" if m.group(1) == "ERROR" else ""))
-            continue
-        tail = re.match(r"^=*\s*((?:\d+ \w+(?:, )?)+)\s+in\s+[\d.]+s", line)
-        if tail or re.match(r"^=*\s*no tests ran", line):
-            s.seen = True
-            if tail:
-                for number, word in re.findall(r"(\d+) (\w+)", tail.group(1)):
-                    if word == "passed":
-                        s.passed = int(number)
-                    elif word == "failed":
-                        s.failed = int(number)
-                    elif word == "skipped":
-                        s.skipped += int(number)
-                    elif word in ("error", "errors"):
-                        s.errors = int(number)
-    return s
+@dataclass(frozen=True)
+class Report:
+    """A machine-readable report a runner was asked to write: its format and its path."""
 
-
-def read_cargo(log: str) -> TestSummary:
-    s = TestSummary()
-    lines = log.splitlines()
-    for i, line in enumerate(lines):
-        m = re.search(r"test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored", line)
-        if m:
-            s.seen = True
-            s.passed += int(m.group(1))
-            s.failed += int(m.group(2))
-            s.skipped += int(m.group(3))
-            continue
-        m = re.match(r"^---- (\S+) stdout ----", line)
-        if m:
-            s.add_failure(m.group(1), _reason(lines[i + 1 :], lambda f: "panicked at" in f))
-        m = re.match(r"^test (\S+) \.\.\. FAILED", line)
-        if m:
-            s.add_failure(m.group(1))
-    return s
-
-
-def read_go(log: str) -> TestSummary:
-    s = TestSummary()
-    lines = log.splitlines()
-    for i, line in enumerate(lines):
-        m = re.match(r"^\s*--- (PASS|FAIL|SKIP): (\S+)", line)
-        if m:
-            s.seen = True
-            if m.group(1) == "PASS":
-                s.passed += 1
-            elif m.group(1) == "SKIP":
-                s.skipped += 1
-            else:
-                s.failed += 1
-                detail = lines[i + 1].strip() if i + 1 < len(lines) and lines[i + 1].startswith("    ") else ""
-                s.add_failure(m.group(2), detail)
-        elif re.match(r"^(ok|FAIL)\s+\S+\s+[\d.]+s", line) or re.match(r"^ok\s+\S+\s+\(cached\)", line):
-            s.seen = True
-    if s.seen and s.passed == 0 and s.failed == 0:
-        # Without -v go prints only failing tests; "ok pkg" lines are the passing packages.
-        s.passed = sum(1 for line in lines if re.match(r"^ok\s+\S+", line))
-        if s.passed:
-            s.notes.append("go test prints packages, not tests, when they pass: passed counts packages.")
-    return s
-
-
-def read_node(log: str) -> TestSummary:
-    s = TestSummary()
-    for line in log.splitlines():
-        # Jest: "Tests:       1 failed, 3 passed, 4 total"; Vitest: "Tests  1 failed | 3 passed (4)"
-        m = re.match(r"^\s*Tests:?\s+(.*)$", line)
-        if m and re.search(r"\d+ (passed|failed)", m.group(1)):
-            s.seen = True
-            for number, word in re.findall(r"(\d+) (passed|failed|skipped|todo)", m.group(1)):
-                if word == "passed":
-                    s.passed = int(number)
-                elif word == "failed":
-                    s.failed = int(number)
-                else:
-                    s.skipped += int(number)
-            continue
-        # node --test (TAP): "# pass 3", "# fail 1"
-        m = re.match(r"^[#ℹ]\s*(pass|fail|skipped|skip)\s+(\d+)$", line.strip())
-        if m:
-            s.seen = True
-            if m.group(1) == "pass":
-                s.passed = int(m.group(2))
-            elif m.group(1) == "fail":
-                s.failed = int(m.group(2))
-            else:
-                s.skipped = int(m.group(2))
-            continue
-        m = re.match(r"^\s*●\s+(.+?)\s*$", line)
-        if m and "Console" not in m.group(1):
-            s.add_failure(m.group(1))
-            continue
-        m = re.match(r"^\s*(?:FAIL|×|✗)\s+(.+?)\s*$", line)
-        if m and not m.group(1).startswith("Tests"):
-            s.add_failure(m.group(1))
-            continue
-        m = re.match(r"^not ok \d+ - (.+)$", line.strip())
-        if m:
-            s.add_failure(m.group(1))
-    return s
-
-
-READERS = {"dotnet": read_dotnet, "pytest": read_pytest, "cargo": read_cargo, "go": read_go, "node": read_node}
-
-
-def read(kind: str | None, log: str) -> TestSummary | None:
-    reader = READERS.get(kind or "")
-    return reader(log) if reader else None
+    format: str  # "junit" | "jest-json" | "go-json"
+    path: str
+    root: str | None = None  # the repository, so that paths in the report read relative to it

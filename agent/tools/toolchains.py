@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.tools import python_envs
+from agent.tools import python_envs, report_requests
 from agent.tools.base import ToolInputError
 from agent.tools.environments import user_environment
 from agent.tools.files import resolve_in_repository
 from agent.tools.python_envs import PythonEnv
+from agent.tools.testresults import Report
 
 # Output and dependency folders: never where the projects the developer edits live.
 SKIP_DIRS = {
@@ -88,6 +89,7 @@ class Step:
     label: str
     style: str = "msbuild"  # how diagnostics.parse_diagnostics reads its output
     optional_module: str | None = None  # a missing module here is a note, not a failure
+    output_format: str | None = None  # "go-json": the output is a report; its text is inside
 
 
 @dataclass
@@ -98,6 +100,8 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=lambda: dict(COMMON_ENV))
     environment: str | None = None  # the repository's Python environment, for the tool line
+    report: Report | None = None  # the machine-readable report the runner was asked for
+    report_folder: str | None = None  # made for the report; removed after the run
 
 
 def _walk(repo: Path, suffixes: tuple[str, ...], depth: int = SEARCH_DEPTH) -> list[Path]:
@@ -251,9 +255,13 @@ def python_plan(repo: Path, kind: str, project: str | None, test_filter: str | N
         if test_filter:
             argv += ["-k", test_filter]
         if not found.passes_arguments and (project or test_filter):
-            notes.append("The tox configuration passes no {posargs} to its commands, so the project and filter were not used.")
-        step = Step(argv, "pytest" + (f" {target}" if project else ""), style="colon", optional_module="pytest")
-        return Plan("python", [step], results="pytest", notes=notes, env=_python_plan_env(found), environment=found.label)
+            notes.append(f"The tox configuration passes no {{posargs}} to its commands, so the project and filter were not used.")
+        folder = report_requests.report_folder()
+        extra, report = report_requests.pytest_args(folder, str(repo))
+        step = Step(argv + extra, "pytest" + (f" {target}" if project else ""), style="colon", optional_module="pytest")
+        # Wide enough that pytest's short summary does not cut the reasons it prints.
+        env = {**_python_plan_env(found), "COLUMNS": "200"}
+        return Plan("python", [step], results="pytest", notes=notes, env=env, environment=found.label, report=report, report_folder=folder)
     python = found.python
     steps = [Step(python + ["-c", PY_COMPILE, target, ",".join(sorted(SKIP_DIRS))], f"compile {target}", style="colon")]
     checker = configured_type_checker(repo)
@@ -280,7 +288,7 @@ def node_plan(repo: Path, kind: str, project: str | None, test_filter: str | Non
     try:
         package = json.loads((repo / "package.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ToolInputError(f"Error: package.json could not be read ({exc}).") from exc
+        raise ToolInputError(f"Error: package.json could not be read ({exc}).")
     scripts = package.get("scripts") if isinstance(package, dict) else None
     scripts = scripts if isinstance(scripts, dict) else {}
     script = scripts.get(kind)
@@ -290,10 +298,19 @@ def node_plan(repo: Path, kind: str, project: str | None, test_filter: str | Non
     argv = ["npm", "run", kind]
     if project:
         argv += ["--workspace", project]
-    if kind == "test" and test_filter:
-        # Jest and Vitest both read a trailing positional as a test file/name pattern.
-        argv += ["--", test_filter]
-    return Plan("node", [Step(argv, " ".join(argv[:3]) + (f" ({project})" if project else ""), style="colon")], results="node" if kind == "test" else None)
+    label = " ".join(argv[:3]) + (f" ({project})" if project else "")
+    if kind != "test":
+        return Plan("node", [Step(argv, label, style="colon")])
+    runner = report_requests.node_runner(script)
+    folder = report_requests.report_folder()
+    extra, env, report = report_requests.node_args(script, runner, folder, str(repo))
+    # Jest and Vitest both read a trailing positional as a test file/name pattern.
+    extra = ([test_filter] if test_filter else []) + extra
+    if extra:
+        argv += ["--", *extra]
+    plan = Plan("node", [Step(argv, label, style="colon")], results=runner or "node", report=report, report_folder=folder)
+    plan.env.update(env)
+    return plan
 
 
 def rust_plan(repo: Path, kind: str, project: str | None, test_filter: str | None) -> Plan:
@@ -311,10 +328,12 @@ def go_plan(repo: Path, kind: str, project: str | None, test_filter: str | None)
         if not re.fullmatch(r"[\w./-]+", project) or any(p == ".." for p in project.split("/")):
             raise ToolInputError(f"Error: {project!r} is not a package path like ./cmd/app or ./internal/...")
         pattern = project if project.startswith(".") else "./" + project
-    argv = ["go", kind, pattern]
-    if kind == "test" and test_filter:
-        argv += ["-run", test_filter]
-    return Plan("go", [Step(argv, " ".join(argv[:3]), style="go")], results="go" if kind == "test" else None)
+    if kind != "test":
+        return Plan("go", [Step(["go", kind, pattern], f"go {kind} {pattern}", style="go")])
+    argv = ["go", "test", "-json", pattern] + (["-run", test_filter] if test_filter else [])
+    folder = report_requests.report_folder()
+    step = Step(argv, f"go test {pattern}", style="go", output_format="go-json")
+    return Plan("go", [step], results="go", report=report_requests.go_report(folder, str(repo)), report_folder=folder)
 
 
 PLANNERS = {"dotnet": dotnet_plan, "python": python_plan, "node": node_plan, "rust": rust_plan, "go": go_plan}

@@ -39,8 +39,9 @@ def test_collection_error_is_reported(tmp_path):
     repo = python_repo(tmp_path / "calc")
     (repo / "tests" / "test_broken.py").write_text("import not_a_module_anywhere\n")
     result = TestTool().run({}, ctx_for(repo))
-    assert "tests/test_broken.py" in result.text
     assert "1 error" in result.text
+    # the cause reaches the model, not only the log
+    assert "tests/test_broken.py: ModuleNotFoundError: No module named 'not_a_module_anywhere'" in result.text
 
 
 def test_tests_leave_no_cache_in_the_repository(tmp_path):

@@ -74,7 +74,10 @@ def test_python_plan_uses_the_project_virtual_environment(tmp_path):
     assert python_env(repo).python == [str(venv_python)] and python_env(repo).label == ".venv"
     test = plan(repo, "test", "tests", "slow and not db", AgentConfig())
     assert test.steps[0].argv[:3] == [str(venv_python), "-m", "pytest"]
-    assert test.steps[0].argv[-3:] == ["tests", "-k", "slow and not db"]
+    assert test.steps[0].argv[-6:-3] == ["tests", "-k", "slow and not db"]
+    # pytest is asked for a JUnit report, in a folder outside the repository
+    assert test.steps[0].argv[-3:] == [f"--junitxml={test.report.path}", "-o", "junit_family=xunit1"]
+    assert not test.report.path.startswith(str(repo)) and test.report.format == "junit"
     build = plan(repo, "build", None, None, AgentConfig())
     assert [s.label.split()[0] for s in build.steps] == ["compile", "pyright"]
 
@@ -89,7 +92,9 @@ def test_python_plan_without_type_checker(tmp_path):
 def test_node_plan(tmp_path):
     touch(tmp_path / "package.json", json.dumps({"scripts": {"build": "tsc", "test": "jest"}}))
     assert plan(tmp_path, "build", None, None, None).steps[0].argv == ["npm", "run", "build"]
-    assert plan(tmp_path, "test", "web", "cart", None).steps[0].argv == ["npm", "run", "test", "--workspace", "web", "--", "cart"]
+    jest = plan(tmp_path, "test", "web", "cart", None)
+    assert jest.steps[0].argv == ["npm", "run", "test", "--workspace", "web", "--", "cart", "--json", f"--outputFile={jest.report.path}"]
+    assert jest.results == "jest" and jest.report.format == "jest-json"
 
 
 def test_node_without_scripts(tmp_path):
@@ -112,7 +117,7 @@ def test_rust_and_go_plans(tmp_path):
     go = tmp_path / "go"
     touch(go / "go.mod")
     assert plan(go, "build", None, None, None).steps[0].argv == ["go", "build", "./..."]
-    assert plan(go, "test", "internal/...", "TestCart", None).steps[0].argv == ["go", "test", "./internal/...", "-run", "TestCart"]
+    assert plan(go, "test", "internal/...", "TestCart", None).steps[0].argv == ["go", "test", "-json", "./internal/...", "-run", "TestCart"]
     with pytest.raises(ToolInputError):
         plan(go, "build", "../other", None, None)
 

@@ -19,8 +19,22 @@ EMPTY = (
     "a tool line's log opens here too (select it and press Enter)."
 )
 
-_ERROR = re.compile(r"^.*\b(error|failed|FAILED|Error)\b.*$", re.MULTILINE)
+# A line that says something failed, in any toolchain's words: dotnet's "error CS1061",
+# Python's "E   ModuleNotFoundError: ..." and "FAILED tests/x.py::y", a traceback's head.
+_ERROR = re.compile(
+    r"^.*(?:\b(?:error|failed|FAILED|Error|ERROR|FAIL|panicked)\b|\w(?:Error|Exception)\b"
+    r"|Traceback \(most recent call last\)).*$|^E {2,}.*$|^INTERNALERROR>.*$",
+    re.MULTILINE,
+)
 _WARNING = re.compile(r"^.*\bwarning\b.*$", re.MULTILINE | re.IGNORECASE)
+# Where a log's failures start: a runner's failure section or the first failing line.
+_FIRST_FAILURE = re.compile(
+    r"^(?:=+ (?:FAILURES|ERRORS) =+|_{3,} .+ _{3,}|(?:FAILED|ERROR) \S.*|E {2,}\S.*|Traceback \(most recent call last\):"
+    r"|\s*● .+|\s*✘ .+|✖ .+|not ok \d+ .+|\s*--- FAIL: .+|---- \S+ stdout ----|\s*FAIL\s.+|\s*Failed \S+ \[.+"
+    r"|.*\b(?:error|fatal error)\b[^:]*:.+)$"
+)
+# pytest's progress rows ("....F.....s... [ 28%]") say nothing a wrapped row would add.
+_PROGRESS = re.compile(r"^(?P<marks>[.FEsxXp]+)(?P<tail>\s+\[\s*\d+%\])$")
 
 
 @dataclass(frozen=True)
@@ -30,8 +44,30 @@ class ScreenItem:
     format: str  # markdown | text | diff | log
 
 
-def render_plain(item: ScreenItem) -> Text:
-    text = Text(item.content.expandtabs(4))
+def first_failure(content: str) -> int | None:
+    """The index of the line where a log's failures start, or None."""
+    for number, line in enumerate(content.expandtabs(4).split("\n")):
+        if _FIRST_FAILURE.match(line):
+            return number
+    return None
+
+
+def _crop_progress(content: str, width: int | None) -> str:
+    if not width:
+        return content
+    out = []
+    for line in content.split("\n"):
+        m = _PROGRESS.match(line) if len(line) > width else None
+        if m:
+            room = max(1, width - len(m.group("tail")) - 1)
+            line = m.group("marks")[:room] + "…" + m.group("tail")
+        out.append(line)
+    return "\n".join(out)
+
+
+def render_plain(item: ScreenItem, width: int | None = None) -> Text:
+    content = item.content.expandtabs(4)
+    text = Text(_crop_progress(content, width) if item.format == "log" else content)
     if item.format == "diff":
         for offset, line in _lines(item.content):
             style = None
@@ -124,5 +160,31 @@ class ScreenPane(Vertical):
         if item.format == "markdown":
             await body.mount(Markdown(item.content, classes="screen-markdown"))
         else:
-            await body.mount(Static(render_plain(item), classes=f"screen-{item.format}"))
+            width = body.scrollable_content_region.width or None
+            self._rendered_width = width
+            await body.mount(Static(render_plain(item, width), classes=f"screen-{item.format}"))
         body.scroll_home(animate=False)
+        if item.format == "log":
+            # A log opens at its first failure, not at the top of a long build.
+            self.call_after_refresh(self._scroll_to_failure, item)
+
+    def _scroll_to_failure(self, item: ScreenItem) -> None:
+        if self.current is not item:
+            return
+        line = first_failure(item.content)
+        if line is None:
+            return
+        body = self.query_one("#screen-body", VerticalScroll)
+        width = body.scrollable_content_region.width or 1
+        # Rows above it, counted as the Static wraps them.
+        above = render_plain(ScreenItem(item.title, "\n".join(item.content.split("\n")[:line]), item.format), width)
+        rows = len(above.wrap(self.app.console, width)) if line else 0
+        body.scroll_to(y=rows, animate=False, immediate=True)
+
+    async def on_resize(self) -> None:
+        # Cropped progress rows were cut to the old width.
+        item = self.current
+        if item is not None and item.format == "log":
+            width = self.query_one("#screen-body", VerticalScroll).scrollable_content_region.width or None
+            if width != getattr(self, "_rendered_width", None):
+                await self._render_current()

@@ -1,0 +1,82 @@
+"""How each test runner is asked for a machine-readable report, and where it writes it.
+
+Reports go to a fresh folder outside the repository (never into the developer's tree),
+removed after the run. A Node test script is changed only where that is safe: arguments
+after `npm run test --` reach the last command of the script, so they are added only when
+the script is one command of a known runner; node's own runner takes its reporters from
+NODE_OPTIONS, which reaches it wherever it sits in the script. Everything else is read from
+the console.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import tempfile
+import uuid
+
+from agent.tools.environments import user_environment
+from agent.tools.testresults import Report
+
+# Order matters: "vitest" must not be read as a mention of "jest".
+NODE_RUNNERS = ("vitest", "jest", "mocha", "ava")
+
+
+def report_folder() -> str:
+    """A fresh path for the run's reports; the run makes it (mode 0700) and removes it."""
+    return os.path.join(tempfile.gettempdir(), f"devagent-report-{uuid.uuid4().hex}")
+
+
+def pytest_args(folder: str, repo: str) -> tuple[list[str], Report]:
+    path = os.path.join(folder, "pytest.xml")
+    # xunit1 names each case's file, so failures read as node ids (tests/x.py::test_y).
+    return [f"--junitxml={path}", "-o", "junit_family=xunit1"], Report("junit", path, repo)
+
+
+def node_runner(script: str) -> str | None:
+    """The test runner a package.json test script runs: jest, vitest, mocha, ava, node --test."""
+    try:
+        words = shlex.split(script)
+    except ValueError:
+        words = script.split()
+    for i, word in enumerate(words):
+        name = os.path.basename(word)
+        if name == "node" and "--test" in words[i + 1 :]:
+            return "node --test"
+        if name in NODE_RUNNERS:
+            return name
+    return None
+
+
+def _single_command(script: str) -> bool:
+    return not re.search(r"&&|\|\||[;|&<>`$]", script)
+
+
+def node_args(script: str, runner: str | None, folder: str, repo: str) -> tuple[list[str], dict[str, str], Report | None]:
+    """Arguments after `--` and environment additions that make the runner write a report."""
+    if runner == "node --test":
+        path = os.path.join(folder, "node.xml")
+        options = (
+            "--test-reporter=spec --test-reporter-destination=stdout "
+            f"--test-reporter=junit --test-reporter-destination={path}"
+        )
+        existing = user_environment().get("NODE_OPTIONS", "").strip()
+        return [], {"NODE_OPTIONS": f"{existing} {options}".strip()}, Report("junit", path, repo)
+    if runner is None or not _single_command(script):
+        return [], {}, None
+    if runner == "jest":
+        path = os.path.join(folder, "jest.json")
+        return ["--json", f"--outputFile={path}"], {}, Report("jest-json", path, repo)
+    if runner == "vitest":
+        path = os.path.join(folder, "vitest.xml")
+        return ["--reporter=default", "--reporter=junit", f"--outputFile.junit={path}"], {}, Report("junit", path, repo)
+    if runner == "mocha":
+        path = os.path.join(folder, "mocha.xml")
+        return ["--reporter", "xunit", "--reporter-option", f"output={path}"], {}, Report("junit", path, repo)
+    return [], {}, None  # AVA writes no JUnit of its own: its console is read
+
+
+def go_report(folder: str, repo: str) -> Report:
+    """go test -json prints its events on stdout; the run keeps them here."""
+    return Report("go-json", os.path.join(folder, "go.json"), repo)

@@ -1,0 +1,351 @@
+"""Test summaries read from what a runner prints: the fallback when it wrote no report.
+
+Each runner is a Grammar, a row of one table: the lines that carry its counts, and the
+lines that name a failed or errored test together with where, below that line, its reason
+is. One engine reads them all, so that dotnet, cargo, unittest and the JavaScript runners
+differ only in their patterns. Every pattern here was written against output captured from
+a real project (tests/tools/runner_output says which).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from agent.tools.testresults import TestSummary
+
+# "AssertionError: 3 != 2", "ModuleNotFoundError: No module named 'x'", "TypeError: ..."
+EXCEPTION_LINE = re.compile(r"^\s*(?:E\s+)?(?P<why>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|Exception|Failure|Exit|Interrupt|Warning)\b.*)$")
+COUNT_WORDS = {
+    "passed": "passed", "passing": "passed", "pass": "passed",
+    "failed": "failed", "failing": "failed", "fail": "failed", "failures": "failed",
+    "skipped": "skipped", "pending": "skipped", "todo": "skipped", "ignored": "skipped", "skip": "skipped",
+    "error": "errors", "errors": "errors",
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A line naming a failed (or errored) test; the reason is inline or below it."""
+
+    pattern: re.Pattern  # group name; optional groups reason and kind
+    error: bool = False
+    reason: re.Pattern | None = None  # the line below that says why (group why, or the line)
+    skip: re.Pattern | None = None  # the runner's own label lines between name and reason
+    more: re.Pattern | None = None  # lines right after the reason that belong to it
+    fallback: re.Pattern | None = None  # the reason when no line matches `reason`
+    window: int = 6
+    until: re.Pattern | None = None  # where the test's block ends
+    name_from: re.Pattern | None = None  # an earlier line that names it (group name)
+
+
+@dataclass(frozen=True)
+class Grammar:
+    name: str
+    counts: tuple[re.Pattern, ...]  # named groups, or a group `words` holding "N word" pairs
+    rules: tuple[Rule, ...] = ()
+    accumulate: bool = False  # count lines add up: one per assembly, crate or package
+    empty: re.Pattern | None = None  # a line saying nothing ran
+    finish: Callable[[list[str], TestSummary], None] | None = None
+
+
+def _add_counts(match: re.Match, summary: TestSummary, accumulate: bool, seen: set[str]) -> None:
+    found: dict[str, int] = {}
+    groups = match.groupdict()
+    words = groups.get("words")
+    if words is not None:
+        # "3 failed, 5 passed" and unittest's "failures=3, errors=5"
+        pairs = re.findall(r"(\d+) ([a-z]+)", words) + [(n, w) for w, n in re.findall(r"([a-z]+)=(\d+)", words)]
+        for number, word in pairs:
+            key = COUNT_WORDS.get(word)
+            if key:
+                found[key] = found.get(key, 0) + int(number)
+    if groups.get("n") is not None and COUNT_WORDS.get(groups.get("w") or ""):
+        found[COUNT_WORDS[groups["w"]]] = int(groups["n"])
+    for key in ("passed", "failed", "skipped", "errors"):
+        if groups.get(key) is not None:
+            found[key] = found.get(key, 0) + int(groups[key])
+    for key, value in found.items():
+        if accumulate or key not in seen:
+            setattr(summary, key, (getattr(summary, key) if accumulate else 0) + value)
+        else:  # a later line of the same kind (a re-printed summary) replaces the earlier one
+            setattr(summary, key, value)
+        seen.add(key)
+
+
+def _reason(rule: Rule, lines: list[str], start: int) -> str:
+    block = []
+    for i in range(start, min(len(lines), start + rule.window)):
+        if rule.until is not None and rule.until.search(lines[i]):
+            break
+        block.append(i)
+    patterns = [p for p in (rule.reason, rule.fallback) if p is not None] if rule.reason is not None else [None]
+    for pattern in patterns:
+        for i in block:
+            line = lines[i]
+            if not line.strip() or (rule.skip is not None and rule.skip.search(line)):
+                continue
+            found = pattern.search(line) if pattern is not None else None
+            if pattern is not None and not found:
+                continue
+            why = (found.groupdict().get("why") if found else None) or line.strip()
+            return why + _more(rule, lines, i)
+    return ""
+
+
+def _more(rule: Rule, lines: list[str], at: int) -> str:
+    extra = ""
+    if rule.more is not None:
+        for line in lines[at + 1 : at + 6]:
+            if not line.strip():
+                continue
+            if not rule.more.search(line):
+                break
+            extra += "; " + line.strip()
+    return extra
+
+
+def _name(rule: Rule, match: re.Match, lines: list[str], index: int) -> str:
+    if rule.name_from is not None:
+        for earlier in reversed(lines[:index]):
+            found = rule.name_from.search(earlier)
+            if found:
+                return found.group("name")
+    return match.group("name").strip()
+
+
+def read(grammar: Grammar, log: str) -> TestSummary:
+    summary = TestSummary()
+    lines = log.splitlines()
+    seen: set[str] = set()
+    for index, line in enumerate(lines):
+        for pattern in grammar.counts:
+            match = pattern.search(line)
+            if match:
+                summary.seen = True
+                _add_counts(match, summary, grammar.accumulate, seen)
+                break
+        if grammar.empty is not None and grammar.empty.search(line):
+            summary.seen = True
+            summary.notes.append(f"The runner said: {line.strip()}")
+        for rule in grammar.rules:
+            match = rule.pattern.search(line)
+            if not match:
+                continue
+            reason = (match.groupdict().get("reason") or "").strip()
+            if not reason:
+                reason = _reason(rule, lines, index + 1)
+            error = rule.error or (match.groupdict().get("kind") or "") in ("ERROR", "error")
+            summary.add_failure(_name(rule, match, lines, index), reason, error=error)
+            break
+    if grammar.finish is not None:
+        grammar.finish(lines, summary)
+    return summary
+
+
+def _c(pattern: str, flags: int = 0) -> re.Pattern:
+    return re.compile(pattern, flags)
+
+
+# ---- runner-specific finishing touches ---------------------------------------------------
+
+
+def _pytest_finish(lines: list[str], s: TestSummary) -> None:
+    # A crash inside pytest itself (a conftest, a plugin) ends in INTERNALERROR lines whose
+    # last exception line is the cause.
+    internal = [line[len("INTERNALERROR> "):] for line in lines if line.startswith("INTERNALERROR> ")]
+    causes = [m.group("why") for m in map(EXCEPTION_LINE.match, internal) if m]
+    if causes:
+        s.seen = True
+        s.add_failure("pytest INTERNALERROR", causes[-1], error=True)
+        s.errors = max(s.errors, 1)
+
+
+def _unittest_finish(lines: list[str], s: TestSummary) -> None:
+    ran = next((int(m.group(1)) for m in map(re.compile(r"^Ran (\d+) tests? in ").match, lines) if m), None)
+    if ran is not None:
+        s.passed = max(0, ran - s.failed - s.errors - s.skipped)
+
+
+def _ava_finish(lines: list[str], s: TestSummary) -> None:
+    # The default reporter names only the worse count ("6 tests failed"); the rest are ✔ lines.
+    if s.seen and not s.passed:
+        s.passed = sum(1 for line in lines if re.match(r"^\s*✔ ", line))
+    # Below the first "─" each failure has a block: its title, where, a code frame, and the
+    # difference ("- actual", "+ expected").
+    start = next((i for i, line in enumerate(lines) if line.strip() == "─"), len(lines))
+    titles = {entry: entry for entry in s.failures}
+    for i in range(start, len(lines)):
+        title = lines[i].strip()
+        if title not in titles:
+            continue
+        block = []
+        for line in lines[i + 1 : i + 40]:
+            if line.strip() in titles or line.strip() == "─":
+                break
+            block.append(line.strip())
+        where = next((b for b in block if re.fullmatch(r"\S+\.\w+:\d+", b)), "")
+        diff = [b for b in block if re.match(r"^[-+] ", b)][:2]
+        why = "; ".join(x for x in [where, *diff] if x)
+        if why:
+            s.add_failure(title, why)
+
+
+def _jest_finish(lines: list[str], s: TestSummary) -> None:
+    # "Test Suites: 1 failed" with no failed test: a suite failed to run (counted by its blocks).
+    s.errors = len(s.errored)
+
+
+def _go_finish(lines: list[str], s: TestSummary) -> None:
+    for line in lines:
+        verdict = re.match(r"^\s*--- (PASS|FAIL|SKIP): ", line)
+        if verdict:
+            s.seen = True
+            key = {"PASS": "passed", "FAIL": "failed", "SKIP": "skipped"}[verdict.group(1)]
+            setattr(s, key, getattr(s, key) + 1)
+    if s.seen and s.passed == 0 and s.failed == 0:
+        # Without -v go prints only failing tests; "ok pkg" lines are the passing packages.
+        s.passed = sum(1 for line in lines if re.match(r"^ok\s+\S+", line))
+        if s.passed:
+            s.notes.append("go test prints packages, not tests, when they pass: passed counts packages.")
+    for line in lines:
+        if line.startswith("panic: ") and s.failures and ": " not in s.failures[-1]:
+            s.failures[-1] += ": panic: " + line[len("panic: "):].strip()
+
+
+def _mocha_names(lines: list[str], s: TestSummary) -> None:
+    # "  1) suite\n       nested\n         test title:\n     Error: why": the title runs to a
+    # colon. The same numbers head the progress list above the counts, without reasons.
+    counts = next((i for i, x in enumerate(lines) if re.match(r"^\s*\d+ (passing|failing)", x)), len(lines))
+    for i in range(counts, len(lines)):
+        head = re.match(r"^\s{2}(\d+)\) (.+)$", lines[i])
+        if not head:
+            continue
+        parts, j = [head.group(2).strip()], i + 1
+        while not parts[-1].endswith(":") and j < len(lines) and lines[j].strip():
+            parts.append(lines[j].strip())
+            j += 1
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        reason = lines[j].strip() if j < len(lines) else ""
+        s.add_failure(" ".join(parts).rstrip(":"), reason)
+
+
+DOTNET = Grammar(
+    "dotnet",
+    counts=(_c(r"(?:Passed|Failed)!\s+-\s+Failed:\s*(?P<failed>\d+),\s*Passed:\s*(?P<passed>\d+),\s*Skipped:\s*(?P<skipped>\d+)"),),
+    rules=(Rule(_c(r"^\s*Failed\s+(?P<name>\S+)\s+\["), skip=_c(r"^\s*Error Message:\s*$")),),
+    accumulate=True,
+    empty=_c(r"No test matches the given testcase filter"),
+)
+CARGO = Grammar(
+    "cargo",
+    counts=(_c(r"test result: \w+\. (?P<passed>\d+) passed; (?P<failed>\d+) failed; (?P<skipped>\d+) ignored"),),
+    rules=(
+        Rule(_c(r"^---- (?P<name>\S+) stdout ----"), skip=_c(r"panicked at"), more=_c(r"^\s*(left|right):")),
+        Rule(_c(r"^test (?P<name>\S+) \.\.\. FAILED"), window=0),
+    ),
+    accumulate=True,
+)
+# pytest marks the lines that explain a failure with "E"; the exception line says the most.
+PYTEST_E = _c(r"^E\s+(?P<why>\S.*)$")
+PYTEST_E_EXCEPTION = _c(r"^E\s+(?P<why>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit)\b.*)$")
+PYTEST_BLOCK_END = _c(r"^_{3,} |^={3,} ")
+PYTEST = Grammar(
+    "pytest",
+    counts=(_c(r"^=*\s*(?P<words>(?:\d+ \w+(?:, )?)+)\s+in\s+[\d.]+s"),),
+    rules=(
+        # "____ ERROR collecting tests/x.py ____": the cause is the block's first "E   " line.
+        Rule(_c(r"^_{3,} ERROR collecting (?P<name>\S+) _{3,}$"), error=True, reason=PYTEST_E_EXCEPTION, fallback=PYTEST_E, window=60, until=PYTEST_BLOCK_END),
+        Rule(_c(r"^_{3,} ERROR at (?:setup|teardown) of (?P<name>\S+) _{3,}$"), error=True, reason=PYTEST_E_EXCEPTION, fallback=PYTEST_E, window=60, until=PYTEST_BLOCK_END),
+        Rule(_c(r"^(?P<kind>FAILED|ERROR)\s+(?P<name>\S+)(?:\s+-\s+(?P<reason>.*))?$")),
+    ),
+    empty=_c(r"^=*\s*no tests ran"),
+    finish=_pytest_finish,
+)
+UNITTEST = Grammar(
+    "unittest",
+    counts=(_c(r"^(?:FAILED|OK)(?: \((?P<words>[^)]*)\))?$"),),
+    rules=(
+        Rule(_c(r"^(?P<kind>FAIL|ERROR): (?P<name>\S+(?: \([^)]*\))?)"), reason=EXCEPTION_LINE, window=60, until=_c(r"^={20,}$")),
+    ),
+    finish=_unittest_finish,
+)
+JEST = Grammar(
+    "jest",
+    counts=(_c(r"^Tests:\s+(?P<words>.*\d+ (?:passed|failed).*)$"),),
+    rules=(
+        Rule(_c(r"^\s*● Test suite failed to run"), error=True, name_from=_c(r"^FAIL\s+(?P<name>\S+)")),
+        Rule(_c(r"^\s*● (?P<name>.+?)\s*$"), more=_c(r"^\s*(Expected|Received):")),
+    ),
+    finish=_jest_finish,
+)
+VITEST = Grammar(
+    "vitest",
+    counts=(_c(r"^\s*Tests\s+(?P<words>.*\d+ (?:passed|failed).*)$"),),
+    rules=(Rule(_c(r"^\s*FAIL\s+(?P<name>\S+ > .+?)\s*$")),),
+)
+MOCHA = Grammar(
+    "mocha",
+    counts=(_c(r"^\s*(?P<words>\d+ (?:passing|failing|pending))\b"),),
+    accumulate=True,
+    finish=_mocha_names,
+)
+AVA = Grammar(
+    "ava",
+    counts=(
+        _c(r"^\s*(?P<n>\d+) (?:tests? |known )?(?P<w>passed|failed|skipped|todo)$"),
+        _c(r"^\s*(?P<errors>\d+) uncaught exceptions?$"),
+    ),
+    rules=(
+        Rule(_c(r"^\s*✘ \[fail\]: (?P<name>.+?)(?: \([\d.]+m?s\))?$"), window=0),
+        Rule(_c(r"^\s*Uncaught exception in (?P<name>\S+)"), error=True, reason=EXCEPTION_LINE, window=12),
+    ),
+    accumulate=True,
+    finish=_ava_finish,
+)
+NODE_TEST = Grammar(
+    "node --test",
+    counts=(
+        _c(r"^[#ℹ]\s*pass (?P<passed>\d+)$"),
+        _c(r"^[#ℹ]\s*fail (?P<failed>\d+)$"),
+        _c(r"^[#ℹ]\s*skipped (?P<skipped>\d+)$"),
+    ),
+    rules=(
+        # node puts the reason in `error:`, AVA's TAP in `message:` or only in its difference lines.
+        Rule(
+            _c(r"^not ok \d+ - (?P<name>.+)$"), reason=_c(r"^\s*(?:error|message): '?(?P<why>[^'\s].*?)'?$"),
+            fallback=_c(r"^\s+(?P<why>- .+)$"), more=_c(r"^\s+\+ "), window=14, until=_c(r"^\s*\.\.\.$"),
+        ),
+        Rule(_c(r"^✖ (?P<name>.+?) \([\d.]+ms\)$"), window=2),
+    ),
+)
+GO = Grammar(
+    "go",
+    counts=(_c(r"^(?:ok|FAIL)\s+\S+\s+(?:[\d.]+s|\(cached\))"),),
+    rules=(Rule(_c(r"^\s*--- FAIL: (?P<name>\S+)"), reason=_c(r"^\s{4,}(?P<why>\S.*)$"), window=1),),
+    finish=_go_finish,
+)
+
+GRAMMARS = {g.name: g for g in (DOTNET, CARGO, PYTEST, UNITTEST, JEST, VITEST, MOCHA, AVA, NODE_TEST, GO)}
+# A test command whose runner is not known in advance: the first grammar that finds a
+# count line wins.
+FAMILIES = {
+    "pytest": ("pytest", "unittest"),
+    "node": ("jest", "vitest", "mocha", "ava", "node --test"),
+}
+
+
+def read_console(kind: str, log: str) -> TestSummary | None:
+    names = FAMILIES.get(kind, (kind,))
+    first = None
+    for name in names:
+        grammar = GRAMMARS.get(name)
+        if grammar is None:
+            continue
+        summary = read(grammar, log)
+        if summary.seen:
+            return summary
+        first = first or summary
+    return first
