@@ -45,6 +45,7 @@ from tui.terminal import log_path, stderr_to_log
 from tui.widgets.conversation import Conversation, ToolLine
 from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.prompt import Prompt
+from tui.widgets.queued import QueuedTurns
 from tui.widgets.screen_pane import ScreenPane
 from tui.widgets.status import StatusLine
 
@@ -170,6 +171,7 @@ class DevAgentApp(App):
             yield Conversation(id="conversation")
             yield ScreenPane(id="screen-pane")
             yield MemoryPane(self.store, self.repo, id="memory-pane")
+        yield QueuedTurns(id="queued")
         yield Prompt(placeholder="Ask about this repository… (Enter sends, Ctrl+J new line, Esc cancels, F1 help)", id="prompt")
         yield StatusLine(id="status")
         yield Footer()
@@ -196,6 +198,10 @@ class DevAgentApp(App):
     @property
     def memory_pane(self) -> MemoryPane:
         return self.main_screen.query_one(MemoryPane)
+
+    @property
+    def queued(self) -> QueuedTurns:
+        return self.main_screen.query_one(QueuedTurns)
 
     @property
     def status(self) -> StatusLine:
@@ -379,15 +385,17 @@ class DevAgentApp(App):
         text = event.text.strip()
         if not text:
             return
-        if await self.submit_turn(text):
+        if await self.submit_turn(text, typed=event.value.strip()):
             event.prompt.value = ""
             event.prompt.remember(event.value.strip())
 
-    async def submit_turn(self, text: str) -> bool:
-        """Start a turn (typed or transcribed). False when one is already running."""
+    async def submit_turn(self, text: str, typed: str | None = None) -> bool:
+        """Start a turn (typed or transcribed); while one runs, queue it for when it ends.
+
+        `typed` is the text as the prompt showed it (long pastes folded), for taking back."""
         if self.running:
-            self.notify("A turn is still running; Esc cancels it.", severity="warning")
-            return False
+            self.queued.push(text, typed)
+            return True
         await self.conversation.add_user(text)
         if self.key_problem:
             await self.conversation.add_notice(self.key_problem, "error")
@@ -473,6 +481,9 @@ class DevAgentApp(App):
         self.status.update_info(activity="")
         if self.voice is not None:
             self.voice.reply_finished(cancelled)
+        following = self.queued.pop_next()
+        if following is not None:
+            await self.submit_turn(following)
 
     def _tick_activity(self) -> None:
         if self.running:
@@ -484,6 +495,14 @@ class DevAgentApp(App):
         if self.voice is not None:
             self.voice.cancel()
         if not self.running:
+            return
+        taken = self.queued.take_all()
+        if taken:
+            # the newest action goes first: the queued questions come back, the turn runs on
+            prompt = self.prompt
+            prompt.value = "\n\n".join([*taken, prompt.value] if prompt.value.strip() else taken)
+            prompt.focus()
+            self.notify("Back in the prompt, not sent. Esc again cancels the running turn.", title="Queued")
             return
         cancel = self._cancel
         # killing a tool's process tree or closing the stream must not stall the UI

@@ -24,9 +24,10 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
     (
         "Anywhere",
         [
-            ("Enter", "send the turn"),
+            ("Enter", "send the turn; while one runs, queue it for when that one ends"),
+            ("Ctrl+J / Alt+Enter", "a new line in the input (a paste keeps its lines)"),
             ("↑ / ↓", "earlier / later turns you sent (in the input line)"),
-            ("Esc", "cancel the running turn and silence the voice"),
+            ("Esc", "take queued questions back into the input; else cancel the running turn; silence the voice"),
             ("F1", "this help"),
             ("{talk}", "push to talk ({talk} again or Enter stops; Esc drops it)"),
             ("F3", "show or hide the screen pane"),
