@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 from textual import events, work
 from textual.worker import get_current_worker
 from textual.app import App, ComposeResult, SystemCommand
@@ -364,7 +365,13 @@ class DevAgentApp(App):
             key, at, depth = self._bound_key
             if depth + 1 == len(self.screen_stack) and time.monotonic() - at < TYPED_ON_SECONDS:
                 typed = key + typed
+            below = self.screen_stack[-2]
             screen.close_for_typing()
+            if not isinstance(below, MainScreen):
+                # a question over the editor: the editor keeps its text, the key is spent
+                event.stop()
+                event.prevent_default()
+                return
         event.stop()
         event.prevent_default()
         prompt = self.prompt
@@ -511,6 +518,20 @@ class DevAgentApp(App):
         await self.conversation.add_notice("Cancelled.", "cancelled")
 
     async def action_quit(self) -> None:
+        from tui.screens.confirm import Confirm
+        from tui.screens.memory_editor import MemoryEditor
+
+        if isinstance(self.screen, Confirm) and self.screen.title_text == "Quit":
+            return  # asked already: Ctrl+D or the button, not a second Ctrl+Q
+        unsaved = [s for s in self.screen_stack if isinstance(s, MemoryEditor) and s.dirty]
+        if unsaved:
+            question = Text("The memory editor has text that is not saved. Quit and throw it away?")
+            self.push_screen(Confirm("Quit", question, yes="Quit, discard"),
+                             lambda quit: self._quit_now() if quit else None)
+            return
+        self._quit_now()
+
+    def _quit_now(self) -> None:
         # a turn's thread blocked in a stream or a build would hold the process open
         if self._cancel is not None:
             threading.Thread(target=self._cancel.cancel, name="cancel-on-quit", daemon=True).start()

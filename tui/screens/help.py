@@ -49,7 +49,7 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
         "Memory pane",
         [
             ("↑ / ↓", "pick a memory; its text shows below the list"),
-            ("e", "edit it (Ctrl+S saves through the store, Esc discards)"),
+            ("e", "edit it (Ctrl+S saves through the store; Esc closes, asking first if the text is not saved)"),
             ("d", "delete it, after a confirmation (Ctrl+D, or Tab to Delete and Enter)"),
             ("u", "bring back the memory deleted last (for the rest of the session)"),
             ("n", "write a new memory"),
@@ -60,8 +60,9 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
 
 OUTRO = (
     "A memory marked ▲ names a file or line the repository no longer has. A save the store "
-    "refuses (too long, over the total cap, a credential in the text, changed on disk meanwhile) "
-    "says why and keeps your text in the editor."
+    "refuses (too long, over the total cap, a credential in the text) says why and keeps your text "
+    "in the editor; a memory changed on disk meanwhile lets you keep theirs, keep yours, or see "
+    "both side by side. A new memory needs a name and a description."
 )
 
 
