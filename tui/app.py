@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 from textual import events, work
 from textual.worker import get_current_worker
 from textual.app import App, ComposeResult, SystemCommand
@@ -45,6 +46,7 @@ from tui.terminal import log_path, start_logging, stderr_to_log
 from tui.widgets.conversation import Conversation, ToolLine
 from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.prompt import Prompt
+from tui.widgets.queued import QueuedTurns
 from tui.widgets.screen_pane import ScreenPane
 from tui.widgets.status import StatusLine
 
@@ -171,6 +173,7 @@ class DevAgentApp(App):
             yield Conversation(id="conversation")
             yield ScreenPane(id="screen-pane")
             yield MemoryPane(self.store, self.repo, id="memory-pane")
+        yield QueuedTurns(id="queued")
         yield Prompt(placeholder="Ask about this repository… (Enter sends, Ctrl+J new line, Esc cancels, F1 help)", id="prompt")
         yield StatusLine(id="status")
         yield Footer()
@@ -197,6 +200,10 @@ class DevAgentApp(App):
     @property
     def memory_pane(self) -> MemoryPane:
         return self.main_screen.query_one(MemoryPane)
+
+    @property
+    def queued(self) -> QueuedTurns:
+        return self.main_screen.query_one(QueuedTurns)
 
     @property
     def status(self) -> StatusLine:
@@ -361,7 +368,13 @@ class DevAgentApp(App):
             key, at, depth = self._bound_key
             if depth + 1 == len(self.screen_stack) and time.monotonic() - at < TYPED_ON_SECONDS:
                 typed = key + typed
+            below = self.screen_stack[-2]
             screen.close_for_typing()
+            if not isinstance(below, MainScreen):
+                # a question over the editor: the editor keeps its text, the key is spent
+                event.stop()
+                event.prevent_default()
+                return
         event.stop()
         event.prevent_default()
         prompt = self.prompt
@@ -382,15 +395,17 @@ class DevAgentApp(App):
         text = event.text.strip()
         if not text:
             return
-        if await self.submit_turn(text):
+        if await self.submit_turn(text, typed=event.value.strip()):
             event.prompt.value = ""
             event.prompt.remember(event.value.strip())
 
-    async def submit_turn(self, text: str) -> bool:
-        """Start a turn (typed or transcribed). False when one is already running."""
+    async def submit_turn(self, text: str, typed: str | None = None) -> bool:
+        """Start a turn (typed or transcribed); while one runs, queue it for when it ends.
+
+        `typed` is the text as the prompt showed it (long pastes folded), for taking back."""
         if self.running:
-            self.notify("A turn is still running; Esc cancels it.", severity="warning")
-            return False
+            self.queued.push(text, typed)
+            return True
         await self.conversation.add_user(text)
         if self.key_problem:
             await self.conversation.add_notice(self.key_problem, "error")
@@ -476,6 +491,9 @@ class DevAgentApp(App):
         self.status.update_info(activity="")
         if self.voice is not None:
             self.voice.reply_finished(cancelled)
+        following = self.queued.pop_next()
+        if following is not None:
+            await self.submit_turn(following)
 
     def _tick_activity(self) -> None:
         if self.running:
@@ -487,6 +505,14 @@ class DevAgentApp(App):
         if self.voice is not None:
             self.voice.cancel()
         if not self.running:
+            return
+        taken = self.queued.take_all()
+        if taken:
+            # the newest action goes first: the queued questions come back, the turn runs on
+            prompt = self.prompt
+            prompt.value = "\n\n".join([*taken, prompt.value] if prompt.value.strip() else taken)
+            prompt.focus()
+            self.notify("Back in the prompt, not sent. Esc again cancels the running turn.", title="Queued")
             return
         cancel = self._cancel
         # killing a tool's process tree or closing the stream must not stall the UI
@@ -512,6 +538,20 @@ class DevAgentApp(App):
         )
 
     async def action_quit(self) -> None:
+        from tui.screens.confirm import Confirm
+        from tui.screens.memory_editor import MemoryEditor
+
+        if isinstance(self.screen, Confirm) and self.screen.title_text == "Quit":
+            return  # asked already: Ctrl+D or the button, not a second Ctrl+Q
+        unsaved = [s for s in self.screen_stack if isinstance(s, MemoryEditor) and s.dirty]
+        if unsaved:
+            question = Text("The memory editor has text that is not saved. Quit and throw it away?")
+            self.push_screen(Confirm("Quit", question, yes="Quit, discard"),
+                             lambda quit: self._quit_now() if quit else None)
+            return
+        self._quit_now()
+
+    def _quit_now(self) -> None:
         # a turn's thread blocked in a stream or a build would hold the process open
         if self._cancel is not None:
             threading.Thread(target=self._cancel.cancel, name="cancel-on-quit", daemon=True).start()

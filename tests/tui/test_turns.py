@@ -155,21 +155,51 @@ async def test_escape_cancels_and_nothing_late_lands(make_app, claude_double):
         assert "Fresh answer." in app.query(Reply).last().source
 
 
-async def test_typing_while_a_turn_runs_is_kept(make_app, claude_double):
-    claude_double.add(reply("streaming " * 600, chunk=5, delay=0.01))
+async def test_enter_while_a_turn_runs_queues_the_question(make_app, claude_double):
+    claude_double.add(reply("streaming " * 300, chunk=5, delay=0.01))
+    claude_double.add(text("Answer to the queued one."))
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await ask(pilot, "stream")
-        await wait_for(pilot, lambda: "streaming" in replies(app), 20, "the stream")
+        await wait_for(pilot, lambda: "streaming" in replies(app), 120, "the stream")
         # (Pilot waits for an idle app after each key, which a stream keeps busy: few keys)
         await pilot.press("o", "k")
         prompt = app.query_one("#prompt", Prompt)
         assert prompt.value == "ok"
-        # Enter during a running turn does not start a second one and keeps the text
         await pilot.press("enter")
-        assert app.running and prompt.value == "ok"
-        assert len(app.query(UserTurn)) == 1
+        # queued, shown as such, not sent yet; the prompt is free for the next one
+        assert app.running and prompt.value == ""
+        assert app.queued.texts == ["ok"] and app.queued.display
+        assert "queued" in str(app.queued.render()) and len(app.query(UserTurn)) == 1
+        assert len(claude_double.messages_requests()) == 1
+        # sent by itself when the running turn ends
+        await wait_for(pilot, lambda: len(app.query(UserTurn)) == 2, 60, "the queued turn")
+        await finished(pilot)
+        assert [str(u.render()) for u in app.query(UserTurn)] == ["stream", "ok"]
+        assert "Answer to the queued one." in replies(app)
+        assert claude_double.messages_requests()[-1].last_user_text() == "ok"
+        assert not app.queued.texts and not app.queued.display
+
+
+async def test_esc_takes_a_queued_question_back_before_it_cancels(make_app, claude_double):
+    claude_double.add(reply("streaming " * 600, chunk=5, delay=0.01))
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ask(pilot, "stream")
+        await wait_for(pilot, lambda: "streaming" in replies(app), 120, "the stream")
+        prompt = app.query_one("#prompt", Prompt)
+        prompt.value = "second thoughts"
+        await pilot.press("enter")
+        assert app.queued.texts == ["second thoughts"]
         await pilot.press("escape")
+        # the question is back where it was typed; the turn goes on
+        assert prompt.value == "second thoughts" and not app.queued.texts
+        assert app.running
+        await pilot.press("escape")
+        assert not app.running
+        await pilot.pause(0.3)
+        assert len(app.query(UserTurn)) == 1
+        assert len(claude_double.messages_requests()) == 1
 
 
 async def test_quit_during_a_turn_stops_it(make_app, claude_double):

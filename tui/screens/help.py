@@ -24,9 +24,10 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
     (
         "Anywhere",
         [
-            ("Enter", "send the turn"),
+            ("Enter", "send the turn; while one runs, queue it for when that one ends"),
+            ("Ctrl+J / Alt+Enter", "a new line in the input (a paste keeps its lines)"),
             ("↑ / ↓", "earlier / later turns you sent (in the input line)"),
-            ("Esc", "cancel the running turn and silence the voice"),
+            ("Esc", "take queued questions back into the input; else cancel the running turn; silence the voice"),
             ("F1", "this help"),
             ("{talk}", "push to talk ({talk} again or Enter stops; Esc drops it)"),
             ("F3", "show or hide the screen pane"),
@@ -48,7 +49,7 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
         "Memory pane",
         [
             ("↑ / ↓", "pick a memory; its text shows below the list"),
-            ("e", "edit it (Ctrl+S saves through the store, Esc discards)"),
+            ("e", "edit it (Ctrl+S saves through the store; Esc closes, asking first if the text is not saved)"),
             ("d", "delete it, after a confirmation (Ctrl+D, or Tab to Delete and Enter)"),
             ("u", "bring back the memory deleted last (for the rest of the session)"),
             ("n", "write a new memory"),
@@ -59,8 +60,9 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
 
 OUTRO = (
     "A memory marked ▲ names a file or line the repository no longer has. A save the store "
-    "refuses (too long, over the total cap, a credential in the text, changed on disk meanwhile) "
-    "says why and keeps your text in the editor."
+    "refuses (too long, over the total cap, a credential in the text) says why and keeps your text "
+    "in the editor; a memory changed on disk meanwhile lets you keep theirs, keep yours, or see "
+    "both side by side. A new memory needs a name and a description."
 )
 
 

@@ -1,0 +1,58 @@
+"""Questions sent while a turn runs, shown above the prompt until their turn comes."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tui import format as fmt
+
+
+class QueuedTurns(Static):
+    """Each question goes, in order, when the turn before it ends; Esc takes them back."""
+
+    DEFAULT_CSS = """
+    QueuedTurns {
+        height: auto;
+        max-height: 5;
+        padding: 0 1;
+        color: $text-muted;
+        border-left: outer $secondary;
+        background: $secondary 10%;
+        display: none;
+    }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("", **kwargs)
+        self.texts: list[str] = []  # what is sent, in order
+        self._typed: list[str] = []  # the same as typed (long pastes still folded)
+
+    def push(self, text: str, typed: str | None = None) -> None:
+        self.texts.append(text)
+        self._typed.append(typed or text)
+        self._show()
+
+    def pop_next(self) -> str | None:
+        text = self.texts.pop(0) if self.texts else None
+        if text is not None:
+            self._typed.pop(0)
+        self._show()
+        return text
+
+    def take_all(self) -> list[str]:
+        """Every queued question as typed, oldest first; the queue is empty after."""
+        typed, self.texts, self._typed = self._typed, [], []
+        self._show()
+        return typed
+
+    def _show(self) -> None:
+        self.display = bool(self.texts)
+        width = max(20, (self.size.width or 80) - 12)
+        lines = Text()
+        for text in self._typed:
+            lines.append("queued  ", "bold")
+            lines.append(fmt.one_line(text, width) + "\n")
+        noun = "it" if len(self.texts) == 1 else "them"
+        lines.append(f"sent when the running turn ends · Esc takes {noun} back into the prompt", "dim italic")
+        self.update(lines)
