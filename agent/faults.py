@@ -62,7 +62,7 @@ class TurnFailed(Exception):
         # What went wrong underneath, for the log.
         self.error = error
 
-    def spent(self, usage: Usage) -> "TurnFailed":
+    def spent(self, usage: Usage) -> TurnFailed:
         """The same failure, counting `usage` (the whole turn's) instead of this call's."""
         return TurnFailed(
             self.message, usage, cause=self.cause, shown=self.shown, refused=self.refused, error=self.error

@@ -158,7 +158,10 @@ def stream_reply(client: Any, params: dict, turn: TurnState, model: str) -> Repl
     cancel = turn.cancel
     acc = StreamAccumulator(on_text=turn.say, on_thinking=turn.thinking)
     stream = None
-    remove_hook: Callable[[], None] = lambda: None
+
+    def remove_hook() -> None:
+        return None
+
     try:
         stream = open_stream(client, params, cancel)
         if stream is None:

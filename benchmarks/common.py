@@ -46,7 +46,7 @@ class Row:
         return {**asdict(self), "ratio": self.ratio, "passed": self.passed}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Row":
+    def from_dict(cls, data: dict) -> Row:
         names = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in names})
 

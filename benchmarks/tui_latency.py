@@ -27,7 +27,6 @@ import fcntl
 import os
 import pty
 import signal
-import statistics
 import struct
 import subprocess
 import sys

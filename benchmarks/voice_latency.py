@@ -133,7 +133,7 @@ def transcripts(transcriber, voice, runs: int) -> list[Row]:
           f" ({', '.join(str(len(s)) for s in UTTERANCES)} sentences, {PAUSE * 1000:.0f} ms pauses)")
     for stop in ("silence", "key"):
         latencies, wholes, errors, reference_words, live = [], [], 0, 0, 0
-        for clip, sentences in zip(clips, UTTERANCES):
+        for clip in clips:
             mine, theirs = [], []
             for _ in range(runs):
                 # interleaved, so load drifts hit the floor and the figure alike

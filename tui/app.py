@@ -18,13 +18,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 from textual import events, work
-from textual.worker import get_current_worker
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.worker import get_current_worker
 
 from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem

@@ -25,7 +25,8 @@ from agent.tools.diagnostics import Report, parse_diagnostics
 from agent.tools.masking import mask_text, masking_note
 from agent.tools.process import Outcome, run_command
 from agent.tools.test_reports import go_console
-from agent.tools.testresults import MAX_FAILURES, TestSummary, read as read_tests
+from agent.tools.testresults import MAX_FAILURES, TestSummary
+from agent.tools.testresults import read as read_tests
 
 DEFAULT_TIMEOUT = 600.0
 MAX_TEXT_CHARS = 6_000

@@ -63,7 +63,7 @@ class TestSummary:
 READERS = ("dotnet", "pytest", "cargo", "go", "node", "jest", "vitest", "mocha", "ava", "node --test", "unittest")
 
 
-def read(kind: str | None, log: str, report: "Report | None" = None) -> TestSummary | None:
+def read(kind: str | None, log: str, report: Report | None = None) -> TestSummary | None:
     """The summary of a test run: from the runner's report when it wrote one, else from
     what it printed. None when no reader applies to `kind`."""
     from agent.tools import test_console, test_reports

@@ -255,7 +255,7 @@ def python_plan(repo: Path, kind: str, project: str | None, test_filter: str | N
         if test_filter:
             argv += ["-k", test_filter]
         if not found.passes_arguments and (project or test_filter):
-            notes.append(f"The tox configuration passes no {{posargs}} to its commands, so the project and filter were not used.")
+            notes.append("The tox configuration passes no {posargs} to its commands, so the project and filter were not used.")
         folder = report_requests.report_folder()
         extra, report = report_requests.pytest_args(folder, str(repo))
         step = Step(argv + extra, "pytest" + (f" {target}" if project else ""), style="colon", optional_module="pytest")
@@ -288,7 +288,7 @@ def node_plan(repo: Path, kind: str, project: str | None, test_filter: str | Non
     try:
         package = json.loads((repo / "package.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ToolInputError(f"Error: package.json could not be read ({exc}).")
+        raise ToolInputError(f"Error: package.json could not be read ({exc}).") from exc
     scripts = package.get("scripts") if isinstance(package, dict) else None
     scripts = scripts if isinstance(scripts, dict) else {}
     script = scripts.get(kind)

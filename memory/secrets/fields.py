@@ -123,9 +123,9 @@ def _verdict(family: str, value: str, prose: bool) -> str | None:
     if values.looks_like_token(value):
         return "API key or token"
     # A secret or credentials field may hold a password-like value shorter than a token.
-    if not prose and family in ("secr", "cred") and len(value) >= 8:
-        if values.looks_like_password(value) and not values.is_wordy(value):
-            return "API key or token"
+    if (not prose and family in ("secr", "cred") and len(value) >= 8
+            and values.looks_like_password(value) and not values.is_wordy(value)):
+        return "API key or token"
     return None
 
 

@@ -8,7 +8,7 @@ import logging
 import os
 import stat
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from tests.claude_double import error, reply, tool_use
 from tests.conftest import TEST_API_KEY
 from tui import terminal
 
-NOW = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-ant-api03-" + "Zq8xP2mN4vL7rT1yK9wB3cF6hJ0dG5sA" * 3
 

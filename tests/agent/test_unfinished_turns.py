@@ -7,7 +7,7 @@ recorded.
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from agent import transcripts
@@ -19,7 +19,7 @@ from agent.session import Session
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import Request, error, reply, tool_use
 
-NOW = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 POISON = "PASTE-THAT-THE-API-REFUSES"
 
 

@@ -76,7 +76,7 @@ def test_a_file_named_by_hand_with_a_bidi_control_is_listed_as_skipped(store):
 
 @pytest.mark.parametrize("field", ["name", "description"])
 def test_frontmatter_shown_in_the_pane_refuses_them_too(store, field):
-    text = f"---\nname: build\ndescription: how to build\n---\nBody.\n".replace(f"{field}: ", f"{field}: x\u202e")
+    text = "---\nname: build\ndescription: how to build\n---\nBody.\n".replace(f"{field}: ", f"{field}: x\u202e")
     message, is_error = store.run({"command": "create", "path": "/memories/a.md", "file_text": text})
     assert is_error and f"the {field} in /memories/a.md's frontmatter holds U+202E" in message
     assert names(store) == []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -35,8 +35,8 @@ AWS_ID = "AKIA" + "".join(_rng.choice(ALPHABETS["upper"]) for _ in range(16))
 GITHUB = "ghp_" + "".join(_rng.choice(ALPHABETS["alnum"]) for _ in range(36))
 ANTHROPIC = "sk-ant-api03-" + "".join(_rng.choice(ALPHABETS["url"]) for _ in range(93)) + "AA"
 PLANTED = f"---\nname: aws\ntype: project\ndescription: the deploy account\n---\nDeploy with\naws_access_key_id = {AWS_ID}\naws_secret_access_key = {AWS_SECRET}\n"
-FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=timezone.utc)
-MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
+FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=UTC)
+MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 
 
 def shows_a_secret(text: str) -> bool:

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from agent.tools import log_noise
-from agent.tools.test_console import GRAMMARS, read as read_console
+from agent.tools.test_console import GRAMMARS
+from agent.tools.test_console import read as read_console
 from agent.tools.test_reports import go_console, read_go_json, read_jest_json, read_junit
 from agent.tools.testresults import read
 

@@ -6,13 +6,13 @@ import subprocess
 
 from textual.command import CommandPalette
 from textual.geometry import Region
-from tui.widgets.prompt import Prompt
 
 from tests.tui.conftest import wait_for
 from tui.app import DevAgentApp
 from tui.screens.help import HelpScreen
 from tui.widgets.conversation import Notice, UserTurn
 from tui.widgets.memory_pane import MemoryPane
+from tui.widgets.prompt import Prompt
 from tui.widgets.status import StatusLine
 
 

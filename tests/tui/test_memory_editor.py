@@ -11,7 +11,7 @@ from textual.widgets import Input, OptionList, TextArea
 from tests.tui.conftest import memory_text, wait_for, write_memory
 from tui.screens.confirm import Confirm
 from tui.screens.conflict import Conflict
-from tui.screens.memory_editor import MemoryEditor, missing_fields, TEMPLATE
+from tui.screens.memory_editor import TEMPLATE, MemoryEditor, missing_fields
 
 THEIRS = memory_text("Style", "how answers should sound", "Another session wrote this.")
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from tui.widgets.prompt import Prompt
 
 from tests.claude_double import error, reply, text, tool_use
 from tests.tui.conftest import wait_for
 from tui.widgets.conversation import Notice, Reply, ToolLine, UserTurn
+from tui.widgets.prompt import Prompt
 from tui.widgets.status import StatusLine
 
 pytestmark = pytest.mark.usefixtures("claude_double")

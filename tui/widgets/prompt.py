@@ -37,7 +37,7 @@ class Prompt(TextArea):
     class Submitted(Message):
         """Enter: `text` is what to send, folded pastes unfolded; `value` as typed."""
 
-        def __init__(self, prompt: "Prompt", text: str, value: str) -> None:
+        def __init__(self, prompt: Prompt, text: str, value: str) -> None:
             super().__init__()
             self.prompt = prompt
             self.text = text
