@@ -3,7 +3,8 @@
 Precedence, lowest first: built-in defaults, the user's config file, environment variables,
 command-line options. No SDK import here: the app reads this at start-up.
 
-The config file is platformdirs' user_config_dir("devagent")/config.toml::
+The config file is platformdirs' user_config_dir("devagent")/config.toml; agent.config_file
+reads it, says what it holds, and never fails on it::
 
     model = "claude-sonnet-5-5"        # optional defaults
     effort = "medium"
@@ -16,14 +17,14 @@ The config file is platformdirs' user_config_dir("devagent")/config.toml::
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-MEMORY_MODES = ("none", "history", "window", "summary", "on-demand", "preloaded", "index")
-# The levels of output_config.effort on the 5.x models.
-EFFORTS = ("low", "medium", "high", "xhigh", "max")
+from agent import config_file as file_format
+from agent.config_file import EFFORTS, MEMORY_MODES, Problem
+
+__all__ = ["EFFORTS", "MEMORY_MODES", "AgentConfig", "Problem", "api_key_problem", "config_file", "load_user_config"]
 
 
 @dataclass(frozen=True)
@@ -44,12 +45,20 @@ class AgentConfig:
     build_command: str | None = None
     test_command: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # What the settings ignored (a broken config file, a key of the wrong kind): the app
+    # shows it, the command line prints it.
+    problems: tuple[Problem, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def notice(self) -> str | None:
+        """One line on every ignored setting, or None."""
+        return file_format.notice(self.problems)
 
     @classmethod
     def from_env_and_args(cls, args: Any = None, repo: Path | None = None) -> "AgentConfig":
-        file = load_user_config()
-        config = cls()
-        config = _apply(config, file)
+        file, problems = user_config()
+        config = cls(problems=tuple(problems))
+        config = _from_file(config, file)
         config = _apply(
             config,
             {
@@ -98,16 +107,14 @@ def config_file() -> Path:
     return Path(user_config_dir("devagent")) / "config.toml"
 
 
+def user_config() -> tuple[dict, list[Problem]]:
+    """The config file's valid settings, and what in it was ignored and why."""
+    return file_format.read(config_file())
+
+
 def load_user_config() -> dict:
-    path = config_file()
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError):
-        # A broken config file must not stop the agent; the defaults still work.
-        return {}
+    """The config file's valid settings; never raises, whatever the file holds."""
+    return user_config()[0]
 
 
 def api_key_problem() -> str | None:
@@ -139,8 +146,21 @@ def _apply(config: AgentConfig, values: dict) -> AgentConfig:
     return replace(config, **changes)
 
 
+def _from_file(config: AgentConfig, file: dict) -> AgentConfig:
+    """`config` with the file's settings, which agent.config_file has already checked."""
+    names = ("model", "effort", "memory_mode", "thinking", "max_tokens", "window_turns", "max_retries",
+             "max_api_calls_per_turn", "request_timeout")
+    changes = {name: file[name] for name in names if name in file}
+    if "memory" in file and "memory_mode" not in changes:
+        changes["memory_mode"] = file["memory"]
+    return replace(config, **changes)
+
+
 def _resolved(path: Path) -> Path:
     try:
         return path.resolve()
-    except OSError:
-        return path.absolute()
+    except (OSError, ValueError):  # ValueError: a NUL in a name the file gave
+        try:
+            return path.absolute()
+        except ValueError:
+            return path

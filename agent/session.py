@@ -19,7 +19,7 @@ from typing import Any
 
 import anthropic
 
-from agent import claude, modes, prompts
+from agent import claude, modes, prompts, utf8
 from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
 from agent.events import (
@@ -135,12 +135,17 @@ class Session:
     # --- the turn -------------------------------------------------------------------------
 
     def send(self, text: str, sink: Sink, cancel: Cancellation | None = None) -> Usage:
-        """Runs one user turn to its end; reports through `sink` and returns the turn's usage."""
+        """Runs one user turn to its end; reports through `sink` and returns the turn's usage.
+
+        Never raises: whatever goes wrong reaches the sink as an AgentError, and the turn
+        always ends with a TurnFinished.
+        """
         with self._lock:
-            cancel = cancel or Cancellation()
+            cancel = cancel if isinstance(cancel, Cancellation) else Cancellation()
             self.turn += 1
             turn = self.turn
             emit = _safe(sink)
+            text, replaced = utf8.valid(utf8.as_text(text))
             emit(TurnStarted(turn, text))
             started = time.monotonic()
             usage = Usage()
@@ -153,8 +158,10 @@ class Session:
                 emit(TurnFinished(turn, usage, "", False))
                 return usage
 
-            self._add_user_text(text)
             try:
+                if replaced:
+                    text = f"{text}\n\n({utf8.replaced_note(replaced, 'this message')})"
+                self._add_user_text(text)
                 usage = self._loop(turn, emit, cancel, reply_text, started)
             except TurnCancelled as stop:
                 usage = stop.args[0] if stop.args else usage
@@ -196,7 +203,7 @@ class Session:
 
     def _call_with_retries(
         self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float, before: Usage
-    ) -> tuple[list[dict], str | None, Usage, dict[str, str]]:
+    ) -> tuple[list[dict], str | None, Usage, dict[str, Any]]:
         """One API call, retried with backoff on 429, 529, 5xx and lost connections as long as
         nothing of the reply has reached the user yet."""
         spent = Usage()
@@ -220,7 +227,7 @@ class Session:
 
     def _stream_once(
         self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float
-    ) -> tuple[list[dict], str | None, Usage, dict[str, str]]:
+    ) -> tuple[list[dict], str | None, Usage, dict[str, Any]]:
         params = claude.request_params(
             self.config, system=self.system, tools=self.tool_definitions, messages=self.messages
         )
@@ -337,10 +344,17 @@ class Session:
         # not run and the model hears why.
         bad_inputs = {b["id"]: b["input"].raw for b in blocks.values() if isinstance(b.get("input"), _BadInput)}
         content = [_clean_block(blocks[i]) for i in sorted(blocks)]
-        return [b for b in content if b is not None], stop_reason, usage, bad_inputs
+        content = [b for b in content if b is not None]
+        for block in content:
+            if block["type"] == "tool_use":
+                block["input"], replaced = utf8.valid_value(block["input"])
+                if replaced:
+                    # The tool runs on the input as the history holds it; its result says so.
+                    bad_inputs.setdefault(block["id"], _Replaced(replaced))
+        return utf8.valid_value(content)[0], stop_reason, usage, bad_inputs
 
     def _run_tools(
-        self, turn: int, tool_uses: list[dict], emit: Sink, cancel: Cancellation, bad_inputs: dict[str, str]
+        self, turn: int, tool_uses: list[dict], emit: Sink, cancel: Cancellation, bad_inputs: dict[str, Any]
     ) -> list[dict]:
         results: list[dict] = []
         ctx = ToolContext(repo=self.repo, cancel=cancel, config=self.config)
@@ -351,14 +365,18 @@ class Session:
                 continue
             emit(ToolStarted(turn, tool_id, name, self.registry.summarize(name, input)))
             began = time.monotonic()
-            if tool_id in bad_inputs:
+            problem = bad_inputs.get(tool_id)
+            if isinstance(problem, str):
                 result = ToolResult(
-                    text=f"Error: the tool input was not valid JSON: {bad_inputs[tool_id][:200]}",
+                    text=f"Error: the tool input was not valid JSON: {utf8.valid(problem[:200])[0]}",
                     is_error=True,
                     summary="bad input",
                 )
             else:
-                result = self.registry.run(name, input, ctx)
+                result = _valid_result(self.registry.run(name, input, ctx))
+                if isinstance(problem, _Replaced):
+                    note = utf8.replaced_note(problem.count, "the tool input")
+                    result = replace(result, text=f"{result.text}\n{note}")
             duration = time.monotonic() - began
             if cancel.cancelled and not result.is_error:
                 result = ToolResult(text=f"{result.text}\n(The user cancelled the turn.)", is_error=result.is_error, summary=result.summary, log=result.log, screen=result.screen)
@@ -388,6 +406,8 @@ class Session:
             self._append(message)
 
     def _append(self, message: dict, *, when: datetime | None = None, replayed: bool = False) -> None:
+        # The last guard: one character the API cannot take would fail every later request.
+        message = utf8.valid_value(message)[0]
         self.messages.append(message)
         self._save(message, when=when, replayed=replayed)
 
@@ -395,8 +415,9 @@ class Session:
         if self.transcript is not None:
             try:
                 self.transcript.add_message(message, turn=self.turn, time=when or self.now(), replayed=replayed)
-            except OSError:
-                # A full disk must not end the conversation; only the saved copy is lost.
+            except Exception:
+                # A full disk (or any other fault of the saved copy) must not end the
+                # conversation; only the saved copy is lost.
                 pass
 
     # --- the end --------------------------------------------------------------------------
@@ -449,6 +470,29 @@ class _TurnFailed(Exception):
 class _BadInput:
     def __init__(self, raw: str) -> None:
         self.raw = raw
+
+
+class _Replaced:
+    """A tool input that held characters which are not valid Unicode."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+
+def _valid_result(result: ToolResult) -> ToolResult:
+    """The result with valid text everywhere, its text saying what was replaced."""
+    text, replaced = utf8.valid(result.text)
+    if replaced:
+        text = f"{text}\n{utf8.replaced_note(replaced, 'this result')}"
+    log = utf8.valid(result.log)[0] if result.log is not None else None
+    screen = utf8.valid_value(list(result.screen))[0] if result.screen is not None else None
+    return replace(
+        result,
+        text=text,
+        summary=utf8.valid(result.summary or "")[0],
+        log=log,
+        screen=tuple(screen) if screen is not None else None,
+    )
 
 
 class _Counts:

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from agent import utf8
+
 
 def transcripts_dir(repo: Path) -> Path:
     from memory.location import data_dir, repository_key
@@ -77,9 +79,12 @@ class Transcript:
             self.path.parent.mkdir(exist_ok=True, mode=0o700)
             lines.append(json.dumps(self.header, ensure_ascii=False))
         lines.append(json.dumps(record, ensure_ascii=False))
+        # The session hands over valid text already; a file that cannot be read back as
+        # UTF-8 would lose the whole transcript, so this holds even if it did not.
+        data = utf8.valid("\n".join(lines) + "\n")[0].encode("utf-8")
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
-            os.write(fd, ("\n".join(lines) + "\n").encode("utf-8"))
+            os.write(fd, data)
         finally:
             os.close(fd)
         self._opened = True

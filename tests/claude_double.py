@@ -62,8 +62,9 @@ dict (JSON-serialisable, so a script file can hold the same thing); build one wi
 Like the API, the double refuses a history the API would refuse, with a 400 naming the
 place, before it takes a reply from the queue: a `tool_use` without its `tool_result` at
 the start of the next message, a `tool_result` for no `tool_use`, a message or a text
-block that is empty, more than four `cache_control` breakpoints. So every test that runs
-the loop also checks that what it sent was a valid conversation.
+block that is empty, more than four `cache_control` breakpoints, a lone surrogate
+(`\\ud800`) anywhere in the body. So every test that runs the loop also checks that what
+it sent was a valid conversation.
 
 Recording
 ---------
@@ -295,6 +296,9 @@ def request_problem(body: Any) -> str | None:
     """What the API would refuse in this request, in its words, or None."""
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
         return "messages: Field required"
+    if _has_lone_surrogate(body):
+        # A `\\ud800` escape parses in Python but not at the API.
+        return "The request body is not valid JSON: no low surrogate in string"
     marked = sum(
         1
         for part in (body.get("tools") or [], body.get("system") if isinstance(body.get("system"), list) else [])
@@ -335,6 +339,20 @@ def request_problem(body: Any) -> str | None:
     if marked > MAX_CACHE_BREAKPOINTS:
         return f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {marked}."
     return None
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    return False
 
 
 def _leading_results(message: dict) -> list[dict]:

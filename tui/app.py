@@ -195,6 +195,8 @@ class DevAgentApp(App):
             await self.conversation.add_notice(welcome_without_key(self.key_problem), "setup")
         else:
             await self.conversation.add_notice(welcome(self.talk_key), "welcome")
+        if self.config.notice:  # a broken config.toml: started with defaults, and says so
+            await self.conversation.add_notice(self.config.notice, "error")
         self.set_interval(0.25, self._tick_activity)
 
     def on_ready(self) -> None:

@@ -33,6 +33,8 @@ def run(name: str, args: argparse.Namespace) -> int:
         print(problem, file=sys.stderr)
         return 2
     config = AgentConfig.from_env_and_args(args, repo=repo)
+    if config.notice:
+        print(f"devagent: {config.notice}", file=sys.stderr)
 
     from agent.events import AgentError, TextDelta, ToolFinished, ToolStarted, TurnFinished
     from agent.session import Session
