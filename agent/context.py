@@ -159,3 +159,84 @@ def _short(n: int) -> str:
     if n >= 1000:
         return f"{n / 1000:.0f}k" if n >= 10_000 else f"{n / 1000:.1f}k"
     return str(n)
+
+
+class Keeper:
+    """One session's side of context management: what each request carries, how full the
+    last one was, the save-to-memory notice, and the fallback when the API refuses."""
+
+    def __init__(self, config: Any, *, memory_tool: bool) -> None:
+        self.limits = limits_for(config)
+        self.model = str(getattr(config, "model", ""))
+        self.managed = bool(getattr(config, "context_management", True))
+        self.thinking = str(getattr(config, "thinking", "adaptive")) != "off"
+        self.memory_tool = memory_tool
+        # Set when the API refused the betas: the session then summarises by itself.
+        self.refused = False
+        self.warned = False
+        self.last: Fullness | None = None
+
+    def request_extras(self) -> dict:
+        """What a request adds to its parameters: the betas and `context_management`."""
+        if not self.managed:
+            return {}
+        return {"betas": list(BETAS), "context_management": management(self.limits, thinking=self.thinking)}
+
+    def observe(self, usage: dict, applied: list | None) -> Fullness:
+        self.last = fullness(self.limits, usage, applied)
+        return self.last
+
+    def refuse(self, status: int | None, message: str) -> bool:
+        """True (once) when `message` is the API refusing the betas; requests go without them."""
+        if not self.managed or not refuses_betas(status, message):
+            return False
+        self.managed = False
+        self.refused = True
+        return True
+
+    def refusal_notice(self) -> str:
+        return (
+            f"Claude's context management is not available for {self.model}, so devagent will summarise "
+            f"the conversation itself once it passes {self.limits.compact_at:,} tokens."
+        )
+
+    def notice_due(self) -> str | None:
+        """The save-to-memory notice, once a session, when the context nears clearing."""
+        if self.warned or not self.managed or not self.memory_tool or self.last is None:
+            return None
+        if self.last.used < self.limits.warn_at:
+            return None
+        self.warned = True
+        return save_notice(self.limits, self.last.used)
+
+    def own_summary_due(self) -> bool:
+        return self.refused and self.last is not None and self.last.used >= self.limits.compact_at
+
+
+def cleared_copy(messages: list[dict], keep: int) -> list[dict]:
+    """The history as the summary request sends it: thinking dropped (its signature binds it
+    to the unedited history) and every tool result but the last `keep` replaced, as the API's
+    clearing would, so the request fits in the window."""
+    results = [
+        (i, j)
+        for i, message in enumerate(messages)
+        if isinstance(message.get("content"), list)
+        for j, block in enumerate(message["content"])
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    ]
+    old = set(results[: max(0, len(results) - keep)])
+    copied = []
+    for i, message in enumerate(messages):
+        content = message.get("content")
+        if not isinstance(content, list):
+            copied.append(message)
+            continue
+        blocks = []
+        for j, block in enumerate(content):
+            if isinstance(block, dict) and block.get("type") in ("thinking", "redacted_thinking"):
+                continue
+            if (i, j) in old:
+                block = {**block, "content": "(cleared)"}
+            blocks.append(block)
+        copied.append({**message, "content": blocks or [{"type": "text", "text": "(thinking)"}]})
+    return copied

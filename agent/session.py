@@ -22,9 +22,13 @@ import anthropic
 from agent import claude, modes, prompts, utf8
 from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
+from agent.context import Keeper, cleared_copy
 from agent.events import (
     AgentError,
+    Compacted,
+    ContextStatus,
     Event,
+    Notice,
     ShowOnScreen,
     TextDelta,
     ThinkingStarted,
@@ -36,7 +40,7 @@ from agent.events import (
 )
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.registry import ToolRegistry
-from agent.transcripts import Transcript, content_blocks
+from agent.transcripts import SavedSession, Transcript, content_blocks
 
 Sink = Callable[[Event], None]
 
@@ -66,8 +70,12 @@ class Session:
         now: datetime | Callable[[], datetime] | None = None,
         tools: list | None = None,
         save_transcript: bool = True,
+        resume: SavedSession | None = None,
     ) -> None:
         self.repo = Path(repo).resolve()
+        if resume is not None:
+            # A resumed session is the same conversation: its model, its memory mode.
+            config = replace(config, model=resume.model or config.model, memory_mode=resume.memory_mode or config.memory_mode)
         if config.build_command is None and config.test_command is None:
             # The user's per-repository build and test commands, when the caller did not
             # already look them up.
@@ -89,17 +97,37 @@ class Session:
 
             store = MemoryStore.for_repository(self.repo)
         self.store = store
-        self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns, now=self.started)
+        if resume is None:
+            self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns, now=self.started)
+        else:
+            self.start = modes.resumed(mode, resume)
         self.registry = ToolRegistry.for_mode(mode, store if self.start.memory_tool else None, tools)
         self.tool_definitions = self.registry.definitions()
         self.system = self._system_blocks()
+        self.keeper = Keeper(config, memory_tool=self.start.memory_tool)
 
         self.transcript = None
+        self._sent_first = False
+        if resume is not None:
+            self._resume(resume, save_transcript)
+            return
         if save_transcript:
-            self.transcript = Transcript(self.repo, started=self.started, model=config.model, memory_mode=mode)
+            self.transcript = Transcript(self.repo, started=self.started, model=config.model, memory_mode=mode, context=self.start.context)
         for message, when in zip(self.start.replay, self.start.replay_times):
             self._append(message, when=when, replayed=True)
-        self._sent_first = False
+
+    def _resume(self, saved: SavedSession, save_transcript: bool) -> None:
+        """Goes on with a saved session after its last finished turn, writing to its file."""
+        kept = modes.completed(saved.messages)
+        self.messages = [m.message for m in kept]
+        self.turn = max([m.turn for m in kept] + [int(t.get("turn") or 0) for t in saved.turns] + [0])
+        # The date was told on the day; a later day tells it again.
+        self._sent_first = bool(kept) and kept[-1].time.date() == self.now().date()
+        if save_transcript:
+            self.transcript = Transcript.reopen(self.repo, saved)
+            if len(kept) != len(saved.messages):
+                # A turn that never finished is not part of the history any more.
+                self._record(lambda t: t.add_history_cut(keep=len(kept), turn=self.turn, time=self.now()))
 
     # --- setup ----------------------------------------------------------------------------
 
@@ -161,6 +189,8 @@ class Session:
             try:
                 if replaced:
                     text = f"{text}\n\n({utf8.replaced_note(replaced, 'this message')})"
+                if self.keeper.own_summary_due():
+                    self._summarise_ourselves(turn, emit, cancel)
                 self._add_user_text(text)
                 usage = self._loop(turn, emit, cancel, reply_text, started)
             except TurnCancelled as stop:
@@ -173,6 +203,7 @@ class Session:
                 emit(AgentError(turn, f"The turn failed unexpectedly: {type(err).__name__}: {err}"))
             usage = replace(usage, total_time=time.monotonic() - started)
             self.usage = self.usage + usage
+            self._record(lambda t: t.add_turn(turn, usage.to_dict(), time=self.now(), cancelled=cancelled))
             emit(TurnFinished(turn, usage, "".join(reply_text), cancelled))
             return usage
 
@@ -185,7 +216,8 @@ class Session:
             usage = usage + call
             if content:
                 self._append({"role": "assistant", "content": content})
-            if stop_reason == "pause_turn":
+            if stop_reason in ("pause_turn", "compaction"):
+                # Not finished: the same history goes back and the model goes on.
                 continue
             tool_uses = [b for b in content if b.get("type") == "tool_use"]
             if stop_reason != "tool_use" or not tool_uses:
@@ -216,6 +248,8 @@ class Session:
                 raise TurnCancelled(before + spent + stop.args[0])
             except _TurnFailed as failed:
                 spent = spent + failed.usage
+                if self._refused_betas(failed.cause, turn, emit):
+                    continue
                 delay = None
                 if failed.cause is not None and attempt < self.config.max_retries:
                     delay = claude.retry_delay(failed.cause, attempt)
@@ -231,6 +265,9 @@ class Session:
         params = claude.request_params(
             self.config, system=self.system, tools=self.tool_definitions, messages=self.messages
         )
+        params.update(self.keeper.request_extras())
+        applied: list | None = None
+        compaction_usage: list = []
         blocks: dict[int, dict] = {}
         json_parts: dict[int, list[str]] = {}
         stop_reason: str | None = None
@@ -288,6 +325,9 @@ class Session:
                         block["thinking"] = block.get("thinking", "") + delta.thinking
                     elif delta.type == "signature_delta":
                         block["signature"] = delta.signature
+                    elif delta.type == "compaction_delta":
+                        block["content"] = delta.content
+                        block["encrypted_content"] = delta.encrypted_content
                 elif kind == "content_block_stop":
                     block = blocks.get(event.index)
                     if block is not None and block.get("type") == "tool_use":
@@ -296,6 +336,11 @@ class Session:
                 elif kind == "message_delta":
                     stop_reason = event.delta.stop_reason
                     raw_usage.update({k: v for k, v in _usage_dict(event.usage).items() if v is not None})
+                    managed = getattr(event, "context_management", None)
+                    applied = list(managed.applied_edits) if managed is not None else applied
+                    # A compaction's own tokens are billed but not in the top-level counts.
+                    iterations = getattr(event.usage, "iterations", None) or []
+                    compaction_usage = [i for i in iterations if getattr(i, "type", "") == "compaction"]
                 elif kind == "message_stop":
                     finished = True
             if cancel.cancelled:
@@ -340,6 +385,13 @@ class Session:
                 _close_quietly(stream)
 
         usage = partial_usage()
+        for spent in compaction_usage:
+            usage = usage + replace(claude.call_usage(self.config.model, spent), api_calls=0)
+        full = self.keeper.observe(raw_usage, applied)
+        emit(ContextStatus(turn, full.used, full.window, full.cleared_tool_uses, full.cleared_tokens, full.describe()))
+        for block in blocks.values():
+            if block.get("type") == "compaction" and block.get("content"):
+                emit(Compacted(turn, str(block["content"])))
         # Input that is not JSON goes back as {} (a request must stay valid); the tool does
         # not run and the model hears why.
         bad_inputs = {b["id"]: b["input"].raw for b in blocks.values() if isinstance(b.get("input"), _BadInput)}
@@ -396,6 +448,9 @@ class Session:
             # "Monday" is not a prefix of one that said "Friday".
             blocks.append({"type": "text", "text": _today(self.now())})
             self._sent_first = True
+        notice = self.keeper.notice_due()
+        if notice:
+            blocks.append({"type": "text", "text": notice})
         blocks.append({"type": "text", "text": text if text.strip() else "(silence)"})
         message, replaces_last = _user_message_after(self.messages, blocks)
         if replaces_last:
@@ -436,23 +491,70 @@ class Session:
                     except OSError:
                         pass
 
-    def _write_summary(self) -> str | None:
+    def _write_summary(self, ask_text: str | None = None, history: list[dict] | None = None) -> str | None:
         if api_key_problem() and self._client is None:
             return None
-        ask = [{"type": "text", "text": prompts.summary_request()}]
-        message, replaces_last = _user_message_after(self.messages, ask)
-        messages = [*self.messages[:-1], message] if replaces_last else [*self.messages, message]
+        history = self.messages if history is None else history
+        ask = [{"type": "text", "text": ask_text or prompts.summary_request()}]
+        message, replaces_last = _user_message_after(history, ask)
+        messages = [*history[:-1], message] if replaces_last else [*history, message]
         # The session's own request with the ask at its end, so it reads the conversation from
         # the cache: a different tool_choice or thinking setting would start a new cache. The
         # ask itself tells the model not to use the tools.
         params = claude.request_params(self.config, system=self.system, tools=self.tool_definitions, messages=messages)
+        params.update(self.keeper.request_extras())
         try:
-            reply = self.client.messages.create(**params)
+            endpoint = self.client.beta.messages if "betas" in params else self.client.messages
+            reply = endpoint.create(**params)
         except Exception:
             return None
         self.usage = self.usage + claude.call_usage(self.config.model, reply.usage)
         text = "".join(getattr(b, "text", "") for b in reply.content if getattr(b, "type", "") == "text").strip()
         return text or None
+
+
+    # --- a long session -------------------------------------------------------------------
+
+    def _refused_betas(self, cause: BaseException | None, turn: int, emit: Sink) -> bool:
+        """True when the API refused context management: requests go on without it."""
+        if not isinstance(cause, anthropic.APIStatusError):
+            return False
+        if not self.keeper.refuse(cause.status_code, claude.describe_api_error(cause)):
+            return False
+        emit(Notice(turn, self.keeper.refusal_notice()))
+        return True
+
+    def _summarise_ourselves(self, turn: int, emit: Sink, cancel: Cancellation) -> None:
+        """Without the API's compaction: the summary mode's request, and a fresh history from it."""
+        emit(Notice(turn, "The conversation has grown long; devagent is summarising it before going on."))
+        history = cleared_copy(self.messages, keep=self.keeper.limits.keep_tool_uses)
+        notes = self._write_summary(prompts.compaction_request(), history)
+        if cancel.cancelled:
+            raise TurnCancelled(Usage())
+        if not notes:
+            emit(Notice(turn, "devagent could not summarise the conversation; it goes on as it is."))
+            return
+        self.messages = []
+        self._sent_first = False
+        self.keeper.last = None
+        self._record(lambda t: t.add_history_cut(keep=0, turn=turn, time=self.now()))
+        self._append({"role": "user", "content": [{"type": "text", "text": f"{prompts.SUMMARY_LEAD}\n\n{notes}"}]})
+        emit(Compacted(turn, notes, fallback=True))
+        emit(
+            Notice(
+                turn,
+                "Claude's compaction is not available for this model, so devagent summarised the earlier "
+                "conversation itself and goes on from that summary.",
+            )
+        )
+
+    def _record(self, write: Callable[[Transcript], None]) -> None:
+        if self.transcript is not None:
+            try:
+                write(self.transcript)
+            except Exception:
+                # Only the saved copy is lost.
+                pass
 
 
 # --- small pieces -------------------------------------------------------------------------
@@ -533,6 +635,9 @@ def _clean_block(block: dict) -> dict | None:
         return {"type": "thinking", "thinking": block.get("thinking", ""), "signature": block.get("signature", "")}
     if kind == "redacted_thinking":
         return {"type": "redacted_thinking", "data": block.get("data", "")}
+    if kind == "compaction":
+        # Sent back exactly as it came: the API checks its signature.
+        return {k: block[k] for k in ("type", "content", "encrypted_content", "signature", "tool_changes") if k in block}
     return None
 
 
@@ -575,7 +680,9 @@ def _open_stream(client: Any, params: dict, cancel: Cancellation) -> Any:
 
     def send() -> None:
         try:
-            opened = client.messages.create(**params, stream=True)
+            # Context management and compaction are beta parameters: the beta endpoint takes them.
+            endpoint = client.beta.messages if "betas" in params else client.messages
+            opened = endpoint.create(**params, stream=True)
         except BaseException as err:  # handed to the waiting thread, which raises it
             box["error"] = err
             done.set()

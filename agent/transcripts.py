@@ -9,7 +9,8 @@ Records, one a line:
   {"type": "message", "time": iso, "turn": n, "replayed": bool, "message": {role, content}}
   {"type": "summary", "time": iso, "text": ..}
   {"type": "turn", "time": iso, "turn": n, "usage": {..}, "cancelled": bool}   a turn ended
-  {"type": "fresh", "time": iso, "turn": n}   the history restarts here (a summary of its own)
+  {"type": "history", "time": iso, "turn": n, "keep": k}   the history goes on from its first
+      k messages: 0 after devagent's own summary, fewer after resuming past an unfinished turn
 
 The header may also hold "context", the session's own system block (preloaded memory), so
 a resumed session sends the same request it sent before.
@@ -87,8 +88,8 @@ class Transcript:
     def add_turn(self, turn: int, usage: dict, *, time: datetime, cancelled: bool = False) -> None:
         self._write({"type": "turn", "time": time.isoformat(), "turn": turn, "usage": usage, "cancelled": cancelled})
 
-    def add_fresh_start(self, *, turn: int, time: datetime) -> None:
-        self._write({"type": "fresh", "time": time.isoformat(), "turn": turn})
+    def add_history_cut(self, *, keep: int, turn: int, time: datetime) -> None:
+        self._write({"type": "history", "time": time.isoformat(), "turn": turn, "keep": keep})
 
     def add_message(self, message: dict, *, turn: int, time: datetime, replayed: bool = False) -> None:
         self._write({"type": "message", "time": time.isoformat(), "turn": turn, "replayed": replayed, "message": message})
@@ -143,8 +144,8 @@ def load(path: Path) -> SavedSession | None:
                 continue
             elif kind == "turn" and isinstance(record.get("usage"), dict):
                 session.turns.append(record)
-            elif kind == "fresh":
-                session.messages = []
+            elif kind == "history":
+                session.messages = session.messages[: max(0, int(record["keep"]))]
             elif kind == "message" and isinstance(record.get("message"), dict):
                 message = record["message"]
                 last = session.messages[-1].message if session.messages else None

@@ -60,14 +60,14 @@ Assumptions about the API that the SDK does not write down
 10. A request whose edited input is over the model's window (`double.context_window`,
     200,000 by default) is refused: 400 "prompt is too long: N tokens > W maximum".
 11. Prompt caching (only with `double.simulate_cache = True`): a request reads from the cache
-    the longest prefix, in blocks and without cache_control markers, that an earlier
+    the longest prefix, in whole tools, system blocks and messages, without cache_control
+    markers, that an earlier
     request marked with a breakpoint, writes up to its own last breakpoint, and pays full
     input for the rest. No minimum cacheable length, no expiry.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import hmac
 import json
@@ -117,6 +117,8 @@ class View:
     paused: bool = False
     cache_read: int = 0
     cache_write: int = 0
+    # Each message's JSON: a day's history is megabytes, encoded once a request.
+    texts: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -147,10 +149,12 @@ def prepare(double: Any, body: dict, headers: dict[str, str]) -> Refusal | View:
     start = _compaction_start(messages, on, state)
     if isinstance(start, Refusal):
         return start
-    seen = copy.deepcopy(_from_compaction(messages, start))
+    # Edits replace the messages they change and never touch the request's own.
+    seen = _from_compaction(messages, start)
     fixed = chars(body.get("system", "")) + chars(body.get("tools", []))
-    original = (fixed + chars(seen)) // 4
-    view = View(messages=seen, input_tokens=original, original_tokens=original, applied_edits=[] if config is not None else None)
+    texts = [_json(m) for m in seen]
+    original = _count(fixed, texts)
+    view = View(messages=seen, input_tokens=original, original_tokens=original, applied_edits=[] if config is not None else None, texts=texts)
     for edit in edits:
         kind = edit.get("type")
         if kind == "clear_thinking_20251015":
@@ -247,8 +251,19 @@ def _from_compaction(messages: list, start: tuple[int, int] | None) -> list:
 # --- the edits -----------------------------------------------------------------------------
 
 
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _count(fixed: int, texts: list[str]) -> int:
+    """tokens() of system, tools and the messages, from each message's JSON: a JSON list is
+    its items joined by ", " inside brackets."""
+    return (fixed + 2 + sum(map(len, texts)) + 2 * max(0, len(texts) - 1)) // 4
+
+
 def _recount(view: View, fixed: int) -> int:
-    return (fixed + chars(view.messages)) // 4
+    view.texts = [_json(m) for m in view.messages]
+    return _count(fixed, view.texts)
 
 
 def _clear_thinking(view: View, edit: dict, fixed: int) -> None:
@@ -262,11 +277,13 @@ def _clear_thinking(view: View, edit: dict, fixed: int) -> None:
     if not old:
         return
     before = view.input_tokens
+    view.messages = list(view.messages)
     for turn in old:
         for i in turn:
             message = view.messages[i]
-            message["content"] = [b for b in _blocks(message) if not _is_thinking(b)]
-    view.input_tokens = _recount(view, fixed)
+            view.messages[i] = dict(message, content=[b for b in _blocks(message) if not _is_thinking(b)])
+            view.texts[i] = _json(view.messages[i])
+    view.input_tokens = _count(fixed, view.texts)
     view.applied_edits.append(
         {"type": "clear_thinking_20251015", "cleared_thinking_turns": len(old), "cleared_input_tokens": before - view.input_tokens}
     )
@@ -289,24 +306,33 @@ def _clear_tool_uses(view: View, edit: dict, fixed: int) -> None:
     old = uses[: max(0, len(uses) - keep)]
     if not old:
         return
-    trial = copy.deepcopy(view.messages)
-    cleared = 0
+    trial = list(view.messages)
+    changed: set[int] = set()
+
+    def edited(i: int) -> list:
+        if i not in changed:
+            trial[i] = dict(trial[i], content=[dict(b) if isinstance(b, dict) else b for b in _blocks(trial[i])])
+            changed.add(i)
+        return trial[i]["content"]
+
     for i, use in old:
         if i + 1 < len(trial):
-            for result in _blocks(trial[i + 1]):
+            for n, result in enumerate(_blocks(trial[i + 1])):
                 if isinstance(result, dict) and result.get("type") == "tool_result" and result.get("tool_use_id") == use["id"]:
-                    result["content"] = CLEARED
+                    edited(i + 1)[n]["content"] = CLEARED
             if inputs is True or (isinstance(inputs, list) and use.get("name") in inputs):
-                for block in _blocks(trial[i]):
+                for n, block in enumerate(_blocks(trial[i])):
                     if isinstance(block, dict) and block.get("id") == use["id"]:
-                        block["input"] = {}
-        cleared += 1
-    after = (fixed + chars(trial)) // 4
+                        edited(i)[n]["input"] = {}
+    texts = list(view.texts)
+    for i in changed:
+        texts[i] = _json(trial[i])
+    after = _count(fixed, texts)
     least = (edit.get("clear_at_least") or {}).get("value", 0)
     if view.input_tokens - after < least:
         return
-    before = view.input_tokens
-    view.messages = trial
+    before, cleared = view.input_tokens, len(old)
+    view.messages, view.texts = trial, texts
     view.input_tokens = after
     view.applied_edits.append(
         {"type": "clear_tool_uses_20250919", "cleared_tool_uses": cleared, "cleared_input_tokens": before - after}
@@ -389,17 +415,14 @@ def _cache(view: View, body: dict, state: ContextState) -> None:
     parts: list[tuple[str, bool]] = []
     for group in (body.get("tools") or [], body.get("system") if isinstance(body.get("system"), list) else []):
         parts += [_part(b) for b in group]
-    for message in view.messages:
-        blocks = message.get("content")
-        blocks = [{"type": "text", "text": blocks}] if isinstance(blocks, str) else blocks
-        for block in blocks:
-            parts.append(_part({"role": message.get("role"), **block} if isinstance(block, dict) else block))
+    for message, encoded in zip(view.messages, view.texts):
+        parts.append(_part(message) if '"cache_control"' in encoded else (encoded, False))
     digest = hashlib.sha256()
     total = read = written_to = 0
     prefixes = []
-    for text, mark in parts:
-        digest.update(text.encode() + b"\x00")
-        total += len(text)
+    for encoded, mark in parts:
+        digest.update(encoded.encode() + b"\x00")
+        total += len(encoded)
         prefixes.append((digest.hexdigest(), total, mark))
     for h, upto, _ in reversed(prefixes):
         if h in state.cached:
@@ -415,8 +438,17 @@ def _cache(view: View, body: dict, state: ContextState) -> None:
     view.input_tokens = whole - view.cache_read - view.cache_write
 
 
-def _part(block: Any) -> tuple[str, bool]:
-    if not isinstance(block, dict):
-        return json.dumps(block, ensure_ascii=False), False
-    mark = "cache_control" in block
-    return json.dumps({k: v for k, v in block.items() if k != "cache_control"}, ensure_ascii=False), mark
+def _part(value: Any) -> tuple[str, bool]:
+    """The JSON of a block or message without its cache_control markers, and whether it had one."""
+    marked = False
+
+    def strip(node: Any) -> Any:
+        nonlocal marked
+        if isinstance(node, dict):
+            marked = marked or "cache_control" in node
+            return {k: strip(v) for k, v in node.items() if k != "cache_control"}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    return _json(strip(value)), marked
