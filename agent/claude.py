@@ -102,7 +102,7 @@ def request_params(
         params["tools"] = tools
     if config.thinking == "adaptive":
         params["thinking"] = {"type": "adaptive"}
-    elif config.thinking.isdigit():
+    elif config.thinking.isdigit() and int(config.thinking) > 0:
         params["thinking"] = {"type": "enabled", "budget_tokens": int(config.thinking)}
     return params
 
@@ -165,10 +165,15 @@ RETRY_MAX_DELAY = 8.0
 RETRY_AFTER_LIMIT = 60.0
 
 
+class StreamDropped(Exception):
+    """The connection closed before the reply's stream ended."""
+
+
 def retry_delay(err: BaseException, attempt: int) -> float | None:
     """Seconds to wait before trying `err`'s call again (attempt 0 is the first retry), or
     None when it is not worth retrying: the SDK's policy (408, 409, 429, 5xx, 529, lost
-    connections, `x-should-retry`, `retry-after`), plus an overload reported inside a stream.
+    connections, `x-should-retry`, `retry-after`), plus an overload reported inside a stream
+    and a stream that dropped before the user saw any of it.
 
     The session retries itself rather than leaving it to the SDK so that a cancel also
     interrupts the wait between attempts.
@@ -187,7 +192,7 @@ def retry_delay(err: BaseException, attempt: int) -> float | None:
         after = _retry_after(headers)
         if after is not None and 0 < after <= RETRY_AFTER_LIMIT:
             return after
-    elif not isinstance(err, anthropic.APIConnectionError):
+    elif not isinstance(err, (anthropic.APIConnectionError, StreamDropped)):
         return None
     return min(RETRY_FIRST_DELAY * 2**attempt, RETRY_MAX_DELAY) * (1 - 0.25 * random.random())
 

@@ -65,28 +65,20 @@ class AgentConfig:
 
     @classmethod
     def from_env_and_args(cls, args: Any = None, repo: Path | None = None) -> "AgentConfig":
+        """The settings from every source, each layer over the one before: the defaults, the
+        config file, the environment, the command line. An option `args` holds as None was
+        not given, and leaves the layers below it in place."""
         file, problems = user_config()
-        config = cls(problems=tuple(problems))
-        config = _from_file(config, file)
-        config = _apply(
-            config,
-            {
-                "model": os.environ.get("DEVAGENT_MODEL"),
-                "effort": os.environ.get("DEVAGENT_EFFORT"),
-                "memory_mode": os.environ.get("DEVAGENT_MEMORY"),
-                "thinking": os.environ.get("DEVAGENT_THINKING"),
-            },
-        )
-        config = _long_session_settings(config, file)
-        if args is not None:
-            config = _apply(
-                config,
-                {
-                    "model": getattr(args, "model", None),
-                    "effort": getattr(args, "effort", None),
-                    "memory_mode": getattr(args, "memory", None),
-                },
-            )
+        config = _from_file(cls(), file)
+        for values in (_environment(), _options(args)):
+            for name, (where, value) in values.items():
+                good, why = SETTING_CHECKS[name](value)
+                if why:
+                    problems.append(Problem(where, None, why))
+                else:
+                    config = replace(config, **{name: good})
+        config = _thinking_fits(config, problems)
+        config = _long_session_settings(config, file, problems)
         if repo is None and args is not None:
             for name in ("repo", "path"):
                 if getattr(args, name, None):
@@ -94,7 +86,7 @@ class AgentConfig:
                     break
         if repo is not None:
             config = config.for_repository(repo, file)
-        return config
+        return replace(config, problems=tuple(problems))
 
     def for_repository(self, repo: Path, file: dict | None = None) -> "AgentConfig":
         """The build and test commands the user set for this repository, if any."""
@@ -137,23 +129,41 @@ def api_key_problem() -> str | None:
     )
 
 
-def _apply(config: AgentConfig, values: dict) -> AgentConfig:
-    changes: dict[str, Any] = {}
-    for name in ("model", "effort", "memory_mode", "thinking"):
-        value = values.get(name)
-        if isinstance(value, str) and value.strip():
-            changes[name] = value.strip()
-    for name in ("max_tokens", "window_turns", "max_retries"):
-        value = values.get(name)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            changes[name] = value
-    if "memory" in values and isinstance(values["memory"], str) and "memory_mode" not in changes:
-        changes["memory_mode"] = values["memory"]
-    if changes.get("effort") not in (None, *EFFORTS):
-        changes.pop("effort")
-    if changes.get("memory_mode") not in (None, *MEMORY_MODES):
-        changes.pop("memory_mode")
-    return replace(config, **changes)
+# Which environment variable and which command-line option set each setting.
+ENVIRONMENT = {"model": "DEVAGENT_MODEL", "effort": "DEVAGENT_EFFORT", "memory_mode": "DEVAGENT_MEMORY",
+               "thinking": "DEVAGENT_THINKING"}
+OPTIONS = {"model": "model", "effort": "effort", "memory_mode": "memory"}
+SETTING_CHECKS = {name: file_format.SETTINGS[name] for name in ENVIRONMENT}
+
+
+def _environment() -> dict[str, tuple[str, str]]:
+    """setting -> (variable, value) for each variable that is set; an empty one is unset."""
+    found = {}
+    for name, variable in ENVIRONMENT.items():
+        value = os.environ.get(variable, "")
+        if value.strip():
+            found[name] = (variable, value)
+    return found
+
+
+def _options(args: Any) -> dict[str, tuple[str, Any]]:
+    """setting -> (option, value) for each option given; None means not given."""
+    found = {}
+    for name, option in OPTIONS.items():
+        value = getattr(args, option, None) if args is not None else None
+        if value is not None:
+            found[name] = (f"--{option}", value)
+    return found
+
+
+def _thinking_fits(config: AgentConfig, problems: list[Problem]) -> AgentConfig:
+    """The API refuses a thinking budget that is not below max_tokens."""
+    if config.thinking.isdigit() and int(config.thinking) >= config.max_tokens:
+        problems.append(Problem(
+            "thinking", None, f"a budget of {config.thinking} tokens must be below max_tokens ({config.max_tokens})"
+        ))
+        return replace(config, thinking=AgentConfig.thinking)
+    return config
 
 
 def _from_file(config: AgentConfig, file: dict) -> AgentConfig:
@@ -181,7 +191,7 @@ def _resolved(path: Path) -> Path:
 _CONTEXT_ENV = {"DEVAGENT_CLEAR_AT": "clear_at", "DEVAGENT_COMPACT_AT": "compact_at"}
 
 
-def _long_session_settings(config: AgentConfig, file: dict) -> AgentConfig:
+def _long_session_settings(config: AgentConfig, file: dict, problems: list[Problem]) -> AgentConfig:
     context = file.get("context") or {}
     transcripts = file.get("transcripts") or {}
     changes: dict[str, Any] = {}
@@ -194,7 +204,6 @@ def _long_session_settings(config: AgentConfig, file: dict) -> AgentConfig:
         changes["transcripts_max_age_days"] = transcripts["max_age_days"]
     if "max_total_mb" in transcripts:
         changes["transcripts_max_mb"] = transcripts["max_total_mb"]
-    problems = list(config.problems)
     switch = os.environ.get("DEVAGENT_CONTEXT", "").strip().lower()
     if switch in ("off", "0", "false", "no"):
         changes["context_management"] = False
@@ -208,4 +217,4 @@ def _long_session_settings(config: AgentConfig, file: dict) -> AgentConfig:
             changes[name] = int(raw)
         elif raw:
             problems.append(Problem(variable, None, f'"{raw}" is not a number of tokens'))
-    return replace(config, problems=tuple(problems), **changes)
+    return replace(config, **changes)

@@ -273,6 +273,9 @@ class Session:
         stop_reason: str | None = None
         raw_usage: dict[str, int] = {}
         first_token: float | None = None
+        # Whether this attempt has shown the user any of its words: until it has, a fault
+        # can be retried without anyone noticing.
+        shown = False
         finished = False
         stream = None
         remove_hook: Callable[[], None] = lambda: None
@@ -317,6 +320,7 @@ class Session:
                         block["text"] = block.get("text", "") + delta.text
                         if first_token is None:
                             first_token = time.monotonic() - started
+                        shown = True
                         reply_text.append(delta.text)
                         emit(TextDelta(turn, delta.text))
                     elif delta.type == "input_json_delta":
@@ -352,15 +356,12 @@ class Session:
         except (anthropic.APIStatusError, anthropic.APIConnectionError) as err:
             if cancel.cancelled:
                 raise TurnCancelled(partial_usage())
-            # Once a block has started, the user has seen part of the reply: no retry.
-            raise _TurnFailed(claude.describe_api_error(err), partial_usage(), cause=None if blocks else err)
-        except StreamBroken:
+            # Once the user has seen part of the reply, a retry would say it twice: no retry.
+            raise _TurnFailed(claude.describe_api_error(err), partial_usage(), cause=None if shown else err)
+        except StreamBroken as err:
             if cancel.cancelled:
                 raise TurnCancelled(partial_usage())
-            raise _TurnFailed(
-                "The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again.",
-                partial_usage(),
-            )
+            raise _dropped(err, partial_usage(), shown)
         except (ValueError, KeyError, AttributeError, TypeError) as err:
             if cancel.cancelled:
                 raise TurnCancelled(partial_usage())
@@ -374,10 +375,7 @@ class Session:
             if cancel.cancelled:
                 raise TurnCancelled(partial_usage())
             if _is_transport_error(err):
-                raise _TurnFailed(
-                    "The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again.",
-                    partial_usage(),
-                )
+                raise _dropped(err, partial_usage(), shown)
             raise
         finally:
             remove_hook()
@@ -567,6 +565,19 @@ class _TurnFailed(Exception):
         self.usage = usage
         # The API error behind it, when retrying the call could help.
         self.cause = cause
+
+
+def _dropped(err: BaseException, usage: Usage, shown: bool) -> _TurnFailed:
+    """A connection lost mid-stream: retried like an overload until the user has seen words."""
+    if shown:
+        return _TurnFailed(
+            "The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again.", usage
+        )
+    return _TurnFailed(
+        "The connection to Claude dropped before the reply began; the turn stopped. Ask again.",
+        usage,
+        cause=claude.StreamDropped(str(err)),
+    )
 
 
 class _BadInput:

@@ -30,24 +30,26 @@ def add_agent_options(parser: argparse.ArgumentParser, *, memory: bool = True) -
     """Options shared by everything that starts a session.
 
     `memory=False` leaves out --memory for commands that choose modes themselves (eval).
+    Every default is None, meaning "not given": agent.config then takes the environment,
+    the config file or the built-in default, in that order.
     """
     if memory:
         parser.add_argument(
             "--memory",
             choices=MEMORY_MODES,
-            default=os.environ.get("DEVAGENT_MEMORY", "preloaded"),
-            help="how a session starts from earlier ones (default: preloaded)",
+            default=None,
+            help="how a session starts from earlier ones (default: $DEVAGENT_MEMORY, the config file, or preloaded)",
         )
     parser.add_argument(
         "--model",
         default=None,
-        help="Claude model id (default: $DEVAGENT_MODEL or claude-haiku-5-5)",
+        help="Claude model id (default: $DEVAGENT_MODEL, the config file, or claude-haiku-5-5)",
     )
     parser.add_argument(
         "--effort",
         choices=EFFORTS,
         default=None,
-        help="reasoning effort (default: $DEVAGENT_EFFORT or low)",
+        help="reasoning effort (default: $DEVAGENT_EFFORT, the config file, or low)",
     )
 
 

@@ -9,12 +9,14 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
 from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
 from agent.events import AgentError, TextDelta, TurnFinished
 from agent.session import Session
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import error, reply, tool_use
+from tests.claude_double import error, reply, text, thinking, tool_use
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
 
@@ -101,6 +103,57 @@ def test_a_dropped_stream_ends_the_turn_and_the_session_goes_on(claude_double, t
     assert [m["role"] for m in claude_double.messages_requests()[-1].messages] == ["user"]
 
 
+@pytest.mark.parametrize(
+    "dropped",
+    [
+        reply("Never shown.", drop_after=0),  # right after the headers
+        reply("Never shown.", drop_after=1),  # after message_start
+        reply("Never shown.", drop_after=2),  # a text block started, no words yet
+        reply(thinking("Let me think about this at length.", signature="s1"), "Never shown.", chunk=5, drop_after=4),
+        reply(tool_use("echo", {"text": "a long input to stream"}, id="t0"), chunk=5, drop_after=4),
+    ],
+    ids=["after-headers", "after-message-start", "empty-text-block", "mid-thinking", "mid-tool-input"],
+)
+def test_a_drop_before_the_first_words_is_retried(claude_double, tmp_path, dropped):
+    claude_double.add(dropped, reply("The retry answered."))
+    session = make(tmp_path)
+    events = run(session, "hi")
+    assert errors(events) == []
+    assert events[-1].text == "The retry answered."
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["The retry an", "swered."]
+    assert len(claude_double.messages_requests()) == 2
+    assert claude_double.messages_requests()[1].messages == claude_double.messages_requests()[0].messages
+    # The next turn sees one clean exchange: nothing of the dropped attempt was kept.
+    claude_double.add("Next.")
+    assert run(session, "again")[-1].text == "Next."
+    roles = [m["role"] for m in claude_double.messages_requests()[-1].messages]
+    assert roles == ["user", "assistant", "user"]
+
+
+def test_drops_before_the_first_words_give_up_after_the_retries(claude_double, tmp_path):
+    claude_double.add(*[reply("x", drop_after=1)] * 3, "Back.")
+    session = make(tmp_path, max_retries=2)
+    events = run(session, "hi")
+    assert errors(events) == ["The connection to Claude dropped before the reply began; the turn stopped. Ask again."]
+    assert len(claude_double.messages_requests()) == 3
+    assert run(session, "again")[-1].text == "Back."
+
+
+def test_only_the_words_of_the_dropped_call_count(claude_double, tmp_path):
+    """Words an earlier call of the same turn showed do not stop a retry; this call's do."""
+    claude_double.add(
+        reply(text("Checking."), tool_use("echo", {"text": "a"}, id="t1")),
+        reply("never shown", drop_after=2),
+        reply(text("Once more."), tool_use("echo", {"text": "b"}, id="t2")),
+        reply("Half an ans", chunk=4, drop_after=3),
+        "unused",
+    )
+    events = run(make(tmp_path), "hi")
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["Checking.", "\n\n", "Once more.", "\n\n", "Half"]
+    assert errors(events) == ["The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again."]
+    assert len(claude_double.messages_requests()) == 4
+
+
 def test_a_malformed_event_ends_the_turn_and_the_session_goes_on(claude_double, tmp_path):
     claude_double.add(reply("Hello there", malformed_after=3), "Fine now.")
     session = make(tmp_path)
@@ -172,7 +225,7 @@ def test_every_fault_leaves_a_history_the_api_accepts(claude_double, tmp_path):
     """The double refuses what the API would (a tool_use without its result, an empty
     message), so each next turn answering proves the history stayed valid."""
     claude_double.add(
-        reply(tool_use("echo", {"text": "a"}, id="t1"), drop_after=3),  # drops inside a tool call
+        reply(text("Looking."), tool_use("echo", {"text": "a"}, id="t1"), drop_after=6),  # drops inside a tool call
         "one",
         reply(),  # an empty reply
         "two",
