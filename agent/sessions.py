@@ -8,10 +8,12 @@ random tail), so ids sort by date; any unambiguous part of one finds it.
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from agent import transcripts
 
@@ -141,3 +143,85 @@ def prune(
         removed.append(path)
         total -= size
     return removed
+
+
+def open_saved(repo: Path, config: Any, wanted: str | None, **options: Any) -> tuple[Any, str]:
+    """A Session that continues a saved one (the latest when `wanted` is None), and one line
+    saying which; or (None, why not)."""
+    path, problem = find(repo, wanted)
+    if path is None:
+        return None, problem or "No session to resume."
+    saved = transcripts.load(path)
+    if saved is None or not saved.messages:
+        return None, f"The session {session_id(path)} could not be read or has nothing to continue."
+    from agent.session import Session
+
+    session = Session(repo, config, resume=saved, **options)
+    info = describe(path)
+    asked = f": {shorten(info.first_question, 60)}" if info and info.first_question else ""
+    turns = f"{info.turns} turn{'s' if info.turns != 1 else ''}" if info else "its turns"
+    return session, f"Resumed the session of {saved.started:%d %b %Y %H:%M} ({turns}){asked}."
+
+
+def as_markdown(path: Path) -> str:
+    """A saved session to read: what the user said, what came back, and the tools used."""
+    saved = transcripts.load(path)
+    if saved is None:
+        return "This transcript could not be read."
+    lines = [f"# Session of {saved.started:%A %d %B %Y, %H:%M}", ""]
+    for saved_message in saved.messages:
+        message = saved_message.message
+        for block in transcripts.content_blocks(message):
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text" and message.get("role") == "user" and not block.get("text", "").startswith("Today is "):
+                lines += [f"**You:** {block['text']}", ""]
+            elif kind == "text":
+                lines += [block.get("text", ""), ""]
+            elif kind == "tool_use":
+                lines += [f"- *{block.get('name')}*", ""]
+            elif kind == "compaction":
+                lines += ["*(earlier conversation summarised)*", ""]
+    return "\n".join(lines).strip() + "\n"
+
+
+def table(infos: list[SessionInfo]) -> list[str]:
+    """One line a session: id, date, turns, cost, first question."""
+    return [
+        f"{i.id}  {i.started:%Y-%m-%d %H:%M}  {i.turns:>3} turns  ${i.cost_usd:7.4f}  {printable(shorten(i.first_question, 60))}"
+        for i in infos
+    ]
+
+
+def shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def prune_for(config: Any, *, keep: Path | None = None) -> list[Path]:
+    """prune() with the user's settings; never raises: a start-up must not fail on it."""
+    try:
+        return prune(
+            max_age_days=int(getattr(config, "transcripts_max_age_days", DEFAULT_MAX_AGE_DAYS)),
+            max_mb=int(getattr(config, "transcripts_max_mb", DEFAULT_MAX_MB)),
+            keep=keep,
+        )
+    except Exception:
+        return []
+
+
+def printable(text: str) -> str:
+    """`text` without control characters: a first question can hold anything."""
+    return "".join(c if c.isprintable() or c == "\t" else "\N{REPLACEMENT CHARACTER}" for c in text)
+
+
+def resume_value(value: str | None) -> tuple[str | None, str | None]:
+    """Splits what followed --resume: (the id, or None for the latest; and text that was not
+    an id but the next argument, a turn or a path). An id is digits, 'T', '-' and hex, as
+    `devagent sessions` prints it."""
+    if value is None or value == "":
+        return None, None
+    if re.fullmatch(r"[0-9]{4,}[0-9T]*(-[0-9a-f]{0,6})?|[0-9a-f]{6}", value.strip()):
+        return value.strip(), None
+    return None, value
