@@ -183,7 +183,7 @@ def as_markdown(path: Path) -> str:
                 lines += [f"- *{block.get('name')}*", ""]
             elif kind == "compaction":
                 lines += ["*(earlier conversation summarised)*", ""]
-    return "\n".join(lines).strip() + "\n"
+    return "\n".join(printable(line) for line in "\n".join(lines).strip().split("\n")) + "\n"
 
 
 def table(infos: list[SessionInfo]) -> list[str]:

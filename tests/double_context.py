@@ -251,6 +251,12 @@ def _from_compaction(messages: list, start: tuple[int, int] | None) -> list:
 # --- the edits -----------------------------------------------------------------------------
 
 
+def count(body: dict) -> int:
+    """The input tokens of a request before any edit, as `prepare` counts them."""
+    fixed = chars(body.get("system", "")) + chars(body.get("tools", []))
+    return _count(fixed, [_json(m) for m in body.get("messages") or []])
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
