@@ -197,6 +197,15 @@ def retry_delay(err: BaseException, attempt: int) -> float | None:
     return min(RETRY_FIRST_DELAY * 2**attempt, RETRY_MAX_DELAY) * (1 - 0.25 * random.random())
 
 
+def is_refusal(err: BaseException) -> bool:
+    """The API refused the request itself (400, 413, 422...): sending it again would fail
+    again, so whatever this turn added must not go out with the next one. Not a key, a
+    permission, a model name or a rate: those are not in the conversation."""
+    if not isinstance(err, anthropic.APIStatusError):
+        return False
+    return 400 <= err.status_code < 500 and err.status_code not in (401, 403, 404, 408, 409, 429)
+
+
 def _retry_after(headers: Any) -> float | None:
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         value = headers.get(name)
@@ -230,6 +239,34 @@ def describe_api_error(err: BaseException) -> str:
         base = os.environ.get("ANTHROPIC_BASE_URL") or "the Anthropic API"
         return f"Could not reach {base}; check the network and ask again."
     return f"The reply failed: {err}"
+
+
+def error_detail(err: BaseException | None) -> str:
+    """One line for the log: the exception's kind, the API's status, error type and request
+    id, its message, and what caused it. Never the request, its headers or its key."""
+    if err is None:
+        return "no exception"
+    parts = [type(err).__name__]
+    if isinstance(err, anthropic.APIStatusError):
+        parts.append(f"status {err.status_code}")
+        kind = _api_type(err)
+        if kind:
+            parts.append(kind)
+        request_id = err.response.headers.get("request-id") if err.response is not None else None
+        if request_id:
+            parts.append(f"request-id {request_id}")
+        parts.append(_api_message(err)[:500])
+    else:
+        parts.append(str(err)[:500])
+    said = {str(err)}
+    seen = err.__cause__ or err.__context__
+    while seen is not None and len(parts) < 12:
+        name = f"{type(seen).__module__}.{type(seen).__name__}"
+        # A chain of wrappers often repeats one message: say it once.
+        parts.append(f"caused by {name}" if str(seen) in said else f"caused by {name}: {str(seen)[:200]}")
+        said.add(str(seen))
+        seen = seen.__cause__ or seen.__context__
+    return "; ".join(p for p in parts if p)
 
 
 def _api_message(err: anthropic.APIStatusError) -> str:

@@ -16,6 +16,7 @@ reads it, says what it holds, and never fails on it::
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -86,7 +87,10 @@ class AgentConfig:
                     break
         if repo is not None:
             config = config.for_repository(repo, file)
-        return replace(config, problems=tuple(problems))
+        config = replace(config, problems=tuple(problems))
+        if config.notice:
+            logging.getLogger("devagent.config").warning("settings: %s", config.notice)
+        return config
 
     def for_repository(self, repo: Path, file: dict | None = None) -> "AgentConfig":
         """The build and test commands the user set for this repository, if any."""

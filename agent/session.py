@@ -2,13 +2,16 @@
 
 A user turn streams a reply, runs every tool_use block in it, sends the tool_results back
 and repeats until the model ends its turn. Everything the caller sees comes through the
-sink as events; nothing raises out of `send`. The history only ever grows at its end,
-because a thinking block's signature binds it to everything before it.
+sink as events; nothing raises out of `send`.
+
+The pieces live beside it: agent.turn (the state of the turn that runs), agent.stream (one
+streamed call and its accumulator), agent.faults (what each fault becomes) and
+agent.history (the messages and their saved copy).
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -16,8 +19,6 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-
-import anthropic
 
 from agent import claude, modes, prompts, utf8
 from agent.cancel import Cancellation
@@ -27,36 +28,28 @@ from agent.events import (
     AgentError,
     Compacted,
     ContextStatus,
-    Event,
     Notice,
     ShowOnScreen,
-    TextDelta,
-    ThinkingStarted,
     ToolFinished,
     ToolStarted,
     TurnFinished,
     TurnStarted,
     Usage,
 )
+from agent.faults import OUTPUT_LIMIT, TurnCancelled, TurnFailed, traceback_worth_keeping
+from agent.history import CANCELLED_NOTE, FAILED_NOTE, History, tool_result
+from agent.stream import Reply, stream_reply
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.registry import ToolRegistry
-from agent.transcripts import SavedSession, Transcript, content_blocks
+from agent.transcripts import SavedSession, Transcript
+from agent.turn import Sink, TurnState, safe
 
-Sink = Callable[[Event], None]
+log = logging.getLogger("devagent.session")
+# Silent unless the program using the agent sets up logging (the app and `devagent ask` do,
+# into the log folder); never Python's last-resort printing to stderr.
+logging.getLogger("devagent").addHandler(logging.NullHandler())
 
 CANCELLED_TOOL = "Not run: the user cancelled the turn."
-
-
-class StreamBroken(Exception):
-    """The stream ended before message_stop, or sent something that is not an event."""
-
-
-class TurnCancelled(Exception):
-    pass
-
-
-def _today(now: datetime) -> str:
-    return f"Today is {now.strftime('%A, %d %B %Y')} ({now.date().isoformat()})."
 
 
 class Session:
@@ -85,10 +78,10 @@ class Session:
         self._no_retry_client: Any = None
         self._now = now
         self.turn = 0
-        self.messages: list[dict] = []
         self.usage = Usage()
         self._lock = threading.Lock()
         self._closed = False
+        self._save_transcript = save_transcript
         self.started = self.now()
 
         mode = config.memory_mode
@@ -103,31 +96,44 @@ class Session:
             self.start = modes.resumed(mode, resume)
         self.registry = ToolRegistry.for_mode(mode, store if self.start.memory_tool else None, tools)
         self.tool_definitions = self.registry.definitions()
+        self._begin_conversation(resume)
+
+    def _begin_conversation(self, resume: SavedSession | None = None) -> None:
+        """A new history (with a new transcript) from `self.start`, and the system prompt; or
+        the saved conversation `resume`, after its last finished turn, in its own transcript."""
         self.system = self._system_blocks()
-        self.keeper = Keeper(config, memory_tool=self.start.memory_tool)
-
-        self.transcript = None
-        self._sent_first = False
+        self.keeper = Keeper(self.config, memory_tool=self.start.memory_tool)
+        self._conversation_turns = 0
         if resume is not None:
-            self._resume(resume, save_transcript)
+            self.history = self._resumed_history(resume)
             return
-        if save_transcript:
-            self.transcript = Transcript(self.repo, started=self.started, model=config.model, memory_mode=mode, context=self.start.context)
+        transcript = None
+        if self._save_transcript:
+            transcript = Transcript(
+                self.repo,
+                started=self.started,
+                model=self.config.model,
+                memory_mode=self.config.memory_mode,
+                context=self.start.context,
+            )
+        self.history = History(transcript, self.now)
         for message, when in zip(self.start.replay, self.start.replay_times):
-            self._append(message, when=when, replayed=True)
+            self.history.append(message, turn=self.turn, when=when, replayed=True)
 
-    def _resume(self, saved: SavedSession, save_transcript: bool) -> None:
-        """Goes on with a saved session after its last finished turn, writing to its file."""
+    def _resumed_history(self, saved: SavedSession) -> History:
         kept = modes.completed(saved.messages)
-        self.messages = [m.message for m in kept]
-        self.turn = max([m.turn for m in kept] + [int(t.get("turn") or 0) for t in saved.turns] + [0])
+        # Turn numbers go on after every turn the file has seen, finished or not.
+        self.turn = max([m.turn for m in saved.messages] + [int(t.get("turn") or 0) for t in saved.turns] + [0])
+        transcript = Transcript.reopen(self.repo, saved) if self._save_transcript else None
+        if transcript is not None and len(kept) != len(saved.messages):
+            # A turn that never finished is not part of the conversation any more.
+            try:
+                transcript.add_history_cut(keep=len(kept), turn=self.turn, time=self.now())
+            except Exception as err:
+                log.warning("transcript %s: the cut after the last finished turn was not saved: %s", transcript.path, err)
         # The date was told on the day; a later day tells it again.
-        self._sent_first = bool(kept) and kept[-1].time.date() == self.now().date()
-        if save_transcript:
-            self.transcript = Transcript.reopen(self.repo, saved)
-            if len(kept) != len(saved.messages):
-                # A turn that never finished is not part of the history any more.
-                self._record(lambda t: t.add_history_cut(keep=len(kept), turn=self.turn, time=self.now()))
+        dated = bool(kept) and kept[-1].time.date() == self.now().date()
+        return History.resumed(transcript, self.now, [m.message for m in kept], dated=dated)
 
     # --- setup ----------------------------------------------------------------------------
 
@@ -146,6 +152,15 @@ class Session:
         if self.start.context:
             blocks.append({"type": "text", "text": self.start.context})
         return blocks
+
+    @property
+    def messages(self) -> list[dict]:
+        """The conversation as the next request will send it."""
+        return self.history.messages
+
+    @property
+    def transcript(self) -> Transcript | None:
+        return self.history.transcript
 
     @property
     def client(self) -> Any:
@@ -169,263 +184,143 @@ class Session:
         always ends with a TurnFinished.
         """
         with self._lock:
-            cancel = cancel if isinstance(cancel, Cancellation) else Cancellation()
             self.turn += 1
-            turn = self.turn
-            emit = _safe(sink)
+            emit = safe(sink)
             text, replaced = utf8.valid(utf8.as_text(text))
-            emit(TurnStarted(turn, text))
-            started = time.monotonic()
-            usage = Usage()
-            reply_text: list[str] = []
-            cancelled = False
+            emit(TurnStarted(self.turn, text))
+            turn = TurnState(self.turn, emit, cancel if isinstance(cancel, Cancellation) else Cancellation())
 
             problem = api_key_problem() if self._client is None else None
             if problem:
-                emit(AgentError(turn, problem))
-                emit(TurnFinished(turn, usage, "", False))
-                return usage
+                emit(AgentError(turn.id, problem))
+                emit(TurnFinished(turn.id, Usage(), "", False))
+                return Usage()
 
-            try:
-                if replaced:
-                    text = f"{text}\n\n({utf8.replaced_note(replaced, 'this message')})"
-                if self.keeper.own_summary_due():
-                    self._summarise_ourselves(turn, emit, cancel)
-                self._add_user_text(text)
-                usage = self._loop(turn, emit, cancel, reply_text, started)
-            except TurnCancelled as stop:
-                usage = stop.args[0] if stop.args else usage
-                cancelled = True
-            except _TurnFailed as failed:
-                usage = failed.usage
-                emit(AgentError(turn, failed.message))
-            except Exception as err:  # a bug of ours must not take the app down
-                emit(AgentError(turn, f"The turn failed unexpectedly: {type(err).__name__}: {err}"))
-            usage = replace(usage, total_time=time.monotonic() - started)
+            if replaced:
+                text = f"{text}\n\n({utf8.replaced_note(replaced, 'this message')})"
+            cancelled = self._run_turn(turn, text)
+            usage = replace(turn.usage, total_time=turn.elapsed())
             self.usage = self.usage + usage
-            self._record(lambda t: t.add_turn(turn, usage.to_dict(), time=self.now(), cancelled=cancelled))
-            emit(TurnFinished(turn, usage, "".join(reply_text), cancelled))
+            self._save_turn(turn.id, usage, cancelled)
+            emit(TurnFinished(turn.id, usage, turn.reply_text, cancelled))
             return usage
 
-    def _loop(self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float) -> Usage:
-        usage = Usage()
+    def _run_turn(self, turn: TurnState, text: str) -> bool:
+        """The turn's words and its loop; True when it was cancelled. A turn that did not end
+        with a reply is closed in the history as such, or taken out when the API refused it."""
+        if self.keeper.own_summary_due():
+            self._summarise_ourselves(turn)
+        start = len(self.history)
+        self._conversation_turns += 1
+        try:
+            self.history.add_user_text(text, turn=turn.id, notes=(self.keeper.notice_due() or "",))
+            self._loop(turn)
+        except TurnCancelled as stop:
+            turn.usage = stop.usage
+            log.info("turn %d cancelled by the user", turn.id)
+            self.history.close_turn(start, CANCELLED_NOTE, stop.shown, turn=turn.id)
+            return True
+        except TurnFailed as failed:
+            turn.usage = failed.usage
+            turn.emit(AgentError(turn.id, failed.message))
+            log.error(
+                "turn %d failed: %s [%s]", turn.id, failed.message, claude.error_detail(failed.error),
+                exc_info=traceback_worth_keeping(failed.error),
+            )
+            if failed.refused:
+                log.info("turn %d taken out of the history: the API refused the request", turn.id)
+                self.history.drop_turn(start, failed.message, turn=turn.id)
+            else:
+                self.history.close_turn(start, FAILED_NOTE.format(reason=failed.message), failed.shown, turn=turn.id)
+        except Exception as err:  # a bug of ours must not take the app down
+            message = f"The turn failed unexpectedly: {type(err).__name__}: {err}"
+            turn.emit(AgentError(turn.id, message))
+            log.exception("turn %d failed unexpectedly", turn.id)
+            # Where it broke is unknown: the turn goes, so a bad message cannot stay.
+            self.history.drop_turn(start, message, turn=turn.id)
+        return False
+
+    def _loop(self, turn: TurnState) -> None:
         for _ in range(self.config.max_api_calls_per_turn):
-            if cancel.cancelled:
-                raise TurnCancelled(usage)
-            content, stop_reason, call, bad_inputs = self._call_with_retries(turn, emit, cancel, reply_text, started, usage)
-            usage = usage + call
-            if content:
-                self._append({"role": "assistant", "content": content})
-            if stop_reason in ("pause_turn", "compaction"):
-                # Not finished: the same history goes back and the model goes on.
+            if turn.cancel.cancelled:
+                raise TurnCancelled(turn.usage)
+            reply = self._call_with_retries(turn)
+            turn.usage = turn.usage + reply.usage
+            self._report_context(turn, reply)
+            if reply.content:
+                self.history.append({"role": "assistant", "content": reply.content}, turn=turn.id)
+            if reply.stop_reason in ("pause_turn", "compaction"):
+                # Not finished: the history goes back as it is and the model goes on.
                 continue
-            tool_uses = [b for b in content if b.get("type") == "tool_use"]
-            if stop_reason != "tool_use" or not tool_uses:
-                if stop_reason == "max_tokens":
-                    raise _TurnFailed("The reply hit the output limit and was cut short; ask for less at a time.", usage)
-                return usage
-            results = self._run_tools(turn, tool_uses, emit, cancel, bad_inputs)
-            self._append({"role": "user", "content": results})
-            if cancel.cancelled:
-                raise TurnCancelled(usage)
-        raise _TurnFailed(
+            if reply.stop_reason != "tool_use" or not reply.tool_uses:
+                if reply.stop_reason == "max_tokens":
+                    raise TurnFailed(OUTPUT_LIMIT, turn.usage)
+                return
+            results = self._run_tools(turn, reply)
+            self.history.append({"role": "user", "content": results}, turn=turn.id)
+            if turn.cancel.cancelled:
+                raise TurnCancelled(turn.usage)
+        raise TurnFailed(
             f"Stopped after {self.config.max_api_calls_per_turn} calls to Claude in one turn; ask again more narrowly.",
-            usage,
+            turn.usage,
         )
 
-    def _call_with_retries(
-        self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float, before: Usage
-    ) -> tuple[list[dict], str | None, Usage, dict[str, Any]]:
+    def _call_with_retries(self, turn: TurnState) -> Reply:
         """One API call, retried with backoff on 429, 529, 5xx and lost connections as long as
-        nothing of the reply has reached the user yet."""
+        nothing of the reply has reached the user yet. The reply's usage counts every attempt;
+        a TurnCancelled or TurnFailed raised from here counts the whole turn."""
         spent = Usage()
         attempt = 0
         while True:
+            params = claude.request_params(
+                self.config, system=self.system, tools=self.tool_definitions, messages=self.messages
+            )
+            params.update(self.keeper.request_extras())
             try:
-                content, stop_reason, call, bad_inputs = self._stream_once(turn, emit, cancel, reply_text, started)
-                return content, stop_reason, spent + call, bad_inputs
+                reply = stream_reply(self._streaming_client(), params, turn, self.config.model)
+                return replace(reply, usage=spent + reply.usage)
             except TurnCancelled as stop:
-                raise TurnCancelled(before + spent + stop.args[0])
-            except _TurnFailed as failed:
+                raise TurnCancelled(turn.usage + spent + stop.usage, stop.shown) from stop
+            except TurnFailed as failed:
                 spent = spent + failed.usage
-                if self._refused_betas(failed.cause, turn, emit):
+                if self._refused_betas(failed.error, turn):
                     continue
                 delay = None
                 if failed.cause is not None and attempt < self.config.max_retries:
                     delay = claude.retry_delay(failed.cause, attempt)
                 if delay is None:
-                    raise _TurnFailed(failed.message, before + spent)
+                    raise failed.spent(turn.usage + spent) from failed
+                log.warning(
+                    "turn %d: the call failed before any words were shown; retry %d of %d in %.2f s [%s]",
+                    turn.id, attempt + 1, self.config.max_retries, delay, claude.error_detail(failed.error),
+                    exc_info=traceback_worth_keeping(failed.error),
+                )
             attempt += 1
-            if cancel.wait(delay):
-                raise TurnCancelled(before + spent)
+            if turn.cancel.wait(delay):
+                raise TurnCancelled(turn.usage + spent)
 
-    def _stream_once(
-        self, turn: int, emit: Sink, cancel: Cancellation, reply_text: list[str], started: float
-    ) -> tuple[list[dict], str | None, Usage, dict[str, Any]]:
-        params = claude.request_params(
-            self.config, system=self.system, tools=self.tool_definitions, messages=self.messages
-        )
-        params.update(self.keeper.request_extras())
-        applied: list | None = None
-        compaction_usage: list = []
-        blocks: dict[int, dict] = {}
-        json_parts: dict[int, list[str]] = {}
-        stop_reason: str | None = None
-        raw_usage: dict[str, int] = {}
-        first_token: float | None = None
-        # Whether this attempt has shown the user any of its words: until it has, a fault
-        # can be retried without anyone noticing.
-        shown = False
-        finished = False
-        stream = None
-        remove_hook: Callable[[], None] = lambda: None
-
-        def partial_usage() -> Usage:
-            if not raw_usage:
-                # Refused before a reply began (a 429, say): not a call worth counting.
-                return Usage()
-            u = claude.call_usage(self.config.model, _Counts(raw_usage))
-            return replace(u, time_to_first_token=first_token)
-
-        try:
-            stream = _open_stream(self._streaming_client(), params, cancel)
-            if stream is None:
-                raise TurnCancelled(Usage())
-            # A stalled read blocks the loop inside the SDK, and closing the response from
-            # another thread does not wake it; shutting the socket down does.
-            remove_hook = cancel.on_cancel(lambda: _abort(stream))
-            for event in stream:
-                if cancel.cancelled:
-                    raise TurnCancelled(partial_usage())
-                kind = getattr(event, "type", None)
-                if kind == "message_start":
-                    raw_usage.update(_usage_dict(event.message.usage))
-                elif kind == "content_block_start":
-                    block = event.content_block.to_dict()
-                    if block.get("type") == "tool_use":
-                        block["input"] = {}
-                    blocks[event.index] = block
-                    if block.get("type") in ("thinking", "redacted_thinking"):
-                        emit(ThinkingStarted(turn))
-                elif kind == "content_block_delta":
-                    block = blocks.get(event.index)
-                    if block is None:
-                        raise StreamBroken("a delta for a block that never started")
-                    delta = event.delta
-                    if delta.type == "text_delta":
-                        if not block.get("text") and reply_text and not reply_text[-1].endswith("\n"):
-                            # A new text block after a tool call starts a new paragraph.
-                            reply_text.append("\n\n")
-                            emit(TextDelta(turn, "\n\n"))
-                        block["text"] = block.get("text", "") + delta.text
-                        if first_token is None:
-                            first_token = time.monotonic() - started
-                        shown = True
-                        reply_text.append(delta.text)
-                        emit(TextDelta(turn, delta.text))
-                    elif delta.type == "input_json_delta":
-                        json_parts.setdefault(event.index, []).append(delta.partial_json)
-                    elif delta.type == "thinking_delta":
-                        block["thinking"] = block.get("thinking", "") + delta.thinking
-                    elif delta.type == "signature_delta":
-                        block["signature"] = delta.signature
-                    elif delta.type == "compaction_delta":
-                        block["content"] = delta.content
-                        block["encrypted_content"] = delta.encrypted_content
-                elif kind == "content_block_stop":
-                    block = blocks.get(event.index)
-                    if block is not None and block.get("type") == "tool_use":
-                        raw = "".join(json_parts.get(event.index, [])).strip()
-                        block["input"] = _parse_input(raw)
-                elif kind == "message_delta":
-                    stop_reason = event.delta.stop_reason
-                    raw_usage.update({k: v for k, v in _usage_dict(event.usage).items() if v is not None})
-                    managed = getattr(event, "context_management", None)
-                    applied = list(managed.applied_edits) if managed is not None else applied
-                    # A compaction's own tokens are billed but not in the top-level counts.
-                    iterations = getattr(event.usage, "iterations", None) or []
-                    compaction_usage = [i for i in iterations if getattr(i, "type", "") == "compaction"]
-                elif kind == "message_stop":
-                    finished = True
-            if cancel.cancelled:
-                raise TurnCancelled(partial_usage())
-            if not finished:
-                raise StreamBroken("the stream ended before message_stop")
-        except TurnCancelled:
-            raise
-        except (anthropic.APIStatusError, anthropic.APIConnectionError) as err:
-            if cancel.cancelled:
-                raise TurnCancelled(partial_usage())
-            # Once the user has seen part of the reply, a retry would say it twice: no retry.
-            raise _TurnFailed(claude.describe_api_error(err), partial_usage(), cause=None if shown else err)
-        except StreamBroken as err:
-            if cancel.cancelled:
-                raise TurnCancelled(partial_usage())
-            raise _dropped(err, partial_usage(), shown)
-        except (ValueError, KeyError, AttributeError, TypeError) as err:
-            if cancel.cancelled:
-                raise TurnCancelled(partial_usage())
-            raise _TurnFailed(
-                f"Claude's reply stream had an event that could not be read ({type(err).__name__}); "
-                "the turn stopped there. Ask again.",
-                partial_usage(),
-            )
-        except Exception as err:
-            # httpx2 transport errors (a connection reset mid-body) surface unwrapped here.
-            if cancel.cancelled:
-                raise TurnCancelled(partial_usage())
-            if _is_transport_error(err):
-                raise _dropped(err, partial_usage(), shown)
-            raise
-        finally:
-            remove_hook()
-            if stream is not None:
-                _close_quietly(stream)
-
-        usage = partial_usage()
-        for spent in compaction_usage:
-            usage = usage + replace(claude.call_usage(self.config.model, spent), api_calls=0)
-        full = self.keeper.observe(raw_usage, applied)
-        emit(ContextStatus(turn, full.used, full.window, full.cleared_tool_uses, full.cleared_tokens, full.describe()))
-        for block in blocks.values():
-            if block.get("type") == "compaction" and block.get("content"):
-                emit(Compacted(turn, str(block["content"])))
-        # Input that is not JSON goes back as {} (a request must stay valid); the tool does
-        # not run and the model hears why.
-        bad_inputs = {b["id"]: b["input"].raw for b in blocks.values() if isinstance(b.get("input"), _BadInput)}
-        content = [_clean_block(blocks[i]) for i in sorted(blocks)]
-        content = [b for b in content if b is not None]
-        for block in content:
-            if block["type"] == "tool_use":
-                block["input"], replaced = utf8.valid_value(block["input"])
-                if replaced:
-                    # The tool runs on the input as the history holds it; its result says so.
-                    bad_inputs.setdefault(block["id"], _Replaced(replaced))
-        return utf8.valid_value(content)[0], stop_reason, usage, bad_inputs
-
-    def _run_tools(
-        self, turn: int, tool_uses: list[dict], emit: Sink, cancel: Cancellation, bad_inputs: dict[str, Any]
-    ) -> list[dict]:
+    def _run_tools(self, state: TurnState, reply: Reply) -> list[dict]:
+        emit, cancel, turn = state.emit, state.cancel, state.id
         results: list[dict] = []
         ctx = ToolContext(repo=self.repo, cancel=cancel, config=self.config)
-        for block in tool_uses:
+        for block in reply.tool_uses:
             tool_id, name, input = block["id"], block["name"], block.get("input")
             if cancel.cancelled:
-                results.append(_tool_result(tool_id, CANCELLED_TOOL, True))
+                results.append(tool_result(tool_id, CANCELLED_TOOL, True))
                 continue
             emit(ToolStarted(turn, tool_id, name, self.registry.summarize(name, input)))
             began = time.monotonic()
-            problem = bad_inputs.get(tool_id)
-            if isinstance(problem, str):
+            if tool_id in reply.bad_inputs:
                 result = ToolResult(
-                    text=f"Error: the tool input was not valid JSON: {utf8.valid(problem[:200])[0]}",
+                    text=f"Error: the tool input was not valid JSON: {utf8.valid(reply.bad_inputs[tool_id][:200])[0]}",
                     is_error=True,
                     summary="bad input",
                 )
             else:
                 result = _valid_result(self.registry.run(name, input, ctx))
-                if isinstance(problem, _Replaced):
-                    note = utf8.replaced_note(problem.count, "the tool input")
+                if tool_id in reply.replaced_inputs:
+                    # The tool ran on the input as the history holds it; its result says so.
+                    note = utf8.replaced_note(reply.replaced_inputs[tool_id], "the tool input")
                     result = replace(result, text=f"{result.text}\n{note}")
             duration = time.monotonic() - began
             if cancel.cancelled and not result.is_error:
@@ -434,44 +329,8 @@ class Session:
             if result.screen is not None:
                 title, content, fmt = result.screen
                 emit(ShowOnScreen(turn, title, content, fmt))
-            results.append(_tool_result(tool_id, result.text, result.is_error))
+            results.append(tool_result(tool_id, result.text, result.is_error))
         return results
-
-    # --- history --------------------------------------------------------------------------
-
-    def _add_user_text(self, text: str) -> None:
-        blocks: list[dict] = []
-        if not self._sent_first:
-            # The date belongs here and not in the system prompt: a prompt that says
-            # "Monday" is not a prefix of one that said "Friday".
-            blocks.append({"type": "text", "text": _today(self.now())})
-            self._sent_first = True
-        notice = self.keeper.notice_due()
-        if notice:
-            blocks.append({"type": "text", "text": notice})
-        blocks.append({"type": "text", "text": text if text.strip() else "(silence)"})
-        message, replaces_last = _user_message_after(self.messages, blocks)
-        if replaces_last:
-            self.messages[-1] = message
-            # The saved copy gets only the new words; loading joins consecutive user records.
-            self._save({"role": "user", "content": blocks})
-        else:
-            self._append(message)
-
-    def _append(self, message: dict, *, when: datetime | None = None, replayed: bool = False) -> None:
-        # The last guard: one character the API cannot take would fail every later request.
-        message = utf8.valid_value(message)[0]
-        self.messages.append(message)
-        self._save(message, when=when, replayed=replayed)
-
-    def _save(self, message: dict, *, when: datetime | None = None, replayed: bool = False) -> None:
-        if self.transcript is not None:
-            try:
-                self.transcript.add_message(message, turn=self.turn, time=when or self.now(), replayed=replayed)
-            except Exception:
-                # A full disk (or any other fault of the saved copy) must not end the
-                # conversation; only the saved copy is lost.
-                pass
 
     # --- the end --------------------------------------------------------------------------
 
@@ -481,21 +340,39 @@ class Session:
             if self._closed:
                 return
             self._closed = True
-            if self.config.memory_mode == "summary" and self.turn > 0:
-                notes = self._write_summary()
-                if notes and self.transcript is not None:
-                    try:
-                        self.transcript.add_summary(notes, time=self.now())
-                    except OSError:
-                        pass
+            self._save_summary()
 
-    def _write_summary(self, ask_text: str | None = None, history: list[dict] | None = None) -> str | None:
+    def new_conversation(self) -> None:
+        """Forgets the conversation so far and starts another, as a new session would, but
+        without replaying this one: a new transcript, the memory folder read again, and in
+        summary mode the notes on the conversation that ends. Waits for a running turn."""
+        with self._lock:
+            self._save_summary()
+            self.started = self.now()
+            mode = self.config.memory_mode
+            if mode in ("history", "window"):
+                self.start = modes.SessionStart()  # replaying would bring this one back
+            else:
+                self.start = modes.prepare(
+                    mode, self.repo, store=self.store, window_turns=self.config.window_turns, now=self.started
+                )
+            self._begin_conversation()
+
+    def _save_summary(self) -> None:
+        if self.config.memory_mode != "summary" or self._conversation_turns == 0:
+            return
+        notes = self._write_summary()
+        if notes and self.transcript is not None:
+            try:
+                self.transcript.add_summary(notes, time=self.now())
+            except Exception as err:
+                log.warning("transcript %s: the summary was not saved: %s", self.transcript.path, err)
+
+    def _write_summary(self, ask: str | None = None, messages: list[dict] | None = None) -> str | None:
         if api_key_problem() and self._client is None:
             return None
-        history = self.messages if history is None else history
-        ask = [{"type": "text", "text": ask_text or prompts.summary_request()}]
-        message, replaces_last = _user_message_after(history, ask)
-        messages = [*history[:-1], message] if replaces_last else [*history, message]
+        if messages is None:
+            messages = self.history.with_request([{"type": "text", "text": ask or prompts.summary_request()}])
         # The session's own request with the ask at its end, so it reads the conversation from
         # the cache: a different tool_choice or thinking setting would start a new cache. The
         # ask itself tells the model not to use the tools.
@@ -504,92 +381,63 @@ class Session:
         try:
             endpoint = self.client.beta.messages if "betas" in params else self.client.messages
             reply = endpoint.create(**params)
-        except Exception:
+        except Exception as err:
+            log.warning("the summary call failed [%s]", claude.error_detail(err))
             return None
         self.usage = self.usage + claude.call_usage(self.config.model, reply.usage)
         text = "".join(getattr(b, "text", "") for b in reply.content if getattr(b, "type", "") == "text").strip()
         return text or None
 
 
-    # --- a long session -------------------------------------------------------------------
+    # --- a long session: agent.context ----------------------------------------------------
 
-    def _refused_betas(self, cause: BaseException | None, turn: int, emit: Sink) -> bool:
-        """True when the API refused context management: requests go on without it."""
-        if not isinstance(cause, anthropic.APIStatusError):
+    def _report_context(self, turn: TurnState, reply: Reply) -> None:
+        full = self.keeper.observe(reply.raw_usage, reply.applied_edits)
+        turn.emit(ContextStatus(turn.id, full.used, full.window, full.cleared_tool_uses, full.cleared_tokens, full.describe()))
+        if reply.compaction is not None:
+            log.info("turn %d: the API compacted the conversation", turn.id)
+            turn.emit(Compacted(turn.id, str(reply.compaction["content"])))
+
+    def _refused_betas(self, error: BaseException | None, turn: TurnState) -> bool:
+        """True when the API refused context management: the call goes again without it."""
+        status = getattr(error, "status_code", None)
+        if error is None or not self.keeper.refuse(status, claude.describe_api_error(error)):
             return False
-        if not self.keeper.refuse(cause.status_code, claude.describe_api_error(cause)):
-            return False
-        emit(Notice(turn, self.keeper.refusal_notice()))
+        log.warning("turn %d: context management refused, going on without it [%s]", turn.id, claude.error_detail(error))
+        turn.emit(Notice(turn.id, self.keeper.refusal_notice()))
         return True
 
-    def _summarise_ourselves(self, turn: int, emit: Sink, cancel: Cancellation) -> None:
-        """Without the API's compaction: the summary mode's request, and a fresh history from it."""
-        emit(Notice(turn, "The conversation has grown long; devagent is summarising it before going on."))
+    def _summarise_ourselves(self, turn: TurnState) -> None:
+        """Without the API's compaction: the summary mode's kind of request, then a fresh
+        history that starts from its answer."""
+        turn.emit(Notice(turn.id, "The conversation has grown long; devagent is summarising it before going on."))
         history = cleared_copy(self.messages, keep=self.keeper.limits.keep_tool_uses)
-        notes = self._write_summary(prompts.compaction_request(), history)
-        if cancel.cancelled:
-            raise TurnCancelled(Usage())
-        if not notes:
-            emit(Notice(turn, "devagent could not summarise the conversation; it goes on as it is."))
+        ask = [{"type": "text", "text": prompts.compaction_request()}]
+        last = history[-1] if history else None
+        messages = [*history, {"role": "user", "content": ask}] if last is None or last["role"] == "assistant" else [
+            *history[:-1], {"role": "user", "content": [*last["content"], *ask]}
+        ]
+        notes = self._write_summary(messages=messages)
+        if not notes or turn.cancel.cancelled:
+            turn.emit(Notice(turn.id, "devagent could not summarise the conversation; it goes on as it is."))
             return
-        self.messages = []
-        self._sent_first = False
+        self.history.restart(turn=turn.id)
+        self.history.append({"role": "user", "content": [{"type": "text", "text": f"{prompts.SUMMARY_LEAD}\n\n{notes}"}]}, turn=turn.id)
+        self.history.append({"role": "assistant", "content": [{"type": "text", "text": "Understood; I go on from that summary."}]}, turn=turn.id)
         self.keeper.last = None
-        self._record(lambda t: t.add_history_cut(keep=0, turn=turn, time=self.now()))
-        self._append({"role": "user", "content": [{"type": "text", "text": f"{prompts.SUMMARY_LEAD}\n\n{notes}"}]})
-        emit(Compacted(turn, notes, fallback=True))
-        emit(
-            Notice(
-                turn,
-                "Claude's compaction is not available for this model, so devagent summarised the earlier "
-                "conversation itself and goes on from that summary.",
-            )
-        )
+        turn.emit(Compacted(turn.id, notes, fallback=True))
+        turn.emit(Notice(
+            turn.id,
+            "Claude's compaction is not available for this model, so devagent summarised the earlier "
+            "conversation itself and goes on from that summary.",
+        ))
 
-    def _record(self, write: Callable[[Transcript], None]) -> None:
+    def _save_turn(self, turn: int, usage: Usage, cancelled: bool) -> None:
         if self.transcript is not None:
             try:
-                write(self.transcript)
-            except Exception:
-                # Only the saved copy is lost.
-                pass
-
-
-# --- small pieces -------------------------------------------------------------------------
-
-
-class _TurnFailed(Exception):
-    def __init__(self, message: str, usage: Usage, *, cause: BaseException | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.usage = usage
-        # The API error behind it, when retrying the call could help.
-        self.cause = cause
-
-
-def _dropped(err: BaseException, usage: Usage, shown: bool) -> _TurnFailed:
-    """A connection lost mid-stream: retried like an overload until the user has seen words."""
-    if shown:
-        return _TurnFailed(
-            "The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again.", usage
-        )
-    return _TurnFailed(
-        "The connection to Claude dropped before the reply began; the turn stopped. Ask again.",
-        usage,
-        cause=claude.StreamDropped(str(err)),
-    )
-
-
-class _BadInput:
-    def __init__(self, raw: str) -> None:
-        self.raw = raw
-
-
-class _Replaced:
-    """A tool input that held characters which are not valid Unicode."""
-
-    def __init__(self, count: int) -> None:
-        self.count = count
+                self.transcript.add_turn(turn, usage.to_dict(), time=self.now(), cancelled=cancelled)
+            except Exception as err:
+                log.warning("transcript %s: turn %d's usage was not saved: %s", self.transcript.path, turn, err)
 
 
 def _valid_result(result: ToolResult) -> ToolResult:
@@ -597,163 +445,12 @@ def _valid_result(result: ToolResult) -> ToolResult:
     text, replaced = utf8.valid(result.text)
     if replaced:
         text = f"{text}\n{utf8.replaced_note(replaced, 'this result')}"
-    log = utf8.valid(result.log)[0] if result.log is not None else None
+    log_text = utf8.valid(result.log)[0] if result.log is not None else None
     screen = utf8.valid_value(list(result.screen))[0] if result.screen is not None else None
     return replace(
         result,
         text=text,
         summary=utf8.valid(result.summary or "")[0],
-        log=log,
+        log=log_text,
         screen=tuple(screen) if screen is not None else None,
     )
-
-
-class _Counts:
-    def __init__(self, values: dict) -> None:
-        self.__dict__.update(values)
-
-
-def _parse_input(raw: str) -> Any:
-    if not raw:
-        return {}
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return _BadInput(raw)
-
-
-def _usage_dict(usage: Any) -> dict[str, Any]:
-    if usage is None:
-        return {}
-    names = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-    return {n: getattr(usage, n, None) for n in names if getattr(usage, n, None) is not None}
-
-
-def _clean_block(block: dict) -> dict | None:
-    """The block as it goes back to the API: only the fields a request accepts."""
-    kind = block.get("type")
-    if kind == "text":
-        return {"type": "text", "text": block["text"]} if block.get("text") else None
-    if kind == "tool_use":
-        value = block.get("input")
-        return {
-            "type": "tool_use",
-            "id": block["id"],
-            "name": block["name"],
-            "input": value if isinstance(value, dict) else {},
-        }
-    if kind == "thinking":
-        return {"type": "thinking", "thinking": block.get("thinking", ""), "signature": block.get("signature", "")}
-    if kind == "redacted_thinking":
-        return {"type": "redacted_thinking", "data": block.get("data", "")}
-    if kind == "compaction":
-        # Sent back exactly as it came: the API checks its signature.
-        return {k: block[k] for k in ("type", "content", "encrypted_content", "signature", "tool_changes") if k in block}
-    return None
-
-
-def _tool_result(tool_id: str, text: str, is_error: bool) -> dict:
-    result: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id, "content": text or "(no output)"}
-    if is_error:
-        result["is_error"] = True
-    return result
-
-
-def _user_message_after(messages: list[dict], blocks: list[dict]) -> tuple[dict, bool]:
-    """The user message that brings `blocks` after `messages`, and whether it takes the place
-    of the last one.
-
-    After a turn that failed before Claude answered, the history ends with the user's words:
-    the new words join them in the same message, so the history still only grows at its end.
-    After a reply cut short while asking for tools, every tool_use gets its result first, as
-    the API requires.
-    """
-    if not messages:
-        return {"role": "user", "content": blocks}, False
-    last = messages[-1]
-    content = content_blocks(last)
-    if last["role"] == "user":
-        return {"role": "user", "content": [*content, *blocks]}, True
-    unanswered = [b["id"] for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
-    results = [_tool_result(i, "Not run: the reply was cut short.", True) for i in unanswered]
-    return {"role": "user", "content": [*results, *blocks]}, False
-
-
-def _open_stream(client: Any, params: dict, cancel: Cancellation) -> Any:
-    """Sends the request and returns the stream once its headers arrive, or None on cancel.
-
-    The request runs on its own thread: until the headers come there is no socket to shut
-    down, and a slow or overloaded API must not hold a cancelled turn.
-    """
-    done = threading.Event()
-    lock = threading.Lock()
-    box: dict[str, Any] = {}
-
-    def send() -> None:
-        try:
-            # Context management and compaction are beta parameters: the beta endpoint takes them.
-            endpoint = client.beta.messages if "betas" in params else client.messages
-            opened = endpoint.create(**params, stream=True)
-        except BaseException as err:  # handed to the waiting thread, which raises it
-            box["error"] = err
-            done.set()
-            return
-        with lock:
-            box["stream"] = opened
-            abandoned = box.get("abandoned", False)
-        done.set()
-        if abandoned:
-            _close_quietly(opened)
-
-    threading.Thread(target=send, name="claude-request", daemon=True).start()
-    while not done.wait(0.05):
-        if cancel.cancelled:
-            with lock:
-                box["abandoned"] = True
-                late = box.get("stream")
-            if late is not None:
-                _close_quietly(late)
-            return None
-    if "error" in box:
-        raise box["error"]
-    return box["stream"]
-
-
-def _abort(stream: Any) -> None:
-    import socket
-
-    try:
-        network = stream.response.extensions["network_stream"]
-        network.get_extra_info("socket").shutdown(socket.SHUT_RDWR)
-    except Exception:
-        # No socket to reach (another transport): the loop still stops at the next event.
-        pass
-
-
-def _close_quietly(stream: Any) -> None:
-    try:
-        stream.close()
-    except Exception:
-        pass
-
-
-def _is_transport_error(err: BaseException) -> bool:
-    import httpx2
-
-    seen: BaseException | None = err
-    while seen is not None:
-        if isinstance(seen, (httpx2.TransportError, httpx2.StreamError, ConnectionError)):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def _safe(sink: Sink) -> Sink:
-    def emit(event: Event) -> None:
-        try:
-            sink(event)
-        except Exception:
-            # The display failing must not leave the conversation half-updated.
-            pass
-
-    return emit

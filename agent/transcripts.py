@@ -8,6 +8,7 @@ Records, one a line:
   {"type": "session", "started": iso, "model": .., "memory_mode": .., "repo": ..}
   {"type": "message", "time": iso, "turn": n, "replayed": bool, "message": {role, content}}
   {"type": "summary", "time": iso, "text": ..}
+  {"type": "rollback", "time": iso, "turn": n}   # turn n's messages so far are withdrawn
   {"type": "turn", "time": iso, "turn": n, "usage": {..}, "cancelled": bool}   a turn ended
   {"type": "history", "time": iso, "turn": n, "keep": k}   the history goes on from its first
       k messages: 0 after devagent's own summary, fewer after resuming past an unfinished turn
@@ -92,7 +93,12 @@ class Transcript:
         self._write({"type": "history", "time": time.isoformat(), "turn": turn, "keep": keep})
 
     def add_message(self, message: dict, *, turn: int, time: datetime, replayed: bool = False) -> None:
+        message = masked_tool_inputs(message)
         self._write({"type": "message", "time": time.isoformat(), "turn": turn, "replayed": replayed, "message": message})
+
+    def add_rollback(self, *, turn: int, time: datetime) -> None:
+        """The messages of `turn` saved so far are no longer part of the conversation."""
+        self._write({"type": "rollback", "time": time.isoformat(), "turn": turn})
 
     def add_summary(self, text: str, *, time: datetime) -> None:
         self._write({"type": "summary", "time": time.isoformat(), "text": text})
@@ -161,6 +167,9 @@ def load(path: Path) -> SavedSession | None:
                         replayed=bool(record.get("replayed")),
                     )
                 )
+            elif kind == "rollback":
+                turn = int(record["turn"])
+                session.messages = [m for m in session.messages if m.replayed or m.turn != turn]
             elif kind == "summary" and isinstance(record.get("text"), str):
                 session.summary = record["text"]
                 session.summary_time = datetime.fromisoformat(record["time"])
@@ -191,6 +200,37 @@ def latest(repo: Path, *, exclude: Path | None = None, with_summary: bool = Fals
         if not with_summary and session.messages:
             return session
     return None
+
+
+def masked_tool_inputs(message: dict) -> dict:
+    """The message with credentials in its tool inputs masked, as tool results are.
+
+    A key the model tried to save (and the store refused) must not be kept on disk here,
+    nor replayed to a later session. The model's own history keeps the input it sent.
+    """
+    blocks = content_blocks(message)
+    if message.get("role") != "assistant" or not any(
+        isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks
+    ):
+        return message
+    masked = []
+    for block in blocks:
+        if isinstance(block, dict) and block.get("type") == "tool_use":
+            block = {**block, "input": _masked_value(block.get("input"))}
+        masked.append(block)
+    return {**message, "content": masked}
+
+
+def _masked_value(value: object) -> object:
+    from agent.tools.masking import mask_text
+
+    if isinstance(value, str):
+        return mask_text(value)[0]
+    if isinstance(value, dict):
+        return {key: _masked_value(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_masked_value(item) for item in value]
+    return value
 
 
 def content_blocks(message: dict) -> list:

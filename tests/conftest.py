@@ -1,9 +1,9 @@
 """Fixtures shared by every test area.
 
 `claude_double` starts the Messages API stand-in (tests/claude_double.py) and points the
-real anthropic SDK at it through the environment. It also moves the user's data and
-config folders into the test's tmp dir, so a test run never reads or writes real memories,
-transcripts or config.
+real anthropic SDK at it through the environment. It also moves the user's data, config
+and state folders into the test's tmp dir, so a test run never reads or writes real
+memories, transcripts, config or logs.
 """
 
 from __future__ import annotations
@@ -23,12 +23,15 @@ def user_dirs(tmp_path_factory, monkeypatch):
     the real user's memories, transcripts or config. A test may set its own on top.
     """
     root = tmp_path_factory.mktemp("xdg")
-    data, config = root / "data", root / "config"
+    data, config, state = root / "data", root / "config", root / "state"
     data.mkdir()
     config.mkdir()
+    state.mkdir()
     monkeypatch.setenv("XDG_DATA_HOME", str(data))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
-    return {"data": data, "config": config}
+    # the logs (stderr.log, devagent.log) of an app or `devagent ask` a test starts
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    return {"data": data, "config": config, "state": state}
 
 
 @pytest.fixture

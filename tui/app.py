@@ -42,7 +42,7 @@ from agent.events import (
 from agent.voice.settings import DEFAULT_KEY, key_label, voice_settings
 from tui import format as fmt
 from tui.inbox import Inbox
-from tui.terminal import log_path, stderr_to_log
+from tui.terminal import log_path, start_logging, stderr_to_log
 from tui.widgets.conversation import Conversation, ToolLine
 from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.prompt import Prompt
@@ -104,6 +104,7 @@ class DevAgentApp(App):
         Binding("f7", "resize(-1)", "Narrower", show=False),
         Binding("f8", "resize(1)", "Wider", show=False),
         Binding("ctrl+l", "last_log", "Last log", show=False),
+        Binding("ctrl+n", "new_conversation", "New conversation", show=False),
     ]
 
     def __init__(
@@ -503,6 +504,23 @@ class DevAgentApp(App):
         await self._end_turn(cancelled=True)
         await self.conversation.add_notice("Cancelled.", "cancelled")
 
+    async def action_new_conversation(self) -> None:
+        if self.running:
+            self.notify("A turn is still running; Esc cancels it first.", severity="warning")
+            return
+        if self.session is None:
+            self.notify("The agent has not started yet, so there is no conversation to leave.")
+            return
+        self._start_new_conversation()
+
+    @work(thread=True, group="turn", exit_on_error=False)
+    def _start_new_conversation(self) -> None:
+        with self._send_lock:  # after a cancelled turn has wound down
+            self.session.new_conversation()
+        self.call_from_thread(
+            self.conversation.add_notice, "New conversation: Claude no longer sees the turns above.", "welcome"
+        )
+
     async def action_quit(self) -> None:
         # a turn's thread blocked in a stream or a build would hold the process open
         if self._cancel is not None:
@@ -614,6 +632,7 @@ class DevAgentApp(App):
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Every key devagent knows", self.action_help)
         yield SystemCommand("Cancel turn", "Stop the running turn and its tools", self.action_cancel_turn)
+        yield SystemCommand("New conversation", "Start over without the turns so far (Ctrl+N)", self.action_new_conversation)
         yield SystemCommand("Toggle screen pane", "Show or hide what the agent put on screen", self.action_toggle_screen)
         yield SystemCommand("Toggle memory pane", "Show or hide the memory folder", self.action_toggle_memory)
         yield SystemCommand("Last tool log", "Open the most recent build or test log", self.action_last_log)
@@ -652,6 +671,7 @@ def one_line_error(exc: BaseException) -> str:
 
 
 def run_app(args) -> int:
+    start_logging()
     repo = Path(getattr(args, "path", ".") or ".").expanduser().resolve()
     if not repo.is_dir():
         print(f"devagent: {repo} is not a folder")

@@ -1,17 +1,27 @@
-"""Keep the terminal to the app while it runs.
+"""Keep the terminal to the app while it runs, and devagent's own log beside it.
 
 PortAudio, ALSA, the speech runtimes and Python's warnings write to file descriptor 2
 whenever they like, straight through a full-screen UI. For the app's lifetime fd 2 goes to
 a log file; Textual draws on a copy of the terminal's descriptor, so only what it draws
 reaches the screen.
+
+What devagent itself reports (API errors, retries, stream faults, unsaved transcripts) goes
+through `logging` into devagent.log in the same folder, rotated, each line passed through
+the secret filter.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from contextlib import contextmanager
+from logging.handlers import RotatingFileHandler
 from pathlib import Path
+
+# Both logs are kept to about this size: one old copy of stderr.log, LOG_BACKUPS of devagent.log.
+LOG_BYTES = 1_000_000
+LOG_BACKUPS = 3
 
 
 def log_path() -> Path:
@@ -19,6 +29,49 @@ def log_path() -> Path:
     from platformdirs import user_log_dir
 
     return Path(user_log_dir("devagent")) / "stderr.log"
+
+
+def agent_log_path() -> Path:
+    """devagent's own log: errors, retries and faults, with what a bug report needs."""
+    return log_path().with_name("devagent.log")
+
+
+class _MaskingFormatter(logging.Formatter):
+    """Formats as usual, then masks credentials: an API message or a traceback may quote one."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from memory.secrets import mask_secrets
+
+        return mask_secrets(super().format(record))[0]
+
+
+def start_logging(path: Path | None = None, level: int = logging.INFO) -> Path | None:
+    """Sends the "devagent" loggers to `path` (devagent.log by default), rotated; returns the
+    path, or None when the folder cannot be written (then nothing is logged). Once a process."""
+    path = path or agent_log_path()
+    logger = logging.getLogger("devagent")
+    for handler in logger.handlers:
+        if isinstance(handler, RotatingFileHandler):
+            return Path(handler.baseFilename)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        handler = RotatingFileHandler(path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8")
+        os.chmod(path, 0o600)
+    except OSError:
+        return None
+    handler.setFormatter(_MaskingFormatter("%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(level)
+    return path
+
+
+def _rotate(path: Path) -> None:
+    """fd 2 cannot be rotated while it is open: an oversized stderr.log is moved aside first."""
+    try:
+        if path.stat().st_size > LOG_BYTES:
+            os.replace(path, path.with_name(path.name + ".1"))
+    except OSError:
+        pass
 
 
 @contextmanager
@@ -30,6 +83,7 @@ def stderr_to_log(path: Path):
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _rotate(path)
         log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     except OSError:
         yield sys.__stderr__

@@ -10,6 +10,7 @@ from pathlib import Path
 from agent.cancel import Cancellation
 from agent.config import AgentConfig
 from agent.events import TextDelta, TurnFinished
+from agent.history import CANCELLED_NOTE
 from agent.session import Session
 from tests.agent.toolkit import EchoTool, SleepTool
 from tests.claude_double import reply, tool_use
@@ -49,7 +50,12 @@ def test_cancel_between_stream_events(claude_double, tmp_path):
     assert len([e for e in events if isinstance(e, TextDelta)]) < 20
     assert took < 2
     assert session.send("again", lambda e: None).api_calls == 1
-    assert [m["role"] for m in claude_double.messages_requests()[-1].messages] == ["user"]
+    # The cancelled turn stays as such, with the words the user saw, and is not asked again.
+    first, closed, again = claude_double.messages_requests()[-1].messages
+    assert [first["role"], closed["role"], again["role"]] == ["user", "assistant", "user"]
+    shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert [b["text"] for b in closed["content"]] == [shown, CANCELLED_NOTE]
+    assert [b["text"] for b in again["content"]] == ["again"]
 
 
 def test_cancel_inside_a_stalled_read(claude_double, tmp_path):
@@ -90,12 +96,14 @@ def test_cancel_while_a_tool_runs_kills_its_process_tree(claude_double, tmp_path
     assert events[-1].cancelled
     assert len(claude_double.messages_requests()) == 1
 
-    # The next turn sends a tool_result for the cancelled call, so the history stays valid.
+    # The cancelled call has its tool_result, the turn is closed as cancelled, and the next
+    # words come on their own.
     session.send("what happened?", lambda e: None)
     last = claude_double.messages_requests()[-1]
-    content = last.messages[-1]["content"]
-    assert content[0]["type"] == "tool_result" and content[0]["tool_use_id"] == "t1"
-    assert content[-1]["text"] == "what happened?"
+    results, closed, asked = last.messages[-3:]
+    assert results["content"][0]["type"] == "tool_result" and results["content"][0]["tool_use_id"] == "t1"
+    assert closed["content"] == [{"type": "text", "text": CANCELLED_NOTE}]
+    assert [b["text"] for b in asked["content"]] == ["what happened?"]
 
 
 def test_cancelled_before_it_starts(claude_double, tmp_path):

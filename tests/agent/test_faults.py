@@ -14,6 +14,7 @@ import pytest
 from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
 from agent.events import AgentError, TextDelta, TurnFinished
+from agent.history import FAILED_NOTE
 from agent.session import Session
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import error, reply, text, thinking, tool_use
@@ -73,10 +74,11 @@ def test_retries_give_up_with_a_sentence_and_the_session_goes_on(claude_double, 
     assert isinstance(events[-1], TurnFinished)
     events = run(session, "and now?")
     assert errors(events) == [] and events[-1].text == "Back again."
-    # The unanswered words stay, and the new ones follow them in the same user message.
-    last = claude_double.messages_requests()[-1]
-    assert len(last.messages) == 1
-    assert "hi" in last.last_user_text() and "and now?" in last.last_user_text()
+    # The failed turn is closed as such; the new words are a message of their own.
+    asked, closed, again = claude_double.messages_requests()[-1].messages
+    assert "hi" in asked["content"][-1]["text"]
+    assert closed["content"][-1]["text"] == FAILED_NOTE.format(reason="Claude API error 529 overloaded_error: Overloaded")
+    assert [b["text"] for b in again["content"]] == ["and now?"]
 
 
 def test_a_400_is_shown_as_the_api_wrote_it(claude_double, tmp_path):
@@ -99,8 +101,11 @@ def test_a_dropped_stream_ends_the_turn_and_the_session_goes_on(claude_double, t
     assert events[-1].usage.api_calls == 1
     events = run(session, "again")
     assert errors(events) == [] and events[-1].text == "Second try worked."
-    # The half reply was not kept: the history holds no assistant message from it.
-    assert [m["role"] for m in claude_double.messages_requests()[-1].messages] == ["user"]
+    # What the user saw of the half reply is kept, closed with why it stopped.
+    asked, closed, again = claude_double.messages_requests()[-1].messages
+    assert closed["role"] == "assistant" and closed["content"][0]["text"] == "This answer "
+    assert closed["content"][1]["text"].startswith("[This turn stopped here, unfinished: The connection to Claude dropped")
+    assert [b["text"] for b in again["content"]] == ["again"]
 
 
 @pytest.mark.parametrize(
@@ -168,9 +173,11 @@ def test_a_drop_after_a_tool_call_keeps_the_history_valid(claude_double, tmp_pat
     run(session, "one")
     run(session, "two")
     roles = [m["role"] for m in claude_double.messages_requests()[-1].messages]
-    assert roles == ["user", "assistant", "user"]
-    last = claude_double.messages_requests()[-1].messages[-1]["content"]
-    assert last[0]["type"] == "tool_result" and last[-1]["text"] == "two"
+    assert roles == ["user", "assistant", "user", "assistant", "user"]
+    messages = claude_double.messages_requests()[-1].messages
+    assert messages[2]["content"][0]["type"] == "tool_result"
+    assert messages[3]["content"][0]["text"] == "partial answer here"
+    assert [b["text"] for b in messages[4]["content"]] == ["two"]
 
 
 def test_no_api_key_is_one_sentence(claude_double, tmp_path, monkeypatch):

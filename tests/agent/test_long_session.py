@@ -189,7 +189,7 @@ def test_when_the_api_refuses_the_betas_the_session_summarises_by_itself(claude_
     after = claude_double.messages_requests()[-2]  # the turn's first request after the summary
     first_text = after.messages[0]["content"][0]["text"]
     assert first_text.startswith(prompts.SUMMARY_LEAD) and "SUMMARY" in first_text
-    assert "what next?" in after.messages[0]["content"][-1]["text"]
+    assert after.messages[1]["role"] == "assistant" and "what next?" in after.messages[2]["content"][-1]["text"]
     assert s.messages[0]["content"][0]["text"] == first_text
     saved = transcripts.load(s.transcript.path)
     assert saved.messages[0].message["content"][0]["text"] == first_text

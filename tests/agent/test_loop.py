@@ -185,6 +185,7 @@ def test_a_tool_call_cut_off_by_max_tokens_gets_a_result_before_the_next_turn(cl
     events = run(session, "one")
     assert not any(isinstance(e, ToolStarted) for e in events)
     run(session, "two")
-    last = claude_double.messages_requests()[-1].messages[-1]["content"]
-    assert last[0]["tool_use_id"] == "cut" and last[0]["is_error"] is True
-    assert last[-1]["text"] == "two"
+    results, closed, asked = claude_double.messages_requests()[-1].messages[-3:]
+    assert results["content"][0]["tool_use_id"] == "cut" and results["content"][0]["is_error"] is True
+    assert closed["content"][-1]["text"].startswith("[This turn stopped here, unfinished: The reply hit the output limit")
+    assert [b["text"] for b in asked["content"]] == ["two"]

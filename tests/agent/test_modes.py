@@ -167,9 +167,12 @@ def test_summary_after_a_reply_cut_short_answers_its_tool_call_first(repo, claud
     claude_double.add("- Core matters.")
     friday(repo, claude_double, "summary", ["Why is the build red?"])
     ask = claude_double.messages_requests()[-1]
-    results = ask.tool_results()
+    # The cut-off call got its result when the turn was closed; the ask is a message of its own.
+    results = [b for b in ask.messages[2]["content"] if b.get("type") == "tool_result"]
     assert [r["tool_use_id"] for r in results] == ["cut"] and results[0]["is_error"] is True
+    assert ask.messages[3]["role"] == "assistant"
     assert "notes for the next session" in ask.last_user_text()
+    assert ask.tool_results() == []
     first, _ = first_monday_request(repo, claude_double, "summary")
     assert "Core matters." in first.system_text()
 
@@ -246,7 +249,9 @@ def test_replay_ends_at_the_last_finished_turn(repo, claude_double):
     first, _ = first_monday_request(repo, claude_double, "history")
     texts = user_texts(first.messages)
     assert "one" in texts and "two" not in texts
-    assert [m["role"] for m in first.messages] == ["user", "assistant", "user"]
+    # The refused turn left only its note, which closes as a turn of its own.
+    assert [m["role"] for m in first.messages] == ["user", "assistant", "user", "assistant", "user"]
+    assert any("refused by the API" in t for t in texts)
 
 
 def test_transcripts_are_saved_readable_only_by_the_user(repo, claude_double):

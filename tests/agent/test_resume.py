@@ -16,9 +16,8 @@ import pytest
 
 from agent import sessions, transcripts
 from agent.config import AgentConfig
-from agent.events import AgentError
 from agent.session import Session
-from tests.claude_double import Request, error, reply, text, thinking, tool_use
+from tests.claude_double import Request, reply, text, thinking, tool_use
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
@@ -45,9 +44,27 @@ def exact(value) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+class Interrupt:
+    """A tool during which the process is interrupted (Ctrl+C): nothing after it runs."""
+
+    name = "interrupt"
+
+    def definition(self) -> dict:
+        return {"name": "interrupt", "description": "Stops.", "input_schema": {"type": "object", "properties": {}}}
+
+    def summarize_input(self, input: dict) -> str:
+        return ""
+
+    def run(self, input, ctx):
+        raise KeyboardInterrupt
+
+
 def test_a_session_resumes_after_its_last_finished_turn_byte_for_byte(claude_double, repo):
+    from agent.tools import developer_tools
+
     config = AgentConfig(model="claude-sonnet-5-5", memory_mode="on-demand", max_retries=0)
-    first = Session(repo, config, now=NOW)
+    tools = [*developer_tools(), Interrupt()]
+    first = Session(repo, config, now=NOW, tools=tools)
     claude_double.add(reply(thinking("Read the notes first.", "sig-a1"), tool_use("read_file", {"path": "notes.txt"}, id="toolu_1")))
     claude_double.add(reply(thinking("Shoes, then.", "sig-a2"), text("It sells shoes.")))
     first.send("What does the shop sell?", lambda e: None)
@@ -55,15 +72,15 @@ def test_a_session_resumes_after_its_last_finished_turn_byte_for_byte(claude_dou
     first.send("Anything else?", lambda e: None)
     last_finished = claude_double.messages_requests()[-1]
     history = list(first.messages)
-    # The third turn dies in the middle: the tool ran, the API failed after it.
-    claude_double.add(reply(tool_use("read_file", {"path": "notes.txt"}, id="toolu_2")), error(500))
-    errors: list = []
-    first.send("Read it once more.", lambda e: errors.append(e) if isinstance(e, AgentError) else None)
-    assert errors and len(first.messages) == len(history) + 3
+    # The third turn dies in the middle, as a process does on Ctrl+C: nothing closes it.
+    claude_double.add(reply(tool_use("interrupt", {}, id="toolu_2")))
+    with pytest.raises(KeyboardInterrupt):
+        first.send("Stop in the middle.", lambda e: None)
+    assert len(transcripts.load(first.transcript.path).messages) == len(history) + 2
 
     # Resumed with another model configured: the session keeps its own.
     later = AgentConfig(model="claude-haiku-5-5", memory_mode="none")
-    resumed, said = sessions.open_saved(repo, later, None, now=NOW + timedelta(hours=2))
+    resumed, said = sessions.open_saved(repo, later, None, now=NOW + timedelta(hours=2), tools=tools)
     assert "Resumed the session of 09 Nov 2026" in said and "What does the shop sell?" in said
     assert resumed.config.model == "claude-sonnet-5-5" and resumed.config.memory_mode == "on-demand"
     assert resumed.messages == history
@@ -80,13 +97,15 @@ def test_a_session_resumes_after_its_last_finished_turn_byte_for_byte(claude_dou
     signatures = [b.get("signature") for m in after.messages if isinstance(m["content"], list) for b in m["content"] if b.get("type") == "thinking"]
     assert signatures == ["sig-a1", "sig-a2"]
     # Same day: the date is not told twice. The unfinished turn is gone from the history.
-    assert "Today is" not in after.last_user_text() and "Read it once more" not in json.dumps(after.messages)
+    assert "Today is" not in after.last_user_text() and "Stop in the middle" not in json.dumps(after.messages)
 
     # The transcript is one file that now loads as the resumed conversation.
     assert resumed.transcript.path == first.transcript.path
     saved = transcripts.load(first.transcript.path)
     assert [m.message for m in saved.messages] == resumed.messages
-    assert sessions.describe(first.transcript.path).turns == 4
+    # Two finished turns and the one after resuming; the interrupted one never finished.
+    assert sessions.describe(first.transcript.path).turns == 3
+    assert [r["turn"] for r in saved.turns] == [1, 2, 4]
 
 
 def test_the_system_block_is_the_one_the_session_started_with(claude_double, repo):

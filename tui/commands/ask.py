@@ -26,7 +26,9 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
 
 def run(name: str, args: argparse.Namespace) -> int:
     from agent.config import AgentConfig, api_key_problem
+    from tui.terminal import start_logging
 
+    start_logging()
     repo = Path(args.repo).expanduser()
     if not repo.is_dir():
         print(f"devagent ask: {repo} is not a folder.", file=sys.stderr)

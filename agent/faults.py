@@ -1,0 +1,126 @@
+"""How a turn stops early, and what each fault of a streamed call becomes.
+
+A call ends in one of three ways besides success: the user cancelled (`TurnCancelled`), the
+call failed in a way the user hears about (`TurnFailed`, retried first when nothing of it was
+shown yet), or a bug of ours (re-raised; the session reports it). `stream_fault` is the one
+place that decides which, so the loop in session.py never looks at SDK or transport types.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic
+
+from agent import claude
+from agent.events import Usage
+
+DROPPED_MID_REPLY = "The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again."
+DROPPED_BEFORE_REPLY = "The connection to Claude dropped before the reply began; the turn stopped. Ask again."
+OUTPUT_LIMIT = "The reply hit the output limit and was cut short; ask for less at a time."
+UNREADABLE_EVENT = (
+    "Claude's reply stream had an event that could not be read ({kind}); the turn stopped there. Ask again."
+)
+
+
+class StreamBroken(Exception):
+    """The stream ended before message_stop, or sent something that is not an event."""
+
+
+class TurnCancelled(Exception):
+    """The user cancelled: `usage` is what the turn spent so far, `shown` the words of the
+    interrupted call that had reached the user."""
+
+    def __init__(self, usage: Usage | None = None, shown: str = "") -> None:
+        super().__init__("the turn was cancelled")
+        self.usage = usage or Usage()
+        self.shown = shown
+
+
+class TurnFailed(Exception):
+    """A call or a turn that cannot go on; `message` is the sentence the user gets."""
+
+    def __init__(
+        self,
+        message: str,
+        usage: Usage | None = None,
+        *,
+        cause: BaseException | None = None,
+        shown: str = "",
+        refused: bool = False,
+        error: BaseException | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.usage = usage or Usage()
+        # The fault behind it when retrying the call could help (see claude.retry_delay).
+        self.cause = cause
+        # The words of the failed call that reached the user.
+        self.shown = shown
+        # The API refused the request itself: something in this turn may be the cause.
+        self.refused = refused
+        # What went wrong underneath, for the log.
+        self.error = error
+
+    def spent(self, usage: Usage) -> "TurnFailed":
+        """The same failure, counting `usage` (the whole turn's) instead of this call's."""
+        return TurnFailed(
+            self.message, usage, cause=self.cause, shown=self.shown, refused=self.refused, error=self.error
+        )
+
+
+def stream_fault(err: BaseException, *, cancelled: bool, usage: Usage, shown: str) -> BaseException | None:
+    """What a fault raised while a call streamed becomes, or None for a bug of ours.
+
+    `usage` is what the call cost so far and `shown` the words the user saw of it. After a
+    cancel everything is a cancel (closing the socket makes the read fail). Until the user
+    has seen words, an API or connection fault is worth retrying: `cause` says so.
+    """
+    if isinstance(err, TurnCancelled):
+        return err
+    if cancelled:
+        return TurnCancelled(usage, shown)
+    if isinstance(err, (anthropic.APIStatusError, anthropic.APIConnectionError)):
+        return TurnFailed(
+            claude.describe_api_error(err),
+            usage,
+            # Once the user has seen part of the reply, a retry would say it twice.
+            cause=None if shown else err,
+            shown=shown,
+            refused=claude.is_refusal(err),
+            error=err,
+        )
+    if isinstance(err, StreamBroken):
+        return dropped(err, usage, shown)
+    if isinstance(err, (ValueError, KeyError, AttributeError, TypeError)):
+        return TurnFailed(UNREADABLE_EVENT.format(kind=type(err).__name__), usage, shown=shown, error=err)
+    if is_transport_error(err):
+        return dropped(err, usage, shown)
+    return None
+
+
+def dropped(err: BaseException, usage: Usage, shown: str) -> TurnFailed:
+    """A connection lost mid-stream: retried like an overload until the user has seen words."""
+    if shown:
+        return TurnFailed(DROPPED_MID_REPLY, usage, shown=shown, error=err)
+    return TurnFailed(DROPPED_BEFORE_REPLY, usage, cause=claude.StreamDropped(str(err)), error=err)
+
+
+def is_transport_error(err: BaseException) -> bool:
+    """httpx2 transport errors (a connection reset mid-body) reach the loop unwrapped."""
+    import httpx2
+
+    seen: BaseException | None = err
+    while seen is not None:
+        if isinstance(seen, (httpx2.TransportError, httpx2.StreamError, ConnectionError)):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def traceback_worth_keeping(err: BaseException | None) -> Any:
+    """For the log: a status error says all in its detail line; a transport or parse fault
+    needs its stack."""
+    if err is None or isinstance(err, anthropic.APIStatusError):
+        return None
+    return err

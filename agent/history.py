@@ -1,0 +1,162 @@
+"""The conversation as the API gets it, and its saved copy.
+
+The history only grows at its end, because a thinking block's signature binds it to
+everything before it. The one exception is a turn the API refused: it is taken back whole
+(from the transcript too), so that what was refused is not sent again with every later turn.
+A turn that was cancelled or failed otherwise stays, closed with a note, and the next words
+come as a message of their own: a model answers every question in a message.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from agent import utf8
+from agent.transcripts import Transcript, content_blocks
+
+log = logging.getLogger("devagent.history")
+
+CANCELLED_NOTE = "[The user cancelled this turn here, before it was finished. Do not pick it up again unless they ask.]"
+FAILED_NOTE = "[This turn stopped here, unfinished: {reason}]"
+REFUSED_NOTE = (
+    "[The user's message here was refused by the API and was removed from the conversation "
+    "so that it is not sent again: {reason}]"
+)
+NOT_ANSWERED = "[Not answered.]"
+NOT_RUN = "Not run: the turn stopped."
+CUT_SHORT = "Not run: the reply was cut short."
+
+
+def today(now: datetime) -> str:
+    return f"Today is {now.strftime('%A, %d %B %Y')} ({now.date().isoformat()})."
+
+
+def tool_result(tool_id: str, text: str, is_error: bool) -> dict:
+    result: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id, "content": text or "(no output)"}
+    if is_error:
+        result["is_error"] = True
+    return result
+
+
+def _text(value: str) -> dict:
+    return {"type": "text", "text": value}
+
+
+class History:
+    def __init__(self, transcript: Transcript | None, clock: Callable[[], datetime]) -> None:
+        self.messages: list[dict] = []
+        self.transcript = transcript
+        self._clock = clock
+        # The index of the message that carries today's date; None until one does.
+        self._date_at: int | None = None
+
+    @classmethod
+    def resumed(cls, transcript: Transcript | None, clock: Callable[[], datetime], messages: list[dict], *, dated: bool) -> "History":
+        """A saved conversation to go on with (already in `transcript`); `dated`: today's
+        date was told in it, so it is not told again."""
+        history = cls(transcript, clock)
+        history.messages = list(messages)
+        history._date_at = 0 if dated and messages else None
+        return history
+
+    def restart(self, *, turn: int) -> None:
+        """An empty history in the same transcript: what follows replaces what was."""
+        self.messages = []
+        self._date_at = None
+        if self.transcript is not None:
+            try:
+                self.transcript.add_history_cut(keep=0, turn=turn, time=self._clock())
+            except Exception as err:
+                log.warning("transcript %s: the new start was not saved: %s", self.transcript.path, err)
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def append(self, message: dict, *, turn: int, when: datetime | None = None, replayed: bool = False) -> None:
+        # The last guard: one character the API cannot take would fail every later request.
+        message = utf8.valid_value(message)[0]
+        self.messages.append(message)
+        self._save(message, turn=turn, when=when, replayed=replayed)
+
+    def add_user_text(self, text: str, *, turn: int, notes: tuple[str, ...] = ()) -> None:
+        """The user's words as the next message, after today's date (first time only) and any
+        `notes` the session has for the model."""
+        if self.messages and self.messages[-1]["role"] == "user":
+            # Words left without an answer (a history that ended oddly) are closed, not
+            # joined to these: the model would answer both.
+            self.append({"role": "assistant", "content": [_text(NOT_ANSWERED)]}, turn=turn)
+        blocks: list[dict] = []
+        if self._date_at is None:
+            # The date belongs here and not in the system prompt: a prompt that says
+            # "Monday" is not a prefix of one that said "Friday".
+            blocks.append(_text(today(self._clock())))
+            self._date_at = len(self.messages)
+        blocks.extend(_text(note) for note in notes if note)
+        blocks.append(_text(text if text.strip() else "(silence)"))
+        self.append(self.user_message(blocks), turn=turn)
+
+    def user_message(self, blocks: list[dict]) -> dict:
+        """The user message that brings `blocks` after the history as it is: after a reply cut
+        short while asking for tools, every tool_use gets its result first, as the API requires."""
+        last = self.messages[-1] if self.messages else None
+        if last is None or last["role"] != "assistant":
+            return {"role": "user", "content": blocks}
+        unanswered = [b["id"] for b in content_blocks(last) if isinstance(b, dict) and b.get("type") == "tool_use"]
+        return {"role": "user", "content": [*(tool_result(i, CUT_SHORT, True) for i in unanswered), *blocks]}
+
+    def close_turn(self, start: int, note: str, shown: str, *, turn: int) -> None:
+        """Ends an unfinished turn (it began at index `start`) with `note`, keeping the words
+        the user saw of the call it stopped in."""
+        try:
+            last = self.messages[-1] if len(self.messages) > start else None
+            if last is None:
+                return
+            if last["role"] == "assistant":
+                unanswered = [b["id"] for b in content_blocks(last) if b.get("type") == "tool_use"]
+                if not unanswered:
+                    return  # it already ends with a reply, cut short
+                self.append({"role": "user", "content": [tool_result(i, NOT_RUN, True) for i in unanswered]}, turn=turn)
+            blocks = [_text(shown)] if shown.strip() else []
+            self.append({"role": "assistant", "content": [*blocks, _text(note)]}, turn=turn)
+        except Exception:
+            log.exception("turn %d could not be closed in the history; it is taken out instead", turn)
+            self.drop_turn(start, note, turn=turn)
+
+    def drop_turn(self, start: int, reason: str, *, turn: int) -> None:
+        """Takes the turn that began at index `start` out of the history and the transcript,
+        leaving a note in its place."""
+        del self.messages[start:]
+        if self._date_at is not None and self._date_at >= start:
+            self._date_at = None
+        if self.transcript is not None:
+            try:
+                self.transcript.add_rollback(turn=turn, time=self._clock())
+            except Exception as err:
+                log.warning("transcript %s: turn %d was not withdrawn: %s", self.transcript.path, turn, err)
+        try:
+            self.add_user_text(REFUSED_NOTE.format(reason=reason), turn=turn)
+            self.append({"role": "assistant", "content": [_text(NOT_ANSWERED)]}, turn=turn)
+        except Exception:
+            log.exception("turn %d: the note of a withdrawn turn was not added", turn)
+            del self.messages[start:]
+
+    def with_request(self, blocks: list[dict]) -> list[dict]:
+        """The messages with `blocks` as one more user message, for a call whose ask is not
+        kept (the summary); the history itself does not change."""
+        last = self.messages[-1] if self.messages else None
+        if last is not None and last["role"] == "user":
+            return [*self.messages[:-1], {"role": "user", "content": [*content_blocks(last), *blocks]}]
+        return [*self.messages, self.user_message(blocks)]
+
+    def _save(self, message: dict, *, turn: int, when: datetime | None, replayed: bool) -> None:
+        if self.transcript is None:
+            return
+        try:
+            self.transcript.add_message(message, turn=turn, time=when or self._clock(), replayed=replayed)
+        except Exception as err:
+            # A full disk (or any other fault of the saved copy) must not end the
+            # conversation; only the saved copy is lost.
+            log.warning("transcript %s: a message was not saved: %s: %s", self.transcript.path, type(err).__name__, err)

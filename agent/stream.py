@@ -1,0 +1,302 @@
+"""One streamed call: open it so that a cancel can stop it anywhere, read its events into a
+reply, and turn every fault into a TurnCancelled or a TurnFailed (agent.faults).
+
+`StreamAccumulator` takes one event at a time and knows nothing of sockets or turns, so it
+can be fed recorded events as well as live ones.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agent import claude, utf8
+from agent.cancel import Cancellation
+from agent.events import Usage
+from agent.faults import StreamBroken, TurnCancelled, stream_fault
+from agent.turn import TurnState
+
+USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+@dataclass
+class Reply:
+    """A call's reply as the history will hold it."""
+
+    content: list[dict]
+    stop_reason: str | None
+    usage: Usage
+    # tool_use id -> the raw input that was not JSON (the tool does not run)
+    bad_inputs: dict[str, str] = field(default_factory=dict)
+    # tool_use id -> how many characters of its input were not valid Unicode (replaced)
+    replaced_inputs: dict[str, int] = field(default_factory=dict)
+    # The call's raw token counts and the API's context_management.applied_edits, which
+    # say how full the context was and what was cleared from it (agent.context).
+    raw_usage: dict[str, int] = field(default_factory=dict)
+    applied_edits: list | None = None
+
+    @property
+    def compaction(self) -> dict | None:
+        """The compaction block this reply begins with, when the API compacted the context."""
+        return next((b for b in self.content if b.get("type") == "compaction" and b.get("content")), None)
+
+    @property
+    def tool_uses(self) -> list[dict]:
+        return [b for b in self.content if b.get("type") == "tool_use"]
+
+
+class _BadInput:
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+
+
+class _Counts:
+    def __init__(self, values: dict) -> None:
+        self.__dict__.update(values)
+
+
+class StreamAccumulator:
+    """A reply built from its stream events: blocks, tool inputs from partial JSON, usage.
+
+    `on_text(text, new_block)` hears each piece of visible text as it arrives, `on_thinking()`
+    each thinking block that starts. `feed` raises StreamBroken for an event that does not
+    fit the stream so far, and lets a malformed event's AttributeError or KeyError through.
+    """
+
+    def __init__(
+        self,
+        on_text: Callable[[str, bool], None] = lambda text, new_block: None,
+        on_thinking: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.on_text = on_text
+        self.on_thinking = on_thinking
+        self.blocks: dict[int, dict] = {}
+        self._json: dict[int, list[str]] = {}
+        self._usage: dict[str, int] = {}
+        self.stop_reason: str | None = None
+        self.finished = False
+        self.first_text_at: float | None = None
+        # The last message_delta event as it came, for what it carries beyond the stop
+        # reason and the usage counts.
+        self.message_delta: Any = None
+
+    def feed(self, event: Any) -> None:
+        kind = getattr(event, "type", None)
+        if kind == "message_start":
+            self._usage.update(_usage_dict(event.message.usage))
+        elif kind == "content_block_start":
+            self._start_block(event.index, event.content_block.to_dict())
+        elif kind == "content_block_delta":
+            self._delta(event.index, event.delta)
+        elif kind == "content_block_stop":
+            block = self.blocks.get(event.index)
+            if block is not None and block.get("type") == "tool_use":
+                block["input"] = _parse_input("".join(self._json.get(event.index, [])).strip())
+        elif kind == "message_delta":
+            self.message_delta = event
+            self.stop_reason = event.delta.stop_reason
+            self._usage.update(_usage_dict(event.usage))
+        elif kind == "message_stop":
+            self.finished = True
+
+    def _start_block(self, index: int, block: dict) -> None:
+        if block.get("type") == "tool_use":
+            block["input"] = {}
+        self.blocks[index] = block
+        if block.get("type") in ("thinking", "redacted_thinking"):
+            self.on_thinking()
+
+    def _delta(self, index: int, delta: Any) -> None:
+        block = self.blocks.get(index)
+        if block is None:
+            raise StreamBroken("a delta for a block that never started")
+        if delta.type == "text_delta":
+            new_block = not block.get("text")
+            block["text"] = block.get("text", "") + delta.text
+            if self.first_text_at is None:
+                self.first_text_at = time.monotonic()
+            self.on_text(delta.text, new_block)
+        elif delta.type == "input_json_delta":
+            self._json.setdefault(index, []).append(delta.partial_json)
+        elif delta.type == "thinking_delta":
+            block["thinking"] = block.get("thinking", "") + delta.thinking
+        elif delta.type == "signature_delta":
+            block["signature"] = delta.signature
+        elif delta.type == "compaction_delta":
+            # One delta carries the whole summary (the SDK's accumulator sets, not appends).
+            block["content"] = delta.content
+            block["encrypted_content"] = delta.encrypted_content
+
+    @property
+    def shown(self) -> str:
+        """The words of this reply the user has seen so far."""
+        return "".join(b.get("text", "") for _, b in sorted(self.blocks.items()) if b.get("type") == "text")
+
+    def usage(self, model: str, started: float) -> Usage:
+        """What the call cost so far; `started` is when the turn began, for the first token."""
+        if not self._usage:
+            # Refused before a reply began (a 429, say): not a call worth counting.
+            return Usage()
+        first = None if self.first_text_at is None else self.first_text_at - started
+        usage = replace(claude.call_usage(model, _Counts(self._usage)), time_to_first_token=first)
+        # A compaction is billed but its tokens are not in the top-level counts.
+        iterations = getattr(getattr(self.message_delta, "usage", None), "iterations", None) or []
+        for spent in (i for i in iterations if getattr(i, "type", "") == "compaction"):
+            usage = usage + replace(claude.call_usage(model, spent), api_calls=0)
+        return usage
+
+    def reply(self, model: str, started: float) -> Reply:
+        """The finished reply with only the fields a request accepts, all of it valid Unicode.
+
+        Input that is not JSON goes back as {} (a request must stay valid); the tool does not
+        run and the model hears why. Input with lone surrogates runs replaced, and says so.
+        """
+        bad = {b["id"]: b["input"].raw for b in self.blocks.values() if isinstance(b.get("input"), _BadInput)}
+        content = [c for c in (_clean_block(self.blocks[i]) for i in sorted(self.blocks)) if c is not None]
+        replaced: dict[str, int] = {}
+        for block in content:
+            if block["type"] == "tool_use":
+                block["input"], count = utf8.valid_value(block["input"])
+                if count and block["id"] not in bad:
+                    replaced[block["id"]] = count
+        content = utf8.valid_value(content)[0]
+        managed = getattr(self.message_delta, "context_management", None)
+        applied = list(managed.applied_edits) if managed is not None else None
+        return Reply(content, self.stop_reason, self.usage(model, started), bad, replaced, dict(self._usage), applied)
+
+
+def stream_reply(client: Any, params: dict, turn: TurnState, model: str) -> Reply:
+    """Streams one call, showing its words through `turn` as they come.
+
+    Raises TurnCancelled or TurnFailed (see agent.faults.stream_fault); anything else is a
+    bug of ours and goes up as it is.
+    """
+    cancel = turn.cancel
+    acc = StreamAccumulator(on_text=turn.say, on_thinking=turn.thinking)
+    stream = None
+    remove_hook: Callable[[], None] = lambda: None
+    try:
+        stream = open_stream(client, params, cancel)
+        if stream is None:
+            raise TurnCancelled()
+        # A stalled read blocks the loop inside the SDK, and closing the response from
+        # another thread does not wake it; shutting the socket down does.
+        remove_hook = cancel.on_cancel(lambda: abort(stream))
+        for event in stream:
+            if cancel.cancelled:
+                break
+            acc.feed(event)
+        if cancel.cancelled:
+            raise TurnCancelled(acc.usage(model, turn.started), acc.shown)
+        if not acc.finished:
+            raise StreamBroken("the stream ended before message_stop")
+    except Exception as err:
+        fault = stream_fault(err, cancelled=cancel.cancelled, usage=acc.usage(model, turn.started), shown=acc.shown)
+        if fault is None or fault is err:
+            raise
+        raise fault from err
+    finally:
+        remove_hook()
+        if stream is not None:
+            close_quietly(stream)
+    return acc.reply(model, turn.started)
+
+
+def open_stream(client: Any, params: dict, cancel: Cancellation) -> Any:
+    """Sends the request and returns the stream once its headers arrive, or None on cancel.
+
+    The request runs on its own thread: until the headers come there is no socket to shut
+    down, and a slow or overloaded API must not hold a cancelled turn.
+    """
+    done = threading.Event()
+    lock = threading.Lock()
+    box: dict[str, Any] = {}
+
+    def send() -> None:
+        try:
+            # Context management and compaction are beta parameters: the beta endpoint takes them.
+            endpoint = client.beta.messages if "betas" in params else client.messages
+            opened = endpoint.create(**params, stream=True)
+        except BaseException as err:  # handed to the waiting thread, which raises it
+            box["error"] = err
+            done.set()
+            return
+        with lock:
+            box["stream"] = opened
+            abandoned = box.get("abandoned", False)
+        done.set()
+        if abandoned:
+            close_quietly(opened)
+
+    threading.Thread(target=send, name="claude-request", daemon=True).start()
+    while not done.wait(0.05):
+        if cancel.cancelled:
+            with lock:
+                box["abandoned"] = True
+                late = box.get("stream")
+            if late is not None:
+                close_quietly(late)
+            return None
+    if "error" in box:
+        raise box["error"]
+    return box["stream"]
+
+
+def abort(stream: Any) -> None:
+    import socket
+
+    try:
+        network = stream.response.extensions["network_stream"]
+        network.get_extra_info("socket").shutdown(socket.SHUT_RDWR)
+    except Exception:
+        # No socket to reach (another transport): the loop still stops at the next event.
+        pass
+
+
+def close_quietly(stream: Any) -> None:
+    try:
+        stream.close()
+    except Exception:
+        pass
+
+
+def _parse_input(raw: str) -> Any:
+    if not raw:
+        return {}
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return _BadInput(raw)
+
+
+def _usage_dict(usage: Any) -> dict[str, Any]:
+    if usage is None:
+        return {}
+    return {n: getattr(usage, n, None) for n in USAGE_FIELDS if getattr(usage, n, None) is not None}
+
+
+def _clean_block(block: dict) -> dict | None:
+    """The block as it goes back to the API: only the fields a request accepts."""
+    kind = block.get("type")
+    if kind == "text":
+        return {"type": "text", "text": block["text"]} if block.get("text") else None
+    if kind == "tool_use":
+        value = block.get("input")
+        return {
+            "type": "tool_use",
+            "id": block["id"],
+            "name": block["name"],
+            "input": value if isinstance(value, dict) else {},
+        }
+    if kind == "thinking":
+        return {"type": "thinking", "thinking": block.get("thinking", "") or "", "signature": block.get("signature", "") or ""}
+    if kind == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": block.get("data", "")}
+    if kind == "compaction":
+        # Sent back exactly as it came: the API checks its signature.
+        return {k: block[k] for k in ("type", "content", "encrypted_content", "signature", "tool_changes") if k in block}
+    return None

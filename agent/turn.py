@@ -1,0 +1,60 @@
+"""One turn as it runs: who hears about it, how it is stopped, what it has said and spent.
+
+The session makes one `TurnState` a turn and hands it down the loop, the calls and the
+tools, instead of the turn id, the sink, the cancellation, the reply so far and the start
+time one by one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from agent.cancel import Cancellation
+from agent.events import Event, TextDelta, ThinkingStarted, Usage
+
+Sink = Callable[[Event], None]
+
+
+@dataclass
+class TurnState:
+    id: int
+    emit: Sink
+    cancel: Cancellation
+    started: float = field(default_factory=time.monotonic)
+    # Every piece of text the user was shown, in order.
+    reply: list[str] = field(default_factory=list)
+    # What the turn's finished calls cost; a call in flight adds its own when it ends.
+    usage: Usage = field(default_factory=Usage)
+
+    def say(self, text: str, new_block: bool) -> None:
+        """Shows words of the reply; a new text block after other output starts a paragraph."""
+        if new_block and self.reply and not self.reply[-1].endswith("\n"):
+            self.reply.append("\n\n")
+            self.emit(TextDelta(self.id, "\n\n"))
+        self.reply.append(text)
+        self.emit(TextDelta(self.id, text))
+
+    def thinking(self) -> None:
+        self.emit(ThinkingStarted(self.id))
+
+    @property
+    def reply_text(self) -> str:
+        return "".join(self.reply)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+
+def safe(sink: Sink) -> Sink:
+    """The sink, unable to raise into the loop."""
+
+    def emit(event: Event) -> None:
+        try:
+            sink(event)
+        except Exception:
+            # The display failing must not leave the conversation half-updated.
+            pass
+
+    return emit
