@@ -43,6 +43,15 @@ class AgentConfig:
     request_timeout: float = 120.0
     # A tool use loop that never ends costs money: past this many calls a turn stops.
     max_api_calls_per_turn: int = 25
+    # Context management (agent/context.py): off sends requests without it. None for a
+    # threshold means the model's own default.
+    context_management: bool = True
+    clear_at: int | None = None
+    compact_at: int | None = None
+    keep_tool_uses: int | None = None
+    # Saved transcripts older than this, or beyond this total size, are removed at start.
+    transcripts_max_age_days: int = 90
+    transcripts_max_mb: int = 500
     build_command: str | None = None
     test_command: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -70,6 +79,7 @@ class AgentConfig:
                 else:
                     config = replace(config, **{name: good})
         config = _thinking_fits(config, problems)
+        config = _long_session_settings(config, file, problems)
         if repo is None and args is not None:
             for name in ("repo", "path"):
                 if getattr(args, name, None):
@@ -178,3 +188,37 @@ def _resolved(path: Path) -> Path:
             return path.absolute()
         except ValueError:
             return path
+
+
+# DEVAGENT_CONTEXT=off, DEVAGENT_CLEAR_AT and DEVAGENT_COMPACT_AT win over the file's
+# [context] table; [transcripts] is only in the file.
+_CONTEXT_ENV = {"DEVAGENT_CLEAR_AT": "clear_at", "DEVAGENT_COMPACT_AT": "compact_at"}
+
+
+def _long_session_settings(config: AgentConfig, file: dict, problems: list[Problem]) -> AgentConfig:
+    context = file.get("context") or {}
+    transcripts = file.get("transcripts") or {}
+    changes: dict[str, Any] = {}
+    if "management" in context:
+        changes["context_management"] = context["management"]
+    for name in ("clear_at", "compact_at", "keep_tool_uses"):
+        if name in context:
+            changes[name] = context[name]
+    if "max_age_days" in transcripts:
+        changes["transcripts_max_age_days"] = transcripts["max_age_days"]
+    if "max_total_mb" in transcripts:
+        changes["transcripts_max_mb"] = transcripts["max_total_mb"]
+    switch = os.environ.get("DEVAGENT_CONTEXT", "").strip().lower()
+    if switch in ("off", "0", "false", "no"):
+        changes["context_management"] = False
+    elif switch in ("on", "1", "true", "yes"):
+        changes["context_management"] = True
+    elif switch:
+        problems.append(Problem("DEVAGENT_CONTEXT", None, f'"{switch}" is not on or off'))
+    for variable, name in _CONTEXT_ENV.items():
+        raw = os.environ.get(variable, "").strip().replace("_", "")
+        if raw.isdigit() and int(raw) > 0:
+            changes[name] = int(raw)
+        elif raw:
+            problems.append(Problem(variable, None, f'"{raw}" is not a number of tokens'))
+    return replace(config, **changes)

@@ -18,6 +18,16 @@ What a file may hold (anything else is reported as unknown)::
     build = "make build"
     test = "make check"
 
+    [context]                         # agent/context.py; thresholds in input tokens
+    management = true                 # false: no clearing or compaction
+    clear_at = 60000
+    compact_at = 90000
+    keep_tool_uses = 3
+
+    [transcripts]                     # removed at start, oldest first
+    max_age_days = 90
+    max_total_mb = 500
+
     [voice]
     key = "f9"
     stt_model = "small.en"
@@ -161,6 +171,13 @@ SETTINGS: dict[str, Check] = {
 }
 REPO_SETTINGS: dict[str, Check] = {"build": text, "test": text}
 VOICE_SETTINGS: dict[str, Check] = {"key": text, "stt_model": text, "voice": text, "speak": flag}
+CONTEXT_SETTINGS: dict[str, Check] = {
+    "management": flag,
+    "clear_at": count(1000),
+    "compact_at": count(1000),
+    "keep_tool_uses": count(0),
+}
+TRANSCRIPT_SETTINGS: dict[str, Check] = {"max_age_days": count(1), "max_total_mb": count(1)}
 
 
 # --- the file -----------------------------------------------------------------------------
@@ -187,7 +204,7 @@ def read(path: Path) -> tuple[dict, list[Problem]]:
 def checked(data: dict, source: str) -> tuple[dict, list[Problem]]:
     """`data` without the keys of the wrong kind, and a Problem for each one left out."""
     problems: list[Problem] = []
-    clean = _table(data, SETTINGS, "", source, problems, tables=("repos", "voice"))
+    clean = _table(data, SETTINGS, "", source, problems, tables=("repos", "voice", "context", "transcripts"))
     if "repos" in data:
         repos = data["repos"]
         if not isinstance(repos, dict):
@@ -206,6 +223,12 @@ def checked(data: dict, source: str) -> tuple[dict, list[Problem]]:
             problems.append(Problem(source, "voice", f"expected a table, found {_kind(voice)}"))
         else:
             clean["voice"] = _table(voice, VOICE_SETTINGS, "voice.", source, problems)
+    for name, checks in (("context", CONTEXT_SETTINGS), ("transcripts", TRANSCRIPT_SETTINGS)):
+        if name in data:
+            if isinstance(data[name], dict):
+                clean[name] = _table(data[name], checks, f"{name}.", source, problems)
+            else:
+                problems.append(Problem(source, name, f"expected a table, found {_kind(data[name])}"))
     return clean, problems
 
 

@@ -130,6 +130,36 @@ class AgentError:
     message: str
 
 
+@dataclass(frozen=True)
+class ContextStatus:
+    """How full the context was at the turn's latest request, and what the API cleared from it."""
+
+    turn: int
+    used: int
+    window: int
+    cleared_tool_uses: int = 0
+    cleared_tokens: int = 0
+    text: str = ""  # "context 48k of 200k (12 tool results cleared)"
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """The earlier conversation was summarised: by the API into a compaction block, or, when
+    the API refused, by devagent's own summary request (`fallback`)."""
+
+    turn: int
+    summary: str
+    fallback: bool = False
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should know that is not an error."""
+
+    turn: int
+    message: str
+
+
 Event = (
-    TurnStarted | TextDelta | ThinkingStarted | ToolStarted | ToolFinished | ShowOnScreen | TurnFinished | AgentError
+    TurnStarted | TextDelta | ThinkingStarted | ToolStarted | ToolFinished | ShowOnScreen | TurnFinished | AgentError | ContextStatus | Compacted | Notice
 )

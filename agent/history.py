@@ -53,6 +53,25 @@ class History:
         # The index of the message that carries today's date; None until one does.
         self._date_at: int | None = None
 
+    @classmethod
+    def resumed(cls, transcript: Transcript | None, clock: Callable[[], datetime], messages: list[dict], *, dated: bool) -> History:
+        """A saved conversation to go on with (already in `transcript`); `dated`: today's
+        date was told in it, so it is not told again."""
+        history = cls(transcript, clock)
+        history.messages = list(messages)
+        history._date_at = 0 if dated and messages else None
+        return history
+
+    def restart(self, *, turn: int) -> None:
+        """An empty history in the same transcript: what follows replaces what was."""
+        self.messages = []
+        self._date_at = None
+        if self.transcript is not None:
+            try:
+                self.transcript.add_history_cut(keep=0, turn=turn, time=self._clock())
+            except Exception as err:
+                log.warning("transcript %s: the new start was not saved: %s", self.transcript.path, err)
+
     def __len__(self) -> int:
         return len(self.messages)
 

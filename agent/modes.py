@@ -69,6 +69,12 @@ def _prepare(mode: str, repo: Path, *, store: Any, window_turns: int, now: datet
     raise ValueError(f"unknown memory mode {mode!r}")
 
 
+def resumed(mode: str, saved: transcripts.SavedSession) -> SessionStart:
+    """A resumed session starts as the saved one did: the same tools and its own system
+    block as it was then, not as memory is now, so its requests begin the same way."""
+    return SessionStart(memory_tool=mode in MEMORY_TOOL_MODES, context=saved.context)
+
+
 # --- replaying a conversation ------------------------------------------------------------
 
 

@@ -23,13 +23,25 @@ from typing import Any
 from agent import claude, modes, prompts, utf8
 from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
-from agent.events import AgentError, ShowOnScreen, ToolFinished, ToolStarted, TurnFinished, TurnStarted, Usage
+from agent.context import Keeper, cleared_copy
+from agent.events import (
+    AgentError,
+    Compacted,
+    ContextStatus,
+    Notice,
+    ShowOnScreen,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+)
 from agent.faults import OUTPUT_LIMIT, TurnCancelled, TurnFailed, traceback_worth_keeping
 from agent.history import CANCELLED_NOTE, FAILED_NOTE, History, tool_result
 from agent.stream import Reply, stream_reply
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.registry import ToolRegistry
-from agent.transcripts import Transcript
+from agent.transcripts import SavedSession, Transcript
 from agent.turn import Sink, TurnState, safe
 
 log = logging.getLogger("devagent.session")
@@ -51,8 +63,12 @@ class Session:
         now: datetime | Callable[[], datetime] | None = None,
         tools: list | None = None,
         save_transcript: bool = True,
+        resume: SavedSession | None = None,
     ) -> None:
         self.repo = Path(repo).resolve()
+        if resume is not None:
+            # A resumed session is the same conversation: its model, its memory mode.
+            config = replace(config, model=resume.model or config.model, memory_mode=resume.memory_mode or config.memory_mode)
         if config.build_command is None and config.test_command is None:
             # The user's per-repository build and test commands, when the caller did not
             # already look them up.
@@ -74,23 +90,50 @@ class Session:
 
             store = MemoryStore.for_repository(self.repo)
         self.store = store
-        self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns, now=self.started)
+        if resume is None:
+            self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns, now=self.started)
+        else:
+            self.start = modes.resumed(mode, resume)
         self.registry = ToolRegistry.for_mode(mode, store if self.start.memory_tool else None, tools)
         self.tool_definitions = self.registry.definitions()
-        self._begin_conversation()
+        self._begin_conversation(resume)
 
-    def _begin_conversation(self) -> None:
-        """A new history (with a new transcript) from `self.start`, and the system prompt."""
+    def _begin_conversation(self, resume: SavedSession | None = None) -> None:
+        """A new history (with a new transcript) from `self.start`, and the system prompt; or
+        the saved conversation `resume`, after its last finished turn, in its own transcript."""
         self.system = self._system_blocks()
+        self.keeper = Keeper(self.config, memory_tool=self.start.memory_tool)
+        self._conversation_turns = 0
+        if resume is not None:
+            self.history = self._resumed_history(resume)
+            return
         transcript = None
         if self._save_transcript:
             transcript = Transcript(
-                self.repo, started=self.started, model=self.config.model, memory_mode=self.config.memory_mode
+                self.repo,
+                started=self.started,
+                model=self.config.model,
+                memory_mode=self.config.memory_mode,
+                context=self.start.context,
             )
         self.history = History(transcript, self.now)
         for message, when in zip(self.start.replay, self.start.replay_times):
             self.history.append(message, turn=self.turn, when=when, replayed=True)
-        self._conversation_turns = 0
+
+    def _resumed_history(self, saved: SavedSession) -> History:
+        kept = modes.completed(saved.messages)
+        # Turn numbers go on after every turn the file has seen, finished or not.
+        self.turn = max([m.turn for m in saved.messages] + [int(t.get("turn") or 0) for t in saved.turns] + [0])
+        transcript = Transcript.reopen(self.repo, saved) if self._save_transcript else None
+        if transcript is not None and len(kept) != len(saved.messages):
+            # A turn that never finished is not part of the conversation any more.
+            try:
+                transcript.add_history_cut(keep=len(kept), turn=self.turn, time=self.now())
+            except Exception as err:
+                log.warning("transcript %s: the cut after the last finished turn was not saved: %s", transcript.path, err)
+        # The date was told on the day; a later day tells it again.
+        dated = bool(kept) and kept[-1].time.date() == self.now().date()
+        return History.resumed(transcript, self.now, [m.message for m in kept], dated=dated)
 
     # --- setup ----------------------------------------------------------------------------
 
@@ -158,16 +201,19 @@ class Session:
             cancelled = self._run_turn(turn, text)
             usage = replace(turn.usage, total_time=turn.elapsed())
             self.usage = self.usage + usage
+            self._save_turn(turn.id, usage, cancelled)
             emit(TurnFinished(turn.id, usage, turn.reply_text, cancelled))
             return usage
 
     def _run_turn(self, turn: TurnState, text: str) -> bool:
         """The turn's words and its loop; True when it was cancelled. A turn that did not end
         with a reply is closed in the history as such, or taken out when the API refused it."""
+        if self.keeper.own_summary_due():
+            self._summarise_ourselves(turn)
         start = len(self.history)
         self._conversation_turns += 1
         try:
-            self.history.add_user_text(text, turn=turn.id)
+            self.history.add_user_text(text, turn=turn.id, notes=(self.keeper.notice_due() or "",))
             self._loop(turn)
         except TurnCancelled as stop:
             turn.usage = stop.usage
@@ -200,9 +246,11 @@ class Session:
                 raise TurnCancelled(turn.usage)
             reply = self._call_with_retries(turn)
             turn.usage = turn.usage + reply.usage
+            self._report_context(turn, reply)
             if reply.content:
                 self.history.append({"role": "assistant", "content": reply.content}, turn=turn.id)
-            if reply.stop_reason == "pause_turn":
+            if reply.stop_reason in ("pause_turn", "compaction"):
+                # Not finished: the history goes back as it is and the model goes on.
                 continue
             if reply.stop_reason != "tool_use" or not reply.tool_uses:
                 if reply.stop_reason == "max_tokens":
@@ -227,6 +275,7 @@ class Session:
             params = claude.request_params(
                 self.config, system=self.system, tools=self.tool_definitions, messages=self.messages
             )
+            params.update(self.keeper.request_extras())
             try:
                 reply = stream_reply(self._streaming_client(), params, turn, self.config.model)
                 return replace(reply, usage=spent + reply.usage)
@@ -234,6 +283,8 @@ class Session:
                 raise TurnCancelled(turn.usage + spent + stop.usage, stop.shown) from stop
             except TurnFailed as failed:
                 spent = spent + failed.usage
+                if self._refused_betas(failed.error, turn):
+                    continue
                 delay = None
                 if failed.cause is not None and attempt < self.config.max_retries:
                     delay = claude.retry_delay(failed.cause, attempt)
@@ -317,22 +368,76 @@ class Session:
             except Exception as err:
                 log.warning("transcript %s: the summary was not saved: %s", self.transcript.path, err)
 
-    def _write_summary(self) -> str | None:
+    def _write_summary(self, ask: str | None = None, messages: list[dict] | None = None) -> str | None:
         if api_key_problem() and self._client is None:
             return None
-        messages = self.history.with_request([{"type": "text", "text": prompts.summary_request()}])
+        if messages is None:
+            messages = self.history.with_request([{"type": "text", "text": ask or prompts.summary_request()}])
         # The session's own request with the ask at its end, so it reads the conversation from
         # the cache: a different tool_choice or thinking setting would start a new cache. The
         # ask itself tells the model not to use the tools.
         params = claude.request_params(self.config, system=self.system, tools=self.tool_definitions, messages=messages)
+        params.update(self.keeper.request_extras())
         try:
-            reply = self.client.messages.create(**params)
+            endpoint = self.client.beta.messages if "betas" in params else self.client.messages
+            reply = endpoint.create(**params)
         except Exception as err:
             log.warning("the summary call failed [%s]", claude.error_detail(err))
             return None
         self.usage = self.usage + claude.call_usage(self.config.model, reply.usage)
         text = "".join(getattr(b, "text", "") for b in reply.content if getattr(b, "type", "") == "text").strip()
         return text or None
+
+
+    # --- a long session: agent.context ----------------------------------------------------
+
+    def _report_context(self, turn: TurnState, reply: Reply) -> None:
+        full = self.keeper.observe(reply.raw_usage, reply.applied_edits)
+        turn.emit(ContextStatus(turn.id, full.used, full.window, full.cleared_tool_uses, full.cleared_tokens, full.describe()))
+        if reply.compaction is not None:
+            log.info("turn %d: the API compacted the conversation", turn.id)
+            turn.emit(Compacted(turn.id, str(reply.compaction["content"])))
+
+    def _refused_betas(self, error: BaseException | None, turn: TurnState) -> bool:
+        """True when the API refused context management: the call goes again without it."""
+        status = getattr(error, "status_code", None)
+        if error is None or not self.keeper.refuse(status, claude.describe_api_error(error)):
+            return False
+        log.warning("turn %d: context management refused, going on without it [%s]", turn.id, claude.error_detail(error))
+        turn.emit(Notice(turn.id, self.keeper.refusal_notice()))
+        return True
+
+    def _summarise_ourselves(self, turn: TurnState) -> None:
+        """Without the API's compaction: the summary mode's kind of request, then a fresh
+        history that starts from its answer."""
+        turn.emit(Notice(turn.id, "The conversation has grown long; devagent is summarising it before going on."))
+        history = cleared_copy(self.messages, keep=self.keeper.limits.keep_tool_uses)
+        ask = [{"type": "text", "text": prompts.compaction_request()}]
+        last = history[-1] if history else None
+        messages = [*history, {"role": "user", "content": ask}] if last is None or last["role"] == "assistant" else [
+            *history[:-1], {"role": "user", "content": [*last["content"], *ask]}
+        ]
+        notes = self._write_summary(messages=messages)
+        if not notes or turn.cancel.cancelled:
+            turn.emit(Notice(turn.id, "devagent could not summarise the conversation; it goes on as it is."))
+            return
+        self.history.restart(turn=turn.id)
+        self.history.append({"role": "user", "content": [{"type": "text", "text": f"{prompts.SUMMARY_LEAD}\n\n{notes}"}]}, turn=turn.id)
+        self.history.append({"role": "assistant", "content": [{"type": "text", "text": "Understood; I go on from that summary."}]}, turn=turn.id)
+        self.keeper.last = None
+        turn.emit(Compacted(turn.id, notes, fallback=True))
+        turn.emit(Notice(
+            turn.id,
+            "Claude's compaction is not available for this model, so devagent summarised the earlier "
+            "conversation itself and goes on from that summary.",
+        ))
+
+    def _save_turn(self, turn: int, usage: Usage, cancelled: bool) -> None:
+        if self.transcript is not None:
+            try:
+                self.transcript.add_turn(turn, usage.to_dict(), time=self.now(), cancelled=cancelled)
+            except Exception as err:
+                log.warning("transcript %s: turn %d's usage was not saved: %s", self.transcript.path, turn, err)
 
 
 def _valid_result(result: ToolResult) -> ToolResult:

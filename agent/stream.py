@@ -34,6 +34,15 @@ class Reply:
     bad_inputs: dict[str, str] = field(default_factory=dict)
     # tool_use id -> how many characters of its input were not valid Unicode (replaced)
     replaced_inputs: dict[str, int] = field(default_factory=dict)
+    # The call's raw token counts and the API's context_management.applied_edits, which
+    # say how full the context was and what was cleared from it (agent.context).
+    raw_usage: dict[str, int] = field(default_factory=dict)
+    applied_edits: list | None = None
+
+    @property
+    def compaction(self) -> dict | None:
+        """The compaction block this reply begins with, when the API compacted the context."""
+        return next((b for b in self.content if b.get("type") == "compaction" and b.get("content")), None)
 
     @property
     def tool_uses(self) -> list[dict]:
@@ -117,6 +126,10 @@ class StreamAccumulator:
             block["thinking"] = block.get("thinking", "") + delta.thinking
         elif delta.type == "signature_delta":
             block["signature"] = delta.signature
+        elif delta.type == "compaction_delta":
+            # One delta carries the whole summary (the SDK's accumulator sets, not appends).
+            block["content"] = delta.content
+            block["encrypted_content"] = delta.encrypted_content
 
     @property
     def shown(self) -> str:
@@ -129,7 +142,12 @@ class StreamAccumulator:
             # Refused before a reply began (a 429, say): not a call worth counting.
             return Usage()
         first = None if self.first_text_at is None else self.first_text_at - started
-        return replace(claude.call_usage(model, _Counts(self._usage)), time_to_first_token=first)
+        usage = replace(claude.call_usage(model, _Counts(self._usage)), time_to_first_token=first)
+        # A compaction is billed but its tokens are not in the top-level counts.
+        iterations = getattr(getattr(self.message_delta, "usage", None), "iterations", None) or []
+        for spent in (i for i in iterations if getattr(i, "type", "") == "compaction"):
+            usage = usage + replace(claude.call_usage(model, spent), api_calls=0)
+        return usage
 
     def reply(self, model: str, started: float) -> Reply:
         """The finished reply with only the fields a request accepts, all of it valid Unicode.
@@ -146,7 +164,9 @@ class StreamAccumulator:
                 if count and block["id"] not in bad:
                     replaced[block["id"]] = count
         content = utf8.valid_value(content)[0]
-        return Reply(content, self.stop_reason, self.usage(model, started), bad, replaced)
+        managed = getattr(self.message_delta, "context_management", None)
+        applied = list(managed.applied_edits) if managed is not None else None
+        return Reply(content, self.stop_reason, self.usage(model, started), bad, replaced, dict(self._usage), applied)
 
 
 def stream_reply(client: Any, params: dict, turn: TurnState, model: str) -> Reply:
@@ -201,7 +221,9 @@ def open_stream(client: Any, params: dict, cancel: Cancellation) -> Any:
 
     def send() -> None:
         try:
-            opened = client.messages.create(**params, stream=True)
+            # Context management and compaction are beta parameters: the beta endpoint takes them.
+            endpoint = client.beta.messages if "betas" in params else client.messages
+            opened = endpoint.create(**params, stream=True)
         except BaseException as err:  # handed to the waiting thread, which raises it
             box["error"] = err
             done.set()
@@ -277,4 +299,7 @@ def _clean_block(block: dict) -> dict | None:
         return {"type": "thinking", "thinking": block.get("thinking", "") or "", "signature": block.get("signature", "") or ""}
     if kind == "redacted_thinking":
         return {"type": "redacted_thinking", "data": block.get("data", "")}
+    if kind == "compaction":
+        # Sent back exactly as it came: the API checks its signature.
+        return {k: block[k] for k in ("type", "content", "encrypted_content", "signature", "tool_changes") if k in block}
     return None

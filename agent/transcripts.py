@@ -9,6 +9,12 @@ Records, one a line:
   {"type": "message", "time": iso, "turn": n, "replayed": bool, "message": {role, content}}
   {"type": "summary", "time": iso, "text": ..}
   {"type": "rollback", "time": iso, "turn": n}   # turn n's messages so far are withdrawn
+  {"type": "turn", "time": iso, "turn": n, "usage": {..}, "cancelled": bool}   a turn ended
+  {"type": "history", "time": iso, "turn": n, "keep": k}   the history goes on from its first
+      k messages: 0 after devagent's own summary, fewer after resuming past an unfinished turn
+
+The header may also hold "context", the session's own system block (preloaded memory), so
+a resumed session sends the same request it sent before.
 
 Replayed messages are saved too: the conversation a session had is what it replayed plus
 what it added, and the next session's history mode replays all of it.
@@ -47,12 +53,16 @@ class SavedSession:
     messages: list[SavedMessage] = field(default_factory=list)
     summary: str | None = None
     summary_time: datetime | None = None
+    model: str = ""
+    memory_mode: str = ""
+    context: str = ""
+    turns: list[dict] = field(default_factory=list)
 
 
 class Transcript:
     """The file of one running session; created on the first write."""
 
-    def __init__(self, repo: Path, *, started: datetime, model: str, memory_mode: str) -> None:
+    def __init__(self, repo: Path, *, started: datetime, model: str, memory_mode: str, context: str = "") -> None:
         self.repo = repo
         self.started = started
         self.header = {
@@ -62,9 +72,25 @@ class Transcript:
             "memory_mode": memory_mode,
             "repo": str(repo),
         }
+        if context:
+            self.header["context"] = context
         stamp = started.strftime("%Y%m%dT%H%M%S%f")
         self.path = transcripts_dir(repo) / f"{stamp}-{secrets.token_hex(3)}.jsonl"
         self._opened = False
+
+    @classmethod
+    def reopen(cls, repo: Path, saved: SavedSession) -> Transcript:
+        """The file of a saved session, to go on writing where it ended."""
+        transcript = cls(repo, started=saved.started, model=saved.model, memory_mode=saved.memory_mode, context=saved.context)
+        transcript.path = saved.path
+        transcript._opened = True
+        return transcript
+
+    def add_turn(self, turn: int, usage: dict, *, time: datetime, cancelled: bool = False) -> None:
+        self._write({"type": "turn", "time": time.isoformat(), "turn": turn, "usage": usage, "cancelled": cancelled})
+
+    def add_history_cut(self, *, keep: int, turn: int, time: datetime) -> None:
+        self._write({"type": "history", "time": time.isoformat(), "turn": turn, "keep": keep})
 
     def add_message(self, message: dict, *, turn: int, time: datetime, replayed: bool = False) -> None:
         message = masked_tool_inputs(message)
@@ -113,9 +139,19 @@ def load(path: Path) -> SavedSession | None:
         kind = record.get("type")
         try:
             if kind == "session":
-                session = SavedSession(path=path, started=datetime.fromisoformat(record["started"]))
+                session = SavedSession(
+                    path=path,
+                    started=datetime.fromisoformat(record["started"]),
+                    model=str(record.get("model") or ""),
+                    memory_mode=str(record.get("memory_mode") or ""),
+                    context=str(record.get("context") or ""),
+                )
             elif session is None:
                 continue
+            elif kind == "turn" and isinstance(record.get("usage"), dict):
+                session.turns.append(record)
+            elif kind == "history":
+                session.messages = session.messages[: max(0, int(record["keep"]))]
             elif kind == "message" and isinstance(record.get("message"), dict):
                 message = record["message"]
                 last = session.messages[-1].message if session.messages else None

@@ -110,6 +110,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests import double_context
+
 # --- building replies -------------------------------------------------------------------
 
 
@@ -237,6 +239,8 @@ class Request:
     headers: dict[str, str]
     body: Any
     time: float = field(default_factory=time.time)
+    # What the model saw after context management (tests/double_context.py), once prepared.
+    context: Any = None
 
     @property
     def stream(self) -> bool:
@@ -265,6 +269,10 @@ class Request:
         if not isinstance(content, list):
             return []
         return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+    def seen_messages(self) -> list[dict]:
+        """The messages as the model saw them: after clearing, from the last compaction on."""
+        return self.context.messages if self.context is not None else self.messages
 
     def tool_names(self) -> list[str]:
         tools = self.body.get("tools", []) if isinstance(self.body, dict) else []
@@ -373,6 +381,12 @@ def _sse_events(rep: dict, request: Request) -> list[tuple[str, dict]]:
     body = request.body if isinstance(request.body, dict) else {}
     content = rep.get("content", [])
     usage = dict(rep.get("usage") or {})
+    view = request.context
+    if view is not None:
+        content = ([view.compaction] if view.compaction else []) + ([] if view.paused else content)
+        usage.setdefault("input_tokens", view.input_tokens)
+        usage.setdefault("cache_read_input_tokens", view.cache_read)
+        usage.setdefault("cache_creation_input_tokens", view.cache_write)
     usage.setdefault("input_tokens", _estimate_tokens(body.get("messages", [])))
     usage.setdefault("output_tokens", _estimate_tokens(content))
     usage.setdefault("cache_read_input_tokens", 0)
@@ -380,6 +394,8 @@ def _sse_events(rep: dict, request: Request) -> list[tuple[str, dict]]:
     stop = rep.get("stop_reason") or (
         "tool_use" if any(b.get("type") == "tool_use" for b in content) else "end_turn"
     )
+    if view is not None and view.paused:
+        stop = "compaction"
     chunk = int(rep.get("chunk") or 12)
     events: list[tuple[str, dict]] = [
         (
@@ -423,26 +439,27 @@ def _sse_events(rep: dict, request: Request) -> list[tuple[str, dict]]:
         elif kind == "redacted_thinking":
             start = dict(block)
             deltas = []
+        elif kind == "compaction":
+            start = {"type": "compaction", "content": None, "encrypted_content": None, "signature": block.get("signature")}
+            deltas = [delta({"type": "compaction_delta", "content": block.get("content"), "encrypted_content": block.get("encrypted_content")})]
         else:
             raise ValueError(f"the double cannot stream a {kind!r} block")
         events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
         events.extend(deltas)
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
-    events.append(
-        (
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": stop, "stop_sequence": None},
-                "usage": {
-                    "input_tokens": usage["input_tokens"],
-                    "output_tokens": usage["output_tokens"],
-                    "cache_read_input_tokens": usage["cache_read_input_tokens"],
-                    "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
-                },
-            },
-        )
-    )
+    final_usage = {
+        "input_tokens": usage["input_tokens"],
+        "output_tokens": usage["output_tokens"],
+        "cache_read_input_tokens": usage["cache_read_input_tokens"],
+        "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
+    }
+    final: dict[str, Any] = {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": final_usage}
+    if view is not None:
+        if view.compaction_usage is not None:
+            final_usage["iterations"] = [view.compaction_usage, {"type": "message", **{k: final_usage[k] for k in list(final_usage)}}]
+        if view.applied_edits is not None:
+            final["context_management"] = {"applied_edits": view.applied_edits}
+    events.append(("message_delta", final))
     events.append(("message_stop", {"type": "message_stop"}))
     return events
 
@@ -451,7 +468,13 @@ def _json_message(rep: dict, request: Request) -> dict:
     events = _sse_events(rep, request)
     message = events[0][1]["message"]
     final = events[-2][1]
-    message["content"] = [{k: v for k, v in b.items() if k != "raw_input"} for b in rep.get("content", [])]
+    view = request.context
+    content = rep.get("content", [])
+    if view is not None:
+        content = ([view.compaction] if view.compaction else []) + ([] if view.paused else content)
+        if "context_management" in final:
+            message["context_management"] = final["context_management"]
+    message["content"] = [{k: v for k, v in b.items() if k != "raw_input"} for b in content]
     message["stop_reason"] = final["delta"]["stop_reason"]
     message["usage"] = final["usage"]
     return message
@@ -467,6 +490,12 @@ class ClaudeDouble:
         self.responder: Callable[[Request], dict | None] | None = None
         self.default: dict | None = None
         self.count_tokens: int | Callable[[Request], int] | None = None
+        # Context management, as tests/double_context.py describes.
+        self.context_window = double_context.DEFAULT_WINDOW
+        self.simulate_cache = False
+        self.refuse_context_management: set[str] = set()
+        self.compaction_summary: Callable[[list[dict]], str] | None = None
+        self.context_state = double_context.ContextState()
         self.record = record
         self._port = port
         self._server: ThreadingHTTPServer | None = None
@@ -567,20 +596,30 @@ class _Handler(BaseHTTPRequestHandler):
         self.owner._record(request)
         route = self.path.split("?")[0].rstrip("/")
         problem = request_problem(body) if route in ("/v1/messages", "/v1/messages/count_tokens") else None
+        if problem is None and route in ("/v1/messages", "/v1/messages/count_tokens"):
+            view = double_context.prepare(self.owner, body, request.headers)
+            if isinstance(view, double_context.Refusal):
+                problem = view.message
+            else:
+                request.context = view
         if problem is not None:
             self._send_json(400, {"type": "error", "error": {"type": "invalid_request_error", "message": problem}})
             return
         if route == "/v1/messages/count_tokens":
             counter = self.owner.count_tokens
             value = counter(request) if callable(counter) else counter
+            answer: dict[str, Any] = {}
             if value is None:
-                value = _estimate_tokens({k: body.get(k) for k in ("system", "tools", "messages")} if isinstance(body, dict) else body)
-            self._send_json(200, {"input_tokens": int(value)})
+                value = request.context.input_tokens + request.context.cache_read + request.context.cache_write
+            if isinstance(body, dict) and body.get("context_management") is not None:
+                answer["context_management"] = {"original_input_tokens": request.context.original_tokens}
+            self._send_json(200, {"input_tokens": int(value), **answer})
             return
         if route != "/v1/messages":
             self._send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": f"no route {self.path}"}})
             return
-        rep = self.owner._next_reply(request)
+        # A paused compaction answers with the compaction block alone; no reply is used up.
+        rep = reply() if request.context is not None and request.context.paused else self.owner._next_reply(request)
         if rep.get("wait"):
             time.sleep(float(rep["wait"]))
         if "error" in rep:

@@ -30,6 +30,9 @@ from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
 from agent.events import (
     AgentError,
+    Compacted,
+    ContextStatus,
+    Notice,
     ShowOnScreen,
     TextDelta,
     ThinkingStarted,
@@ -127,8 +130,11 @@ class DevAgentApp(App):
         probe_voice: bool = True,
         voice_off: str | None = None,
         talk_key: str = DEFAULT_KEY,
+        resume: str | None = None,
     ) -> None:
         super().__init__()
+        # --resume: "" continues the latest saved session, an id that one; None starts anew.
+        self.resume = resume
         if talk_key != DEFAULT_KEY:
             self.set_keymap({"push_to_talk": talk_key})
         self.talk_key = key_label(talk_key)
@@ -313,15 +319,81 @@ class DevAgentApp(App):
     def _load_session(self) -> None:
         """Import the SDK and build the session off the UI thread (the import alone takes ~2 s)."""
         try:
+            from agent import sessions
             from agent.session import Session
 
-            self.session = Session(self.repo, self.config, store=self.store)
+            sessions.prune_for(self.config)
+            if self.resume is None:
+                self.session = Session(self.repo, self.config, store=self.store)
+            else:
+                self._resume_session(self.resume)
         except Exception as exc:
             self._session_error = f"The agent could not start: {exc}"
             self.call_from_thread(self.conversation.add_notice, self._session_error, "error")
         finally:
             settle_heap()
             self._session_ready.set()
+
+    # --- long sessions: context, compaction, resuming ------------------------------------
+
+    async def _on_context_event(self, event) -> None:
+        if isinstance(event, ContextStatus):
+            self.status.update_info(context=event)
+        elif isinstance(event, Compacted):
+            # One folded line; the summary itself waits on the screen pane.
+            await self.conversation.add_notice("▸ earlier conversation summarised (F3 shows the summary)", "info")
+            await self.screen_pane.show("Earlier conversation, summarised", event.summary, "text")
+        else:
+            await self.conversation.add_notice(event.message, "info")
+
+    def _resume_session(self, wanted: str) -> None:
+        """On a worker thread: the saved session becomes this app's session, or a new one starts."""
+        from agent import sessions
+        from agent.session import Session
+
+        session, said = sessions.open_saved(self.repo, self.config, wanted or None, store=self.store)
+        if session is None:
+            said += " A new session starts instead."
+            session = Session(self.repo, self.config, store=self.store)
+        self.session = session
+        self.call_from_thread(self.conversation.add_notice, said, "info")
+
+    def action_sessions(self) -> None:
+        from agent import sessions
+        from tui.screens.sessions import SessionsScreen
+
+        found = sessions.listing(self.repo)
+        lines = [(info.id, line) for info, line in zip(found, sessions.table(found))]
+        self.push_screen(SessionsScreen(lines), self._session_chosen)
+
+    async def _session_chosen(self, choice: tuple[str, str] | None) -> None:
+        if choice is None:
+            return
+        action, wanted = choice
+        from agent import sessions
+
+        if action == "read":
+            path, problem = sessions.find(self.repo, wanted)
+            text = sessions.as_markdown(path) if path is not None else problem
+            await self.screen_pane.show(f"Session {wanted}", text or "", "markdown")
+            self._show_screen(True)
+        elif self.running:
+            self.notify("A turn is running; continue the session once it has ended.", title="Sessions")
+        else:
+            self._switch_session(wanted)
+
+    @work(thread=True, group="sessions", exclusive=True)
+    def _switch_session(self, wanted: str) -> None:
+        with self._send_lock:
+            if self.session is not None and self.session.transcript is not None and wanted in self.session.transcript.path.name:
+                self.call_from_thread(self.notify, "That is the session you are in.", title="Sessions")
+                return
+            if self.session is not None:
+                try:
+                    self.session.close()
+                except Exception:
+                    pass
+            self._resume_session(wanted)
 
     def close_session(self) -> None:
         """Called after the app has left the terminal: save the transcript (and summary notes)."""
@@ -475,6 +547,8 @@ class DevAgentApp(App):
                 self.notify(f"On screen: {event.title} (F3 shows it)", title="Screen")
         elif isinstance(event, AgentError):
             await conversation.add_notice(event.message, "error")
+        elif isinstance(event, (ContextStatus, Compacted, Notice)):
+            await self._on_context_event(event)
         elif isinstance(event, TurnFinished):
             await self._end_turn(cancelled=event.cancelled)
             self.status.update_info(usage=event.usage)
@@ -682,6 +756,7 @@ class DevAgentApp(App):
         yield SystemCommand("Undo delete memory", "Bring back the memory deleted last in this session", self.memory_pane.action_undo_delete)
         yield SystemCommand("Push to talk", "Start or stop recording a spoken turn", self.action_push_to_talk)
         yield SystemCommand("Mute voice", "Silence or restore the spoken replies", self.action_toggle_mute)
+        yield SystemCommand("Sessions", "This repository's saved sessions: continue or read one", self.action_sessions)
 
 
 def settle_heap() -> None:
@@ -725,6 +800,7 @@ def run_app(args) -> int:
             voice_factory=None if voice_off else voice_factory_for(settings),
             voice_off="turned off (--no-voice)" if voice_off else None,
             talk_key=settings.key,
+            resume=getattr(args, "resume", None),
         )
     except Exception as exc:  # the memory folder could not be opened, say
         print(f"devagent: cannot start on {repo}: {exc}")

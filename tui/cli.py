@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "say": ("tui.commands.voice", "speak text into a WAV file with the local voice"),
     "transcribe": ("tui.commands.voice", "print what the local model hears in a WAV file"),
     "eval": ("tui.commands.eval", "measure how well each memory mode remembers"),
+    "sessions": ("tui.commands.sessions", "list a repository's saved sessions, to resume one"),
 }
 
 
@@ -69,7 +70,19 @@ def app_parser() -> argparse.ArgumentParser:
         help="typed input only: load no speech models and open no audio device",
     )
     add_agent_options(parser)
+    add_resume_option(parser)
     return parser
+
+
+def add_resume_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="continue the latest saved session, or the one with this id (`devagent sessions` lists them)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,6 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(module.run(name, args) or 0)
 
     args = app_parser().parse_args(argv)
+    if args.resume:
+        # `devagent --resume ../shop`: what followed was the path, not an id.
+        args.resume, rest = resume_id(args.resume)
+        if rest is not None and args.path == ".":
+            args.path = rest
     if args.no_voice:
         # the app's own switch, read where it decides whether to start the voice stack
         os.environ["DEVAGENT_VOICE"] = "off"
@@ -94,3 +112,11 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def resume_id(value: str) -> tuple[str, str | None]:
+    """(the id, "" for the latest; and what followed --resume when it was not an id)."""
+    from agent.sessions import resume_value
+
+    wanted, rest = resume_value(value)
+    return wanted or "", rest

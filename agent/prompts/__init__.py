@@ -25,3 +25,12 @@ def memory_rules() -> str:
 @cache
 def summary_request() -> str:
     return (HERE / "summary_request.md").read_text(encoding="utf-8").strip()
+
+
+# What a history restarted from devagent's own summary begins with.
+SUMMARY_LEAD = "(The conversation so far was summarised when it grew too long; the summary follows.)"
+
+
+@cache
+def compaction_request() -> str:
+    return (HERE / "compaction_request.md").read_text(encoding="utf-8").strip()

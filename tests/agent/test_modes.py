@@ -264,7 +264,8 @@ def test_transcripts_are_saved_readable_only_by_the_user(repo, claude_double):
     assert stat.S_IMODE(transcripts_dir(repo).parent.stat().st_mode) == 0o700
     records = [json.loads(line) for line in files[0].read_text().splitlines()]
     assert records[0]["type"] == "session" and records[0]["memory_mode"] == "history"
-    assert [r["message"]["role"] for r in records[1:]] == ["user", "assistant", "user", "assistant", "user", "assistant", "user", "assistant"]
+    assert [r["message"]["role"] for r in records[1:] if r["type"] == "message"] == ["user", "assistant", "user", "assistant", "user", "assistant", "user", "assistant"]
+    assert [r["turn"] for r in records if r["type"] == "turn"] == sorted({r["turn"] for r in records if r["type"] == "message"})
     assert str(files[0]).startswith(os.environ["XDG_DATA_HOME"])
     # nothing was written into the repository
     assert sorted(p.name for p in repo.iterdir()) == [".git", "src"]

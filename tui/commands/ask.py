@@ -17,8 +17,11 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     from tui.cli import add_agent_options
 
     parser.add_argument("--repo", default=".", help="the repository (default: .)")
+    from tui.cli import add_resume_option
+
     add_agent_options(parser)
-    parser.add_argument("turns", nargs="+", metavar="TURN", help="what you would say, one turn each")
+    add_resume_option(parser)
+    parser.add_argument("turns", nargs="*", metavar="TURN", help="what you would say, one turn each")
 
 
 def run(name: str, args: argparse.Namespace) -> int:
@@ -34,12 +37,26 @@ def run(name: str, args: argparse.Namespace) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return 2
+    if args.resume:
+        # `ask --resume "first turn"`: what followed --resume was a turn, not an id.
+        from agent.sessions import resume_value
+
+        args.resume, rest = resume_value(args.resume)
+        args.resume = args.resume or ""
+        if rest is not None:
+            args.turns.insert(0, rest)
+    if not args.turns:
+        print("devagent ask: say at least one turn.", file=sys.stderr)
+        return 2
     config = AgentConfig.from_env_and_args(args, repo=repo)
     if config.notice:
         print(f"devagent: {config.notice}", file=sys.stderr)
 
-    from agent.events import AgentError, TextDelta, ToolFinished, ToolStarted, TurnFinished
+    from agent import sessions
+    from agent.events import AgentError, Compacted, Notice, TextDelta, ToolFinished, ToolStarted, TurnFinished
     from agent.session import Session
+
+    sessions.prune_for(config)
 
     out, err = sys.stdout, sys.stderr
     failed = False
@@ -57,12 +74,23 @@ def run(name: str, args: argparse.Namespace) -> int:
         elif isinstance(event, AgentError):
             failed = True
             err.write(f"devagent: {event.message}\n")
+        elif isinstance(event, Notice):
+            err.write(f"devagent: {event.message}\n")
+        elif isinstance(event, Compacted):
+            err.write("[earlier conversation summarised]\n")
         elif isinstance(event, TurnFinished):
             out.write("\n")
             out.flush()
 
     try:
-        session = Session(repo, config)
+        if args.resume is None:
+            session = Session(repo, config)
+        else:
+            session, said = sessions.open_saved(repo, config, args.resume or None)
+            if session is None:
+                print(f"devagent ask: {said}", file=sys.stderr)
+                return 2
+            print(f"devagent: {said}", file=sys.stderr)
     except Exception as error:
         print(f"devagent ask: could not start a session: {error}", file=sys.stderr)
         return 1
@@ -75,7 +103,7 @@ def run(name: str, args: argparse.Namespace) -> int:
         session.close()
     # close() may spend a call (summary mode); the session's own total counts it.
     total = session.usage
-    record = {**total.to_dict(), "turns": len(args.turns), "model": config.model, "memory": config.memory_mode}
+    record = {**total.to_dict(), "turns": len(args.turns), "model": session.config.model, "memory": session.config.memory_mode}
     if session.transcript is not None and session.transcript.path.exists():
         record["transcript"] = str(session.transcript.path)
     out.write(json.dumps(record) + "\n")

@@ -28,6 +28,7 @@ class StatusInfo:
     usage: object | None = None  # agent.events.Usage of the last finished turn
     activity: str = ""  # "working 3.2s", "cancelling", ""
     voice: str = "voice: off"
+    context: object | None = None  # agent.events.ContextStatus of the latest request
 
 
 def where(repo: str, branch: str | None, limit: int | None = None) -> Text:
@@ -91,6 +92,9 @@ class StatusLine(Widget):
             else:
                 text = f"↑{tokens_in} ↓{tokens_out} {price}"
             out.append((3, Text(text)))
+        if info.context is not None:
+            full = info.context
+            out.append((5, Text(full.text if level == 0 else f"ctx {fmt.tokens(full.used)}/{fmt.tokens(full.window)}")))
         voice = fmt.sanitize(info.voice)
         out.append((2, Text(voice if level < 2 else voice_short(voice))))
         return out

@@ -1,0 +1,192 @@
+"""Resuming a saved session: after its last finished turn, with its model and thinking, and
+a first request that starts with the earlier history byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from agent import sessions, transcripts
+from agent.config import AgentConfig
+from agent.session import Session
+from tests.claude_double import Request, reply, text, thinking, tool_use
+
+ROOT = Path(__file__).resolve().parents[2]
+NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    path = tmp_path / "sandbox" / "shop"
+    path.mkdir(parents=True)
+    (path / "notes.txt").write_text("the shop sells shoes\n")
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    return path
+
+
+def without_marks(value):
+    if isinstance(value, dict):
+        return {k: without_marks(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [without_marks(v) for v in value]
+    return value
+
+
+def exact(value) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+class Interrupt:
+    """A tool during which the process is interrupted (Ctrl+C): nothing after it runs."""
+
+    name = "interrupt"
+
+    def definition(self) -> dict:
+        return {"name": "interrupt", "description": "Stops.", "input_schema": {"type": "object", "properties": {}}}
+
+    def summarize_input(self, input: dict) -> str:
+        return ""
+
+    def run(self, input, ctx):
+        raise KeyboardInterrupt
+
+
+def test_a_session_resumes_after_its_last_finished_turn_byte_for_byte(claude_double, repo):
+    from agent.tools import developer_tools
+
+    config = AgentConfig(model="claude-sonnet-5-5", memory_mode="on-demand", max_retries=0)
+    tools = [*developer_tools(), Interrupt()]
+    first = Session(repo, config, now=NOW, tools=tools)
+    claude_double.add(reply(thinking("Read the notes first.", "sig-a1"), tool_use("read_file", {"path": "notes.txt"}, id="toolu_1")))
+    claude_double.add(reply(thinking("Shoes, then.", "sig-a2"), text("It sells shoes.")))
+    first.send("What does the shop sell?", lambda e: None)
+    claude_double.add(reply(text("Nothing else.")))
+    first.send("Anything else?", lambda e: None)
+    last_finished = claude_double.messages_requests()[-1]
+    history = list(first.messages)
+    # The third turn dies in the middle, as a process does on Ctrl+C: nothing closes it.
+    claude_double.add(reply(tool_use("interrupt", {}, id="toolu_2")))
+    with pytest.raises(KeyboardInterrupt):
+        first.send("Stop in the middle.", lambda e: None)
+    assert len(transcripts.load(first.transcript.path).messages) == len(history) + 2
+
+    # Resumed with another model configured: the session keeps its own.
+    later = AgentConfig(model="claude-haiku-5-5", memory_mode="none")
+    resumed, said = sessions.open_saved(repo, later, None, now=NOW + timedelta(hours=2), tools=tools)
+    assert "Resumed the session of 09 Nov 2026" in said and "What does the shop sell?" in said
+    assert resumed.config.model == "claude-sonnet-5-5" and resumed.config.memory_mode == "on-demand"
+    assert resumed.messages == history
+    claude_double.add(reply(text("Back again.")))
+    resumed.send("Where were we?", lambda e: None)
+    after = claude_double.messages_requests()[-1]
+
+    earlier = without_marks(last_finished.messages)
+    assert exact(without_marks(after.messages[: len(earlier)])) == exact(earlier)
+    assert exact(after.messages[len(earlier)]) == exact(history[-1])
+    assert exact(after.body["system"]) == exact(last_finished.body["system"])
+    assert exact(after.body["tools"]) == exact(last_finished.body["tools"])
+    assert after.body["model"] == "claude-sonnet-5-5"
+    signatures = [b.get("signature") for m in after.messages if isinstance(m["content"], list) for b in m["content"] if b.get("type") == "thinking"]
+    assert signatures == ["sig-a1", "sig-a2"]
+    # Same day: the date is not told twice. The unfinished turn is gone from the history.
+    assert "Today is" not in after.last_user_text() and "Stop in the middle" not in json.dumps(after.messages)
+
+    # The transcript is one file that now loads as the resumed conversation.
+    assert resumed.transcript.path == first.transcript.path
+    saved = transcripts.load(first.transcript.path)
+    assert [m.message for m in saved.messages] == resumed.messages
+    # Two finished turns and the one after resuming; the interrupted one never finished.
+    assert sessions.describe(first.transcript.path).turns == 3
+    assert [r["turn"] for r in saved.turns] == [1, 2, 4]
+
+
+def test_the_system_block_is_the_one_the_session_started_with(claude_double, repo):
+    from memory.store import MemoryStore
+
+    store = MemoryStore.for_repository(repo)
+    store.run({"command": "create", "path": "/memories/shop.md", "file_text": "---\nname: shop\ntype: project\ndescription: d\n---\nThe shop sells shoes.\n"})
+    config = AgentConfig(memory_mode="preloaded")
+    first = Session(repo, config, now=NOW)
+    claude_double.add(reply(text("Shoes.")))
+    first.send("What do we sell?", lambda e: None)
+    before = claude_double.messages_requests()[-1].body["system"]
+    store.run({"command": "create", "path": "/memories/later.md", "file_text": "---\nname: later\ntype: project\ndescription: d\n---\nA memory written since.\n"})
+    resumed, _ = sessions.open_saved(repo, config, sessions.session_id(first.transcript.path), now=NOW)
+    claude_double.add(reply(text("Still shoes.")))
+    resumed.send("And now?", lambda e: None)
+    assert exact(claude_double.messages_requests()[-1].body["system"]) == exact(before)
+
+
+def test_nothing_to_resume_is_one_sentence(claude_double, repo):
+    session, said = sessions.open_saved(repo, AgentConfig(), None)
+    assert session is None and said.startswith("No saved session to resume")
+    session, said = sessions.open_saved(repo, AgentConfig(), "20991231")
+    assert session is None and "devagent sessions" in said
+
+
+def test_resume_arguments_tell_an_id_from_a_turn_or_a_path():
+    assert sessions.resume_value("") == (None, None)
+    assert sessions.resume_value("20261109T090000123456-a1b2c3") == ("20261109T090000123456-a1b2c3", None)
+    assert sessions.resume_value("a1b2c3") == ("a1b2c3", None)
+    assert sessions.resume_value("20261109") == ("20261109", None)
+    assert sessions.resume_value("what next?") == (None, "what next?")
+    assert sessions.resume_value("../shop") == (None, "../shop")
+
+
+def devagent(*args: str, **kw) -> subprocess.Popen:
+    return subprocess.Popen(
+        ["uv", "run", "--no-sync", "devagent", *args],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(), **kw,
+    )
+
+
+def test_ask_resumes_a_session_whose_process_was_killed_mid_turn(claude_double, repo, user_dirs):
+    """End to end: `devagent ask` is killed while a build runs in its second turn, then
+    `devagent ask --resume` goes on from the first turn's end, and `devagent sessions` lists it."""
+    config_dir = user_dirs["config"] / "devagent"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    started = repo / "build-started"
+    build = f"{sys.executable} -c \"import pathlib,time; pathlib.Path({str(started)!r}).touch(); time.sleep(60)\""
+    (config_dir / "config.toml").write_text(f"[repos.{json.dumps(str(repo))}]\nbuild = {json.dumps(build)}\n")
+
+    def model(request: Request):
+        said = request.last_user_text()
+        if request.tool_results():
+            return reply(text("Built."))
+        if "build it" in said:
+            return reply(tool_use("build", {}))
+        return reply(thinking("A plain question.", "sig-e2e"), text("It sells shoes."))
+
+    claude_double.responder = model
+    first = devagent("ask", "--repo", str(repo), "--memory", "none", "What does it sell?", "Now build it.", start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not started.exists() and time.monotonic() < deadline and first.poll() is None:
+        time.sleep(0.1)
+    assert started.exists(), first.communicate(timeout=5)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait(timeout=30)
+    finished_turn = claude_double.messages_requests()[0]
+    reply_blocks = [{"type": "thinking", "thinking": "A plain question.", "signature": "sig-e2e"}, {"type": "text", "text": "It sells shoes."}]
+
+    second = devagent("ask", "--repo", str(repo), "--resume", "What did we talk about?")
+    out, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err
+    assert "Resumed the session of" in err and "What does it sell?" in err
+    after = claude_double.messages_requests()[-1]
+    earlier = without_marks(finished_turn.messages) + [{"role": "assistant", "content": reply_blocks}]
+    assert exact(without_marks(after.messages[: len(earlier)])) == exact(earlier)
+    assert "build it" not in json.dumps(after.messages)
+
+    listing = devagent("sessions", str(repo))
+    out, err = listing.communicate(timeout=120)
+    assert listing.returncode == 0, err
+    (line,) = out.splitlines()
+    assert "2 turns" in line and "What does it sell?" in line
