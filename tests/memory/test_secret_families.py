@@ -13,7 +13,6 @@ import random
 import pytest
 
 from memory.secrets import find_secrets, mask_secrets
-from memory.store import MemoryStore
 from tests.memory.secret_corpus import ALPHABETS, leaked
 
 _rng = random.Random(9)
