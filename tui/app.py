@@ -156,6 +156,8 @@ class DevAgentApp(App):
         self._session_error: str | None = None
         self._session_ready = threading.Event()
         self._session_loading = False
+        # what the first turn would still wait for; None once the session and client are up
+        self.loading_stage: str | None = "the Claude SDK to load"
         self._send_lock = threading.Lock()
         self._token = 0  # the token of the turn whose events are shown; bumps on each turn
         self._live_token: int | None = None
@@ -317,20 +319,27 @@ class DevAgentApp(App):
 
     @work(thread=True, group="startup")
     def _load_session(self) -> None:
-        """Import the SDK and build the session off the UI thread (the import alone takes ~2 s)."""
+        """Import the SDK, build the session and its client off the UI thread, at launch, so a
+        question typed at once waits only for what is still loading (the import alone takes
+        seconds on a small machine)."""
         try:
+            self.loading_stage = "the Claude SDK to load"
             from agent import sessions
             from agent.session import Session
 
+            self.loading_stage = "the session to start (memory, tools)"
             sessions.prune_for(self.config)
             if self.resume is None:
                 self.session = Session(self.repo, self.config, store=self.store)
             else:
                 self._resume_session(self.resume)
+            self.loading_stage = "the API client"
+            warm_client(self.session)
         except Exception as exc:
             self._session_error = f"The agent could not start: {exc}"
             self.call_from_thread(self.conversation.add_notice, self._session_error, "error")
         finally:
+            self.loading_stage = None
             settle_heap()
             self._session_ready.set()
 
@@ -488,6 +497,7 @@ class DevAgentApp(App):
         self._cancel = Cancellation()
         self._turn_started_at = time.monotonic()
         await self.conversation.thinking()
+        self._tick_activity()  # says at once what the turn waits for, if anything
         self._run_turn(text, self._token, self._cancel)
         return True
 
@@ -572,7 +582,10 @@ class DevAgentApp(App):
     def _tick_activity(self) -> None:
         if self.running:
             elapsed = time.monotonic() - self._turn_started_at
-            self.status.update_info(activity=f"● working {fmt.duration(elapsed)}")
+            waiting = self.loading_stage if not self._session_ready.is_set() else None
+            self.conversation.set_waiting(waiting)
+            doing = f"waiting for {waiting}" if waiting else "working"
+            self.status.update_info(activity=f"● {doing} {fmt.duration(elapsed)}")
 
     async def action_cancel_turn(self) -> None:
         # Esc stops everything at once: a recording, the voice, and the running turn
@@ -767,6 +780,15 @@ def settle_heap() -> None:
     typed keys wait. Frozen, it is skipped; collections then only walk what came later.
     """
     gc.freeze()
+
+
+def warm_client(session) -> None:
+    """Make the API client now, and import what the first request would import on its way."""
+    session.client  # noqa: B018  (built on first use; that use is now, not the first turn)
+    try:
+        import opentelemetry.propagate  # noqa: F401  (the SDK's first request pulls it in)
+    except Exception:
+        pass
 
 
 def voice_factory_for(settings):

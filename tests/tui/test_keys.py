@@ -70,15 +70,15 @@ async def test_delete_takes_a_deliberate_key_and_can_be_undone(make_app, store, 
         await pane_focused(pilot)
         await pilot.press("d")
         await pilot.press("ctrl+d")
-        await wait_for(pilot, lambda: not path.exists(), 5, "the delete")
-        await wait_for(pilot, lambda: app.memory_pane.names == [], 5, "the pane to reload")
+        await wait_for(pilot, lambda: not path.exists(), 20, "the delete")
+        await wait_for(pilot, lambda: app.memory_pane.names == [], 20, "the pane to reload")
         assert any("bring it back" in n.message for n in app._notifications)
 
         app.query_one("#memory-list", OptionList).focus()
         await pilot.press("u")
-        await wait_for(pilot, path.exists, 5, "the undo")
+        await wait_for(pilot, path.exists, 20, "the undo")
         assert path.read_text() == text
-        await wait_for(pilot, lambda: app.memory_pane.names == ["Style"], 5, "the restored memory in the pane")
+        await wait_for(pilot, lambda: app.memory_pane.names == ["Style"], 20, "the restored memory in the pane")
 
 
 async def test_tab_to_the_delete_button_and_enter_deletes(make_app, store, no_key):
@@ -90,7 +90,7 @@ async def test_tab_to_the_delete_button_and_enter_deletes(make_app, store, no_ke
         await pilot.press("shift+tab")  # from Cancel back to Delete
         assert app.screen.focused.id == "yes"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: not path.exists(), 5, "the delete")
+        await wait_for(pilot, lambda: not path.exists(), 20, "the delete")
 
 
 async def test_undo_of_a_memory_the_store_would_refuse_keeps_the_text(make_app, store, no_key):
@@ -102,10 +102,10 @@ async def test_undo_of_a_memory_the_store_would_refuse_keeps_the_text(make_app, 
     async with app.run_test(size=(120, 40)) as pilot:
         await pane_focused(pilot)
         await pilot.press("d", "ctrl+d")
-        await wait_for(pilot, lambda: not path.exists(), 5, "the delete")
+        await wait_for(pilot, lambda: not path.exists(), 20, "the delete")
         app.query_one("#memory-list", OptionList).focus()
         await pilot.press("u")
-        await wait_for(pilot, lambda: isinstance(app.screen, MemoryEditor), 5, "the editor with the text")
+        await wait_for(pilot, lambda: isinstance(app.screen, MemoryEditor), 20, "the editor with the text")
         assert app.screen.query_one("#text", TextArea).text == text
 
 

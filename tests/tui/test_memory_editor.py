@@ -91,10 +91,10 @@ async def test_conflict_keep_mine_saves_over_theirs(make_app, style_memory, no_k
         await type_into_editor(pilot, editor, "Mine.\n")
         style_memory.write_text(THEIRS)
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 5, "the conflict")
+        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 20, "the conflict")
         assert style_memory.read_text() == THEIRS, "nothing is written before the choice"
         app.screen.query_one("#mine").press()
-        await wait_for(pilot, lambda: not isinstance(app.screen, (Conflict, MemoryEditor)), 5, "the save")
+        await wait_for(pilot, lambda: not isinstance(app.screen, (Conflict, MemoryEditor)), 20, "the save")
         assert style_memory.read_text().endswith("Mine.\n")
 
 
@@ -103,9 +103,9 @@ async def test_conflict_keep_theirs_leaves_the_file(make_app, style_memory, no_k
         await type_into_editor(pilot, editor, "Mine.\n")
         style_memory.write_text(THEIRS)
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 5, "the conflict")
+        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 20, "the conflict")
         app.screen.query_one("#theirs").press()
-        await wait_for(pilot, lambda: not isinstance(app.screen, (Conflict, MemoryEditor)), 5, "the editor to close")
+        await wait_for(pilot, lambda: not isinstance(app.screen, (Conflict, MemoryEditor)), 20, "the editor to close")
         assert style_memory.read_text() == THEIRS
 
 
@@ -114,21 +114,21 @@ async def test_conflict_open_both_shows_theirs_beside_mine(make_app, style_memor
         await type_into_editor(pilot, editor, "Mine.\n")
         style_memory.write_text(THEIRS)
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 5, "the conflict")
+        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 20, "the conflict")
         # Esc on the question goes back to editing with nothing lost
         await pilot.press("escape")
         assert app.screen is editor and editor.text.endswith("Mine.\n")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 5, "the conflict again")
+        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 20, "the conflict again")
         app.screen.query_one("#both").press()
-        await wait_for(pilot, lambda: app.screen is editor and editor.query("#theirs"), 5, "theirs beside mine")
+        await wait_for(pilot, lambda: app.screen is editor and editor.query("#theirs"), 20, "theirs beside mine")
         theirs = editor.query_one("#theirs", TextArea)
         assert theirs.read_only and theirs.text == THEIRS
         assert editor.text.endswith("Mine.\n")
         # merged by hand, then saved over theirs
         await type_into_editor(pilot, editor, "Another session wrote this.\n")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: not isinstance(app.screen, MemoryEditor), 5, "the save")
+        await wait_for(pilot, lambda: not isinstance(app.screen, MemoryEditor), 20, "the save")
         assert style_memory.read_text().endswith("Mine.\nAnother session wrote this.\n")
 
 
@@ -137,10 +137,10 @@ async def test_conflict_on_a_deleted_file_can_write_it_again(make_app, style_mem
         await type_into_editor(pilot, editor, "Mine.\n")
         style_memory.unlink()
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 5, "the conflict")
+        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 20, "the conflict")
         assert app.screen.deleted and not app.screen.query("#both")
         app.screen.query_one("#mine").press()
-        await wait_for(pilot, style_memory.exists, 5, "the file written again")
+        await wait_for(pilot, style_memory.exists, 20, "the file written again")
         assert style_memory.read_text().endswith("Mine.\n")
 
 
@@ -154,11 +154,11 @@ async def test_the_untouched_template_is_not_saved(make_app, store, no_key):
     async with editing(make_app, "n") as (app, pilot, editor):
         editor.query_one("#name", Input).value = "feedback_tabs"
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: editor.refusals, 5, "the refusal")
+        await wait_for(pilot, lambda: editor.refusals, 20, "the refusal")
         assert "a name and a description" in editor.refusals[-1]
         assert not (Path(store.directory) / "feedback_tabs.md").exists()
         area = editor.query_one("#text", TextArea)
         area.text = TEMPLATE.format(name="Tabs").replace("one line on what this memory is for", "tabs, not spaces")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: not isinstance(app.screen, MemoryEditor), 5, "the save")
+        await wait_for(pilot, lambda: not isinstance(app.screen, MemoryEditor), 20, "the save")
         assert (Path(store.directory) / "feedback_tabs.md").exists()

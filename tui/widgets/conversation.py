@@ -103,10 +103,11 @@ class _Spinning(Widget):
 class ThinkingLine(_Spinning):
     def __init__(self) -> None:
         super().__init__(classes="thinking")
+        self.label = "thinking"  # or what the turn still waits for: "waiting for the Claude SDK"
 
     def line(self) -> Text:
         elapsed = time.monotonic() - self.started
-        return Text.assemble((self.spinner(), "bold"), " thinking ", (fmt.duration(elapsed), "dim"))
+        return Text.assemble((self.spinner(), "bold"), f" {self.label} ", (fmt.duration(elapsed), "dim"))
 
 
 class ToolLine(_Spinning):
@@ -280,6 +281,11 @@ class Conversation(VerticalScroll):
         if self._thinking is None:
             self._thinking = ThinkingLine()
             await self._add(self._thinking)
+
+    def set_waiting(self, what: str | None) -> None:
+        """Say on the thinking line what the turn still waits for (None: the model itself)."""
+        if self._thinking is not None:
+            self._thinking.label = f"waiting for {what}" if what else "thinking"
 
     async def _stop_thinking(self) -> None:
         if self._thinking is not None:

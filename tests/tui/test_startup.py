@@ -1,0 +1,47 @@
+"""What the first turn needs is started at launch, and a turn that waits for it says for what."""
+
+from __future__ import annotations
+
+import threading
+
+from tests.claude_double import text
+from tests.tui.conftest import wait_for
+from tui.widgets.conversation import Reply, ThinkingLine
+
+
+async def test_the_session_and_its_client_are_ready_before_any_question(make_app, claude_double):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None, 120, "the session")
+        # the client the first turn uses exists already: nothing is left for the first turn to build
+        assert app.session._client is not None
+        assert app.loading_stage is None
+
+
+async def test_a_question_typed_at_once_says_what_it_waits_for(make_app, claude_double, monkeypatch):
+    import agent.session
+
+    gate = threading.Event()
+
+    class SlowToStart(agent.session.Session):
+        """The real session, held back as a slow machine would hold it."""
+
+        def __init__(self, *args, **kwargs) -> None:
+            gate.wait(60)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(agent.session, "Session", SlowToStart)
+    claude_double.add(text("Here now."))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.prompt.value = "first question"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.loading_stage == "the session to start (memory, tools)", 30, "the stage")
+        await pilot.pause(0.3)
+        assert "waiting for the session to start" in app.status.info.activity
+        (thinking,) = app.query(ThinkingLine)
+        assert thinking.label == "waiting for the session to start (memory, tools)"
+        gate.set()
+        await wait_for(pilot, lambda: not app.running, 60, "the turn")
+        assert "Here now." in app.query_one(Reply).source
+        assert app.status.info.activity == ""
