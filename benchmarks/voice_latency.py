@@ -38,11 +38,11 @@ COMMAND = "Show me the latest commit on the main branch."
 UTTERANCES = [
     [COMMAND],
     ["Open the settings file.", "Then show me what changed in the build script.",
-     "After that, run the tests and tell me which ones failed."],
+     "After that run the tests and tell me which ones failed."],
     ["What did we decide about the database migration on Friday?",
      "I think we said to wait for the review.", "Check the notes and remind me."],
 ]
-PAUSE = 0.15  # seconds of silence between sentences
+PAUSE = 0.2  # seconds of silence between sentences
 GAPS = [0.3, 2.0, 5.0, 10.0, 1.0, 20.0, 0.5, 8.0]  # idle seconds before each first sentence
 
 

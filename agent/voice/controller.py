@@ -68,6 +68,13 @@ class VoiceController:
         dropped = self.stack.push_to_talk.escape()  # also silences the speaker
         return dropped or was_speaking
 
+    def turn_started(self) -> None:
+        """A question went to the model: get the voice ready for the reply (optional for
+        the app to call; the first streamed text does it too, just later)."""
+        speaker = self._speaker()
+        if speaker is not None:
+            speaker.warm()
+
     def reply_delta(self, text: str) -> None:
         speaker = self._speaker()
         if speaker is not None:
@@ -167,6 +174,7 @@ class VoiceController:
                 self._status(self._ready_line())
         elif isinstance(event, TranscriptReady):
             if event.text.strip():
+                self.turn_started()
                 self._outbox.put(("submit", event.text.strip()))
             else:
                 self._status(self._ready_line() + " — heard nothing")

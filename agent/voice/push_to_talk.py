@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agent.voice.live import LiveTranscript
+
 
 class PttState(enum.StrEnum):
     IDLE = "idle"
@@ -45,7 +47,7 @@ class TranscriptReady:
     stopped_by: str          # "key", "enter", "silence", "max_length"
     transcribe_seconds: float
     recording_id: int
-    early: bool = False      # transcribed while the recorder was still waiting out the pause
+    early: bool = False      # decoding began while the recording was still going on
 
 
 @dataclass(frozen=True)
@@ -78,14 +80,8 @@ class PushToTalk:
         self._lock = threading.RLock()
         self._idle = threading.Event()
         self._idle.set()
-        # Early transcription: Whisper starts on the audio up to a short pause while the
-        # recorder is still waiting out the 300 ms that make the pause the end. One slot,
-        # newest request wins, one worker, so stale pauses never queue up behind it.
-        self._early = threading.Condition()
-        self._early_wanted: tuple[int, int, np.ndarray] | None = None
-        self._early_done: dict[tuple[int, int], str | BaseException] = {}
-        self._early_busy: tuple[int, int] | None = None
-        self._early_worker: threading.Thread | None = None
+        # The transcript is made while the user speaks, a piece per pause (agent/voice/live.py).
+        self.live = LiveTranscript(transcriber, self.vocabulary)
         recorder.on_level = self._on_level
         recorder.on_auto_stop = self._on_auto_stop
         if hasattr(recorder, "on_pause"):
@@ -121,12 +117,14 @@ class PushToTalk:
         with self._lock:
             if self.state is PttState.RECORDING:
                 self.recorder.cancel()
+                self.live.cancel()
                 rid = self._recording_id
                 self._set_state(PttState.IDLE)
                 self._emit(RecordingDiscarded("escape", rid))
                 return True
             if self.state is PttState.TRANSCRIBING:
                 # The transcription thread will find its id stale and drop the text.
+                self.live.cancel()
                 rid = self._recording_id
                 self._recording_id += 1
                 self._set_state(PttState.IDLE)
@@ -140,6 +138,7 @@ class PushToTalk:
         with self._lock:
             if self.state is PttState.RECORDING:
                 self.recorder.cancel()
+                self.live.cancel()
             self.unavailable_reason = reason
             self._set_state(PttState.UNAVAILABLE)
             self._emit(VoiceUnavailable(reason))
@@ -162,6 +161,8 @@ class PushToTalk:
         self._silence()  # talking over the voice means "be quiet"
         self._recording_id += 1
         self._idle.clear()
+        self.live.vocabulary = self.vocabulary
+        self.live.start()
         try:
             self.recorder.start()
         except Exception as error:
@@ -178,22 +179,22 @@ class PushToTalk:
         audio = self.recorder.stop()
         heard = getattr(self.recorder, "speech_heard", True)
         if self.discard_without_speech and not heard:
+            self.live.cancel()
             self._set_state(PttState.IDLE)
             self._emit(RecordingDiscarded("no speech", rid))
             return
-        early_mark = getattr(self.recorder, "pause_mark", None) if stopped_by == "silence" else None
+        # After the recorder's last pause it heard no speech: the transcript ends there.
+        end = getattr(self.recorder, "pause_mark", None)
+        early = self.live.began
         self._set_state(PttState.TRANSCRIBING)
-        threading.Thread(target=self._transcribe, args=(rid, audio, stopped_by, early_mark),
+        threading.Thread(target=self._transcribe, args=(rid, audio, stopped_by, end, early),
                          name="transcribe", daemon=True).start()
 
     def _transcribe(self, rid: int, audio: np.ndarray, stopped_by: str,
-                    early_mark: int | None = None) -> None:
+                    end: int | None, early: bool) -> None:
         started = time.perf_counter()
         try:
-            text = self._early_result(rid, early_mark) if early_mark is not None else None
-            early = text is not None
-            if text is None:
-                text = self.transcriber.transcribe(audio, self.vocabulary)
+            text = self.live.finish(audio, end)
         except Exception as error:
             from agent.voice.status import describe_error
 
@@ -210,47 +211,8 @@ class PushToTalk:
             self._emit(TranscriptReady(text, len(audio) / 16000, stopped_by, elapsed, rid, early))
 
     def _on_pause(self, mark: int, audio: np.ndarray) -> None:
-        with self._early:
-            self._early_wanted = (self._recording_id, mark, audio)
-            self._early_done = {k: v for k, v in self._early_done.items()
-                                if k[0] == self._recording_id}
-            if self._early_worker is None:
-                self._early_worker = threading.Thread(target=self._early_loop,
-                                                      name="transcribe-early", daemon=True)
-                self._early_worker.start()
-            self._early.notify_all()
-
-    def _early_loop(self) -> None:
-        while True:
-            with self._early:
-                while self._early_wanted is None:
-                    self._early.wait()
-                rid, mark, audio = self._early_wanted
-                self._early_wanted = None
-                self._early_busy = (rid, mark)
-            try:
-                result: str | BaseException = self.transcriber.transcribe(audio, self.vocabulary)
-            except Exception as error:
-                result = error
-            with self._early:
-                self._early_busy = None
-                self._early_done[(rid, mark)] = result
-                self._early.notify_all()
-
-    def _early_result(self, rid: int, mark: int) -> str | None:
-        """The early transcript for this pause; None if it was never started."""
-        key = (rid, mark)
-        with self._early:
-            while True:
-                if key in self._early_done:
-                    result = self._early_done.pop(key)
-                    if isinstance(result, BaseException):
-                        raise result
-                    return result
-                queued = self._early_wanted is not None and self._early_wanted[:2] == key
-                if not queued and self._early_busy != key:
-                    return None
-                self._early.wait(timeout=30)
+        if self.state is PttState.RECORDING:
+            self.live.pause(mark, audio)
 
     def _on_level(self, level: float, elapsed: float) -> None:
         if self.state is PttState.RECORDING:

@@ -138,9 +138,10 @@ class Recorder:
 
     on_level(level, elapsed) and on_auto_stop(reason) are called from the recorder's
     worker thread; reason is "silence" or "max_length". on_pause(mark, audio) reports a
-    short silence after speech (the audio up to it), so a caller can start transcribing
-    before the full silence wait is over; if that silence becomes the auto-stop,
-    `pause_mark` still equals `mark` and nothing but silence came after it.
+    short silence after speech (the audio up to it), so a caller can transcribe what was
+    said so far while the user goes on (the live transcript cuts its pieces there); if
+    that silence becomes the auto-stop, `pause_mark` still equals `mark` and nothing but
+    silence came after it.
     """
 
     def __init__(self, source: AudioSource | None = None, *, max_seconds: float = 30.0,
@@ -148,7 +149,7 @@ class Recorder:
                  on_level: Callable[[float, float], None] | None = None,
                  on_auto_stop: Callable[[str], None] | None = None,
                  on_pause: Callable[[int, np.ndarray], None] | None = None,
-                 pause_ms: float = 120.0) -> None:
+                 pause_ms: float = 90.0) -> None:
         self.source = source if source is not None else DeviceSource()
         self.max_seconds = max_seconds
         self.silence_ms = silence_ms
@@ -283,6 +284,8 @@ class Recorder:
             self.on_level(self.level, self.elapsed)
         self._pending = np.concatenate([self._pending, block])
         silence_frames = max(1, round(self.silence_ms / 1000 * WHISPER_RATE / FRAME))
+        # 90 ms is three frames: the breath between two sentences said in one go (150-250 ms
+        # of silence, of which the VAD calls 3-6 frames silent), well short of a stop.
         pause_frames = max(1, round(self.pause_ms / 1000 * WHISPER_RATE / FRAME))
         consumed = self._samples - len(self._pending)
         while len(self._pending) >= FRAME:

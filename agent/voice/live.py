@@ -1,0 +1,130 @@
+"""The transcript of a recording, made while the recording is still going on.
+
+Whisper on the whole recording after the user stops costs one full pass whatever was
+said. Instead, each time the recorder hears a short pause after speech, the audio from
+the last pause to this one is decoded in the background (a short encoder window, see
+Transcriber.transcribe_segment) and its text committed: the pause sits in silence, so
+no word is cut. When the recording ends only the part after the last committed pause
+is left to decode, usually the last phrase, or nothing at all when the recording
+stopped in that very pause.
+
+One worker thread, one recording at a time; a pause that arrives while the worker is
+busy only moves the end of the next piece, so a slow machine decodes fewer, longer
+pieces rather than falling behind.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from agent.voice.audio import WHISPER_RATE
+
+# A piece shorter than this waits for the next pause: a word or two alone gives Whisper
+# too little context and tends to come back as a stock phrase.
+MIN_PIECE_SECONDS = 1.0
+
+
+class LiveTranscript:
+    def __init__(self, transcriber, vocabulary: Sequence[str] = ()) -> None:
+        self.transcriber = transcriber
+        self.vocabulary = tuple(vocabulary)
+        self._state = threading.Condition()
+        self._generation = 0
+        self._audio = np.zeros(0, dtype=np.float32)
+        self._pieces: list[str] = []
+        self._done = 0          # samples transcribed and committed
+        self._wanted = 0        # samples the worker should reach
+        self._busy = False
+        self._error: BaseException | None = None
+        self._worker: threading.Thread | None = None
+        self.pieces_decoded = 0  # for tests and the benchmark: pieces of this recording
+        self.tail = 0  # samples finish() had to ask for itself: what no pause had covered
+
+    def start(self) -> None:
+        """A new recording: forget the last one (a piece still decoding is dropped)."""
+        with self._state:
+            self._generation += 1
+            self._audio = np.zeros(0, dtype=np.float32)
+            self._pieces, self._done, self._wanted = [], 0, 0
+            self._error = None
+            self.pieces_decoded = 0
+            self.tail = 0
+
+    def cancel(self) -> None:
+        self.start()
+
+    @property
+    def began(self) -> bool:
+        """Whether any of this recording was handed to the decoder before it ended."""
+        with self._state:
+            return self._wanted > 0
+
+    def pause(self, mark: int, audio: np.ndarray) -> None:
+        """The recorder heard a pause after speech at sample `mark`; `audio` is all of
+        the recording so far."""
+        with self._state:
+            self._audio = audio
+            # the next piece runs from where the pieces asked for so far end
+            if mark - max(self._wanted, self._done) >= MIN_PIECE_SECONDS * WHISPER_RATE:
+                self._wanted = mark
+                self._ensure_worker()
+                self._state.notify_all()
+
+    def finish(self, audio: np.ndarray, end: int | None = None, timeout: float = 120.0) -> str:
+        """The whole transcript once the recording is over: waits for the pieces still
+        decoding and decodes what is left up to `end` (default: all of `audio`; the
+        recorder's last pause when only silence followed it)."""
+        end = len(audio) if end is None else min(end, len(audio))
+        with self._state:
+            generation = self._generation
+            self._audio = audio
+            self.tail = max(0, end - self._wanted)
+            if end > self._wanted:
+                self._wanted = end
+                self._ensure_worker()
+                self._state.notify_all()
+            finished = self._state.wait_for(
+                lambda: self._generation != generation or self._error is not None
+                or (self._done >= end and not self._busy), timeout)
+            if self._generation != generation:
+                return ""
+            if self._error is not None:
+                error, self._error = self._error, None
+                raise error
+            if not finished:
+                raise TimeoutError("speech recognition took too long")
+            return " ".join(piece for piece in self._pieces if piece).strip()
+
+    # -- the worker ---------------------------------------------------------------------
+
+    def _ensure_worker(self) -> None:
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._work, name="transcribe-live", daemon=True)
+            self._worker.start()
+
+    def _work(self) -> None:
+        while True:
+            with self._state:
+                self._state.wait_for(lambda: self._wanted > self._done)
+                generation, start, end = self._generation, self._done, self._wanted
+                piece = self._audio[start:end]
+                self._busy = True
+            try:
+                text: str | None = self.transcriber.transcribe_segment(piece, self.vocabulary)
+                error = None
+            except Exception as problem:
+                text, error = None, problem
+            with self._state:
+                self._busy = False
+                if generation == self._generation:
+                    if error is not None:
+                        self._error = error
+                        self._wanted = self._done  # nothing more until the next recording
+                    else:
+                        self._pieces.append(text)
+                        self._done = end
+                        self.pieces_decoded += 1
+                self._state.notify_all()

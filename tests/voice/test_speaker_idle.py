@@ -1,0 +1,109 @@
+"""The speaker between replies: its output stream pauses when there is nothing to say
+(a running stream wakes the process about 86 times a second) and a reply warms it again.
+The real voice, playing in real time into memory (BufferStream) instead of a card."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import agent.voice.tts as tts
+from agent.voice.audio import resample
+from agent.voice.tts import Speaker, Voice, open_buffer_stream
+from tests.voice.conftest import words
+
+
+class CountingVoice(Voice):
+    """The real voice; counts what it is asked to say."""
+
+    def __init__(self, loaded: Voice) -> None:
+        super().__init__(variation=0.0)
+        self._piper = loaded._piper
+        self.said: list[str] = []
+
+    def stream(self, text):
+        self.said.append(text)
+        return super().stream(text)
+
+
+@pytest.fixture
+def quick_pause(monkeypatch):
+    monkeypatch.setattr(tts, "PAUSE_STREAM_AFTER", 0.5)
+
+
+@pytest.fixture
+def speaker(voice, quick_pause):
+    speaker = Speaker(CountingVoice(voice), open_stream=open_buffer_stream).load()
+    yield speaker
+    speaker.close()
+
+
+def running(speaker) -> bool:
+    return speaker.stream._running.is_set()
+
+
+def wait_until(predicate, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def heard_since(speaker, transcriber, start: int) -> str:
+    audio = speaker.stream.audio[start:]
+    return transcriber.transcribe(resample(audio, speaker.stream.rate, 16000))
+
+
+def test_the_stream_pauses_when_idle_and_the_next_sentence_is_still_heard(speaker, transcriber):
+    speaker.speak("On it.")
+    assert speaker.wait(30)
+    wait_until(lambda: not running(speaker), timeout=10)
+    blocks = len(speaker.stream.audio)
+    time.sleep(0.5)
+    assert len(speaker.stream.audio) == blocks  # nothing plays, nothing wakes up
+    speaker.speak("The build is green.")
+    wait_until(lambda: running(speaker))
+    assert speaker.wait(30)
+    assert words(heard_since(speaker, transcriber, blocks)) == words("The build is green.")
+
+
+def test_a_reply_resumes_the_stream_before_its_first_sentence_is_complete(speaker):
+    speaker.speak("On it.")
+    assert speaker.wait(30)
+    wait_until(lambda: not running(speaker), timeout=10)
+    speaker.feed("The build")  # the first text of a reply: no sentence to say yet
+    wait_until(lambda: running(speaker), timeout=5)
+    assert speaker.voice.said == ["On it."]
+    speaker.feed(" is green. Next")
+    speaker.flush()
+    assert speaker.wait(30)
+    assert speaker.voice.said[-2:] == ["The build is green.", "Next"]
+
+
+def test_warming_after_an_idle_spell_runs_the_voice_once_and_says_nothing(speaker, monkeypatch):
+    monkeypatch.setattr(tts, "WARM_AFTER", 0.2)
+    time.sleep(0.3)
+    start = len(speaker.stream.audio)
+    speaker.warm()
+    wait_until(lambda: len(speaker.voice.said) == 1)
+    time.sleep(0.5)
+    assert not np.any(speaker.stream.audio[start:])  # the warm-up is not played
+    monkeypatch.setattr(tts, "WARM_AFTER", 30.0)
+    speaker.warm()  # used a moment ago: nothing more to do
+    time.sleep(0.3)
+    assert len(speaker.voice.said) == 1
+    assert not speaker.speaking
+
+
+def test_a_muted_or_closed_speaker_is_not_warmed(speaker, monkeypatch):
+    monkeypatch.setattr(tts, "WARM_AFTER", 0.0)
+    speaker.muted = True
+    speaker.warm()
+    time.sleep(0.3)
+    assert speaker.voice.said == []
+    speaker.muted = False
+    speaker.close()
+    speaker.warm()
+    time.sleep(0.3)
+    assert speaker.voice.said == []
