@@ -6,12 +6,9 @@ recorder through the same callback a microphone uses.
 """
 
 import queue
-import re
-import threading
 import time
 
 import numpy as np
-import pytest
 
 from agent.voice.live import LiveTranscript
 from agent.voice.push_to_talk import PttState, PushToTalk, TranscriptReady, VoiceUnavailable

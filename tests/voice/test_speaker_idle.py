@@ -2,7 +2,6 @@
 (a running stream wakes the process about 86 times a second) and a reply warms it again.
 The real voice, playing in real time into memory (BufferStream) instead of a card."""
 
-import threading
 import time
 
 import numpy as np
