@@ -24,6 +24,11 @@ sys.path.insert(0, str(ROOT))
 
 from tests.tui.scenario import QUESTION, DoubleProcess, World, build_world, double_script  # noqa: E402
 
+LONG_REPLY = "\n\n".join(
+    f"{n}. Step {n} of the branch: the rename touched `ChangedFile.Patch` in one more place, "
+    "and the build told us so." for n in range(1, 13)
+) + "\n\nThat is the whole story: one call site left, fixed on screen."
+
 WIDE = (160, 48)
 NARROW = (80, 24)
 
@@ -47,7 +52,7 @@ class Shooter:
         print(f"wrote {png.relative_to(ROOT) if png.is_relative_to(ROOT) else png}")
 
 
-async def wait_for(pilot, predicate, timeout: float = 30) -> None:
+async def wait_for(pilot, predicate, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
@@ -70,13 +75,14 @@ async def run_turn(app, pilot) -> None:
     await pilot.press("enter")
     await wait_for(pilot, lambda: app.session is not None or app._session_error)
     await wait_for(pilot, lambda: not app.running)
-    await pilot.pause(0.3)
+    # Streamed text lands a few times a second; a loaded machine needs more than one beat.
+    await pilot.pause(1.0)
 
 
 @asynccontextmanager
 async def after_a_turn(world: World, work: Path, size: tuple[int, int]):
     """The app at `size` once the scenario's question has been answered by a fresh Claude double."""
-    with DoubleProcess(double_script(), work / f"double-{size[0]}x{size[1]}") as double:
+    with DoubleProcess(double_script(long_reply=LONG_REPLY), work / f"double-{size[0]}x{size[1]}") as double:
         os.environ.update(double.env)
         app = new_app(world)
         async with app.run_test(size=size) as pilot:
@@ -123,6 +129,12 @@ async def main_states(world: World, shooter: Shooter, work: Path) -> None:
 
     async with after_a_turn(world, work, NARROW) as (app, pilot):
         await shooter.shot(app, pilot, "turn_80x24")
+        # A second, long answer: the conversation overflows and follows its newest line.
+        app.prompt.value = "Give me the long story of this branch."
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.running)
+        await pilot.pause(1.0)
+        await shooter.shot(app, pilot, "long_conversation_80x24")
 
 
 async def first_run(world: World, shooter: Shooter) -> None:

@@ -74,7 +74,7 @@ def test_devagent_in_tmux_streams_a_reply_and_tool_lines(tmp_path):
             screen = tmux.wait_for("one error", "CS1061", "as usual", timeout=60)
             assert QUESTION in screen
             # the build ran and failed: a successful call, but not a green check
-            tool_lines = [line for line in screen.splitlines() if "✗ build" in line]
+            tool_lines = [line for line in screen.splitlines() if "× build" in line]
             assert tool_lines and "1 error" in tool_lines[0], screen
             assert "✓ git_status" in screen and "✓ read_file" in screen
             assert "Fix for CS1061" in screen  # the screen pane's title

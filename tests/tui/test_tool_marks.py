@@ -26,9 +26,9 @@ def mark_and_colours(line: ToolLine) -> tuple[str, str, str]:
 @pytest.mark.parametrize(
     "event, mark, colour",
     [
-        (ToolFinished(1, "t", "build", 3.0, False, "failed (exit code 101)", "log", "failed"), "✗", "red"),
+        (ToolFinished(1, "t", "build", 3.0, False, "failed (exit code 101)", "log", "failed"), "×", "red"),
         (ToolFinished(1, "t", "test", 3.0, False, "0 failed, 5 errors, 0 passed", "log", "error"), "!", "magenta"),
-        (ToolFinished(1, "t", "test", 3.0, False, "31 failed, 297 passed", "log", "failed"), "✗", "red"),
+        (ToolFinished(1, "t", "test", 3.0, False, "31 failed, 297 passed", "log", "failed"), "×", "red"),
         (ToolFinished(1, "t", "test", 3.0, False, "0 failed, 0 passed", "log", "empty"), "○", "yellow"),
         (ToolFinished(1, "t", "test", 3.0, True, "cancelled", "log", "cancelled"), "■", "dim"),
         (ToolFinished(1, "t", "test", 3.0, False, "0 failed, 5 passed", "log", "ok"), "✓", "green"),

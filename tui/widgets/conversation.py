@@ -20,7 +20,7 @@ SPINNER = "◐◓◑◒"
 # how a finished tool run ended: its mark, the mark's style and the result's colour
 OUTCOME_MARKS = {
     "ok": ("✓", "bold green", ""),
-    "failed": ("✗", "bold red", "red"),
+    "failed": ("×", "bold red", "red"),  # in every common terminal font, unlike ✗
     "error": ("!", "bold magenta", "magenta"),
     "empty": ("○", "bold yellow", "yellow"),
     "cancelled": ("■", "dim", "dim"),
