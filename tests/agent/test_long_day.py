@@ -24,14 +24,18 @@ def test_without_context_management_the_day_outgrows_the_window(claude_double, t
     day = run_day(claude_double, tmp_path, turns=TURNS, managed=False)
     first_failure = day.ok.index(False)
     assert 20 < first_failure < TURNS // 2
-    assert all(day.ok[:first_failure]) and not any(day.ok[first_failure:])
-    assert all("prompt is too long" in e for e in day.errors[first_failure:])
+    assert all(day.ok[:first_failure])
+    # A refused turn is taken out of the history, so the session stays just under the window:
+    # now and then a turn small enough still fits, but most of the rest of the day fails.
+    later = day.ok[first_failure:]
+    assert later.count(False) > 3 * len(later) // 4
+    assert all("prompt is too long" in e for e in day.errors[first_failure:] if e)
     assert max(day.requests) > 150_000
     # Nothing was managed, and the requests that failed were over the window.
     requests = claude_double.messages_requests()
     assert not any("context_management" in r.body for r in requests)
     refused = [r for r in requests if r.context is None]
-    assert len(refused) == TURNS - first_failure and all(count(r.body) > 200_000 for r in refused)
+    assert len(refused) == later.count(False) and all(count(r.body) > 200_000 for r in refused)
 
 
 def test_with_context_management_every_turn_of_the_day_succeeds(claude_double, tmp_path):
