@@ -700,10 +700,44 @@ class DevAgentApp(App):
         focused = self.focused
         in_screen = focused is not None and self.screen_pane in focused.ancestors_with_self
         if in_screen or (not self.memory_pane.display and self._screen_visible()):
-            self._screen_width = max(0, min(len(SCREEN_WIDTHS) - 1, self._screen_width + step))
+            self._resize_screen_pane(step)
         else:
-            self._memory_width = max(0, min(len(MEMORY_WIDTHS) - 1, self._memory_width + step))
+            self._resize_memory_pane(step)
         self._apply_widths()
+
+    def _resize_screen_pane(self, step: int) -> None:
+        if self._narrow():
+            self.notify(f"At {self.size.width} columns the screen pane has the conversation's whole place "
+                        "already; F3 switches between them.", title="Width")
+            return
+        index = max(0, min(len(SCREEN_WIDTHS) - 1, self._screen_width + step))
+        if index == self._screen_width:
+            self.notify(f"The screen pane is as {'wide' if step > 0 else 'narrow'} as it goes.", title="Width")
+        self._screen_width = index
+
+    def _memory_cells(self, index: int) -> int:
+        width = MEMORY_WIDTHS[index]
+        if self._narrow():
+            # the conversation keeps two thirds of a narrow terminal
+            width = min(width, max(20, self.size.width // 3))
+        return width
+
+    def _resize_memory_pane(self, step: int) -> None:
+        now = self._memory_cells(self._memory_width)
+        # the next step that changes what is shown (a narrow terminal caps several of them)
+        index = self._memory_width + step
+        while 0 <= index < len(MEMORY_WIDTHS):
+            if self._memory_cells(index) != now:
+                self._memory_width = index
+                return
+            index += step
+        if step > 0 and self._narrow() and MEMORY_WIDTHS[-1] > now:
+            self.notify(f"At {self.size.width} columns the memory pane stays at a third of the width "
+                        f"({now} columns) so the conversation keeps its room; "
+                        "a wider terminal lets it grow, and F4 hides it.", title="Width")
+        else:
+            self.notify(f"The memory pane is as {'wide' if step > 0 else 'narrow'} as it goes"
+                        f"{'' if step > 0 else '; F4 hides it'}.", title="Width")
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._apply_widths)
@@ -717,10 +751,7 @@ class DevAgentApp(App):
         self.conversation.display = not (narrow and show_screen)
         screen_pane.set_hint("F3 conversation" if narrow else "")
         screen_pane.styles.width = SCREEN_WIDTHS[self._screen_width]
-        memory_width = MEMORY_WIDTHS[self._memory_width]
-        if narrow:
-            memory_width = min(memory_width, max(20, self.size.width // 3))
-        self.memory_pane.styles.width = memory_width
+        self.memory_pane.styles.width = self._memory_cells(self._memory_width)
 
     # --- voice seam ---------------------------------------------------------------------
 

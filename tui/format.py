@@ -51,6 +51,12 @@ def age(modified: float, now: float | None = None) -> str:
     return f"{int(seconds)}s"
 
 
+def ago(modified: float, now: float | None = None) -> str:
+    """How long ago, as words that stand alone: "just now", "42s ago", "3d ago"."""
+    when = age(modified, now)
+    return "just now" if when == "now" else f"{when} ago"
+
+
 def duration(seconds: float) -> str:
     if seconds < 1:
         return f"{seconds * 1000:.0f}ms"

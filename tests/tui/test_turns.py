@@ -106,10 +106,11 @@ async def test_show_on_screen_newest_first_and_older_a_key_away(make_app, claude
         pane = app.screen_pane
         assert [i.title for i in pane.items] == ["The diff", "Plan"]
         assert pane.current.title == "The diff"
-        assert "Screen 1/2" in str(pane.border_title)
+        assert "Screen 1/2 newest · The diff" in str(pane.border_title)
         pane.query_one("#screen-body").focus()
         await pilot.press("left")
         assert pane.current.title == "Plan"
+        assert "Screen 2/2 oldest · Plan" in str(pane.border_title)
         await pilot.press("right")
         assert pane.current.title == "The diff"
         app.query_one("#prompt", Prompt).focus()

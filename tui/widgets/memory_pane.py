@@ -257,7 +257,7 @@ class MemoryPane(Vertical):
             return
         text = Text()
         text.append(fmt.sanitize(info.path), "bold")
-        text.append(f"  {fmt.chars(info.size)} chars · changed {fmt.age(info.modified)} ago\n", "dim")
+        text.append(f"  {fmt.chars(info.size)} chars · changed {fmt.ago(info.modified)}\n", "dim")
         stale = self.listing.stale.get(info.path)
         if stale:
             text.append(f"{STALE} refers to what the repository no longer has: ", "yellow")

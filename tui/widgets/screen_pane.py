@@ -130,6 +130,15 @@ class ScreenPane(Vertical):
             parts.append(self.hint)
         self.border_subtitle = " · ".join(parts)
 
+    def position(self) -> str:
+        """Where the shown item is among them, saying which end is the newest."""
+        count = len(self.items)
+        if count == 1:
+            return "1/1"
+        if self.index == 0:
+            return f"1/{count} newest"
+        return f"{self.index + 1}/{count} {'oldest' if self.index == count - 1 else 'older'}"
+
     async def older(self) -> None:
         if self.index + 1 < len(self.items):
             self.index += 1
@@ -155,7 +164,7 @@ class ScreenPane(Vertical):
             self._subtitle()
             await body.mount(Static(EMPTY, classes="empty"))
             return
-        self.border_title = f"Screen {self.index + 1}/{len(self.items)} · {escape(item.title)}"
+        self.border_title = f"Screen {self.position()} · {escape(item.title)}"
         self._subtitle()
         if item.format == "markdown":
             await body.mount(Markdown(item.content, classes="screen-markdown"))
