@@ -34,7 +34,7 @@ class Row:
     @property
     def passed(self) -> bool:
         value = self.ratio if self.of == "ratio" else self.figure
-        return value is not None and not math.isnan(value) and value <= self.limit
+        return bool(value is not None and not math.isnan(value) and value <= self.limit)
 
     @property
     def target(self) -> str:
@@ -43,7 +43,9 @@ class Row:
         return f"<= {self.limit:g} {self.unit}"
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "ratio": self.ratio, "passed": self.passed}
+        # numpy scalars (from medians and percentiles) are not JSON
+        data = {**asdict(self), "ratio": self.ratio, "passed": self.passed}
+        return {k: float(v) if hasattr(v, "dtype") else v for k, v in data.items()}
 
     @classmethod
     def from_dict(cls, data: dict) -> Row:

@@ -16,7 +16,7 @@ pieces rather than falling behind.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -25,12 +25,18 @@ from agent.voice.audio import WHISPER_RATE
 # A piece shorter than this waits for the next pause: a word or two alone gives Whisper
 # too little context and tends to come back as a stock phrase.
 MIN_PIECE_SECONDS = 1.0
+# A piece with fewer frames of speech than this (a click, a breath, the room) is not
+# decoded: Whisper makes a stock word ("you") out of near-silence.
+MIN_SPEECH_FRAMES = 3
 
 
 class LiveTranscript:
-    def __init__(self, transcriber, vocabulary: Sequence[str] = ()) -> None:
+    def __init__(self, transcriber, vocabulary: Sequence[str] = (),
+                 speech_frames: Callable[[int, int], int] | None = None) -> None:
+        """`speech_frames(start, end)`: frames of speech the recorder heard there."""
         self.transcriber = transcriber
         self.vocabulary = tuple(vocabulary)
+        self.speech_frames = speech_frames
         self._state = threading.Condition()
         self._generation = 0
         self._audio = np.zeros(0, dtype=np.float32)
@@ -113,7 +119,8 @@ class LiveTranscript:
                 piece = self._audio[start:end]
                 self._busy = True
             try:
-                text: str | None = self.transcriber.transcribe_segment(piece, self.vocabulary)
+                heard = self.speech_frames is None or self.speech_frames(start, end) >= MIN_SPEECH_FRAMES
+                text: str | None = self.transcriber.transcribe_segment(piece, self.vocabulary) if heard else ""
                 error = None
             except Exception as problem:
                 text, error = None, problem

@@ -81,7 +81,8 @@ class PushToTalk:
         self._idle = threading.Event()
         self._idle.set()
         # The transcript is made while the user speaks, a piece per pause (agent/voice/live.py).
-        self.live = LiveTranscript(transcriber, self.vocabulary)
+        self.live = LiveTranscript(transcriber, self.vocabulary,
+                                   speech_frames=getattr(recorder, "speech_frames", None))
         recorder.on_level = self._on_level
         recorder.on_auto_stop = self._on_auto_stop
         if hasattr(recorder, "on_pause"):

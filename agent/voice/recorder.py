@@ -10,6 +10,7 @@ callback a sounddevice stream calls.
 
 from __future__ import annotations
 
+import bisect
 import queue
 import threading
 import time
@@ -169,6 +170,7 @@ class Recorder:
         self._samples = 0
         self._pending = np.zeros(0, dtype=np.float32)
         self._speech_frames = 0
+        self._speech_ends: list[int] = []  # where each frame heard as speech ends (samples)
         self._silent_frames = 0
         self.pause_mark: int | None = None
         self.speech_heard = False
@@ -215,6 +217,11 @@ class Recorder:
             self.overflows += 1
         if self._accepting:
             self._blocks.put(np.array(indata, dtype=np.float32, copy=True).reshape(-1))
+
+    def speech_frames(self, start: int, end: int) -> int:
+        """How many frames between two sample positions were heard as speech."""
+        ends = self._speech_ends
+        return bisect.bisect_right(ends, end) - bisect.bisect_right(ends, start)
 
     def snapshot(self) -> np.ndarray:
         """The audio captured so far, without stopping."""
@@ -294,6 +301,7 @@ class Recorder:
             prob = self._vad(frame)
             if prob >= SPEECH_THRESHOLD:
                 self._speech_frames += 1
+                self._speech_ends.append(consumed)
                 self._silent_frames = 0
                 self.pause_mark = None
                 if self._speech_frames >= MIN_SPEECH_FRAMES:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agent.voice.buffer_stream import BufferStream, open_buffer_stream  # noqa: F401 (re-exported)
 from agent.voice.sentences import SentenceSplitter, split_sentences
 from agent.voice.speakable import DEFAULT_BUDGET, SpeechFilter
 
@@ -126,73 +127,6 @@ def open_output_stream(rate: int, callback: Callable, *, device=None, blocksize:
     stream = sounddevice.OutputStream(samplerate=rate, channels=1, dtype="int16",
                                       blocksize=blocksize, latency=latency, device=device,
                                       callback=callback)
-    stream.start()
-    return stream
-
-
-class BufferStream:
-    """An output that plays into memory in real time instead of into a sound card.
-
-    It calls the speaker's callback on its own thread at the pace a device would, so the
-    speaker runs exactly as it does with sounddevice; `audio` is what was "heard".
-    """
-
-    def __init__(self, rate: int, callback: Callable, *, blocksize: int = 256,
-                 speed: float = 1.0) -> None:
-        self.rate = rate
-        self.blocksize = blocksize
-        self.speed = speed
-        self.latency = 0.0
-        self._callback = callback
-        self._blocks: list[np.ndarray] = []
-        self._times: list[float] = []
-        self._running = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._running.set()
-        self._thread = threading.Thread(target=self._run, name="buffer-stream", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        period = self.blocksize / self.rate / self.speed
-        started = time.monotonic()
-        index = 0
-        while self._running.is_set():
-            block = np.zeros((self.blocksize, 1), dtype=np.int16)
-            self._callback(block, self.blocksize, None, None)
-            self._blocks.append(block[:, 0].copy())
-            self._times.append(time.monotonic())
-            index += 1
-            delay = started + index * period - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-
-    @property
-    def audio(self) -> np.ndarray:
-        blocks = list(self._blocks)
-        return np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int16)
-
-    def position_at(self, moment: float) -> int:
-        """Samples played before the monotonic time `moment`."""
-        import bisect
-
-        return bisect.bisect_left(list(self._times), moment) * self.blocksize
-
-    def abort(self) -> None:
-        self._running.clear()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=5)
-
-    stop = abort
-
-    def close(self) -> None:
-        self.abort()
-
-
-def open_buffer_stream(rate: int, callback: Callable, *, device=None, blocksize: int = 256,
-                       latency=None, speed: float = 1.0) -> BufferStream:
-    stream = BufferStream(rate, callback, blocksize=blocksize, speed=speed)
     stream.start()
     return stream
 

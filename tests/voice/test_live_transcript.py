@@ -216,3 +216,17 @@ def test_pieces_wait_for_a_second_of_speech_and_a_busy_decoder_merges_them(speec
     assert word_error_rate(transcriber.transcribe(audio), text)[0] <= 2, text
     assert live.finish(audio) == text  # nothing left: no decoding, the same text
     assert len(counting.calls) == 2
+
+
+def test_a_piece_without_speech_is_not_decoded(speech, transcriber):
+    counting = CountingTranscriber(transcriber)
+    audio = recording(speech, RECORDINGS[3])
+    # the recorder heard speech only in the first two seconds
+    live = LiveTranscript(counting, speech_frames=lambda start, end: 40 if start < 32000 else 1)
+    live.start()
+    live.pause(32000, audio)
+    while not counting.calls:
+        time.sleep(0.001)
+    text = live.finish(audio)
+    assert [round(seconds * 16000) for _, seconds in counting.calls] == [32000]
+    assert words(text) == words(transcriber.transcribe_segment(audio[:32000]))
