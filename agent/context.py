@@ -123,15 +123,14 @@ class Fullness:
 
 
 def fullness(limits: Limits, usage: dict, applied: list | None) -> Fullness:
-    """From one call's raw usage counts and `context_management.applied_edits`."""
+    """From one call's raw usage counts and `context_management.applied_edits` (the SDK's
+    edit responses, or dicts of the same fields)."""
     used = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
-    cleared = {"tool": 0, "thinking": 0, "tokens": 0}
-    for edit in applied or []:
-        get = edit.get if isinstance(edit, dict) else lambda name, default=0, e=edit: getattr(e, name, default)
-        cleared["tool"] += int(get("cleared_tool_uses", 0) or 0)
-        cleared["thinking"] += int(get("cleared_thinking_turns", 0) or 0)
-        cleared["tokens"] += int(get("cleared_input_tokens", 0) or 0)
-    return Fullness(used, limits.window, cleared["tool"], cleared["thinking"], cleared["tokens"])
+
+    def total(name: str) -> int:
+        return sum(int((e.get(name) if isinstance(e, dict) else getattr(e, name, 0)) or 0) for e in applied or [])
+
+    return Fullness(used, limits.window, total("cleared_tool_uses"), total("cleared_thinking_turns"), total("cleared_input_tokens"))
 
 
 def refuses_betas(status: int | None, message: str) -> bool:
