@@ -212,6 +212,36 @@ class Keeper:
         return self.refused and self.last is not None and self.last.used >= self.limits.compact_at
 
 
+SUMMARISING = "The conversation has grown long; devagent is summarising it before going on."
+SUMMARISED = (
+    "Claude's compaction is not available for this model, so devagent summarised the earlier "
+    "conversation itself and goes on from that summary."
+)
+NOT_SUMMARISED = "devagent could not summarise the conversation; it goes on as it is."
+SUMMARY_TAKEN = "Understood; I go on from that summary."
+
+
+def summary_request(messages: list[dict], ask: str, keep: int) -> list[dict]:
+    """The messages of devagent's own summary request: the history as `cleared_copy` sends
+    it, with `ask` as the last user words."""
+    history = cleared_copy(messages, keep)
+    block = {"type": "text", "text": ask}
+    last = history[-1] if history else None
+    if last is None or last["role"] == "assistant":
+        return [*history, {"role": "user", "content": [block]}]
+    content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+    return [*history[:-1], {"role": "user", "content": [*content, block]}]
+
+
+def fresh_start(lead: str, notes: str) -> list[dict]:
+    """The history that devagent's own summary starts: the summary, and its receipt (a user
+    message needs an answer before the next one)."""
+    return [
+        {"role": "user", "content": [{"type": "text", "text": f"{lead}\n\n{notes}"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": SUMMARY_TAKEN}]},
+    ]
+
+
 def cleared_copy(messages: list[dict], keep: int) -> list[dict]:
     """The history as the summary request sends it: thinking dropped (its signature binds it
     to the unedited history) and every tool result but the last `keep` replaced, as the API's
