@@ -123,15 +123,14 @@ class Fullness:
 
 
 def fullness(limits: Limits, usage: dict, applied: list | None) -> Fullness:
-    """From one call's raw usage counts and `context_management.applied_edits`."""
+    """From one call's raw usage counts and `context_management.applied_edits` (the SDK's
+    edit responses, or dicts of the same fields)."""
     used = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
-    cleared = {"tool": 0, "thinking": 0, "tokens": 0}
-    for edit in applied or []:
-        get = edit.get if isinstance(edit, dict) else lambda name, default=0, e=edit: getattr(e, name, default)
-        cleared["tool"] += int(get("cleared_tool_uses", 0) or 0)
-        cleared["thinking"] += int(get("cleared_thinking_turns", 0) or 0)
-        cleared["tokens"] += int(get("cleared_input_tokens", 0) or 0)
-    return Fullness(used, limits.window, cleared["tool"], cleared["thinking"], cleared["tokens"])
+
+    def total(name: str) -> int:
+        return sum(int((e.get(name) if isinstance(e, dict) else getattr(e, name, 0)) or 0) for e in applied or [])
+
+    return Fullness(used, limits.window, total("cleared_tool_uses"), total("cleared_thinking_turns"), total("cleared_input_tokens"))
 
 
 def refuses_betas(status: int | None, message: str) -> bool:
@@ -211,6 +210,36 @@ class Keeper:
 
     def own_summary_due(self) -> bool:
         return self.refused and self.last is not None and self.last.used >= self.limits.compact_at
+
+
+SUMMARISING = "The conversation has grown long; devagent is summarising it before going on."
+SUMMARISED = (
+    "Claude's compaction is not available for this model, so devagent summarised the earlier "
+    "conversation itself and goes on from that summary."
+)
+NOT_SUMMARISED = "devagent could not summarise the conversation; it goes on as it is."
+SUMMARY_TAKEN = "Understood; I go on from that summary."
+
+
+def summary_request(messages: list[dict], ask: str, keep: int) -> list[dict]:
+    """The messages of devagent's own summary request: the history as `cleared_copy` sends
+    it, with `ask` as the last user words."""
+    history = cleared_copy(messages, keep)
+    block = {"type": "text", "text": ask}
+    last = history[-1] if history else None
+    if last is None or last["role"] == "assistant":
+        return [*history, {"role": "user", "content": [block]}]
+    content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+    return [*history[:-1], {"role": "user", "content": [*content, block]}]
+
+
+def fresh_start(lead: str, notes: str) -> list[dict]:
+    """The history that devagent's own summary starts: the summary, and its receipt (a user
+    message needs an answer before the next one)."""
+    return [
+        {"role": "user", "content": [{"type": "text", "text": f"{lead}\n\n{notes}"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": SUMMARY_TAKEN}]},
+    ]
 
 
 def cleared_copy(messages: list[dict], keep: int) -> list[dict]:

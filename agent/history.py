@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from agent import utf8
-from agent.transcripts import Transcript, content_blocks
+from agent.transcripts import SavedSession, Transcript, content_blocks
 
 log = logging.getLogger("devagent.history")
 
@@ -54,16 +54,26 @@ class History:
         self._date_at: int | None = None
 
     @classmethod
-    def resumed(cls, transcript: Transcript | None, clock: Callable[[], datetime], messages: list[dict], *, dated: bool) -> History:
-        """A saved conversation to go on with (already in `transcript`); `dated`: today's
-        date was told in it, so it is not told again."""
+    def resumed(cls, saved: SavedSession, transcript: Transcript | None, clock: Callable[[], datetime]) -> History:
+        """A saved conversation to go on with, after its last finished turn; it is already in
+        `transcript`, which is told where the unfinished turn (if any) is cut off."""
+        from agent.modes import completed
+
+        kept = completed(saved.messages)
         history = cls(transcript, clock)
-        history.messages = list(messages)
-        history._date_at = 0 if dated and messages else None
+        history.messages = [m.message for m in kept]
+        # The date was told on the day; a later day tells it again.
+        if kept and kept[-1].time.date() == clock().date():
+            history._date_at = 0
+        if transcript is not None and len(kept) != len(saved.messages):
+            try:
+                transcript.add_history_cut(keep=len(kept), turn=max(m.turn for m in saved.messages), time=clock())
+            except Exception as err:
+                log.warning("transcript %s: the cut after the last finished turn was not saved: %s", transcript.path, err)
         return history
 
-    def restart(self, *, turn: int) -> None:
-        """An empty history in the same transcript: what follows replaces what was."""
+    def restart(self, messages: list[dict], *, turn: int) -> None:
+        """`messages` in place of the whole history, in the same transcript."""
         self.messages = []
         self._date_at = None
         if self.transcript is not None:
@@ -71,6 +81,8 @@ class History:
                 self.transcript.add_history_cut(keep=0, turn=turn, time=self._clock())
             except Exception as err:
                 log.warning("transcript %s: the new start was not saved: %s", self.transcript.path, err)
+        for message in messages:
+            self.append(message, turn=turn)
 
     def __len__(self) -> int:
         return len(self.messages)

@@ -20,10 +20,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent import claude, modes, prompts, utf8
+from agent import claude, context, modes, prompts, utf8
 from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
-from agent.context import Keeper, cleared_copy
+from agent.context import Keeper
 from agent.events import (
     AgentError,
     Compacted,
@@ -121,19 +121,10 @@ class Session:
             self.history.append(message, turn=self.turn, when=when, replayed=True)
 
     def _resumed_history(self, saved: SavedSession) -> History:
-        kept = modes.completed(saved.messages)
         # Turn numbers go on after every turn the file has seen, finished or not.
         self.turn = max([m.turn for m in saved.messages] + [int(t.get("turn") or 0) for t in saved.turns] + [0])
         transcript = Transcript.reopen(self.repo, saved) if self._save_transcript else None
-        if transcript is not None and len(kept) != len(saved.messages):
-            # A turn that never finished is not part of the conversation any more.
-            try:
-                transcript.add_history_cut(keep=len(kept), turn=self.turn, time=self.now())
-            except Exception as err:
-                log.warning("transcript %s: the cut after the last finished turn was not saved: %s", transcript.path, err)
-        # The date was told on the day; a later day tells it again.
-        dated = bool(kept) and kept[-1].time.date() == self.now().date()
-        return History.resumed(transcript, self.now, [m.message for m in kept], dated=dated)
+        return History.resumed(saved, transcript, self.now)
 
     # --- setup ----------------------------------------------------------------------------
 
@@ -410,27 +401,16 @@ class Session:
     def _summarise_ourselves(self, turn: TurnState) -> None:
         """Without the API's compaction: the summary mode's kind of request, then a fresh
         history that starts from its answer."""
-        turn.emit(Notice(turn.id, "The conversation has grown long; devagent is summarising it before going on."))
-        history = cleared_copy(self.messages, keep=self.keeper.limits.keep_tool_uses)
-        ask = [{"type": "text", "text": prompts.compaction_request()}]
-        last = history[-1] if history else None
-        messages = [*history, {"role": "user", "content": ask}] if last is None or last["role"] == "assistant" else [
-            *history[:-1], {"role": "user", "content": [*last["content"], *ask]}
-        ]
-        notes = self._write_summary(messages=messages)
+        turn.emit(Notice(turn.id, context.SUMMARISING))
+        ask = context.summary_request(self.messages, prompts.compaction_request(), self.keeper.limits.keep_tool_uses)
+        notes = self._write_summary(messages=ask)
         if not notes or turn.cancel.cancelled:
-            turn.emit(Notice(turn.id, "devagent could not summarise the conversation; it goes on as it is."))
+            turn.emit(Notice(turn.id, context.NOT_SUMMARISED))
             return
-        self.history.restart(turn=turn.id)
-        self.history.append({"role": "user", "content": [{"type": "text", "text": f"{prompts.SUMMARY_LEAD}\n\n{notes}"}]}, turn=turn.id)
-        self.history.append({"role": "assistant", "content": [{"type": "text", "text": "Understood; I go on from that summary."}]}, turn=turn.id)
+        self.history.restart(context.fresh_start(prompts.SUMMARY_LEAD, notes), turn=turn.id)
         self.keeper.last = None
         turn.emit(Compacted(turn.id, notes, fallback=True))
-        turn.emit(Notice(
-            turn.id,
-            "Claude's compaction is not available for this model, so devagent summarised the earlier "
-            "conversation itself and goes on from that summary.",
-        ))
+        turn.emit(Notice(turn.id, context.SUMMARISED))
 
     def _save_turn(self, turn: int, usage: Usage, cancelled: bool) -> None:
         if self.transcript is not None:

@@ -7,6 +7,7 @@ random tail), so ids sort by date; any unambiguous part of one finds it.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -48,23 +49,36 @@ def listing(repo: Path) -> list[SessionInfo]:
 
 
 def describe(path: Path) -> SessionInfo | None:
-    saved = transcripts.load(path)
-    if saved is None:
-        return None
+    """What the list shows of one transcript. Only the header, the turn records and the
+    messages up to the first question are parsed: a day's transcript holds megabytes of
+    tool results, and the list reads every transcript of the repository."""
     try:
-        size = path.stat().st_size
-    except OSError:
-        size = 0
-    turns = {record.get("turn") for record in saved.turns}
-    cost = sum(float(record["usage"].get("cost_usd") or 0) for record in saved.turns)
+        with path.open(encoding="utf-8", errors="replace") as lines:
+            header = json.loads(next(lines))
+            if not isinstance(header, dict) or header.get("type") != "session":
+                return None
+            early = transcripts.SavedSession(path=path, started=datetime.fromisoformat(header["started"]))
+            turns: dict[int, float] = {}
+            question = ""
+            for line in lines:
+                if line.startswith('{"type": "turn"'):
+                    record = json.loads(line)
+                    turns[int(record.get("turn") or 0)] = float((record.get("usage") or {}).get("cost_usd") or 0)
+                elif not question and line.startswith('{"type": "message"'):
+                    record = json.loads(line)
+                    early.messages = [transcripts.SavedMessage(early.started, 0, record["message"], bool(record.get("replayed")))]
+                    question = first_question(early)
+            size = path.stat().st_size
+    except (OSError, ValueError, KeyError, TypeError, StopIteration):
+        return None
     return SessionInfo(
         id=session_id(path),
         path=path,
-        started=saved.started,
-        first_question=first_question(saved),
+        started=early.started,
+        first_question=question,
         turns=len(turns),
-        cost_usd=cost,
-        model=saved.model,
+        cost_usd=sum(turns.values()),
+        model=str(header.get("model") or ""),
         size=size,
     )
 

@@ -8,8 +8,8 @@ tenth saves a memory; the Claude double (tests/claude_double.py) stands in for t
 applies context management, prompt caching and the window as tests/double_context.py says.
 Costs use agent/claude.py's price table for the model, cache reads and writes included.
 
-Prints a table (every --every turns: the context of the turn's last request and the turn's
-cost, both ways), then the floor (the clearing threshold the context must stay under), the
+Prints a table (every --every turns: the context of the turn's last request, marked ! when
+the double refused it as over the window, and the turn's cost, both ways), then the floor (the clearing threshold the context must stay under), the
 figure (the largest context of the second half of the day with context management) and
 their ratio (target: at most 1.0), and the cost per turn both ways.
 """
@@ -80,18 +80,17 @@ def main() -> int:
         m_cost = f"${with_[0].cost[i]:.5f}" if with_[0].ok[i] else "failed"
         print(f"{n:>5} | {w_tokens:>15} {w_cost:>13} | {m_tokens:>12} {m_cost:>10}")
     print()
-    ok_without = sum(without[0].ok)
-    print(f"turns that succeeded: without {ok_without}/{args.turns}, with {sum(with_[0].ok)}/{args.turns}")
+    print(f"turns that succeeded: without {sum(without[0].ok)}/{args.turns}, with {sum(with_[0].ok)}/{args.turns}")
     if False in without[0].ok:
         print(f"without context management the first failure is turn {without[0].ok.index(False) + 1}: {without[0].errors[without[0].ok.index(False)]}")
-    second_half = [t for t in with_[0].requests[len(with_[0].requests) // 2 :]]
+    second_half = with_[0].requests[len(with_[0].requests) // 2 :]
     figure = max(second_half) if second_half else 0
     print(f"floor  {limits.clear_at:>9,} tokens  (the clearing threshold)")
     print(f"figure {figure:>9,} tokens  (largest request, second half of the day, with context management)")
     print(f"ratio  {figure / limits.clear_at:>9.2f}      (target <= 1.00)")
     both = [i for i in range(args.turns) if without[0].ok[i] and with_[0].ok[i]]
     print(
-        f"cost per turn while both worked (turns 1-{len(both)}): without ${statistics.mean(without[0].cost[i] for i in both):.5f}, "
+        f"cost per turn over the {len(both)} turns that both runs finished: without ${statistics.mean(without[0].cost[i] for i in both):.5f}, "
         f"with ${statistics.mean(with_[0].cost[i] for i in both):.5f}"
     )
     print(f"cost per turn over the day with context management: ${statistics.mean(with_[0].cost):.5f}, total ${sum(with_[0].cost):.4f}")

@@ -332,7 +332,9 @@ class DevAgentApp(App):
             if self.resume is None:
                 self.session = Session(self.repo, self.config, store=self.store)
             else:
-                self._resume_session(self.resume)
+                from tui.screens.sessions import resume_into
+
+                resume_into(self, self.resume)
             self.loading_stage = "the API client"
             warm_client(self.session)
         except Exception as exc:
@@ -355,54 +357,10 @@ class DevAgentApp(App):
         else:
             await self.conversation.add_notice(event.message, "info")
 
-    def _resume_session(self, wanted: str) -> None:
-        """On a worker thread: the saved session becomes this app's session, or a new one starts."""
-        from agent import sessions
-        from agent.session import Session
-
-        session, said = sessions.open_saved(self.repo, self.config, wanted or None, store=self.store)
-        if session is None:
-            said += " A new session starts instead."
-            session = Session(self.repo, self.config, store=self.store)
-        self.session = session
-        self.call_from_thread(self.conversation.add_notice, said, "info")
-
     def action_sessions(self) -> None:
-        from agent import sessions
-        from tui.screens.sessions import SessionsScreen
+        from tui.screens.sessions import show_sessions
 
-        found = sessions.listing(self.repo)
-        lines = [(info.id, line) for info, line in zip(found, sessions.table(found))]
-        self.push_screen(SessionsScreen(lines), self._session_chosen)
-
-    async def _session_chosen(self, choice: tuple[str, str] | None) -> None:
-        if choice is None:
-            return
-        action, wanted = choice
-        from agent import sessions
-
-        if action == "read":
-            path, problem = sessions.find(self.repo, wanted)
-            text = sessions.as_markdown(path) if path is not None else problem
-            await self.screen_pane.show(f"Session {wanted}", text or "", "markdown")
-            self._show_screen(True)
-        elif self.running:
-            self.notify("A turn is running; continue the session once it has ended.", title="Sessions")
-        else:
-            self._switch_session(wanted)
-
-    @work(thread=True, group="sessions", exclusive=True)
-    def _switch_session(self, wanted: str) -> None:
-        with self._send_lock:
-            if self.session is not None and self.session.transcript is not None and wanted in self.session.transcript.path.name:
-                self.call_from_thread(self.notify, "That is the session you are in.", title="Sessions")
-                return
-            if self.session is not None:
-                try:
-                    self.session.close()
-                except Exception:
-                    pass
-            self._resume_session(wanted)
+        show_sessions(self)
 
     def close_session(self) -> None:
         """Called after the app has left the terminal: save the transcript (and summary notes)."""

@@ -190,3 +190,13 @@ def test_ask_resumes_a_session_whose_process_was_killed_mid_turn(claude_double, 
     assert listing.returncode == 0, err
     (line,) = out.splitlines()
     assert "2 turns" in line and "What does it sell?" in line
+
+
+def test_the_app_takes_resume_with_or_without_an_id():
+    from tui.cli import app_parser, resume_id
+
+    assert app_parser().parse_args(["--resume"]).resume == ""
+    assert app_parser().parse_args(["--resume", "20261109T0900"]).resume == "20261109T0900"
+    assert app_parser().parse_args([]).resume is None
+    # `devagent --resume ../shop`: argparse hands the path to --resume; it goes back.
+    assert resume_id(app_parser().parse_args(["--resume", "../shop"]).resume) == ("", "../shop")

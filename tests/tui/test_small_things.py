@@ -31,7 +31,7 @@ async def test_toasts_do_not_cover_the_input_line(make_app, no_key):
         app = make_app()
         async with app.run_test(size=size, notifications=True) as pilot:
             app.notify("A long notification that takes a few lines to say what it has to say, " * 2)
-            await wait_for(pilot, lambda: bool(app.screen.query(Toast)), 5, "the toast")
+            await wait_for(pilot, lambda app=app: bool(app.screen.query(Toast)), 5, "the toast")
             await pilot.pause(0.2)
             toast = app.screen.query_one(Toast).region
             for widget in (app.prompt, app.status):

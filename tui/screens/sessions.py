@@ -3,6 +3,8 @@ r reads it on the screen pane, Esc closes the list."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -51,3 +53,61 @@ class SessionsScreen(ModalScreen[tuple[str, str] | None]):
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
+
+
+# --- what the app does with a choice ------------------------------------------------------
+
+
+def show_sessions(app: Any) -> None:
+    """The palette's Sessions command: the list, then the chosen action."""
+    from agent import sessions
+
+    found = sessions.listing(app.repo)
+    lines = [(info.id, line) for info, line in zip(found, sessions.table(found))]
+    app.push_screen(SessionsScreen(lines), lambda choice: _chosen(app, choice))
+
+
+async def _chosen(app: Any, choice: tuple[str, str] | None) -> None:
+    if choice is None:
+        return
+    action, wanted = choice
+    from agent import sessions
+
+    if action == "read":
+        path, problem = sessions.find(app.repo, wanted)
+        text = sessions.as_markdown(path) if path is not None else problem
+        await app.screen_pane.show(f"Session {wanted}", text or "", "markdown")
+        app._show_screen(True)
+    elif app.running:
+        app.notify("A turn is running; continue the session once it has ended.", title="Sessions")
+    else:
+        app.run_worker(lambda: _switch(app, wanted), thread=True, group="sessions", exclusive=True)
+
+
+def _switch(app: Any, wanted: str) -> None:
+    """On a worker thread, between turns: the chosen session replaces the running one."""
+    with app._send_lock:
+        current = app.session.transcript if app.session is not None else None
+        if current is not None and wanted in current.path.name:
+            app.call_from_thread(app.notify, "That is the session you are in.", title="Sessions")
+            return
+        if app.session is not None:
+            try:
+                app.session.close()
+            except Exception:
+                pass
+        resume_into(app, wanted)
+
+
+def resume_into(app: Any, wanted: str) -> None:
+    """On a worker thread: the saved session (the latest for "") becomes the app's session,
+    or a new one starts, and the conversation says which."""
+    from agent import sessions
+    from agent.session import Session
+
+    session, said = sessions.open_saved(app.repo, app.config, wanted or None, store=app.store)
+    if session is None:
+        said += " A new session starts instead."
+        session = Session(app.repo, app.config, store=app.store)
+    app.session = session
+    app.call_from_thread(app.conversation.add_notice, said, "info")
