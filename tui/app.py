@@ -330,13 +330,17 @@ class DevAgentApp(App):
             self.loading_stage = "the session to start (memory, tools)"
             sessions.prune_for(self.config)
             if self.resume is None:
-                self.session = Session(self.repo, self.config, store=self.store)
+                session = Session(self.repo, self.config, store=self.store)
+                self.loading_stage = "the API client"
+                warm_client(session)
+                # Set last: a question waits on the session, and then finds its client ready.
+                self.session = session
             else:
                 from tui.screens.sessions import resume_into
 
                 resume_into(self, self.resume)
-            self.loading_stage = "the API client"
-            warm_client(self.session)
+                self.loading_stage = "the API client"
+                warm_client(self.session)
         except Exception as exc:
             self._session_error = f"The agent could not start: {exc}"
             self.call_from_thread(self.conversation.add_notice, self._session_error, "error")

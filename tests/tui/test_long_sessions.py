@@ -4,7 +4,7 @@ resuming with --resume, and the palette's list of saved sessions."""
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input, OptionList
+from textual.widgets import OptionList
 
 from agent.config import AgentConfig
 from tests.claude_double import reply, text, tool_use
@@ -12,6 +12,7 @@ from tests.tui.conftest import wait_for
 from tui.app import DevAgentApp
 from tui.screens.sessions import SessionsScreen
 from tui.widgets.conversation import Notice
+from tui.widgets.prompt import Prompt
 from tui.widgets.screen_pane import ScreenPane
 from tui.widgets.status import StatusLine
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.usefixtures("claude_double")
 
 
 async def ask(pilot, question: str) -> None:
-    prompt = pilot.app.query_one("#prompt", Input)
+    prompt = pilot.app.query_one("#prompt", Prompt)
     prompt.focus()
     prompt.value = question
     await pilot.press("enter")

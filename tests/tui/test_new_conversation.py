@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input
 
 from tests.tui.conftest import wait_for
 from tui.widgets.conversation import Notice
+from tui.widgets.prompt import Prompt
 
 pytestmark = pytest.mark.usefixtures("claude_double")
 
 
 async def ask(pilot, question: str) -> None:
-    prompt = pilot.app.query_one("#prompt", Input)
+    prompt = pilot.app.query_one("#prompt", Prompt)
     prompt.focus()
     prompt.value = question
     await pilot.press("enter")
