@@ -306,6 +306,11 @@ class Speaker:
         self.stop()
         self._closed = True
         self._texts.put(None)
+        # Let a sentence still being synthesized finish: a daemon thread that comes back
+        # from onnxruntime while the interpreter shuts down aborts the process.
+        worker = self._worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join(timeout=5)
         stream, self._stream = self._stream, None
         if stream is not None:
             try:
