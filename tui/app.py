@@ -175,7 +175,7 @@ class DevAgentApp(App):
             yield ScreenPane(id="screen-pane")
             yield MemoryPane(self.store, self.repo, id="memory-pane")
         yield QueuedTurns(id="queued")
-        yield Prompt(placeholder="Ask about this repository… (Enter sends, Ctrl+J new line, Esc cancels, F1 help)", id="prompt")
+        yield Prompt(placeholder="Ask about this repository… Enter sends · Ctrl+J new line · F1 help", id="prompt")
         yield StatusLine(id="status")
         yield Footer()
 
@@ -366,14 +366,15 @@ class DevAgentApp(App):
         screen = self.screen
         if event.key in screen.active_bindings:
             # the pane's own letter; if it opens a dialog and typing goes on, it was a word
-            self._bound_key = (event.character, time.monotonic(), len(self.screen_stack))
+            self._bound_key = (event.character, event.time, len(self.screen_stack))
             return
         typed = event.character
         if not isinstance(screen, MainScreen):
             if not getattr(screen, "CLOSES_ON_TYPING", False):
                 return
             key, at, depth = self._bound_key
-            if depth + 1 == len(self.screen_stack) and time.monotonic() - at < TYPED_ON_SECONDS:
+            # times the keys arrived, not when the app got to them (it may be busy)
+            if depth + 1 == len(self.screen_stack) and event.time - at < TYPED_ON_SECONDS:
                 typed = key + typed
             below = self.screen_stack[-2]
             screen.close_for_typing()
@@ -385,13 +386,15 @@ class DevAgentApp(App):
         event.stop()
         event.prevent_default()
         prompt = self.prompt
-        prompt.focus()
+        # at once, not after the queue: the keys typed right behind this one are queued
+        # already, and each goes to whatever has focus when its turn comes
+        self.main_screen.set_focus(prompt)
         prompt.insert_text_at_cursor(typed)
 
     # --- turns --------------------------------------------------------------------------
 
     def on_text_area_changed(self, event) -> None:
-        if isinstance(event.text_area, Prompt):
+        if isinstance(event.text_area, Prompt) and self.screen_stack:
             self.conversation.typing()
 
     async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:

@@ -9,6 +9,7 @@ from textual.widgets import OptionList, TextArea
 from tests.tui.conftest import memory_text, type_text, wait_for, write_memory
 from tui.screens.confirm import Confirm
 from tui.screens.help import HelpScreen
+from tui.screens.main import MainScreen
 from tui.screens.memory_editor import MemoryEditor
 from tui.widgets.memory_pane import MemoryPane
 
@@ -142,3 +143,41 @@ async def test_typing_on_the_conversation_goes_to_the_prompt(make_app, no_key):
         await pilot.pause()
         await type_text(pilot, "hello")
         assert app.prompt.value == "hello" and app.focused is app.prompt
+
+
+async def burst(pilot, text: str) -> None:
+    """Keys as a terminal delivers a fast typist: all queued before the first is handled."""
+    from textual import events
+
+    for char in text:
+        pilot.app.post_message(events.Key("space" if char == " " else char, char))
+    await pilot.pause(0.5)
+
+
+async def test_a_burst_of_keys_on_the_memory_pane_lands_whole_in_the_prompt(make_app, store, no_key):
+    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+    for start, sentence in (("#memory-preview", "why does my build fail"), ("#memory-list", "does my build fail")):
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pane_focused(pilot)
+            app.query_one(start).focus()
+            await pilot.pause()
+            await burst(pilot, sentence)
+            await wait_for(pilot, lambda: app.prompt.value == sentence, 20, f"the sentence typed on {start}")
+            assert path.exists() and isinstance(app.screen, MainScreen), start
+            assert app.prompt.value == sentence, start
+            assert app.focused is app.prompt
+
+
+async def test_enter_right_behind_the_delete_key_does_not_delete(make_app, store, no_key):
+    from textual import events
+
+    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pane_focused(pilot)
+        app.post_message(events.Key("d", "d"))
+        app.post_message(events.Key("enter", "\r"))
+        await wait_for(pilot, lambda: not isinstance(app.screen, Confirm), 20, "the dialog to close")
+        await pilot.pause(0.5)
+        assert path.exists()

@@ -157,7 +157,7 @@ async def test_escape_cancels_and_nothing_late_lands(make_app, claude_double):
 
 
 async def test_enter_while_a_turn_runs_queues_the_question(make_app, claude_double):
-    claude_double.add(reply("streaming " * 300, chunk=5, delay=0.01))
+    claude_double.add(reply("streaming " * 800, chunk=5, delay=0.01))
     claude_double.add(text("Answer to the queued one."))
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

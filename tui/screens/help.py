@@ -25,7 +25,7 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
         "Anywhere",
         [
             ("Enter", "send the turn; while one runs, queue it for when that one ends"),
-            ("Ctrl+J / Alt+Enter", "a new line in the input (a paste keeps its lines)"),
+            ("Ctrl+J", "a new line in the input (Alt+Enter and Shift+Enter too, where the terminal sends them apart from Enter); a paste keeps its lines"),
             ("↑ / ↓", "earlier / later turns you sent (in the input line)"),
             ("Esc", "take queued questions back into the input; else cancel the running turn; silence the voice"),
             ("F1", "this help"),
