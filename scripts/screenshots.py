@@ -68,7 +68,7 @@ async def run_turn(app, pilot) -> None:
     prompt = app.query_one("#prompt", Prompt)
     prompt.value = QUESTION
     await pilot.press("enter")
-    await wait_for(pilot, lambda: app.session is not None or app._session_error)
+    await wait_for(pilot, app.turns.ready.is_set)
     await wait_for(pilot, lambda: not app.running)
     await pilot.pause(0.3)
 

@@ -36,10 +36,10 @@ async def test_a_sentence_typed_on_the_memory_pane_lands_in_the_prompt(make_app,
 
 
 async def test_a_sentence_starting_with_a_pane_letter_deletes_nothing(make_app, store, no_key, monkeypatch):
-    from tui import app as app_module
+    from tui import keys
 
     # Pilot waits for an idle app between keys, which takes far longer than a typist
-    monkeypatch.setattr(app_module, "TYPED_ON_SECONDS", 30.0)
+    monkeypatch.setattr(keys, "TYPED_ON_SECONDS", 30.0)
     path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

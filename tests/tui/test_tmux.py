@@ -78,8 +78,9 @@ def quit_app(tmux: Tmux) -> None:
 def test_devagent_in_tmux_streams_a_reply_and_tool_lines(tmp_path):
     world = build_world(tmp_path / "world")
     with DoubleProcess(double_script(), tmp_path / "double") as double, \
-            devagent_in_tmux(tmp_path, world, double, (140, 42)) as tmux:
-        tmux.wait_for("Ask about this repository", "Memory · 4")
+            devagent_in_tmux(tmp_path, world, double, (140, 42), "--no-voice") as tmux:
+        # --no-voice reaches the app as an argument (no environment variable in between)
+        tmux.wait_for("Ask about this repository", "Memory · 4", "voice: off — turned off (--no-voice)")
         tmux.run("send-keys", "-t", "app", "-l", QUESTION)
         tmux.run("send-keys", "-t", "app", "Enter")
         screen = tmux.wait_for("one error", "CS1061", "as usual", timeout=120)

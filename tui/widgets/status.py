@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from agent.voice.status import VoiceStatus
 from tui import format as fmt
 
 # the repository and branch give up characters to the other segments down to this width
@@ -27,7 +28,7 @@ class StatusInfo:
     memory_mode: str = ""
     usage: object | None = None  # agent.events.Usage of the last finished turn
     activity: str = ""  # "working 3.2s", "cancelling", ""
-    voice: str = "voice: off"
+    voice: VoiceStatus = VoiceStatus("off")
 
 
 def where(repo: str, branch: str | None, limit: int | None = None) -> Text:
@@ -45,11 +46,6 @@ def where(repo: str, branch: str | None, limit: int | None = None) -> Text:
         text.append(" on ", style="dim")
         text.append(branch, style="italic")
     return text
-
-
-def voice_short(voice: str) -> str:
-    """'voice: off — no audio input device' without its reason."""
-    return voice.split(" — ")[0]
 
 
 class StatusLine(Widget):
@@ -91,8 +87,7 @@ class StatusLine(Widget):
             else:
                 text = f"↑{tokens_in} ↓{tokens_out} {price}"
             out.append((3, Text(text)))
-        voice = fmt.sanitize(info.voice)
-        out.append((2, Text(voice if level < 2 else voice_short(voice))))
+        out.append((2, Text(fmt.sanitize(info.voice.line() if level < 2 else info.voice.short()))))
         return out
 
     def render(self) -> Text:
