@@ -62,21 +62,37 @@ def new_app(world: World):
     return DevAgentApp(world.repo, AgentConfig.from_env_and_args(None, world.repo))
 
 
-async def run_turn(app, pilot) -> None:
+async def run_turn(app, pilot, question: str = QUESTION) -> None:
     from tui.widgets.prompt import Prompt
 
     prompt = app.query_one("#prompt", Prompt)
-    prompt.value = QUESTION
+    prompt.value = question
     await pilot.press("enter")
     await wait_for(pilot, app.turns.ready.is_set)
     await wait_for(pilot, lambda: not app.running)
     await pilot.pause(0.3)
 
 
+LONG_REPLY = "\n\n".join(
+    [
+        "Here is what each step of the pipeline does, in the order it runs:",
+        *(f"{n}. **{step}**: {what}" for n, (step, what) in enumerate([
+            ("restore", "fetches the NuGet packages the solution references"),
+            ("build", "compiles every project with warnings as errors off"),
+            ("test", "runs the xUnit projects and uploads their results"),
+            ("pack", "makes the NuGet package of ClaudeReviewBot.Core"),
+            ("publish", "pushes the package when the branch is main"),
+        ], 1)),
+        "The red run stopped at **build**: `CS1061` in `ReviewOrchestrator.cs:111`. Fix that "
+        "call site and the rest of the pipeline has nothing left to trip on.",
+    ]
+)
+
+
 @asynccontextmanager
 async def after_a_turn(world: World, work: Path, size: tuple[int, int]):
     """The app at `size` once the scenario's question has been answered by a fresh Claude double."""
-    with DoubleProcess(double_script(), work / f"double-{size[0]}x{size[1]}") as double:
+    with DoubleProcess(double_script(long_reply=LONG_REPLY), work / f"double-{size[0]}x{size[1]}") as double:
         os.environ.update(double.env)
         app = new_app(world)
         async with app.run_test(size=size) as pilot:
@@ -112,7 +128,10 @@ async def main_states(world: World, shooter: Shooter, work: Path) -> None:
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.screen.refusals)
         await shooter.shot(app, pilot, "memory_save_refused_160x48")
-        await pilot.press("escape")
+        await pilot.press("escape")  # unsaved text: the editor asks first
+        await pilot.pause(0.2)
+        await shooter.shot(app, pilot, "memory_discard_confirm_160x48")
+        await pilot.press("ctrl+d")
         await pilot.pause(0.2)
 
         options.focus()
@@ -123,6 +142,10 @@ async def main_states(world: World, shooter: Shooter, work: Path) -> None:
 
     async with after_a_turn(world, work, NARROW) as (app, pilot):
         await shooter.shot(app, pilot, "turn_80x24")
+        # a full conversation: the newest reply's last line is on screen, not below the fold
+        await run_turn(app, pilot, "And the rest of the pipeline? Give me the long version.")
+        await run_turn(app, pilot, "Once more, the long version, for the notes.")
+        await shooter.shot(app, pilot, "long_conversation_80x24")
 
 
 async def first_run(world: World, shooter: Shooter) -> None:
