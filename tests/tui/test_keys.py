@@ -181,3 +181,24 @@ async def test_enter_right_behind_the_delete_key_does_not_delete(make_app, store
         await wait_for(pilot, lambda: not isinstance(app.screen, Confirm), 20, "the dialog to close")
         await pilot.pause(0.5)
         assert path.exists()
+
+
+async def test_undo_when_the_name_was_taken_again_keeps_both(make_app, store, no_key):
+    text = memory_text("Style", "how answers should sound", "Short answers.")
+    path = Path(store.directory) / "user_style.md"
+    path.write_text(text)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pane_focused(pilot)
+        await pilot.press("d", "ctrl+d")
+        await wait_for(pilot, lambda: not path.exists(), 20, "the delete")
+        newer = memory_text("Style", "written again by the agent", "Long answers.")
+        path.write_text(newer)
+        await wait_for(pilot, lambda: app.memory_pane.names == ["Style"], 20, "the new file in the pane")
+        app.query_one("#memory-list", OptionList).focus()
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, MemoryEditor), 20, "the editor with the old text")
+        assert path.read_text() == newer, "the file written meanwhile is left alone"
+        editor = app.screen
+        assert editor.query_one("#text", TextArea).text == text
+        assert editor.query_one("#name").value == "user_style_restored.md"
