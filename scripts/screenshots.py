@@ -24,11 +24,6 @@ sys.path.insert(0, str(ROOT))
 
 from tests.tui.scenario import QUESTION, DoubleProcess, World, build_world, double_script  # noqa: E402
 
-LONG_REPLY = "\n\n".join(
-    f"{n}. Step {n} of the branch: the rename touched `ChangedFile.Patch` in one more place, "
-    "and the build told us so." for n in range(1, 13)
-) + "\n\nThat is the whole story: one call site left, fixed on screen."
-
 WIDE = (160, 48)
 NARROW = (80, 24)
 
@@ -67,16 +62,32 @@ def new_app(world: World):
     return DevAgentApp(world.repo, AgentConfig.from_env_and_args(None, world.repo))
 
 
-async def run_turn(app, pilot) -> None:
+async def run_turn(app, pilot, question: str = QUESTION) -> None:
     from tui.widgets.prompt import Prompt
 
     prompt = app.query_one("#prompt", Prompt)
-    prompt.value = QUESTION
+    prompt.value = question
     await pilot.press("enter")
-    await wait_for(pilot, lambda: app.session is not None or app._session_error)
+    await wait_for(pilot, app.turns.ready.is_set)
     await wait_for(pilot, lambda: not app.running)
     # Streamed text lands a few times a second; a loaded machine needs more than one beat.
     await pilot.pause(1.0)
+
+
+LONG_REPLY = "\n\n".join(
+    [
+        "Here is what each step of the pipeline does, in the order it runs:",
+        *(f"{n}. **{step}**: {what}" for n, (step, what) in enumerate([
+            ("restore", "fetches the NuGet packages the solution references"),
+            ("build", "compiles every project with warnings as errors off"),
+            ("test", "runs the xUnit projects and uploads their results"),
+            ("pack", "makes the NuGet package of ClaudeReviewBot.Core"),
+            ("publish", "pushes the package when the branch is main"),
+        ], 1)),
+        "The red run stopped at **build**: `CS1061` in `ReviewOrchestrator.cs:111`. Fix that "
+        "call site and the rest of the pipeline has nothing left to trip on.",
+    ]
+)
 
 
 @asynccontextmanager
@@ -118,7 +129,10 @@ async def main_states(world: World, shooter: Shooter, work: Path) -> None:
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.screen.refusals)
         await shooter.shot(app, pilot, "memory_save_refused_160x48")
-        await pilot.press("escape")
+        await pilot.press("escape")  # unsaved text: the editor asks first
+        await pilot.pause(0.2)
+        await shooter.shot(app, pilot, "memory_discard_confirm_160x48")
+        await pilot.press("ctrl+d")
         await pilot.pause(0.2)
 
         options.focus()
@@ -129,11 +143,9 @@ async def main_states(world: World, shooter: Shooter, work: Path) -> None:
 
     async with after_a_turn(world, work, NARROW) as (app, pilot):
         await shooter.shot(app, pilot, "turn_80x24")
-        # A second, long answer: the conversation overflows and follows its newest line.
-        app.prompt.value = "Give me the long story of this branch."
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: not app.running)
-        await pilot.pause(1.0)
+        # a full conversation: the newest reply's last line is on screen, not below the fold
+        await run_turn(app, pilot, "And the rest of the pipeline? Give me the long version.")
+        await run_turn(app, pilot, "Once more, the long version, for the notes.")
         await shooter.shot(app, pilot, "long_conversation_80x24")
 
 

@@ -1,32 +1,23 @@
-"""The devagent app: layout, key bindings, and the worker thread that runs the agent.
+"""The devagent app: the screen, the keys, and what each agent event shows.
 
-Start-up paints first: the SDK takes seconds to import, so the session is built in a
-background thread while the panes are already usable.
+Start-up paints first: the SDK takes seconds to import, so the session is built in the
+background (tui.turns) while the panes are already usable.
 """
 
 from __future__ import annotations
 
-import gc
-import io
-import os
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
+from typing import Any
 
-from rich.console import Console
 from rich.text import Text
-from textual import events, work
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer
-from textual.worker import get_current_worker
 
-from agent.cancel import Cancellation
 from agent.config import AgentConfig, api_key_problem
 from agent.events import (
     AgentError,
@@ -41,65 +32,38 @@ from agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from agent.voice.settings import DEFAULT_KEY, key_label, voice_settings
+from agent.voice.settings import DEFAULT_KEY, key_label
+from agent.voice.status import VoiceStatus
 from tui import format as fmt
-from tui.inbox import Inbox
+from tui.keys import TypingRouter
 from tui.screens.main import MainScreen
-from tui.terminal import log_path, start_logging, stderr_to_log
-from tui.widgets.conversation import Conversation, ToolLine
+from tui.startup import settle_heap, start_background, welcome, welcome_without_key
+from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
+from tui.voice_seam import VoiceController
+from tui.widgets.conversation import Conversation
 from tui.widgets.memory_pane import MemoryPane
+from tui.widgets.panes import BREAKPOINTS, Panes
 from tui.widgets.prompt import Prompt
 from tui.widgets.queued import QueuedTurns
 from tui.widgets.screen_pane import ScreenPane
 from tui.widgets.status import StatusLine
 
-# below this many columns the screen pane shares the conversation's place instead of its own
-WIDE = 140
-
-# a dialog a pane letter opened, closed by a printable key this soon after: the letter was
-# the first of a word typed into the wrong place, and goes to the prompt with the rest
-TYPED_ON_SECONDS = 1.0
-
-# side pane widths (cells) the F7/F8 keys step through
-MEMORY_WIDTHS = (24, 30, 36, 44, 56, 72)
-SCREEN_WIDTHS = ("1fr", "2fr", "3fr", "4fr")
-
-
-class TurnEvent(Message):
-    """An agent event with the token of the turn it ran in."""
-
-    def __init__(self, token: int, event) -> None:
-        super().__init__()
-        self.token = token
-        self.event = event
-
 
 class EventsWaiting(Message):
-    """The inbox has events from the worker thread."""
-
-
-class TurnEnded(Message):
-    def __init__(self, token: int) -> None:
-        super().__init__()
-        self.token = token
-
-
-def welcome(talk_key: str) -> str:
-    return f"Type a question and press Enter, or press {talk_key} to talk. F1 shows every key."
-
-
-def welcome_without_key(problem: str) -> str:
-    return (
-        f"{problem} Until then you can still read, edit and delete what devagent remembers "
-        "about this repository in the memory pane; the key is only needed to talk to Claude. "
-        "Press F1 for the keys."
-    )
+    """The turn driver's inbox has events from a worker thread."""
 
 
 class DevAgentApp(App):
+    """The app owns the screen and the keys: it composes the panes (their layout is the
+    Panes widget's), routes typed keys to the prompt (tui.keys), asks the turn driver
+    (tui.turns) to load the session and to start and cancel turns, shows each agent
+    event the driver hands back, queues questions sent while a turn runs, and is the
+    voice controller's way to the status line and the prompt (tui.voice_seam). Memory
+    editing lives in the memory pane; the command line and the terminal in tui.cli."""
+
     CSS_PATH = "app.tcss"
     TITLE = "devagent"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
+    HORIZONTAL_BREAKPOINTS = BREAKPOINTS
 
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel"),
@@ -119,22 +83,11 @@ class DevAgentApp(App):
         Binding("pagedown", "conversation_page(1)", "Page down", show=False),
     ]
 
-    def __init__(
-        self,
-        repo: Path,
-        config: AgentConfig,
-        *,
-        store=None,
-        voice=None,
-        voice_factory=None,
-        probe_voice: bool = True,
-        voice_off: str | None = None,
-        talk_key: str = DEFAULT_KEY,
-        resume: str | None = None,
-    ) -> None:
+    def __init__(self, repo: Path, config: AgentConfig, *, store: Any = None, voice: VoiceController | None = None,
+                 voice_factory: Any = None, probe_voice: bool = True, voice_off: str | None = None,
+                 talk_key: str = DEFAULT_KEY, resume: str | None = None) -> None:
+        """`resume`: None starts a new session, "" continues the latest saved one, an id that one."""
         super().__init__()
-        # --resume: "" continues the latest saved session, an id that one; None starts anew.
-        self.resume = resume
         if talk_key != DEFAULT_KEY:
             self.set_keymap({"push_to_talk": talk_key})
         self.talk_key = key_label(talk_key)
@@ -142,7 +95,7 @@ class DevAgentApp(App):
         self.voice_off = voice_off
         self.probe_voice = probe_voice and voice_off is None
         # built after the first frame: the voice stack imports numpy and the audio libraries
-        self._voice_factory = voice_factory
+        self.voice_factory = voice_factory
         self.repo = repo
         self.config = config
         if store is None:
@@ -150,39 +103,21 @@ class DevAgentApp(App):
 
             store = MemoryStore.for_repository(repo)
         self.store = store
-        self.voice = voice
+        self.voice: VoiceController | None = voice
         self.key_problem = api_key_problem()
-        self.session = None
-        self._session_error: str | None = None
-        self._session_ready = threading.Event()
-        self._session_loading = False
-        # what the first turn would still wait for; None once the session and client are up
-        self.loading_stage: str | None = "the Claude SDK to load"
-        self._send_lock = threading.Lock()
-        self._token = 0  # the token of the turn whose events are shown; bumps on each turn
-        self._live_token: int | None = None
-        self._live_turn: int | None = None
-        self._cancel: Cancellation | None = None
-        self._turn_started_at = 0.0
-        self._last_log: ToolLine | None = None
-        self._memory_width = 2
-        self._screen_width = 0
-        self._screen_toggled: bool | None = None  # None: the layout's default for the width
-        self.inbox = Inbox(lambda: self.post_message(EventsWaiting()))
-        self._bound_key: tuple[str, float, int] = ("", 0.0, 0)  # the last pane letter: key, when, screens
+        self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), loaded=settle_heap,
+                                resume=resume)
+        self.typing = TypingRouter()
 
-    # --- layout -------------------------------------------------------------------------
+    # --- the screen ---------------------------------------------------------------------
 
     def get_default_screen(self) -> Screen:
         return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="panes"):
-            yield Conversation(id="conversation")
-            yield ScreenPane(id="screen-pane")
-            yield MemoryPane(self.store, self.repo, id="memory-pane")
+        yield Panes(self.store, self.repo, id="panes")
         yield QueuedTurns(id="queued")
-        yield Prompt(placeholder="Ask about this repository… (Enter sends, Ctrl+J new line, Esc cancels, F1 help)", id="prompt")
+        yield Prompt(placeholder="Ask about this repository… Enter sends · Ctrl+J new line · F1 help", id="prompt")
         yield StatusLine(id="status")
         yield Footer()
 
@@ -193,51 +128,28 @@ class DevAgentApp(App):
     def main_screen(self) -> MainScreen:
         return self.screen_stack[0]
 
-    @property
-    def prompt(self) -> Prompt:
-        return self.main_screen.query_one("#prompt", Prompt)
+    def _main(self, kind: type, selector: str | None = None) -> Any:
+        return self.main_screen.query_one(selector or kind, kind)
 
-    @property
-    def conversation(self) -> Conversation:
-        return self.main_screen.query_one(Conversation)
-
-    @property
-    def screen_pane(self) -> ScreenPane:
-        return self.main_screen.query_one(ScreenPane)
-
-    @property
-    def memory_pane(self) -> MemoryPane:
-        return self.main_screen.query_one(MemoryPane)
-
-    @property
-    def queued(self) -> QueuedTurns:
-        return self.main_screen.query_one(QueuedTurns)
-
-    @property
-    def status(self) -> StatusLine:
-        return self.main_screen.query_one(StatusLine)
-
-    def _status_lines(self) -> list[StatusLine]:
-        """The status line, or none while the app starts or closes."""
-        if not self.screen_stack:
-            return []
-        return list(self.main_screen.query(StatusLine))
+    prompt = property(lambda self: self._main(Prompt, "#prompt"))
+    panes = property(lambda self: self._main(Panes))
+    conversation = property(lambda self: self._main(Conversation))
+    screen_pane = property(lambda self: self._main(ScreenPane))
+    memory_pane = property(lambda self: self._main(MemoryPane))
+    queued = property(lambda self: self._main(QueuedTurns))
+    status = property(lambda self: self._main(StatusLine))
 
     @property
     def running(self) -> bool:
-        return self._live_token is not None
+        return self.turns.running
 
     async def on_mount(self) -> None:
         self.conversation.border_title = "Conversation"
-        self.status.update_info(
-            repo=self.repo.name,
-            model=self.config.model,
-            effort=self.config.effort,
-            memory_mode=self.config.memory_mode,
-            voice=f"voice: off — {self.voice_off}" if self.voice_off else "voice: starting…" if self._voice_factory else "voice: off",
-        )
+        starting = self.voice_factory is not None and not self.voice_off
+        voice = VoiceStatus("starting") if starting else VoiceStatus("off", self.voice_off or "")
+        self.status.update_info(repo=self.repo.name, model=self.config.model, effort=self.config.effort,
+                                memory_mode=self.config.memory_mode, voice=voice)
         self.prompt.focus()
-        self._apply_widths()
         if self.key_problem:
             await self.conversation.add_notice(welcome_without_key(self.key_problem), "setup")
         else:
@@ -253,118 +165,12 @@ class DevAgentApp(App):
         self.set_timer(0.05, self._start_background)
 
     def _start_background(self) -> None:
-        self._read_branch()
-        if not self.key_problem:
-            self._start_session_now()
-        if self.voice is None and self._voice_factory is not None:
-            try:
-                self.voice = self._voice_factory()
-            except Exception as exc:
-                self.set_voice_state(f"voice: off — {one_line_error(exc)}")
-                return
-        if self.voice is not None:
-            self.voice.attach(self)
-            self._settle_after_voice()
-        elif self.probe_voice:
-            self._explain_voice()
+        start_background(self)
 
-    @work(thread=True, group="startup")
-    def _read_branch(self) -> None:
-        try:
-            result = subprocess.run(
-                ["git", "-C", str(self.repo), "rev-parse", "--abbrev-ref", "HEAD"],
-                capture_output=True,
-                text=True,
-                timeout=5,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return
-        if result.returncode == 0 and result.stdout.strip():
-            self.call_from_thread(self.set_branch, result.stdout.strip())
-
-    def set_branch(self, branch: str) -> None:
-        for status in self._status_lines():
-            status.update_info(branch=branch)
-
-    @work(thread=True, group="startup")
-    def _settle_after_voice(self) -> None:
-        """The voice stack's models are the other large part of the start-up heap."""
-        loaded = getattr(self.voice, "loaded", None)
-        if loaded is None:
-            return
-        worker = get_current_worker()
-        # short waits, so a quit during loading is not held up by this thread
-        while not loaded.wait(timeout=0.2):
-            if worker.is_cancelled:
-                return
-        settle_heap()
-
-    @work(thread=True, group="startup")
-    def _explain_voice(self) -> None:
-        """Without a controller, still say what would keep voice off here (no device, say)."""
-        try:
-            from agent.voice.status import voice_unavailable_reason
-
-            reason = voice_unavailable_reason()
-        except Exception:
-            return
-        if reason:
-            self.call_from_thread(self.set_voice_state, f"voice: off — {reason}")
-
-    def _start_session_now(self) -> None:
-        """Runs on the UI thread, so two callers cannot both start a load."""
-        if not self._session_loading:
-            self._session_loading = True
-            self._load_session()
-
-    @work(thread=True, group="startup")
-    def _load_session(self) -> None:
-        """Import the SDK, build the session and its client off the UI thread, at launch, so a
-        question typed at once waits only for what is still loading (the import alone takes
-        seconds on a small machine)."""
-        try:
-            self.loading_stage = "the Claude SDK to load"
-            from agent import sessions
-            from agent.session import Session
-
-            self.loading_stage = "the session to start (memory, tools)"
-            sessions.prune_for(self.config)
-            if self.resume is None:
-                session = Session(self.repo, self.config, store=self.store)
-                self.loading_stage = "the API client"
-                warm_client(session)
-                # Set last: a question waits on the session, and then finds its client ready.
-                self.session = session
-            else:
-                from tui.screens.sessions import resume_into
-
-                resume_into(self, self.resume)
-                self.loading_stage = "the API client"
-                warm_client(self.session)
-        except Exception as exc:
-            self._session_error = f"The agent could not start: {exc}"
-            self.call_from_thread(self.conversation.add_notice, self._session_error, "error")
-        finally:
-            self.loading_stage = None
-            settle_heap()
-            self._session_ready.set()
-
-    # --- long sessions: context, compaction, resuming ------------------------------------
-
-    async def _on_context_event(self, event) -> None:
-        if isinstance(event, ContextStatus):
-            self.status.update_info(context=event)
-        elif isinstance(event, Compacted):
-            # One folded line; the summary itself waits on the screen pane.
-            await self.conversation.add_notice("▸ earlier conversation summarised (F3 shows the summary)", "info")
-            await self.screen_pane.show("Earlier conversation, summarised", event.summary, "text")
-        else:
-            await self.conversation.add_notice(event.message, "info")
-
-    def action_sessions(self) -> None:
-        from tui.screens.sessions import show_sessions
-
-        show_sessions(self)
+    def update_status(self, **changes: Any) -> None:
+        """The status line, from any part of the app (nothing while the app closes)."""
+        if self.screen_stack:
+            self.status.update_info(**changes)
 
     def close_session(self) -> None:
         """Called after the app has left the terminal: save the transcript (and summary notes)."""
@@ -373,14 +179,7 @@ class DevAgentApp(App):
                 self.voice.close()
             except Exception:
                 pass
-        if self._cancel is not None:
-            self._cancel.cancel()
-        with self._send_lock:
-            if self.session is not None:
-                try:
-                    self.session.close()
-                except Exception:
-                    pass
+        self.turns.close()
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
                markup: bool = False) -> None:
@@ -391,56 +190,24 @@ class DevAgentApp(App):
     # --- typing -------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
-        """A printable key no widget took goes to the prompt, wherever focus was.
-
-        Runs before the app checks the focused widget's bindings, so those keep their keys
-        (the memory pane's e, d, n, u). An editor never gets here: it takes printable keys
-        itself. A dialog that closes on typing is closed as "no" first.
-        """
-        if not event.is_printable or event.character is None:
-            return
-        screen = self.screen
-        if event.key in screen.active_bindings:
-            # the pane's own letter; if it opens a dialog and typing goes on, it was a word
-            self._bound_key = (event.character, time.monotonic(), len(self.screen_stack))
-            return
-        typed = event.character
-        if not isinstance(screen, MainScreen):
-            if not getattr(screen, "CLOSES_ON_TYPING", False):
-                return
-            key, at, depth = self._bound_key
-            if depth + 1 == len(self.screen_stack) and time.monotonic() - at < TYPED_ON_SECONDS:
-                typed = key + typed
-            below = self.screen_stack[-2]
-            screen.close_for_typing()
-            if not isinstance(below, MainScreen):
-                # a question over the editor: the editor keeps its text, the key is spent
-                event.stop()
-                event.prevent_default()
-                return
-        event.stop()
-        event.prevent_default()
-        prompt = self.prompt
-        prompt.focus()
-        prompt.insert_text_at_cursor(typed)
-
-    # --- turns --------------------------------------------------------------------------
+        if self.typing.route(self, event, MainScreen):
+            event.stop()
+            event.prevent_default()
 
     def on_text_area_changed(self, event) -> None:
-        if isinstance(event.text_area, Prompt):
+        if isinstance(event.text_area, Prompt) and self.screen_stack:
             self.conversation.typing()
 
     async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
         # Enter while recording ends the recording; the typed text stays where it is
-        enter = getattr(self.voice, "enter", None)
-        if enter is not None and enter():
+        if self.voice is not None and self.voice.enter():
             return
         text = event.text.strip()
-        if not text:
-            return
-        if await self.submit_turn(text, typed=event.value.strip()):
+        if text and await self.submit_turn(text, typed=event.value.strip()):
             event.prompt.value = ""
             event.prompt.remember(event.value.strip())
+
+    # --- turns --------------------------------------------------------------------------
 
     async def submit_turn(self, text: str, typed: str | None = None) -> bool:
         """Start a turn (typed or transcribed); while one runs, queue it for when it ends.
@@ -453,86 +220,62 @@ class DevAgentApp(App):
         if self.key_problem:
             await self.conversation.add_notice(self.key_problem, "error")
             return True
-        self._token += 1
-        self._live_token = self._token
-        self._live_turn = None
-        self._cancel = Cancellation()
-        self._turn_started_at = time.monotonic()
+        self.turns.start(text)
         await self.conversation.thinking()
         self._tick_activity()  # says at once what the turn waits for, if anything
-        self._run_turn(text, self._token, self._cancel)
         return True
 
-    @work(thread=True, group="turn", exit_on_error=False)
-    def _run_turn(self, text: str, token: int, cancel: Cancellation) -> None:
-        def sink(event) -> None:
-            self.inbox.put(token, event)
-
-        # a cancelled turn may still be winding down in its own thread; the session takes
-        # one turn at a time, so the next waits for it here rather than in the UI
-        with self._send_lock:
-            try:
-                if cancel.cancelled:
-                    return
-                if not self._session_ready.is_set():
-                    # a turn sent in the first moments must not wait for the start-up timer
-                    self.call_from_thread(self._start_session_now)
-                self._session_ready.wait()
-                if self.session is None:
-                    sink(AgentError(-1, self._session_error or "The agent could not start."))
-                    return
-                self.session.send(text, sink, cancel)
-            except Exception as exc:  # the loop reports its own errors; this is a last guard
-                sink(AgentError(-1, f"The turn stopped unexpectedly: {exc}"))
-            finally:
-                self.post_message(TurnEnded(token))
-
     async def on_events_waiting(self, message: EventsWaiting) -> None:
-        for token, event in self.inbox.take():
-            await self.on_turn_event(TurnEvent(token, event))
+        for token, event in self.turns.inbox.take():
+            await self.show(token, event)
 
-    async def on_turn_event(self, message: TurnEvent) -> None:
-        if message.token != self._live_token:
-            return  # from a turn that was cancelled or has ended
-        event = message.event
-        if isinstance(event, TurnStarted):
-            self._live_turn = event.turn
+    async def show(self, token: int, event: object) -> None:
+        """One event from the driver: shown when it belongs to the live turn."""
+        if isinstance(event, LoadFailed | SessionNotice):
+            await self.conversation.add_notice(event.message, "error" if isinstance(event, LoadFailed) else "info")
             return
-        if self._live_turn is not None and event.turn not in (self._live_turn, -1):
+        if not self.turns.accepts(token, event):
             return
         conversation = self.conversation
-        if isinstance(event, TextDelta):
-            await conversation.add_text(event.text)
-            if self.voice is not None:
-                self.voice.reply_delta(event.text)
-        elif isinstance(event, ThinkingStarted):
-            await conversation.thinking()
-        elif isinstance(event, ToolStarted):
-            await conversation.tool_started(event.tool_id, event.name, event.summary)
-        elif isinstance(event, ToolFinished):
-            line = conversation.tool_finished(event.tool_id, event.duration, event.is_error, event.summary, event.log, event.outcome)
-            if line is not None and line.tool_log:
-                self._last_log = line
-        elif isinstance(event, ShowOnScreen):
-            await self.screen_pane.show(event.title, event.content, event.format)
-            if not self._screen_visible():
-                self.notify(f"On screen: {event.title} (F3 shows it)", title="Screen")
-        elif isinstance(event, AgentError):
-            await conversation.add_notice(event.message, "error")
-        elif isinstance(event, (ContextStatus, Compacted, Notice)):
-            await self._on_context_event(event)
-        elif isinstance(event, TurnFinished):
-            await self._end_turn(cancelled=event.cancelled)
-            self.status.update_info(usage=event.usage)
-
-    async def on_turn_ended(self, message: TurnEnded) -> None:
-        # the worker returned without a TurnFinished (an error before the turn began)
-        if message.token == self._live_token:
-            await self._end_turn(cancelled=False)
+        match event:
+            case TurnStarted():
+                pass
+            case TextDelta(text=text):
+                await conversation.add_text(text)
+                if self.voice is not None:
+                    self.voice.reply_delta(text)
+            case ThinkingStarted():
+                await conversation.thinking()
+            case ToolStarted(tool_id=tool_id, name=name, summary=summary):
+                await conversation.tool_started(tool_id, name, summary)
+            case ToolFinished():
+                line = conversation.tool_finished(event.tool_id, event.duration, event.is_error, event.summary,
+                                                  event.log, event.outcome)
+                if line is not None and line.tool_log:
+                    self.panes.last_log = line
+            case ShowOnScreen(title=title, content=content, format=format):
+                await self.screen_pane.show(title, content, format)
+                if not self.panes.screen_shown:
+                    self.notify(f"On screen: {title} (F3 shows it)", title="Screen")
+            case AgentError(message=message):
+                await conversation.add_notice(message, "error")
+            case ContextStatus():
+                self.status.update_info(context=event)
+            case Compacted(summary=summary):
+                # one folded line; the summary itself waits on the screen pane
+                await conversation.add_notice("▸ earlier conversation summarised (F3 shows the summary)", "info")
+                await self.screen_pane.show("Earlier conversation, summarised", summary, "text")
+            case Notice(message=message):
+                await conversation.add_notice(message, "info")
+            case TurnFinished(usage=usage, cancelled=cancelled):
+                await self._end_turn(cancelled=cancelled)
+                self.status.update_info(usage=usage)
+            case TurnDone():
+                # the thread returned without a TurnFinished (an error before the turn began)
+                await self._end_turn(cancelled=False)
 
     async def _end_turn(self, cancelled: bool) -> None:
-        self._live_token = None
-        self._live_turn = None
+        self.turns.finish()
         await self.conversation.end_turn()
         self.status.update_info(activity="")
         if self.voice is not None:
@@ -543,8 +286,8 @@ class DevAgentApp(App):
 
     def _tick_activity(self) -> None:
         if self.running:
-            elapsed = time.monotonic() - self._turn_started_at
-            waiting = self.loading_stage if not self._session_ready.is_set() else None
+            elapsed = time.monotonic() - self.turns.started_at
+            waiting = self.turns.waiting_for()
             self.conversation.set_waiting(waiting)
             doing = f"waiting for {waiting}" if waiting else "working"
             self.status.update_info(activity=f"● {doing} {fmt.duration(elapsed)}")
@@ -555,36 +298,28 @@ class DevAgentApp(App):
             self.voice.cancel()
         if not self.running:
             return
-        taken = self.queued.take_all()
-        if taken:
+        if self.queued.take_back_into(self.prompt):
             # the newest action goes first: the queued questions come back, the turn runs on
-            prompt = self.prompt
-            prompt.value = "\n\n".join([*taken, prompt.value] if prompt.value.strip() else taken)
-            prompt.focus()
             self.notify("Back in the prompt, not sent. Esc again cancels the running turn.", title="Queued")
             return
-        cancel = self._cancel
         # killing a tool's process tree or closing the stream must not stall the UI
-        threading.Thread(target=cancel.cancel, name="cancel-turn", daemon=True).start()
+        self.turns.cancel()
         await self._end_turn(cancelled=True)
         await self.conversation.add_notice("Cancelled.", "cancelled")
 
-    async def action_new_conversation(self) -> None:
+    def action_new_conversation(self) -> None:
         if self.running:
             self.notify("A turn is still running; Esc cancels it first.", severity="warning")
-            return
-        if self.session is None:
+        elif self.turns.session is None:
             self.notify("The agent has not started yet, so there is no conversation to leave.")
-            return
-        self._start_new_conversation()
+        else:
+            # a summary-mode session writes its notes first: a model call, off the UI thread
+            self.run_worker(self.turns.new_conversation, thread=True, group="turn", exit_on_error=False)
 
-    @work(thread=True, group="turn", exit_on_error=False)
-    def _start_new_conversation(self) -> None:
-        with self._send_lock:  # after a cancelled turn has wound down
-            self.session.new_conversation()
-        self.call_from_thread(
-            self.conversation.add_notice, "New conversation: Claude no longer sees the turns above.", "welcome"
-        )
+    def action_sessions(self) -> None:
+        from tui.screens.sessions import show_sessions
+
+        show_sessions(self)
 
     async def action_quit(self) -> None:
         from tui.screens.confirm import Confirm
@@ -592,19 +327,18 @@ class DevAgentApp(App):
 
         if isinstance(self.screen, Confirm) and self.screen.title_text == "Quit":
             return  # asked already: Ctrl+D or the button, not a second Ctrl+Q
-        unsaved = [s for s in self.screen_stack if isinstance(s, MemoryEditor) and s.dirty]
-        if unsaved:
+        if any(isinstance(s, MemoryEditor) and s.dirty for s in self.screen_stack):
             question = Text("The memory editor has text that is not saved. Quit and throw it away?")
-            self.push_screen(Confirm("Quit", question, yes="Quit, discard"),
-                             lambda quit: self._quit_now() if quit else None)
+            self.push_screen(Confirm("Quit", question, yes="Quit, discard"), lambda quit: self._quit_now() if quit else None)
             return
         self._quit_now()
 
     def _quit_now(self) -> None:
         # a turn's thread blocked in a stream or a build would hold the process open
-        if self._cancel is not None:
-            threading.Thread(target=self._cancel.cancel, name="cancel-on-quit", daemon=True).start()
+        self.turns.cancel()
         self.exit()
+
+    # --- panes, the screen pane and logs ------------------------------------------------
 
     def action_conversation_end(self) -> None:
         self.conversation.action_follow()
@@ -615,127 +349,46 @@ class DevAgentApp(App):
         else:
             self.conversation.scroll_page_down(animate=False)
 
-    # --- screen pane and logs -----------------------------------------------------------
-
-    async def on_tool_line_log_requested(self, message: ToolLine.LogRequested) -> None:
-        await self._open_log(message.line)
-
-    async def _open_log(self, line: ToolLine) -> None:
-        title = f"{line.tool_name} {line.input_summary}".strip() + " — full log"
-        # build tools print absolute paths; inside the repository they only cost width
-        log = (line.tool_log or "").replace(f"{self.repo}{os.sep}", "")
-        await self.screen_pane.show(title, log, "log")
-        self._show_screen(True)
-
     async def action_last_log(self) -> None:
-        if self._last_log is None:
+        if not await self.panes.open_log(None):
             self.notify("No tool has written a log yet.")
-            return
-        await self._open_log(self._last_log)
 
     async def action_screen_older(self) -> None:
-        self._show_screen(True)
+        self.panes.screen_choice = True
         await self.screen_pane.older()
 
-    # --- panes --------------------------------------------------------------------------
-
-    def _narrow(self) -> bool:
-        return self.size.width < WIDE
-
-    def _screen_visible(self) -> bool:
-        return self.screen_pane.display
-
-    def _show_screen(self, show: bool) -> None:
-        self._screen_toggled = show
-        self._apply_widths()
-
     def action_toggle_screen(self) -> None:
-        self._show_screen(not self._screen_visible())
+        self.panes.toggle_screen()
 
     def action_toggle_memory(self) -> None:
-        pane = self.memory_pane
-        pane.display = not pane.display
-        if not pane.display and pane.has_focus_within:
+        if self.panes.toggle_memory():
             self.prompt.focus()
 
     def action_resize(self, step: int) -> None:
         focused = self.focused
         in_screen = focused is not None and self.screen_pane in focused.ancestors_with_self
-        if in_screen or (not self.memory_pane.display and self._screen_visible()):
-            self._resize_screen_pane(step)
-        else:
-            self._resize_memory_pane(step)
-        self._apply_widths()
-
-    def _resize_screen_pane(self, step: int) -> None:
-        if self._narrow():
-            self.notify(f"At {self.size.width} columns the screen pane has the conversation's whole place "
-                        "already; F3 switches between them.", title="Width")
-            return
-        index = max(0, min(len(SCREEN_WIDTHS) - 1, self._screen_width + step))
-        if index == self._screen_width:
-            self.notify(f"The screen pane is as {'wide' if step > 0 else 'narrow'} as it goes.", title="Width")
-        self._screen_width = index
-
-    def _memory_cells(self, index: int) -> int:
-        width = MEMORY_WIDTHS[index]
-        if self._narrow():
-            # the conversation keeps two thirds of a narrow terminal
-            width = min(width, max(20, self.size.width // 3))
-        return width
-
-    def _resize_memory_pane(self, step: int) -> None:
-        now = self._memory_cells(self._memory_width)
-        # the next step that changes what is shown (a narrow terminal caps several of them)
-        index = self._memory_width + step
-        while 0 <= index < len(MEMORY_WIDTHS):
-            if self._memory_cells(index) != now:
-                self._memory_width = index
-                return
-            index += step
-        if step > 0 and self._narrow() and MEMORY_WIDTHS[-1] > now:
-            self.notify(f"At {self.size.width} columns the memory pane stays at a third of the width "
-                        f"({now} columns) so the conversation keeps its room; "
-                        "a wider terminal lets it grow, and F4 hides it.", title="Width")
-        else:
-            self.notify(f"The memory pane is as {'wide' if step > 0 else 'narrow'} as it goes"
-                        f"{'' if step > 0 else '; F4 hides it'}.", title="Width")
-
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._apply_widths)
-
-    def _apply_widths(self) -> None:
-        narrow = self._narrow()
-        screen_pane = self.screen_pane
-        # on a narrow terminal the screen pane takes the conversation's place when shown
-        show_screen = self._screen_toggled if self._screen_toggled is not None else not narrow
-        screen_pane.display = show_screen
-        self.conversation.display = not (narrow and show_screen)
-        screen_pane.set_hint("F3 conversation" if narrow else "")
-        screen_pane.styles.width = SCREEN_WIDTHS[self._screen_width]
-        self.memory_pane.styles.width = self._memory_cells(self._memory_width)
+        why = self.panes.resize(step, in_screen)
+        if why:
+            self.notify(why, title="Width")
 
     # --- voice seam ---------------------------------------------------------------------
 
-    def set_voice_state(self, text: str) -> None:
-        """The voice controller's line in the status bar ("voice: ready", "● rec 2.1s ▁▃▅")."""
-        for status in self._status_lines():
-            status.update_info(voice=text)
+    def set_voice_state(self, status: VoiceStatus) -> None:
+        """The voice controller's state on the status line."""
+        self.update_status(voice=status)
 
     def action_toggle_mute(self) -> None:
-        toggle = getattr(self.voice, "toggle_mute", None)
-        if toggle is None or self.status.info.voice.startswith("voice: off"):
+        if self.voice is None or self.status.info.voice.off:
             self.notify("Voice is off, so there is nothing to mute.")
             return
-        muted = toggle()
-        self.notify("Voice muted." if muted else "Voice on.")
+        self.notify("Voice muted." if self.voice.toggle_mute() else "Voice on.")
 
     def action_push_to_talk(self) -> None:
-        state = self.status.info.voice
-        if self.voice is None or state.startswith("voice: off"):
+        status = self.status.info.voice
+        if self.voice is None or status.off:
             # a narrow status line shows "voice: off" without its reason; the key says it in full
-            reason = state.partition(" — ")[2] or "no voice on this machine"
-            self.notify(f"Voice is off: {reason}; type your question instead.", title="Voice")
+            self.notify(f"Voice is off: {status.reason or 'no voice on this machine'}; type your question instead.",
+                        title="Voice")
             return
         self.voice.push_to_talk()
 
@@ -749,89 +402,21 @@ class DevAgentApp(App):
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Help", "Every key devagent knows", self.action_help)
-        yield SystemCommand("Cancel turn", "Stop the running turn and its tools", self.action_cancel_turn)
-        yield SystemCommand("New conversation", "Start over without the turns so far (Ctrl+N)", self.action_new_conversation)
-        yield SystemCommand("Toggle screen pane", "Show or hide what the agent put on screen", self.action_toggle_screen)
-        yield SystemCommand("Toggle memory pane", "Show or hide the memory folder", self.action_toggle_memory)
-        yield SystemCommand("Last tool log", "Open the most recent build or test log", self.action_last_log)
-        yield SystemCommand("Older screen item", "Step back through what was shown", self.action_screen_older)
-        yield SystemCommand("New memory", "Write a memory for this repository", self.memory_pane.action_new)
-        yield SystemCommand("Edit memory", "Edit the memory selected in the pane", self.memory_pane.action_edit)
-        yield SystemCommand("Delete memory", "Delete the selected memory (asks first)", self.memory_pane.action_delete)
-        yield SystemCommand("Undo delete memory", "Bring back the memory deleted last in this session", self.memory_pane.action_undo_delete)
-        yield SystemCommand("Push to talk", "Start or stop recording a spoken turn", self.action_push_to_talk)
-        yield SystemCommand("Mute voice", "Silence or restore the spoken replies", self.action_toggle_mute)
-        yield SystemCommand("Sessions", "This repository's saved sessions: continue or read one", self.action_sessions)
-
-
-def settle_heap() -> None:
-    """Put everything allocated so far out of the garbage collector's reach.
-
-    Start-up leaves a large heap that lives as long as the app (the SDK, the voice stack),
-    and every full collection walks all of it: 60-130 ms on a small machine, during which
-    typed keys wait. Frozen, it is skipped; collections then only walk what came later.
-    """
-    gc.freeze()
-
-
-def warm_client(session) -> None:
-    """Make the API client now, and import what the first request would import on its way."""
-    session.client  # noqa: B018  (built on first use; that use is now, not the first turn)
-    try:
-        import opentelemetry.propagate  # noqa: F401  (the SDK's first request pulls it in)
-    except Exception:
-        pass
-
-
-def voice_factory_for(settings):
-    def make():
-        from agent.voice.controller import VoiceController
-
-        return VoiceController(stt_model=settings.stt_model, voice=settings.voice, speak=settings.speak,
-                               talk_key=key_label(settings.key))
-
-    return make
-
-
-def one_line_error(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
-
-
-def run_app(args) -> int:
-    start_logging()
-    repo = Path(getattr(args, "path", ".") or ".").expanduser().resolve()
-    if not repo.is_dir():
-        print(f"devagent: {repo} is not a folder")
-        return 2
-    config = AgentConfig.from_env_and_args(args, repo)
-    voice_off = os.environ.get("DEVAGENT_VOICE", "").lower() in ("off", "0", "no")
-    settings = voice_settings()
-    try:
-        app = DevAgentApp(
-            repo,
-            config,
-            voice_factory=None if voice_off else voice_factory_for(settings),
-            voice_off="turned off (--no-voice)" if voice_off else None,
-            talk_key=settings.key,
-            resume=getattr(args, "resume", None),
-        )
-    except Exception as exc:  # the memory folder could not be opened, say
-        print(f"devagent: cannot start on {repo}: {exc}")
-        return 1
-    log = log_path()
-    # a crash report is kept until the terminal is back, then printed short
-    report = io.StringIO()
-    app.error_console = Console(file=report, markup=False, highlight=False, width=100)
-    with stderr_to_log(log):
-        app.run()
-        # closing the audio streams can still make the libraries talk
-        app.close_session()
-    if report.getvalue().strip():
-        with log.open("a") as out:
-            out.write(report.getvalue())
-        last = [line for line in report.getvalue().splitlines() if line.strip()]
-        print(f"devagent stopped: {last[-1].strip() if last else 'an error'}", file=sys.stderr)
-        print(f"The full report is in {log}", file=sys.stderr)
-    return app.return_code or 0
+        pane = self.memory_pane
+        for title, help, action in (
+            ("Help", "Every key devagent knows", self.action_help),
+            ("Cancel turn", "Stop the running turn and its tools", self.action_cancel_turn),
+            ("New conversation", "Start over without the turns so far (Ctrl+N)", self.action_new_conversation),
+            ("Toggle screen pane", "Show or hide what the agent put on screen", self.action_toggle_screen),
+            ("Toggle memory pane", "Show or hide the memory folder", self.action_toggle_memory),
+            ("Last tool log", "Open the most recent build or test log", self.action_last_log),
+            ("Older screen item", "Step back through what was shown", self.action_screen_older),
+            ("New memory", "Write a memory for this repository", pane.action_new),
+            ("Edit memory", "Edit the memory selected in the pane", pane.action_edit),
+            ("Delete memory", "Delete the selected memory (asks first)", pane.action_delete),
+            ("Undo delete memory", "Bring back the memory deleted last in this session", pane.action_undo_delete),
+            ("Push to talk", "Start or stop recording a spoken turn", self.action_push_to_talk),
+            ("Mute voice", "Silence or restore the spoken replies", self.action_toggle_mute),
+            ("Sessions", "This repository's saved sessions: continue or read one", self.action_sessions),
+        ):
+            yield SystemCommand(title, help, action)

@@ -1,7 +1,8 @@
 """The `devagent` command line.
 
-`devagent [PATH]` opens the app; the subcommands are the same capabilities without the
-full screen, for scripts and tests. Each subcommand lives in its own module under
+`devagent [PATH]` opens the app (`run_app`: the terminal around it, the crash report, the
+transcript saved after it); the subcommands are the same capabilities without the full
+screen, for scripts and tests. Each subcommand lives in its own module under
 `tui.commands` and is imported only when it runs, so `devagent --help` stays fast and a
 command never pays for another's imports (the SDK alone takes seconds to import).
 """
@@ -10,8 +11,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import sys
+from pathlib import Path
 
 from agent.config import EFFORTS, MEMORY_MODES
 
@@ -102,16 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         args.resume, rest = resume_id(args.resume)
         if rest is not None and args.path == ".":
             args.path = rest
-    if args.no_voice:
-        # the app's own switch, read where it decides whether to start the voice stack
-        os.environ["DEVAGENT_VOICE"] = "off"
-    from tui.app import run_app
-
-    return int(run_app(args) or 0)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    no_voice = args.no_voice or os.environ.get("DEVAGENT_VOICE", "").lower() in ("off", "0", "no")
+    return run_app(args, no_voice=no_voice)
 
 
 def resume_id(value: str) -> tuple[str, str | None]:
@@ -120,3 +115,63 @@ def resume_id(value: str) -> tuple[str, str | None]:
 
     wanted, rest = resume_value(value)
     return wanted or "", rest
+
+
+def voice_factory_for(settings):
+    def make():
+        from agent.voice.controller import VoiceController
+        from agent.voice.settings import key_label
+
+        return VoiceController(stt_model=settings.stt_model, voice=settings.voice, speak=settings.speak,
+                               talk_key=key_label(settings.key))
+
+    return make
+
+
+def run_app(args: argparse.Namespace, *, no_voice: bool = False) -> int:
+    """Open the app on `args.path`; `no_voice` loads no speech models and opens no audio device."""
+    from rich.console import Console
+
+    from agent.config import AgentConfig
+    from agent.voice.settings import voice_settings
+    from tui.app import DevAgentApp
+    from tui.terminal import log_path, start_logging, stderr_to_log
+
+    start_logging()
+    repo = Path(getattr(args, "path", ".") or ".").expanduser().resolve()
+    if not repo.is_dir():
+        print(f"devagent: {repo} is not a folder")
+        return 2
+    config = AgentConfig.from_env_and_args(args, repo)
+    settings = voice_settings()
+    try:
+        app = DevAgentApp(
+            repo,
+            config,
+            voice_factory=None if no_voice else voice_factory_for(settings),
+            voice_off="turned off (--no-voice)" if no_voice else None,
+            talk_key=settings.key,
+            resume=getattr(args, "resume", None),
+        )
+    except Exception as exc:  # the memory folder could not be opened, say
+        print(f"devagent: cannot start on {repo}: {exc}")
+        return 1
+    log = log_path()
+    # a crash report is kept until the terminal is back, then printed short
+    report = io.StringIO()
+    app.error_console = Console(file=report, markup=False, highlight=False, width=100)
+    with stderr_to_log(log):
+        app.run()
+        # closing the audio streams can still make the libraries talk
+        app.close_session()
+    if report.getvalue().strip():
+        with log.open("a") as out:
+            out.write(report.getvalue())
+        last = [line for line in report.getvalue().splitlines() if line.strip()]
+        print(f"devagent stopped: {last[-1].strip() if last else 'an error'}", file=sys.stderr)
+        print(f"The full report is in {log}", file=sys.stderr)
+    return app.return_code or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

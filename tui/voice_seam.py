@@ -1,27 +1,39 @@
 """What the app expects of push-to-talk, so voice can plug in without touching the layout.
 
 The app owns the keys and the status line; a controller owns the microphone, the speech
-models and the speaker. The app calls the controller from the UI thread; the controller
-talks back through the app's thread-safe methods:
+models and the speaker (agent.voice.controller.VoiceController is the real one). The app
+calls the controller from the UI thread; the controller talks back through the app's
+thread-safe methods:
 
-- `app.call_from_thread(app.set_voice_state, "voice: ready")` for the status line,
+- `app.call_from_thread(app.set_voice_state, VoiceStatus("ready", detail="(F2)"))`,
 - `app.call_from_thread(app.submit_turn, transcript)` when speech became text.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+import threading
+from typing import Protocol, runtime_checkable
 
 
+@runtime_checkable
 class VoiceController(Protocol):
+    loaded: threading.Event
+    """Set once the models have loaded (or failed to); the app then freezes its start-up heap."""
+
     def attach(self, app) -> None:
         """Called once the app has painted; load models in the background from here."""
 
     def push_to_talk(self) -> None:
         """F2: start recording, or stop and transcribe when already recording."""
 
+    def enter(self) -> bool:
+        """Enter in the prompt; True when it ended a recording (the key is used up)."""
+
     def cancel(self) -> bool:
         """Esc: drop a recording or silence speech; True when there was something to stop."""
+
+    def toggle_mute(self) -> bool:
+        """F6; True when the voice is now muted."""
 
     def reply_delta(self, text: str) -> None:
         """A piece of the reply being streamed (speak finished sentences)."""
@@ -31,10 +43,3 @@ class VoiceController(Protocol):
 
     def close(self) -> None:
         """The app is quitting."""
-
-
-# Optional, used when present:
-#   enter() -> bool        Enter in the prompt; True when it ended a recording (the key is used up)
-#   toggle_mute() -> bool  F6; True when the voice is now muted
-#   loaded: threading.Event  set once the models have loaded (or failed to); the app then
-#                            freezes its start-up heap

@@ -1,7 +1,8 @@
 """Voice for the app, behind the seam the TUI defines (tui/voice_seam.py).
 
-Duck-typed on purpose: the app is anything with `call_from_thread`, `set_voice_state`,
-`submit_turn`, `repo` and `store`, so this module needs no Textual. Events from the
+It implements the `VoiceController` protocol of tui/voice_seam.py. The app is anything
+with `call_from_thread`, `set_voice_state` (taking a VoiceStatus), `submit_turn`, `repo`
+and `store`, so this module needs no Textual. Events from the
 push-to-talk machine arrive on audio and worker threads; one dispatcher thread hands
 them to the app, newest status line only, so a slow UI never stalls the recorder.
 """
@@ -22,6 +23,7 @@ from agent.voice.push_to_talk import (
     TranscriptReady,
     VoiceUnavailable,
 )
+from agent.voice.status import VoiceStatus, voice_off
 
 METER = "▁▂▃▄▅▆▇█"
 METER_INTERVAL = 0.1
@@ -50,13 +52,13 @@ class VoiceController:
 
     def attach(self, app) -> None:
         self.app = app
-        self._status("voice: loading…")
+        self._status(VoiceStatus("loading"))
         threading.Thread(target=self._dispatch, name="voice-ui", daemon=True).start()
         threading.Thread(target=self._load, name="voice-load", daemon=True).start()
 
     def push_to_talk(self) -> None:
         if self.stack is None:
-            self._status("voice: still loading…")
+            self._status(VoiceStatus("loading", detail="still"))
             return
         self.stack.push_to_talk.toggle()
 
@@ -136,25 +138,26 @@ class VoiceController:
         except Exception as error:  # load_voice never raises; a custom factory might
             from agent.voice.status import describe_error
 
-            self._status(f"voice: off — {describe_error(error, 'voice failed to start')}")
+            self._status(voice_off(describe_error(error, "voice failed to start")))
             self.loaded.set()
             return
         self.stack = stack
         if stack.reason:
-            self._status(f"voice: off — {stack.reason}")
+            self._status(voice_off(stack.reason))
         else:
             self._status(self._ready_line())
         self.loaded.set()
 
-    def _ready_line(self) -> str:
+    def _ready_line(self, note: str = "") -> VoiceStatus:
+        """Ready, with the talk key; `note` says what just happened ("heard nothing")."""
         stack = self.stack
         if stack is None:
-            return "voice: loading…"
+            return VoiceStatus("loading")
         if stack.speaker_problem:
-            return f"voice: ready ({self._talk_key}), silent — {stack.speaker_problem}"
+            return VoiceStatus("ready", stack.speaker_problem, f"({self._talk_key}), silent")
         if stack.speaker is not None and stack.speaker.muted:
-            return f"voice: ready ({self._talk_key}), muted"
-        return f"voice: ready ({self._talk_key})"
+            return VoiceStatus("ready", note, f"({self._talk_key}), muted")
+        return VoiceStatus("ready", note, f"({self._talk_key})")
 
     def _on_event(self, event) -> None:
         if isinstance(event, LevelChanged):
@@ -163,13 +166,13 @@ class VoiceController:
             now = time.monotonic()
             if now - self._last_meter >= METER_INTERVAL:
                 self._last_meter = now
-                self._status(f"● rec {event.elapsed:.1f}s {meter(self._levels)}")
+                self._status(VoiceStatus("recording", detail=f"{event.elapsed:.1f}s {meter(self._levels)}"))
         elif isinstance(event, StateChanged):
             if event.state is PttState.RECORDING:
                 self._levels.clear()
-                self._status("● rec 0.0s")
+                self._status(VoiceStatus("recording", detail="0.0s"))
             elif event.state is PttState.TRANSCRIBING:
-                self._status("◌ transcribing…")
+                self._status(VoiceStatus("transcribing"))
             elif event.state is PttState.IDLE and self.stack is not None:
                 self._status(self._ready_line())
         elif isinstance(event, TranscriptReady):
@@ -177,15 +180,15 @@ class VoiceController:
                 self.turn_started()
                 self._outbox.put(("submit", event.text.strip()))
             else:
-                self._status(self._ready_line() + " — heard nothing")
+                self._status(self._ready_line("heard nothing"))
         elif isinstance(event, RecordingDiscarded):
             if event.reason == "no speech":
-                self._status(self._ready_line() + " — heard nothing")
+                self._status(self._ready_line("heard nothing"))
         elif isinstance(event, VoiceUnavailable):
-            self._status(f"voice: off — {event.reason}")
+            self._status(voice_off(event.reason))
 
-    def _status(self, text: str) -> None:
-        self._outbox.put(("status", text))
+    def _status(self, status: VoiceStatus) -> None:
+        self._outbox.put(("status", status))
 
     def _dispatch(self) -> None:
         while True:

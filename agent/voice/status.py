@@ -1,8 +1,51 @@
-"""Why voice is off, in one line a status bar can show, never a traceback."""
+"""What voice is doing, and why it is off, in one line a status bar can show, never a traceback."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+VoiceState = Literal["off", "starting", "loading", "ready", "recording", "transcribing"]
+
+
+@dataclass(frozen=True)
+class VoiceStatus:
+    """The voice's state for the status line.
+
+    `reason` says why something does not work (why voice is off, why replies are silent)
+    or what just happened ("heard nothing"); a narrow status line drops it and the help
+    screen shows it whole. `detail` belongs to the state: the talk key and "muted" when
+    ready, the elapsed time and level meter while recording, "still" while loading.
+    """
+
+    state: VoiceState
+    reason: str = ""
+    detail: str = ""
+
+    @property
+    def off(self) -> bool:
+        return self.state == "off"
+
+    def short(self) -> str:
+        """The line without its reason."""
+        if self.state == "recording":
+            return f"● rec {self.detail}".rstrip()
+        if self.state == "transcribing":
+            return "◌ transcribing…"
+        if self.state in ("starting", "loading"):
+            return f"voice: {self.detail + ' ' if self.detail else ''}{self.state}…"
+        return f"voice: {self.state}{' ' + self.detail if self.detail else ''}"
+
+    def line(self) -> str:
+        return f"{self.short()} — {self.reason}" if self.reason else self.short()
+
+    def __str__(self) -> str:
+        return self.line()
+
+
+def voice_off(reason: str = "") -> VoiceStatus:
+    return VoiceStatus("off", reason)
 
 
 def describe_error(error: BaseException, context: str) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from agent.events import TextDelta, ToolFinished, ToolStarted, TurnFinished, TurnStarted, Usage
 from tests.claude_double import reply
 from tests.tui.conftest import region_text, wait_for
-from tui.app import TurnEvent
 from tui.widgets.conversation import Conversation, Reply
 
 
@@ -15,10 +14,9 @@ def paragraph(n: int, words: int = 40) -> str:
 
 async def replay_turn(app, turn: int, question: str, events) -> None:
     await app.conversation.add_user(question)
-    app._token += 1
-    app._live_token = app._token
+    token = app.turns.begin()
     for event in [TurnStarted(turn, question), *events]:
-        await app.on_turn_event(TurnEvent(app._token, event))
+        await app.show(token, event)
 
 
 def visible(app) -> str:

@@ -9,6 +9,7 @@ from textual.widgets import OptionList, TextArea
 from tests.tui.conftest import memory_text, type_text, wait_for, write_memory
 from tui.screens.confirm import Confirm
 from tui.screens.help import HelpScreen
+from tui.screens.main import MainScreen
 from tui.screens.memory_editor import MemoryEditor
 from tui.widgets.memory_pane import MemoryPane
 
@@ -35,10 +36,10 @@ async def test_a_sentence_typed_on_the_memory_pane_lands_in_the_prompt(make_app,
 
 
 async def test_a_sentence_starting_with_a_pane_letter_deletes_nothing(make_app, store, no_key, monkeypatch):
-    from tui import app as app_module
+    from tui import keys
 
     # Pilot waits for an idle app between keys, which takes far longer than a typist
-    monkeypatch.setattr(app_module, "TYPED_ON_SECONDS", 30.0)
+    monkeypatch.setattr(keys, "TYPED_ON_SECONDS", 30.0)
     path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -142,3 +143,63 @@ async def test_typing_on_the_conversation_goes_to_the_prompt(make_app, no_key):
         await pilot.pause()
         await type_text(pilot, "hello")
         assert app.prompt.value == "hello" and app.focused is app.prompt
+
+
+async def burst(pilot, text: str) -> None:
+    """Keys as a terminal delivers a fast typist: all queued before the first is handled."""
+    from textual import events
+
+    for char in text:
+        pilot.app.post_message(events.Key("space" if char == " " else char, char))
+    await pilot.pause(0.5)
+
+
+async def test_a_burst_of_keys_on_the_memory_pane_lands_whole_in_the_prompt(make_app, store, no_key):
+    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+    for start, sentence in (("#memory-preview", "why does my build fail"), ("#memory-list", "does my build fail")):
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pane_focused(pilot)
+            app.query_one(start).focus()
+            await pilot.pause()
+            await burst(pilot, sentence)
+            await wait_for(pilot, lambda app=app, sentence=sentence: app.prompt.value == sentence, 20,
+                           f"the sentence typed on {start}")
+            assert path.exists() and isinstance(app.screen, MainScreen), start
+            assert app.prompt.value == sentence, start
+            assert app.focused is app.prompt
+
+
+async def test_enter_right_behind_the_delete_key_does_not_delete(make_app, store, no_key):
+    from textual import events
+
+    path = write_memory(store, "user_style.md", "Style", "how answers should sound", "Short answers.")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pane_focused(pilot)
+        app.post_message(events.Key("d", "d"))
+        app.post_message(events.Key("enter", "\r"))
+        await wait_for(pilot, lambda: not isinstance(app.screen, Confirm), 20, "the dialog to close")
+        await pilot.pause(0.5)
+        assert path.exists()
+
+
+async def test_undo_when_the_name_was_taken_again_keeps_both(make_app, store, no_key):
+    text = memory_text("Style", "how answers should sound", "Short answers.")
+    path = Path(store.directory) / "user_style.md"
+    path.write_text(text)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pane_focused(pilot)
+        await pilot.press("d", "ctrl+d")
+        await wait_for(pilot, lambda: not path.exists(), 20, "the delete")
+        newer = memory_text("Style", "written again by the agent", "Long answers.")
+        path.write_text(newer)
+        await wait_for(pilot, lambda: app.memory_pane.names == ["Style"], 20, "the new file in the pane")
+        app.query_one("#memory-list", OptionList).focus()
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, MemoryEditor), 20, "the editor with the old text")
+        assert path.read_text() == newer, "the file written meanwhile is left alone"
+        editor = app.screen
+        assert editor.query_one("#text", TextArea).text == text
+        assert editor.query_one("#name").value == "user_style_restored.md"

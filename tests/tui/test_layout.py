@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import subprocess
+import threading
 
 from textual.command import CommandPalette
 from textual.geometry import Region
 
+from agent.voice.status import VoiceStatus, voice_off
 from tests.tui.conftest import wait_for
 from tui.app import DevAgentApp
 from tui.screens.help import HelpScreen
@@ -85,7 +87,7 @@ async def test_first_run_without_a_key_explains_and_memory_still_works(make_app,
         await pilot.pause()
         assert len(app.query(UserTurn)) == 1
         assert [n.kind for n in app.query(Notice)] == ["setup", "error"]
-        assert app.session is None and not app.running
+        assert app.turns.session is None and not app.running
 
 
 async def test_status_line_names_repo_branch_model_memory_and_voice(make_app, no_key):
@@ -114,7 +116,7 @@ async def test_status_line_at_80_columns_keeps_everything_and_shortens_the_branc
     async with app.run_test(size=(80, 24)) as pilot:
         status = app.query_one(StatusLine)
         await wait_for(pilot, lambda: status.info.branch is not None, 5, "the branch")
-        app.set_voice_state("voice: off — no audio input device")
+        app.set_voice_state(voice_off("no audio input device"))
         status.update_info(usage=Usage(input_tokens=10234, output_tokens=300, cache_read_tokens=8900, cost_usd=0.0123))
         await pilot.pause()
         line = status.render().plain
@@ -126,7 +128,7 @@ async def test_status_line_at_80_columns_keeps_everything_and_shortens_the_branc
 async def test_status_line_keeps_the_reason_voice_is_off_when_there_is_room(make_app, no_key):
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:
-        app.set_voice_state("voice: off — no audio input device")
+        app.set_voice_state(voice_off("no audio input device"))
         await pilot.pause()
         assert "voice: off — no audio input device" in app.query_one(StatusLine).render().plain
 
@@ -135,7 +137,7 @@ async def test_reason_voice_is_off_is_reachable_on_a_narrow_terminal(make_app, n
     app = make_app()
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         reason = "the audio input device will not record: Invalid sample rate [PaErrorCode -9997]"
-        app.set_voice_state(f"voice: off — {reason}")
+        app.set_voice_state(voice_off(reason))
         await pilot.pause()
         line = app.query_one(StatusLine).render().plain
         assert "voice: off" in line and reason not in line
@@ -163,7 +165,7 @@ async def test_voice_turned_off_by_the_user_is_not_probed(repo, store, no_key):
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.pause(0.5)
         assert not app.probe_voice
-        assert app.query_one(StatusLine).info.voice == "voice: off — turned off (--no-voice)"
+        assert str(app.query_one(StatusLine).info.voice) == "voice: off — turned off (--no-voice)"
 
 
 async def test_the_talk_key_is_configurable(repo, store, claude_double):
@@ -192,9 +194,10 @@ async def test_voice_seam(make_app, no_key):
         assert any("type your question" in n.message for n in app._notifications)
         # without a controller the line still says why voice is off here, in one line
         await pilot.pause(0.5)
-        assert app.query_one(StatusLine).info.voice.startswith("voice: off — ")
-        app.set_voice_state("voice: ready")
-        assert app.query_one(StatusLine).info.voice == "voice: ready"
+        voice = app.query_one(StatusLine).info.voice
+        assert voice.off and voice.reason and str(voice).startswith("voice: off — ")
+        app.set_voice_state(VoiceStatus("ready", detail="(F2)"))
+        assert str(app.query_one(StatusLine).info.voice) == "voice: ready (F2)"
 
 
 async def test_voice_controller_gets_keys_and_reply(make_app, claude_double):
@@ -207,7 +210,7 @@ async def test_voice_controller_gets_keys_and_reply(make_app, claude_double):
 
         def attach(self, app):
             calls.append("attach")
-            app.set_voice_state("voice: ready")
+            app.set_voice_state(VoiceStatus("ready"))
 
         def push_to_talk(self):
             calls.append("talk")
@@ -234,14 +237,15 @@ async def test_voice_controller_gets_keys_and_reply(make_app, claude_double):
             return True
 
         recording = False
+        loaded = threading.Event()
 
     controller = Recording()
     app = make_app()
-    app._voice_factory = lambda: controller
+    app.voice_factory = lambda: controller
     claude_double.add(text("Spoken."))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert app.query_one(StatusLine).info.voice == "voice: ready"
+        assert str(app.query_one(StatusLine).info.voice) == "voice: ready"
         await pilot.press("f2")
         await app.submit_turn("transcribed words")
         await wait_for(pilot, lambda: ("finished", False) in calls, 20, "the reply")
@@ -294,7 +298,7 @@ def test_footer_shows_the_main_keys():
 def test_run_app_refuses_a_missing_folder(tmp_path, capsys):
     from argparse import Namespace
 
-    from tui.app import run_app
+    from tui.cli import run_app
 
     code = run_app(Namespace(path=str(tmp_path / "nowhere"), memory="preloaded", model=None, effort=None))
     assert code == 2
@@ -328,7 +332,7 @@ async def test_status_line_with_a_long_repository_and_branch_at_80_columns():
     async with app.run_test(size=(80, 3)) as pilot:
         status = app.query_one(StatusLine)
         status.update_info(repo="ClaudeReviewBot", branch="rename-patch-to-diff", model="claude-haiku-5-5", effort="low",
-                           memory_mode="preloaded", voice="voice: off — no audio input device",
+                           memory_mode="preloaded", voice=voice_off("no audio input device"),
                            usage=Usage(input_tokens=14234, output_tokens=418, cache_read_tokens=12000, cost_usd=0.0017))
         await pilot.pause()
         line = status.render().plain

@@ -24,7 +24,7 @@ async def ask(pilot, question: str) -> None:
     prompt.focus()
     prompt.value = question
     await pilot.press("enter")
-    await wait_for(pilot, lambda: pilot.app.session is not None and not pilot.app.running, 120, "the turn to finish")
+    await wait_for(pilot, lambda: pilot.app.turns.session is not None and not pilot.app.running, 120, "the turn to finish")
     await pilot.pause()
 
 
@@ -64,7 +64,7 @@ async def test_resume_continues_the_saved_session(claude_double, repo, store):
     claude_double.add(reply(text("We talked about shoes.")))
     second = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False, resume="")
     async with second.run_test(size=(160, 48)) as pilot:
-        await wait_for(pilot, lambda: second.session is not None, 120, "the session")
+        await wait_for(pilot, lambda: second.turns.session is not None, 120, "the session")
         await pilot.pause()
         assert any("Resumed the session of" in n and "what does the shop sell?" in n for n in notices(second))
         await ask(pilot, "what did we talk about?")
@@ -80,7 +80,7 @@ async def test_the_palette_lists_sessions_to_read_or_continue(claude_double, rep
     first.close_session()
     app = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False)
     async with app.run_test(size=(160, 48)) as pilot:
-        await wait_for(pilot, lambda: app.session is not None, 120, "the session")
+        await wait_for(pilot, lambda: app.turns.session is not None, 120, "the session")
         app.action_sessions()
         await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen) and bool(app.screen.query(OptionList)), 10, "the list")
         options = app.screen.query_one(OptionList)

@@ -34,6 +34,11 @@ async def editing(make_app, key: str = "e"):
         yield app, pilot, app.screen
 
 
+def conflict_shown(app) -> bool:
+    """The conflict question is up, its buttons mounted (a push comes before its compose)."""
+    return isinstance(app.screen, Conflict) and bool(app.screen.query("#theirs"))
+
+
 async def type_into_editor(pilot, editor, words: str) -> None:
     area = editor.query_one("#text", TextArea)
     area.focus()
@@ -91,7 +96,7 @@ async def test_conflict_keep_mine_saves_over_theirs(make_app, style_memory, no_k
         await type_into_editor(pilot, editor, "Mine.\n")
         style_memory.write_text(THEIRS)
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 20, "the conflict")
+        await wait_for(pilot, lambda: conflict_shown(app), 20, "the conflict")
         assert style_memory.read_text() == THEIRS, "nothing is written before the choice"
         app.screen.query_one("#mine").press()
         await wait_for(pilot, lambda: not isinstance(app.screen, (Conflict, MemoryEditor)), 20, "the save")
@@ -103,7 +108,7 @@ async def test_conflict_keep_theirs_leaves_the_file(make_app, style_memory, no_k
         await type_into_editor(pilot, editor, "Mine.\n")
         style_memory.write_text(THEIRS)
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 20, "the conflict")
+        await wait_for(pilot, lambda: conflict_shown(app), 20, "the conflict")
         app.screen.query_one("#theirs").press()
         await wait_for(pilot, lambda: not isinstance(app.screen, (Conflict, MemoryEditor)), 20, "the editor to close")
         assert style_memory.read_text() == THEIRS
@@ -114,12 +119,12 @@ async def test_conflict_open_both_shows_theirs_beside_mine(make_app, style_memor
         await type_into_editor(pilot, editor, "Mine.\n")
         style_memory.write_text(THEIRS)
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 20, "the conflict")
+        await wait_for(pilot, lambda: conflict_shown(app), 20, "the conflict")
         # Esc on the question goes back to editing with nothing lost
         await pilot.press("escape")
         assert app.screen is editor and editor.text.endswith("Mine.\n")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 20, "the conflict again")
+        await wait_for(pilot, lambda: conflict_shown(app), 20, "the conflict again")
         app.screen.query_one("#both").press()
         await wait_for(pilot, lambda: app.screen is editor and editor.query("#theirs"), 20, "theirs beside mine")
         theirs = editor.query_one("#theirs", TextArea)
@@ -137,7 +142,7 @@ async def test_conflict_on_a_deleted_file_can_write_it_again(make_app, style_mem
         await type_into_editor(pilot, editor, "Mine.\n")
         style_memory.unlink()
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, Conflict), 20, "the conflict")
+        await wait_for(pilot, lambda: conflict_shown(app), 20, "the conflict")
         assert app.screen.deleted and not app.screen.query("#both")
         app.screen.query_one("#mine").press()
         await wait_for(pilot, style_memory.exists, 20, "the file written again")

@@ -10,7 +10,6 @@ from agent.events import ShowOnScreen, ToolFinished, ToolStarted, TurnFinished, 
 from tests.claude_double import text
 from tests.tui.conftest import screen_lines, wait_for, write_memory
 from tui import format as fmt
-from tui.app import TurnEvent
 from tui.screens.confirm import Confirm
 from tui.screens.memory_editor import MemoryEditor
 
@@ -57,8 +56,7 @@ async def test_tool_lines_screen_items_and_toasts_are_shown_as_text(make_app, no
     app = make_app()
     async with app.run_test(size=(160, 40), notifications=True) as pilot:
         await app.conversation.add_user("q")
-        app._token += 1
-        app._live_token = app._token
+        token = app.turns.begin()
         for event in [
             TurnStarted(1, "q"),
             ToolStarted(1, "t1", f"build{CLEAR}", f"src/{TITLE}.cs"),
@@ -66,7 +64,7 @@ async def test_tool_lines_screen_items_and_toasts_are_shown_as_text(make_app, no
             ShowOnScreen(1, f"Title {TITLE}", f"# Heading\n\nbody {CLEAR}", "markdown"),
             TurnFinished(1, Usage(), "", False),
         ]:
-            await app.on_turn_event(TurnEvent(app._token, event))
+            await app.show(token, event)
         app.notify(f"[b]not markup[/] {CLEAR} [/unbalanced]", title=TITLE)
         await pilot.pause(0.3)
         shown = "\n".join(screen_lines(app))

@@ -19,7 +19,7 @@ from agent.events import (
     Usage,
 )
 from tests.tui.conftest import wait_for, write_memory
-from tui.app import DevAgentApp, TurnEvent
+from tui.app import DevAgentApp
 
 LOG = """$ dotnet build Shop.sln
 src/Orders/ReviewOrchestrator.cs(111,34): error CS1061: 'ChangedFile' does not contain a definition for 'Patch'
@@ -69,10 +69,9 @@ async def settle(pilot) -> None:
 async def replay(pilot) -> None:
     app = pilot.app
     await app.conversation.add_user(TURN[0].text)
-    app._token += 1
-    app._live_token = app._token
+    token = app.turns.begin()
     for event in TURN:
-        await app.on_turn_event(TurnEvent(app._token, event))
+        await app.show(token, event)
     await pilot.pause(0.2)
 
 

@@ -12,10 +12,10 @@ from tui.widgets.conversation import Reply, ThinkingLine
 async def test_the_session_and_its_client_are_ready_before_any_question(make_app, claude_double):
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: app.session is not None, 120, "the session")
+        await wait_for(pilot, lambda: app.turns.session is not None, 120, "the session")
         # the client the first turn uses exists already: nothing is left for the first turn to build
-        assert app.session._client is not None
-        assert app.loading_stage is None
+        assert app.turns.session._client is not None
+        assert app.turns.loading_stage is None and app.turns.waiting_for() is None
 
 
 async def test_a_question_typed_at_once_says_what_it_waits_for(make_app, claude_double, monkeypatch):
@@ -36,7 +36,7 @@ async def test_a_question_typed_at_once_says_what_it_waits_for(make_app, claude_
     async with app.run_test(size=(100, 30)) as pilot:
         app.prompt.value = "first question"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.loading_stage == "the session to start (memory, tools)", 30, "the stage")
+        await wait_for(pilot, lambda: app.turns.loading_stage == "the session to start (memory, tools)", 30, "the stage")
         await pilot.pause(0.3)
         assert "waiting for the session to start" in app.status.info.activity
         (thinking,) = app.query(ThinkingLine)

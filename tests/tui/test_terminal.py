@@ -49,12 +49,13 @@ CRASH = r"""
 import sys
 from argparse import Namespace
 import tui.app
+import tui.cli
 
 def explode(self):
     raise RuntimeError("the pane exploded")
 
 tui.app.DevAgentApp.on_ready = explode
-sys.exit(tui.app.run_app(Namespace(path=sys.argv[1], memory=None, model=None, effort=None)))
+sys.exit(tui.cli.run_app(Namespace(path=sys.argv[1], memory=None, model=None, effort=None), no_voice=True))
 """
 
 

@@ -210,7 +210,7 @@ async def test_quit_during_a_turn_stops_it(make_app, claude_double):
     async with app.run_test(size=(120, 40)) as pilot:
         await ask(pilot, "talk")
         await wait_for(pilot, lambda: "talking" in replies(app), 20, "the stream")
-        cancel = app._cancel
+        cancel = app.turns.cancellation
         await pilot.press("ctrl+q")
         await pilot.pause()
         assert cancel.cancelled

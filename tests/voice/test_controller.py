@@ -62,7 +62,7 @@ async def wait_for(pilot, predicate, timeout: float = 20.0, what: str = "the app
 def voice_line(app) -> str:
     from tui.widgets.status import StatusLine
 
-    return app.query_one(StatusLine).info.voice
+    return str(app.query_one(StatusLine).info.voice)
 
 
 @pytest.mark.anyio
@@ -72,7 +72,7 @@ async def test_f2_records_and_the_transcript_becomes_the_users_turn(app_with_voi
     app, controller = app_with_voice
     seen: list[str] = []
     show = app.set_voice_state
-    app.set_voice_state = lambda text: (seen.append(text), show(text))
+    app.set_voice_state = lambda status: (seen.append(str(status)), show(status))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: voice_line(app) == "voice: ready (F2)", what="voice to load")
         await pilot.press("f2")

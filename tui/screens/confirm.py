@@ -19,6 +19,9 @@ class Confirm(ModalScreen[bool]):
     CSS_PATH = "confirm.tcss"
     # the app closes this dialog with "no" when a printable key reaches it
     CLOSES_ON_TYPING = True
+    # focus starts on the safe answer, before the first key can arrive (an Enter typed
+    # right behind the key that opened the dialog must not meet the destructive button)
+    AUTO_FOCUS = "#no"
     BINDINGS = [
         Binding("ctrl+d", "answer(True)", "Yes", show=False, priority=True),
         Binding("escape", "answer(False)", "No", show=False),

@@ -26,6 +26,8 @@ class Conflict(ModalScreen[Choice | None]):
         super().__init__()
         self.path = path
         self.deleted = deleted
+        # the choice that throws nothing away has focus from the first frame
+        self.AUTO_FOCUS = "#mine" if deleted else "#both"
 
     def compose(self) -> ComposeResult:
         path = fmt.sanitize(self.path)
@@ -47,9 +49,6 @@ class Conflict(ModalScreen[Choice | None]):
                 yield Button("Keep mine", variant="warning", id="mine")
                 if not self.deleted:
                     yield Button("Open both", variant="primary", id="both")
-
-    def on_mount(self) -> None:
-        self.query_one("#both" if not self.deleted else "#mine", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

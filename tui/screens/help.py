@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from agent.voice.status import VoiceStatus
 from tui import format as fmt
 
 INTRO = (
@@ -25,7 +26,7 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
         "Anywhere",
         [
             ("Enter", "send the turn; while one runs, queue it for when that one ends"),
-            ("Ctrl+J / Alt+Enter", "a new line in the input (a paste keeps its lines)"),
+            ("Ctrl+J", "a new line in the input (Alt+Enter and Shift+Enter too, where the terminal sends them apart from Enter); a paste keeps its lines"),
             ("↑ / ↓", "earlier / later turns you sent (in the input line)"),
             ("Esc", "take queued questions back into the input; else cancel the running turn; silence the voice"),
             ("F1", "this help"),
@@ -66,11 +67,11 @@ OUTRO = (
 )
 
 
-def help_renderable(voice: str = "", talk_key: str = "F2") -> Group:
+def help_renderable(voice: VoiceStatus | None = None, talk_key: str = "F2") -> Group:
     parts: list = [Text(INTRO), Text("")]
-    if voice:
+    if voice is not None:
         # the status line may have had to cut the reason voice is off; here it is whole
-        parts.extend([Text.assemble(("Voice now: ", "bold"), fmt.sanitize(voice.removeprefix("voice: "))), Text("")])
+        parts.extend([Text.assemble(("Voice now: ", "bold"), fmt.sanitize(voice.line().removeprefix("voice: "))), Text("")])
     for title, keys in SECTIONS:
         parts.append(Text(title, style="bold"))
         grid = Table.grid(padding=(0, 2))
@@ -89,7 +90,7 @@ class HelpScreen(ModalScreen[None]):
     # the app closes help when a printable key reaches it, and puts the key in the prompt
     CLOSES_ON_TYPING = True
 
-    def __init__(self, voice: str = "", talk_key: str = "F2") -> None:
+    def __init__(self, voice: VoiceStatus | None = None, talk_key: str = "F2") -> None:
         super().__init__()
         self.voice = voice
         self.talk_key = talk_key

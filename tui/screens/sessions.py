@@ -77,37 +77,9 @@ async def _chosen(app: Any, choice: tuple[str, str] | None) -> None:
         path, problem = sessions.find(app.repo, wanted)
         text = sessions.as_markdown(path) if path is not None else problem
         await app.screen_pane.show(f"Session {wanted}", text or "", "markdown")
-        app._show_screen(True)
+        app.panes.screen_choice = True
     elif app.running:
         app.notify("A turn is running; continue the session once it has ended.", title="Sessions")
     else:
-        app.run_worker(lambda: _switch(app, wanted), thread=True, group="sessions", exclusive=True)
-
-
-def _switch(app: Any, wanted: str) -> None:
-    """On a worker thread, between turns: the chosen session replaces the running one."""
-    with app._send_lock:
-        current = app.session.transcript if app.session is not None else None
-        if current is not None and wanted in current.path.name:
-            app.call_from_thread(app.notify, "That is the session you are in.", title="Sessions")
-            return
-        if app.session is not None:
-            try:
-                app.session.close()
-            except Exception:
-                pass
-        resume_into(app, wanted)
-
-
-def resume_into(app: Any, wanted: str) -> None:
-    """On a worker thread: the saved session (the latest for "") becomes the app's session,
-    or a new one starts, and the conversation says which."""
-    from agent import sessions
-    from agent.session import Session
-
-    session, said = sessions.open_saved(app.repo, app.config, wanted or None, store=app.store)
-    if session is None:
-        said += " A new session starts instead."
-        session = Session(app.repo, app.config, store=app.store)
-    app.session = session
-    app.call_from_thread(app.conversation.add_notice, said, "info")
+        # closing the current session can spend a summary call: off the UI thread
+        app.run_worker(lambda: app.turns.switch_to(wanted), thread=True, group="sessions", exclusive=True)

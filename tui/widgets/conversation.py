@@ -244,10 +244,9 @@ class Conversation(VerticalScroll):
             self.scroll_end(animate=False, immediate=True)
 
     def _set_following(self, following: bool) -> None:
-        if following != self.following:
-            self.following = following
+        self.following = following
         if following and self.border_subtitle:
-            self.border_subtitle = ""
+            self.border_subtitle = ""  # the hint: nothing new is below any more
 
     def action_follow(self) -> None:
         """End: the real end, however much is still arriving, and follow from there."""

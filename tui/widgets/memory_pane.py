@@ -329,21 +329,23 @@ class MemoryPane(Vertical):
         if not self.deleted:
             self.app.notify("No memory was deleted in this session.", title="Memory")
             return
-        path, text = self.deleted[-1]
+        path, text = self.deleted.pop()
         existing = await asyncio.to_thread(self.store.memories)
         if any(m.path == path for m in existing):
-            self.deleted.pop()
-            self.app.notify(f"Not restored: {path} exists again; open it to compare.", title="Memory", severity="warning")
+            # written again meanwhile: both are kept, the old text as a new memory beside it
+            self._restore_in_editor(path, text, f"{path} exists again.", path.removesuffix(".md") + "_restored.md")
             return
         message, refused = await asyncio.to_thread(self.store.save, path, text)
-        self.deleted.pop()
         if refused:
             # the store will not take the text back as it was; nothing is lost, it goes to the editor
-            from tui.screens.memory_editor import MemoryEditor
-
-            self.app.notify(f"Could not restore {path} as it was: {message} The text is in the editor.",
-                            title="Memory", severity="warning")
-            self.app.push_screen(MemoryEditor(self.store, None, text, name=path), self._after_edit)
+            self._restore_in_editor(path, text, f"Could not restore {path} as it was: {message}", path)
             return
         self.app.notify(f"Restored {path}.", title="Memory")
         self.reload()
+
+    def _restore_in_editor(self, path: str, text: str, why: str, name: str) -> None:
+        from tui.screens.memory_editor import MemoryEditor
+
+        self.app.notify(f"{why} The deleted text is in the editor; save it from there.", title="Memory",
+                        severity="warning")
+        self.app.push_screen(MemoryEditor(self.store, None, text, name=name), self._after_edit)

@@ -46,6 +46,14 @@ class QueuedTurns(Static):
         self._show()
         return typed
 
+    def take_back_into(self, prompt) -> bool:
+        """Every queued question back into `prompt`, before what it holds; False when none."""
+        taken = self.take_all()
+        if taken:
+            prompt.value = "\n\n".join([*taken, prompt.value] if prompt.value.strip() else taken)
+            prompt.focus()
+        return bool(taken)
+
     def _show(self) -> None:
         self.display = bool(self.texts)
         width = max(20, (self.size.width or 80) - 12)

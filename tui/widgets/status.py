@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from agent.voice.status import VoiceStatus
 from tui import format as fmt
 
 # the repository and branch give up characters to the other segments down to this width
@@ -27,7 +28,7 @@ class StatusInfo:
     memory_mode: str = ""
     usage: object | None = None  # agent.events.Usage of the last finished turn
     activity: str = ""  # "working 3.2s", "cancelling", ""
-    voice: str = "voice: off"
+    voice: VoiceStatus = VoiceStatus("off")
     context: object | None = None  # agent.events.ContextStatus of the latest request
 
 
@@ -46,11 +47,6 @@ def where(repo: str, branch: str | None, limit: int | None = None) -> Text:
         text.append(" on ", style="dim")
         text.append(branch, style="italic")
     return text
-
-
-def voice_short(voice: str) -> str:
-    """'voice: off — no audio input device' without its reason."""
-    return voice.split(" — ")[0]
 
 
 class StatusLine(Widget):
@@ -95,8 +91,7 @@ class StatusLine(Widget):
         if info.context is not None:
             full = info.context
             out.append((5, Text(full.text if level == 0 else f"ctx {fmt.tokens(full.used)}/{fmt.tokens(full.window)}")))
-        voice = fmt.sanitize(info.voice)
-        out.append((2, Text(voice if level < 2 else voice_short(voice))))
+        out.append((2, Text(fmt.sanitize(info.voice.line() if level < 2 else info.voice.short()))))
         return out
 
     def render(self) -> Text:

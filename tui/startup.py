@@ -1,0 +1,106 @@
+"""What the app starts once its first frame is out: the pieces that take seconds, off the UI thread.
+
+The SDK import and the voice probe are seconds of CPU (and hold import locks the first
+frame's lazy imports would wait on), so none of this runs before the first paint. Each
+piece runs in a worker thread of the app and reports through the app's thread-safe calls.
+"""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from textual.worker import get_current_worker
+
+from agent.voice.status import voice_off
+
+
+def start_background(app: Any) -> None:
+    """The branch, the session (when there is a key) and the voice, each in the background."""
+    app.run_worker(partial(show_branch, app), thread=True, group="startup")
+    if not app.key_problem:
+        app.turns.load()
+    if app.voice is None and app.voice_factory is not None:
+        try:
+            app.voice = app.voice_factory()
+        except Exception as exc:
+            app.set_voice_state(voice_off(one_line_error(exc)))
+            return
+    if app.voice is not None:
+        app.voice.attach(app)
+        app.run_worker(partial(settle_after_voice, app), thread=True, group="startup")
+    elif app.probe_voice:
+        app.run_worker(partial(explain_voice, app), thread=True, group="startup")
+
+
+def show_branch(app: Any) -> None:
+    branch = read_branch(app.repo)
+    if branch:
+        app.call_from_thread(app.update_status, branch=branch)
+
+
+def settle_after_voice(app: Any) -> None:
+    """The voice stack's models are the other large part of the start-up heap."""
+    worker = get_current_worker()
+    # short waits, so a quit during loading is not held up by this thread
+    while not app.voice.loaded.wait(timeout=0.2):
+        if worker.is_cancelled:
+            return
+    settle_heap()
+
+
+def explain_voice(app: Any) -> None:
+    """Without a controller, still say what would keep voice off here (no device, say)."""
+    try:
+        from agent.voice.status import voice_unavailable_reason
+
+        reason = voice_unavailable_reason()
+    except Exception:
+        return
+    if reason:
+        app.call_from_thread(app.set_voice_state, voice_off(reason))
+
+
+def settle_heap() -> None:
+    """Put everything allocated so far out of the garbage collector's reach.
+
+    Start-up leaves a large heap that lives as long as the app (the SDK, the voice stack),
+    and every full collection walks all of it: 60-130 ms on a small machine, during which
+    typed keys wait. Frozen, it is skipped; collections then only walk what came later.
+    """
+    gc.freeze()
+
+
+def read_branch(repo: Path) -> str | None:
+    """The checked-out branch, or None outside a repository (or when git is slow or absent)."""
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "--abbrev-ref", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    branch = result.stdout.strip()
+    return branch if result.returncode == 0 and branch else None
+
+
+def one_line_error(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def welcome(talk_key: str) -> str:
+    return f"Type a question and press Enter, or press {talk_key} to talk. F1 shows every key."
+
+
+def welcome_without_key(problem: str) -> str:
+    return (
+        f"{problem} Until then you can still read, edit and delete what devagent remembers "
+        "about this repository in the memory pane; the key is only needed to talk to Claude. "
+        "Press F1 for the keys."
+    )

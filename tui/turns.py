@@ -1,0 +1,238 @@
+"""Turns off the UI thread: the session (started at launch), the live turn, its cancellation.
+
+Not a widget: the app asks the driver to load, start, cancel and close, and hears back
+through the inbox, where every agent event of a turn arrives with the token of the turn
+it belongs to, followed by a `TurnDone` of the driver's own. The app shows only what
+belongs to the live turn (`accepts`), so nothing a cancelled turn still says lands.
+
+One lock guards the driver's own state (the token, the live turn, its cancellation).
+Turns themselves queue on the session's lock: a cancelled turn still winding down in its
+thread holds the session until it has, and the next one waits there, not in the UI.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.cancel import Cancellation
+from agent.config import AgentConfig
+from agent.events import AgentError, TurnStarted
+from tui.inbox import Inbox
+
+LOADING_SDK = "the Claude SDK to load"
+LOADING_SESSION = "the session to start (memory, tools)"
+LOADING_CLIENT = "the API client"
+
+
+@dataclass(frozen=True)
+class TurnDone:
+    """The turn's thread returned: after its TurnFinished, or without one (it never began)."""
+
+    turn: int = -1
+
+
+@dataclass(frozen=True)
+class LoadFailed:
+    """The session could not start; every turn will say so."""
+
+    message: str
+    turn: int = -1
+
+
+@dataclass(frozen=True)
+class SessionNotice:
+    """Which session the driver holds, when that is news: a resumed one, or none to resume."""
+
+    message: str
+    turn: int = -1
+
+
+class TurnDriver:
+    def __init__(self, repo: Path, config: AgentConfig, store: Any, wake: Callable[[], None],
+                 *, loaded: Callable[[], None] | None = None, resume: str | None = None) -> None:
+        """`wake` is called (from any thread) when the inbox has something; `loaded` once
+        the session has loaded or failed to, on the loading thread. `resume`: None starts a
+        new session, "" continues the latest saved one, an id that one."""
+        self.repo = repo
+        self.resume = resume
+        self.config = config
+        self.store = store
+        self.inbox = Inbox(wake)
+        self.session: Any = None
+        self.error: str | None = None
+        self.ready = threading.Event()
+        # what a turn sent now would still wait for; None once the session and client are up
+        self.loading_stage: str | None = LOADING_SDK
+        self.started_at = 0.0
+        self._on_loaded = loaded
+        self._lock = threading.Lock()
+        self._loading = False
+        self._token = 0
+        self._live: int | None = None  # the token of the turn whose events are shown
+        self._turn: int | None = None  # the session's number for that turn, once it said
+        self._cancel: Cancellation | None = None
+
+    # --- the session --------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Start loading the session in the background; once only, from any thread."""
+        with self._lock:
+            if self._loading:
+                return
+            self._loading = True
+        threading.Thread(target=self._load, name="session-load", daemon=True).start()
+
+    def _load(self) -> None:
+        try:
+            from agent import sessions
+
+            self.loading_stage = LOADING_SESSION
+            sessions.prune_for(self.config)
+            session = self._open(self.resume)
+            self.loading_stage = LOADING_CLIENT
+            warm_client(session)
+            # set last: a question waits on the session, and then finds its client ready
+            self.session = session
+        except Exception as exc:
+            self.error = f"The agent could not start: {exc}"
+            self.inbox.put(0, LoadFailed(self.error))
+        finally:
+            self.loading_stage = None
+            self.ready.set()
+            if self._on_loaded is not None:
+                self._on_loaded()
+
+    def _open(self, resume: str | None) -> Any:
+        """A new session, or the saved one `resume` names (saying which, or why not)."""
+        from agent import sessions
+        from agent.session import Session
+
+        if resume is not None:
+            session, said = sessions.open_saved(self.repo, self.config, resume or None, store=self.store)
+            if session is None:
+                said += " A new session starts instead."
+            self.inbox.put(0, SessionNotice(said))
+            if session is not None:
+                return session
+        return Session(self.repo, self.config, store=self.store)
+
+    def switch_to(self, wanted: str) -> None:
+        """Between turns, on a worker thread: the saved session `wanted` replaces this one."""
+        current = self.session
+        transcript = getattr(current, "transcript", None)
+        if transcript is not None and wanted in transcript.path.name:
+            self.inbox.put(0, SessionNotice("That is the session you are in."))
+            return
+        if current is not None:
+            try:
+                current.close()  # waits on the session's lock for a turn winding down
+            except Exception:
+                pass
+        self.session = self._open(wanted)
+
+    def new_conversation(self) -> None:
+        """On a worker thread: the session forgets the turns so far (after a cancelled turn
+        has wound down, on the session's lock)."""
+        if self.session is not None:
+            self.session.new_conversation()
+            self.inbox.put(0, SessionNotice("New conversation: Claude no longer sees the turns above."))
+
+    def waiting_for(self) -> str | None:
+        """What the live turn still waits for before the model gets it, if anything."""
+        return None if self.ready.is_set() else self.loading_stage
+
+    # --- turns --------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._live is not None
+
+    @property
+    def cancellation(self) -> Cancellation | None:
+        """The cancellation of the turn started last."""
+        return self._cancel
+
+    def begin(self) -> int:
+        """Make a new turn the live one, with a fresh cancellation; its token."""
+        with self._lock:
+            self._token += 1
+            self._live = self._token
+            self._turn = None
+            self._cancel = Cancellation()
+            self.started_at = time.monotonic()
+            return self._token
+
+    def start(self, text: str) -> int:
+        """Send `text` as a new turn in a thread of its own; the turn's token."""
+        token = self.begin()
+        cancel = self._cancel
+        self.load()  # a turn sent in the first moments does not wait for the start-up timer
+        threading.Thread(target=self._run, args=(text, token, cancel), name=f"turn-{token}", daemon=True).start()
+        return token
+
+    def _run(self, text: str, token: int, cancel: Cancellation) -> None:
+        def sink(event: object) -> None:
+            self.inbox.put(token, event)
+
+        try:
+            self.ready.wait()
+            if cancel.cancelled:
+                return
+            if self.session is None:
+                sink(AgentError(-1, self.error or "The agent could not start."))
+                return
+            self.session.send(text, sink, cancel)
+        except Exception as exc:  # the loop reports its own errors; this is a last guard
+            sink(AgentError(-1, f"The turn stopped unexpectedly: {exc}"))
+        finally:
+            sink(TurnDone())
+
+    def accepts(self, token: int, event: object) -> bool:
+        """Whether `event` belongs to the live turn (and so is shown)."""
+        with self._lock:
+            if token != self._live:
+                return False  # from a turn that was cancelled or has ended
+            if isinstance(event, TurnStarted):
+                self._turn = event.turn
+                return True
+            turn = getattr(event, "turn", -1)
+            return self._turn is None or turn in (self._turn, -1)
+
+    def finish(self) -> None:
+        """The live turn is over as far as the screen goes."""
+        with self._lock:
+            self._live = None
+            self._turn = None
+
+    def cancel(self) -> None:
+        """Stop the live turn's stream and tools; in a thread, so the UI never waits on it."""
+        with self._lock:
+            cancel = self._cancel
+            self._live = None
+            self._turn = None
+        if cancel is not None:
+            threading.Thread(target=cancel.cancel, name="cancel-turn", daemon=True).start()
+
+    def close(self) -> None:
+        """The app has left the terminal: stop what runs, save the transcript (and notes)."""
+        if self._cancel is not None:
+            self._cancel.cancel()
+        if self.session is not None:
+            try:
+                self.session.close()  # waits on the session's lock for a turn winding down
+            except Exception:
+                pass
+
+
+def warm_client(session: Any) -> None:
+    """Make the API client now, and import what the first request would import on its way."""
+    session.client  # noqa: B018  (built on first use; that use is now, not the first turn)
+    try:
+        import opentelemetry.propagate  # noqa: F401  (the SDK's first request pulls it in)
+    except Exception:
+        pass
