@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.claude_double import text
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import wait_for, write_memory
 from tui.widgets import prompt as prompt_module
 
 # anything repeating faster than this would show on the idle benchmark
@@ -48,6 +48,21 @@ async def test_the_activity_timer_runs_only_while_a_turn_does(make_app, claude_d
         await wait_for(pilot, lambda: not app.prompt.cursor_blink, 5, "the cursor to stop blinking")
         await pilot.pause(0.2)
         assert running_short_timers(app) == []
+
+
+async def test_a_periodic_reread_that_finds_nothing_new_redraws_nothing(make_app, no_key, store):
+    write_memory(store, "user_short.md", "Short answers", "one or two sentences", "Keep it short.", age_days=3)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.memory_pane
+        await wait_for(pilot, lambda: pane.loads >= 1, 10, "the first listing")
+        await pilot.pause(0.3)  # the staleness step, if any
+        loads = pane.loads
+        pane.reload()
+        await pilot.pause(0.5)
+        assert pane.loads == loads
+        write_memory(store, "user_other.md", "Another", "a second note", "More.")
+        await wait_for(pilot, lambda: "Another" in pane.names, 10, "the new memory")
 
 
 def cursor_drawn(prompt) -> bool:
