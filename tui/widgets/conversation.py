@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from rich.text import Text
@@ -10,9 +11,9 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
-from textual.widgets._markdown import MarkdownStream
 
 from tui import format as fmt
+from tui.blocks import cut_point
 
 # quarter circles: drawn by every common monospace font, braille is not
 SPINNER = "◐◓◑◒"
@@ -49,8 +50,33 @@ class UserTurn(Static):
         self.text = text
 
 
+# how much text the open piece of a reply gathers before it may be cut
+PIECE_CHARS = 1500
+
+
 class Reply(Markdown):
-    """One stretch of reply text; a tool call in the middle of a reply starts a new one."""
+    """A piece of reply text; a tool call in the middle of a reply starts a new reply.
+
+    A long reply is a run of pieces, each a child of the conversation: a write goes to
+    the last one, so it lays out only that piece however long the reply has grown, and a
+    sealed piece works out its height once per width instead of walking its blocks on
+    every layout. tui.blocks says where a piece may end.
+    """
+
+    sealed = False
+    _sealed_height: tuple[int, int] | None = None
+
+    def seal(self) -> None:
+        """No more text comes to this piece."""
+        self.sealed = True
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        if self.sealed and self._sealed_height is not None and self._sealed_height[0] == width:
+            return self._sealed_height[1]
+        height = super().get_content_height(container, viewport, width)
+        if self.sealed:
+            self._sealed_height = (width, height)
+        return height
 
 
 class Notice(Static):
@@ -209,8 +235,11 @@ class Conversation(VerticalScroll):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self._reply: Reply | None = None
-        self._stream: MarkdownStream | None = None
+        self._reply: Reply | None = None  # the piece being written
+        self._piece_text = ""  # the text written to it so far
+        self._to_write: list[str] = []
+        self._replying = False  # reply text has started since the last end_text
+        self._writer: asyncio.Task | None = None
         self._thinking: ThinkingLine | None = None
         self._tools: dict[str, ToolLine] = {}
         self.reply_text = ""  # everything streamed in the current turn, for tests and voice
@@ -294,13 +323,12 @@ class Conversation(VerticalScroll):
     async def add_text(self, delta: str) -> None:
         delta = fmt.sanitize(delta)
         await self._stop_thinking()
-        if self._stream is None:
-            self._reply = Reply(classes="reply")
-            await self._add(self._reply)
-            self._stream = Markdown.get_stream(self._reply)
+        if not self._replying:
             # the first words show at once; after that the text lands a few times a second
+            self._replying = True
             self.reply_text += delta
-            await self._stream.write(delta)
+            self._write(delta)
+            await self._wait_written()
             return
         self.reply_text += delta
         self._unwritten.append(delta)
@@ -324,19 +352,61 @@ class Conversation(VerticalScroll):
                 self._flush_timer = self.set_timer(TYPING_HOLD_SECONDS, self._flush)
                 return
         self._held_since = None
-        if self._unwritten and self._stream is not None:
+        if self._unwritten and self._replying:
             text, self._unwritten = "".join(self._unwritten), []
-            await self._stream.write(text)
+            self._write(text)
+
+    def _write(self, text: str) -> None:
+        # A task of its own writes, so that the app goes on handling keys while the
+        # new blocks mount (the event that brought the text does not wait for them).
+        self._to_write.append(text)
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._drain())
+
+    async def _drain(self) -> None:
+        try:
+            while self._to_write:
+                text, self._to_write = "".join(self._to_write), []
+                await self._write_now(text)
+        finally:
+            self._writer = None
+
+    async def _wait_written(self) -> None:
+        while self._writer is not None:
+            await asyncio.shield(self._writer)
+
+    async def _write_now(self, text: str) -> None:
+        """Reply text to the open piece; once it has gathered enough, the piece ends at the
+        last safe cut and a new one takes the rest."""
+        pending = self._piece_text + text
+        cut = cut_point(pending) if len(pending) >= PIECE_CHARS else 0
+        if cut and self._reply is not None:
+            piece = self._reply
+            if cut >= len(self._piece_text):
+                await piece.append(pending[len(self._piece_text):cut])
+            else:
+                # the piece already shows the start of the next one: it is drawn again
+                # without it (a piece is a few paragraphs, so this is cheap)
+                await piece.update(pending[:cut])
+            piece.seal()
+            self._reply, self._piece_text, pending = None, "", pending[cut:]
+        if not pending:
+            return
+        if self._reply is None:
+            self._reply = Reply(classes="reply")
+            await self._add(self._reply)
+        await self._reply.append(pending[len(self._piece_text):])
+        self._piece_text = pending
 
     async def end_text(self) -> None:
         """Flush the reply being streamed, so what follows lands below it."""
         if self._flush_timer is not None:
             self._flush_timer.stop()
         await self._flush(force=True)
-        if self._stream is not None:
-            stream, self._stream = self._stream, None
-            await stream.stop()
-        self._reply = None
+        await self._wait_written()
+        if self._reply is not None:
+            self._reply.seal()
+        self._reply, self._piece_text, self._replying = None, "", False
 
     async def tool_started(self, tool_id: str, name: str, summary: str) -> None:
         await self.end_text()
