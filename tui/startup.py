@@ -21,6 +21,7 @@ from agent.voice.status import voice_off
 def start_background(app: Any) -> None:
     """The branch, the session (when there is a key) and the voice, each in the background."""
     app.run_worker(partial(show_branch, app), thread=True, group="startup")
+    app.run_worker(import_reply_widget, thread=True, group="startup")
     if not app.key_problem:
         app.turns.load()
     if app.voice is None and app.voice_factory is not None:
@@ -34,6 +35,11 @@ def start_background(app: Any) -> None:
         app.run_worker(partial(settle_after_voice, app), thread=True, group="startup")
     elif app.probe_voice:
         app.run_worker(partial(explain_voice, app), thread=True, group="startup")
+
+
+def import_reply_widget() -> None:
+    """The first reply should not wait for Markdown's import (see tui.widgets.reply)."""
+    import tui.widgets.reply  # noqa: F401
 
 
 def show_branch(app: Any) -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from tui import format as fmt
 from tui.blocks import cut_point
@@ -50,33 +51,17 @@ class UserTurn(Static):
         self.text = text
 
 
-# how much text the open piece of a reply gathers before it may be cut
-PIECE_CHARS = 1500
+def _is_reply(widget: object) -> bool:
+    return getattr(widget, "is_reply", False)
 
 
-class Reply(Markdown):
-    """A piece of reply text; a tool call in the middle of a reply starts a new reply.
+def __getattr__(name: str) -> Any:
+    # Reply lives in tui.widgets.reply, imported only when needed (see there)
+    if name in ("Reply", "PIECE_CHARS"):
+        from tui.widgets import reply
 
-    A long reply is a run of pieces, each a child of the conversation: a write goes to
-    the last one, so it lays out only that piece however long the reply has grown, and a
-    sealed piece works out its height once per width instead of walking its blocks on
-    every layout. tui.blocks says where a piece may end.
-    """
-
-    sealed = False
-    _sealed_height: tuple[int, int] | None = None
-
-    def seal(self) -> None:
-        """No more text comes to this piece."""
-        self.sealed = True
-
-    def get_content_height(self, container, viewport, width: int) -> int:
-        if self.sealed and self._sealed_height is not None and self._sealed_height[0] == width:
-            return self._sealed_height[1]
-        height = super().get_content_height(container, viewport, width)
-        if self.sealed:
-            self._sealed_height = (width, height)
-        return height
+        return getattr(reply, name)
+    raise AttributeError(name)
 
 
 class Notice(Static):
@@ -235,7 +220,7 @@ class Conversation(VerticalScroll):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self._reply: Reply | None = None  # the piece being written
+        self._reply: Any = None  # the Reply piece being written
         self._piece_text = ""  # the text written to it so far
         self._to_write: list[str] = []
         self._replying = False  # reply text has started since the last end_text
@@ -284,13 +269,13 @@ class Conversation(VerticalScroll):
 
     async def _add(self, widget) -> None:
         last = self.children[-1] if self.children else None
-        if not isinstance(last, Reply):
+        if not _is_reply(last):
             # a reply ends with its own blank line; anything else needs one put before
             widget.add_class("-spaced")
         # a run of tool lines sits apart from the reply text around it
         if isinstance(widget, ToolLine) and not isinstance(last, ToolLine):
             widget.add_class("-first")
-        if isinstance(widget, Reply) and isinstance(last, ToolLine):
+        if _is_reply(widget) and isinstance(last, ToolLine):
             widget.add_class("-after-tools")
         await self.mount(widget)
 
@@ -379,7 +364,9 @@ class Conversation(VerticalScroll):
         """Reply text to the open piece; once it has gathered enough, the piece ends at the
         last safe cut and a new one takes the rest."""
         pending = self._piece_text + text
-        cut = cut_point(pending) if len(pending) >= PIECE_CHARS else 0
+        from tui.widgets import reply
+
+        cut = cut_point(pending) if len(pending) >= reply.PIECE_CHARS else 0
         if cut and self._reply is not None:
             piece = self._reply
             if cut >= len(self._piece_text):
@@ -393,7 +380,7 @@ class Conversation(VerticalScroll):
         if not pending:
             return
         if self._reply is None:
-            self._reply = Reply(classes="reply")
+            self._reply = reply.Reply(classes="reply")
             await self._add(self._reply)
         await self._reply.append(pending[len(self._piece_text):])
         self._piece_text = pending

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.markup import escape
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from tui import format as fmt
 
@@ -167,6 +167,9 @@ class ScreenPane(Vertical):
         self.border_title = f"Screen {self.position()} · {escape(item.title)}"
         self._subtitle()
         if item.format == "markdown":
+            # a quarter of a second to import, so not before the first frame
+            from textual.widgets import Markdown
+
             await body.mount(Markdown(item.content, classes="screen-markdown"))
         else:
             width = body.scrollable_content_region.width or None

@@ -1,0 +1,39 @@
+"""A piece of a streamed reply, rendered as Markdown.
+
+Its own module because Textual's Markdown (markdown-it, the highlighter) takes a quarter
+of a second to import: the conversation imports this on its first reply, and the app
+imports it in the background once its first frame is out.
+"""
+
+from __future__ import annotations
+
+from textual.widgets import Markdown
+
+# how much text the open piece of a reply gathers before it may be cut
+PIECE_CHARS = 1500
+
+
+class Reply(Markdown):
+    """A piece of reply text; a tool call in the middle of a reply starts a new reply.
+
+    A long reply is a run of pieces, each a child of the conversation: a write goes to
+    the last one, so it lays out only that piece however long the reply has grown, and a
+    sealed piece works out its height once per width instead of walking its blocks on
+    every layout. tui.blocks says where a piece may end.
+    """
+
+    is_reply = True  # what the conversation checks, without importing this module
+    sealed = False
+    _sealed_height: tuple[int, int] | None = None
+
+    def seal(self) -> None:
+        """No more text comes to this piece."""
+        self.sealed = True
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        if self.sealed and self._sealed_height is not None and self._sealed_height[0] == width:
+            return self._sealed_height[1]
+        height = super().get_content_height(container, viewport, width)
+        if self.sealed:
+            self._sealed_height = (width, height)
+        return height
