@@ -100,9 +100,9 @@ class DevAgentApp(App):
         self.repo = repo
         self.config = config
         if store is None:
-            from memory.store import MemoryStore
+            from tui.lazy_store import LazyStore
 
-            store = MemoryStore.for_repository(repo)
+            store = LazyStore(repo)
         self.store = store
         self.voice: VoiceController | None = voice
         self.key_problem = api_key_problem()
