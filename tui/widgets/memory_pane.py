@@ -33,6 +33,7 @@ STEP_MS = 25
 
 TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "cyan", "reference": "blue"}
 
+READING = "Reading the memory folder…"
 EMPTY = "No memories yet.\nThe agent saves what it should remember here; press n to write one yourself."
 
 
@@ -108,6 +109,16 @@ def styled_memory(body: str) -> Text:
     return text
 
 
+class _Cancelled:
+    """The stop event watchfiles checks every step: the watching worker was cancelled."""
+
+    def __init__(self, worker) -> None:
+        self.worker = worker
+
+    def is_set(self) -> bool:
+        return self.worker.is_cancelled
+
+
 class MemoryPane(Vertical):
     DEFAULT_CSS = """
     MemoryPane #memory-warning {
@@ -143,11 +154,12 @@ class MemoryPane(Vertical):
         yield Static("", id="memory-warning", markup=False)
         yield OptionList(id="memory-list")
         with VerticalScroll(id="memory-preview"):
-            yield Static(EMPTY, id="memory-text", classes="empty")
+            yield Static(READING, id="memory-text", classes="empty")
 
     def on_mount(self) -> None:
-        self.reload()
-        self._watch()
+        # Both wait for the first frame: the watcher imports watchfiles, the listing reads
+        # every memory and the repository. The watcher lists the folder once it is set up.
+        self.call_after_refresh(self._watch)
         # ages move on while the app stays open
         self.set_interval(30, self.reload)
 
@@ -171,23 +183,28 @@ class MemoryPane(Vertical):
                 listing = replace(listing, stale=stale)
                 self.app.call_from_thread(self._apply, listing)
 
-    @work(exclusive=True, group="memory-watch")
-    async def _watch(self) -> None:
-        from watchfiles import awatch
+    @work(thread=True, exclusive=True, group="memory-watch")
+    def _watch(self) -> None:
+        # A thread of its own, not awatch on the event loop: its first use sets up anyio's
+        # thread pool, a tenth of a second before the first frame, and a change reaches
+        # the listing without waiting for the loop.
+        from textual.worker import get_current_worker
+        from watchfiles import watch
 
+        worker = get_current_worker()
         directory = Path(self.store.directory)
         try:
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as exc:
-            self._title_problem(f"cannot watch {directory}: {exc}")
+            self.app.call_from_thread(self._title_problem, f"cannot watch {directory}: {exc}")
             return
+        self.app.call_from_thread(self.reload)
         try:
-            async for _changes in awatch(directory, debounce=DEBOUNCE_MS, step=STEP_MS):
-                self.reload()
-        except asyncio.CancelledError:
-            raise
+            for _changes in watch(directory, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=_Cancelled(worker)):
+                self.app.call_from_thread(self.reload)
         except Exception as exc:
-            self._title_problem(f"stopped following the folder: {exc}")
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._title_problem, f"stopped following the folder: {exc}")
 
     def _title_problem(self, sentence: str) -> None:
         self.border_subtitle = f"[$text-warning]{escape(fmt.sanitize(sentence))}[/]"
