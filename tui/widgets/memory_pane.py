@@ -219,8 +219,9 @@ class MemoryPane(Vertical):
         options = self.query_one("#memory-list", OptionList)
         keep = self.selected_path
         options.clear_options()
-        for info in listing.memories:
-            options.add_option(Option(option_prompt(info, listing.stale.get(info.path)), id=info.path))
+        # in one call: each add_option renders every option already in the list again
+        options.add_options([Option(option_prompt(info, listing.stale.get(info.path)), id=info.path)
+                             for info in listing.memories])
         paths = [m.path for m in listing.memories]
         if paths:
             options.highlighted = paths.index(keep) if keep in paths else 0
