@@ -38,7 +38,7 @@ from agent.voice.status import VoiceStatus
 from tui import format as fmt
 from tui.keys import TypingRouter
 from tui.screens.main import MainScreen
-from tui.startup import settle_heap, start_background, welcome, welcome_without_key
+from tui.startup import session_loaded, start_background, welcome, welcome_without_key
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
 from tui.voice_seam import VoiceController
 from tui.widgets.conversation import Conversation
@@ -107,7 +107,7 @@ class DevAgentApp(App):
         self.voice: VoiceController | None = voice
         self.key_problem = api_key_problem()
         self._activity_timer: Timer | None = None  # runs only while a turn does
-        self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), loaded=settle_heap,
+        self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), loaded=session_loaded,
                                 resume=resume)
         self.typing = TypingRouter()
 

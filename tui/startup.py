@@ -21,7 +21,6 @@ from agent.voice.status import voice_off
 def start_background(app: Any) -> None:
     """The branch, the session (when there is a key) and the voice, each in the background."""
     app.run_worker(partial(show_branch, app), thread=True, group="startup")
-    app.run_worker(import_reply_widget, thread=True, group="startup")
     if not app.key_problem:
         app.turns.load()
     if app.voice is None and app.voice_factory is not None:
@@ -37,9 +36,13 @@ def start_background(app: Any) -> None:
         app.run_worker(partial(explain_voice, app), thread=True, group="startup")
 
 
-def import_reply_widget() -> None:
-    """The first reply should not wait for Markdown's import (see tui.widgets.reply)."""
+def session_loaded() -> None:
+    """On the loading thread, once the session has loaded (or failed to): the first reply's
+    Markdown is imported now (see tui.widgets.reply), after the session rather than beside
+    it, so a question asked at once does not wait for both; then the heap is frozen."""
     import tui.widgets.reply  # noqa: F401
+
+    settle_heap()
 
 
 def show_branch(app: Any) -> None:

@@ -88,8 +88,9 @@ async def test_a_reply_streamed_in_any_pieces_renders_as_the_whole_text_would(ma
 
     from tests.tui.conftest import region_text
     from tui.widgets import conversation as conv
+    from tui.widgets import reply
 
-    monkeypatch.setattr(conv, "PIECE_CHARS", 1)  # cut wherever it is safe
+    monkeypatch.setattr(reply, "PIECE_CHARS", 1)  # cut wherever it is safe
     app = make_app()
     async with app.run_test(size=(90, 120)) as pilot:
         conversation = app.conversation

@@ -57,7 +57,7 @@ def _is_reply(widget: object) -> bool:
 
 def __getattr__(name: str) -> Any:
     # Reply lives in tui.widgets.reply, imported only when needed (see there)
-    if name in ("Reply", "PIECE_CHARS"):
+    if name == "Reply":
         from tui.widgets import reply
 
         return getattr(reply, name)
