@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from agent import config_file as file_format
-from agent.config_file import EFFORTS, MEMORY_MODES, Problem
+from agent.choices import EFFORTS, MEMORY_MODES, Effort, MemoryMode
+from agent.config_file import Problem
 
 __all__ = ["EFFORTS", "MEMORY_MODES", "AgentConfig", "Problem", "api_key_problem", "config_file", "load_user_config"]
 
@@ -31,8 +32,8 @@ __all__ = ["EFFORTS", "MEMORY_MODES", "AgentConfig", "Problem", "api_key_problem
 @dataclass(frozen=True)
 class AgentConfig:
     model: str = "claude-haiku-5-5"
-    effort: str = "low"
-    memory_mode: str = "preloaded"
+    effort: Effort = "low"
+    memory_mode: MemoryMode = "preloaded"
     # "adaptive" lets the model decide when to think; "off" sends no thinking parameter.
     thinking: str = "adaptive"
     max_tokens: int = 8000

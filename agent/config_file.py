@@ -43,9 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-MEMORY_MODES = ("none", "history", "window", "summary", "on-demand", "preloaded", "index")
-# The levels of output_config.effort on the 5.x models.
-EFFORTS = ("low", "medium", "high", "xhigh", "max")
+from agent.choices import EFFORTS, MEMORY_MODES
+
 # The API refuses a smaller thinking budget.
 MIN_THINKING_BUDGET = 1024
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from agent.choices import ScreenFormat
+
 
 @dataclass(frozen=True)
 class Usage:
@@ -111,7 +113,7 @@ class ShowOnScreen:
     turn: int
     title: str
     content: str
-    format: str  # "markdown" | "text" | "diff"
+    format: ScreenFormat
 
 
 @dataclass(frozen=True)

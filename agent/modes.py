@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import transcripts
+from agent.choices import MEMORY_TOOL_MODES, MemoryMode
 from agent.tools.masking import mask_messages, mask_text, masking_note
-from agent.tools.registry import MEMORY_TOOL_MODES
 
 if TYPE_CHECKING:
     from memory.preload import LeftOut, Preload
@@ -32,7 +32,7 @@ class SessionStart:
     replay_times: list[datetime] = field(default_factory=list)
 
 
-def prepare(mode: str, repo: Path, *, store: Any = None, window_turns: int = 2, now: datetime | None = None) -> SessionStart:
+def prepare(mode: MemoryMode, repo: Path, *, store: Any = None, window_turns: int = 2, now: datetime | None = None) -> SessionStart:
     """The session's start, with every credential in it masked: a memory, a transcript or
     a summary may hold one that reached the disk some other way, and the model must
     receive these the way it receives tool results."""
@@ -45,7 +45,7 @@ def prepare(mode: str, repo: Path, *, store: Any = None, window_turns: int = 2, 
     return start
 
 
-def _prepare(mode: str, repo: Path, *, store: Any, window_turns: int, now: datetime | None) -> SessionStart:
+def _prepare(mode: MemoryMode, repo: Path, *, store: Any, window_turns: int, now: datetime | None) -> SessionStart:
     if mode == "none":
         return SessionStart()
     if mode == "history":
@@ -69,7 +69,7 @@ def _prepare(mode: str, repo: Path, *, store: Any, window_turns: int, now: datet
     raise ValueError(f"unknown memory mode {mode!r}")
 
 
-def resumed(mode: str, saved: transcripts.SavedSession) -> SessionStart:
+def resumed(mode: MemoryMode, saved: transcripts.SavedSession) -> SessionStart:
     """A resumed session starts as the saved one did: the same tools and its own system
     block as it was then, not as memory is now, so its requests begin the same way."""
     return SessionStart(memory_tool=mode in MEMORY_TOOL_MODES, context=saved.context)

@@ -22,6 +22,7 @@ from typing import Any
 
 from agent import claude, context, modes, prompts, utf8
 from agent.cancel import Cancellation
+from agent.choices import MEMORY_MODES, MEMORY_TOOL_MODES, REPLAY_MODES, as_choice
 from agent.config import AgentConfig, api_key_problem
 from agent.context import Keeper
 from agent.events import (
@@ -68,7 +69,7 @@ class Session:
         self.repo = Path(repo).resolve()
         if resume is not None:
             # A resumed session is the same conversation: its model, its memory mode.
-            config = replace(config, model=resume.model or config.model, memory_mode=resume.memory_mode or config.memory_mode)
+            config = replace(config, model=resume.model or config.model, memory_mode=as_choice(resume.memory_mode, MEMORY_MODES) or config.memory_mode)
         if config.build_command is None and config.test_command is None:
             # The user's per-repository build and test commands, when the caller did not
             # already look them up.
@@ -85,7 +86,7 @@ class Session:
         self.started = self.now()
 
         mode = config.memory_mode
-        if store is None and mode in ("on-demand", "preloaded", "index"):
+        if store is None and mode in MEMORY_TOOL_MODES:
             from memory.store import MemoryStore
 
             store = MemoryStore.for_repository(self.repo)
@@ -341,7 +342,7 @@ class Session:
             self._save_summary()
             self.started = self.now()
             mode = self.config.memory_mode
-            if mode in ("history", "window"):
+            if mode in REPLAY_MODES:
                 self.start = modes.SessionStart()  # replaying would bring this one back
             else:
                 self.start = modes.prepare(

@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from agent.config import EFFORTS, MEMORY_MODES
+from agent.choices import EFFORTS, MEMORY_MODES
 
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from agent.choices import MEMORY_MODES, MemoryMode
 from agent.config import AgentConfig
 from agent.eval.fixture import Fixture, build_fixture, dotnet_on_path
 from agent.eval.record import TurnRecord, turns_to_json
@@ -38,14 +39,13 @@ MONDAY = (
     "Build the project I care about.",
     "What's left to finish the rename?",
 )
-ALL_MODES = ("none", "history", "window", "summary", "on-demand", "preloaded", "index")
 
 Progress = Callable[[int, int, str], None]
 
 
 @dataclass
 class EvalOptions:
-    modes: tuple[str, ...] = ALL_MODES
+    modes: tuple[MemoryMode, ...] = MEMORY_MODES
     runs: int = 3
     stale: bool = False
     config: AgentConfig = field(default_factory=AgentConfig)

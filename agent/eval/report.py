@@ -10,9 +10,10 @@ import json
 import statistics
 from pathlib import Path
 
+from agent.choices import MemoryMode
 from agent.eval.scoring import correct_out_of
 
-MODE_LABELS = {
+MODE_LABELS: dict[MemoryMode, str] = {
     "none": "No memory",
     "history": "All of Friday's history",
     "window": "Friday's last turns",

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from agent.choices import ScreenFormat
+
 if TYPE_CHECKING:  # both are light, but the tools must load even before they exist
     from agent.cancel import Cancellation
     from agent.config import AgentConfig
@@ -31,7 +33,7 @@ class ToolResult:
     is_error: bool = False
     summary: str = ""
     log: str | None = None
-    screen: tuple[str, str, str] | None = None
+    screen: tuple[str, str, ScreenFormat] | None = None
     # An agent.events.ToolOutcome value; "" leaves it to is_error (ok or error).
     outcome: str = ""
 

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.choices import MEMORY_TOOL_MODES, MemoryMode
 from agent.tools.base import Tool, ToolContext, ToolResult
-
-# Modes whose sessions can read and write memory through the tool.
-MEMORY_TOOL_MODES = ("on-demand", "preloaded", "index")
 
 
 class ToolRegistry:
@@ -20,7 +18,7 @@ class ToolRegistry:
         self._by_name = {t.name: t for t in self.tools}
 
     @classmethod
-    def for_mode(cls, mode: str, store: Any = None, developer: list[Tool] | None = None) -> ToolRegistry:
+    def for_mode(cls, mode: MemoryMode, store: Any = None, developer: list[Tool] | None = None) -> ToolRegistry:
         """developer_tools() (or `developer`, for tests and the evaluation), then the memory
         tool when the mode has one."""
         if developer is None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from agent.choices import SCREEN_FORMATS, as_choice
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_str
 
-FORMATS = ("markdown", "text", "diff")
 # The pane scrolls, but a runaway payload would still cost the model output tokens and the
 # UI its memory; a limit far above any readable page is enough.
 MAX_CONTENT_CHARS = 200_000
@@ -29,7 +29,7 @@ class ShowOnScreenTool:
                     "content": {"type": "string", "description": "What to show."},
                     "format": {
                         "type": "string",
-                        "enum": list(FORMATS),
+                        "enum": list(SCREEN_FORMATS),
                         "description": "markdown (default), text (kept as typed, monospaced) or diff (unified diff, coloured).",
                     },
                 },
@@ -51,9 +51,10 @@ class ShowOnScreenTool:
         content = input.get("content")
         if not isinstance(content, str):
             raise ToolInputError("Error: content must be a string.")
-        fmt = optional_str(input, "format") or "markdown"
-        if fmt not in FORMATS:
-            raise ToolInputError(f"Error: format must be one of {', '.join(FORMATS)}, not {fmt!r}.")
+        word = optional_str(input, "format") or SCREEN_FORMATS[0]
+        fmt = as_choice(word, SCREEN_FORMATS)
+        if fmt is None:
+            raise ToolInputError(f"Error: format must be one of {', '.join(SCREEN_FORMATS)}, not {word!r}.")
         cut = ""
         if len(content) > MAX_CONTENT_CHARS:
             content = content[:MAX_CONTENT_CHARS]

@@ -11,7 +11,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from agent.eval.harness import ALL_MODES as MODES
+from agent.choices import MEMORY_MODES, MemoryMode
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
@@ -21,8 +21,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--modes",
         type=_modes,
-        default=MODES,
-        help="comma-separated memory modes to measure (default: all of " + ",".join(MODES) + ")",
+        default=MEMORY_MODES,
+        help="comma-separated memory modes to measure (default: all of " + ",".join(MEMORY_MODES) + ")",
     )
     parser.add_argument(
         "--stale", action="store_true", help="someone fixes the call site between Friday and Monday"
@@ -45,14 +45,15 @@ def _positive(text: str) -> int:
     return value
 
 
-def _modes(text: str) -> tuple[str, ...]:
+def _modes(text: str) -> tuple[MemoryMode, ...]:
     chosen = tuple(m.strip() for m in text.split(",") if m.strip())
-    unknown = [m for m in chosen if m not in MODES]
+    known: dict[str, MemoryMode] = {m: m for m in MEMORY_MODES}
+    unknown = [m for m in chosen if m not in known]
     if unknown or not chosen:
         raise argparse.ArgumentTypeError(
-            f"unknown mode(s) {', '.join(unknown) or '(none given)'}; choose from {','.join(MODES)}"
+            f"unknown mode(s) {', '.join(unknown) or '(none given)'}; choose from {','.join(MEMORY_MODES)}"
         )
-    return tuple(dict.fromkeys(chosen))
+    return tuple(dict.fromkeys(known[m] for m in chosen))
 
 
 class TerminalProgress:

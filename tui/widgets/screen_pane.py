@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,7 +13,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.markup import escape
 from textual.widgets import Markdown, Static
 
+from agent.choices import ScreenFormat
 from tui import format as fmt
+
+# What show_on_screen may hand over, and the tools' logs, which only the app shows.
+PaneFormat = Literal[ScreenFormat, "log"]
 
 EMPTY = (
     "Nothing on screen yet.\n\nLong answers, diffs and build or test logs appear here; "
@@ -41,7 +46,7 @@ _PROGRESS = re.compile(r"^(?P<marks>[.FEsxXp]+)(?P<tail>\s+\[\s*\d+%\])$")
 class ScreenItem:
     title: str
     content: str
-    format: str  # markdown | text | diff | log
+    format: PaneFormat
 
 
 def first_failure(content: str) -> int | None:
@@ -114,7 +119,7 @@ class ScreenPane(Vertical):
     def current(self) -> ScreenItem | None:
         return self.items[self.index] if self.items else None
 
-    async def show(self, title: str, content: str, format: str) -> None:
+    async def show(self, title: str, content: str, format: PaneFormat) -> None:
         self.items.insert(0, ScreenItem(fmt.sanitize(title), fmt.sanitize(content), format))
         self.index = 0
         await self._render_current()
