@@ -316,7 +316,7 @@ class Session:
                     result = replace(result, text=f"{result.text}\n{note}")
             duration = time.monotonic() - began
             if cancel.cancelled and not result.is_error:
-                result = ToolResult(text=f"{result.text}\n(The user cancelled the turn.)", is_error=result.is_error, summary=result.summary, log=result.log, screen=result.screen, outcome=result.outcome)
+                result = replace(result, text=f"{result.text}\n(The user cancelled the turn.)")
             emit(ToolFinished(turn, tool_id, name, duration, result.is_error, result.summary, result.log, result.outcome))
             if result.screen is not None:
                 title, content, fmt = result.screen

@@ -36,6 +36,9 @@ class ToolResult:
     screen: tuple[str, str, ScreenFormat] | None = None
     # An agent.events.ToolOutcome value; "" leaves it to is_error (ok or error).
     outcome: str = ""
+    # The tool's own code raised and a catch-all wrote the text: a bug, where is_error alone
+    # could be the model's bad input. The contract tests fail on it.
+    crashed: bool = False
 
 
 @runtime_checkable
@@ -104,6 +107,7 @@ def guarded(name: str, body: Callable[[], ToolResult], cancel: Cancellation | No
             text=f"Error: {name} failed unexpectedly ({type(exc).__name__}: {exc}).",
             is_error=True,
             summary="failed",
+            crashed=True,
         )
     try:
         return mask_result(result, cancel)

@@ -63,6 +63,7 @@ class ToolRegistry:
                 text=f"Error: {name} failed: {type(err).__name__}: {err}",
                 is_error=True,
                 summary=f"failed: {type(err).__name__}",
+                crashed=True,
             )
         if not isinstance(result, ToolResult):
             return ToolResult(text=f"Error: {name} returned nothing usable.", is_error=True, summary="no result")
