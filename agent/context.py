@@ -109,10 +109,6 @@ class Fullness:
     cleared_thinking_turns: int = 0
     cleared_tokens: int = 0
 
-    @property
-    def share(self) -> float:
-        return self.used / self.window if self.window else 0.0
-
     def describe(self) -> str:
         """'context 48k of 200k (12 tool results cleared)'."""
         line = f"context {_short(self.used)} of {_short(self.window)}"
@@ -141,17 +137,6 @@ def refuses_betas(status: int | None, message: str) -> bool:
     if "prompt is too long" in lowered:
         return False
     return any(word in lowered for word in ("context_management", "compaction", "anthropic-beta", "beta header", "betas"))
-
-
-def compaction_index(messages: list[dict]) -> int | None:
-    """The index of the last message holding a compaction block with a summary."""
-    for i in range(len(messages) - 1, -1, -1):
-        content = messages[i].get("content")
-        if isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") == "compaction" and b.get("content") for b in content
-        ):
-            return i
-    return None
 
 
 def _short(n: int) -> str:

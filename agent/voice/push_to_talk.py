@@ -150,9 +150,6 @@ class PushToTalk:
             if self.state is PttState.UNAVAILABLE:
                 self._set_state(PttState.IDLE)
 
-    def set_vocabulary(self, vocabulary: Sequence[str]) -> None:
-        self.vocabulary = tuple(vocabulary)
-
     def wait_idle(self, timeout: float | None = None) -> bool:
         return self._idle.wait(timeout)
 

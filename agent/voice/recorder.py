@@ -179,7 +179,6 @@ class Recorder:
         self.overflows = 0
         self.recording = False
         self._accepting = False
-        self._started_at = 0.0
 
     @property
     def elapsed(self) -> float:
@@ -201,7 +200,6 @@ class Recorder:
         self._blocks = queue.Queue()
         self.recording = True
         self._accepting = True
-        self._started_at = time.monotonic()
         self._worker = threading.Thread(target=self._work, args=(self._blocks,),
                                         name="recorder", daemon=True)
         self._worker.start()

@@ -23,10 +23,6 @@ class VoiceStack:
     vocabulary: list[str] = field(default_factory=list)
     load_seconds: float = 0.0
 
-    @property
-    def available(self) -> bool:
-        return self.reason is None
-
 
 def load_voice(repo: Path, sink: Callable[[PttEvent], None], *, store=None,
                stt_model: str | None = None, voice: str | None = None,

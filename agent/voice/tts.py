@@ -229,10 +229,6 @@ class Speaker:
         for sentence in sentences:
             self._texts.put((generation, sentence))
 
-    def say_reply(self, reply: str) -> None:
-        """Say a whole reply the way a streamed one would be said."""
-        self._say(split_sentences(reply), finish=True)
-
     def feed(self, delta: str) -> None:
         """Part of a streaming reply: each sentence is spoken as soon as it is complete.
 
