@@ -37,8 +37,7 @@ async def test_a_question_typed_at_once_says_what_it_waits_for(make_app, claude_
         app.prompt.value = "first question"
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.turns.loading_stage == "the session to start (memory, tools)", 30, "the stage")
-        await pilot.pause(0.3)
-        assert "waiting for the session to start" in app.status.info.activity
+        await wait_for(pilot, lambda: "waiting for the session to start" in app.status.info.activity, 10, "the activity")
         (thinking,) = app.query(ThinkingLine)
         assert thinking.label == "waiting for the session to start (memory, tools)"
         gate.set()
