@@ -109,6 +109,7 @@ def test_a_bad_environment_value_leaves_the_file_value(clean_env):
     assert config.effort == "high"
 
 
+@pytest.mark.e2e
 def test_ask_end_to_end_takes_each_setting_from_its_layer(claude_double, clean_env, tmp_path):
     repo = tmp_path / "sandbox" / "app"
     repo.mkdir(parents=True)

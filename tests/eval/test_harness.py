@@ -63,6 +63,7 @@ def counts(requests):
 MODES = ("none", "history", "window", "summary", "on-demand", "preloaded", "index")
 
 
+@pytest.mark.slow
 def test_every_mode_against_the_double(claude_double, tmp_path):
     results, progress = run(claude_double, tmp_path, MODES, runs=2)
     assert [m["mode"] for m in results["modes"]] == list(MODES)
@@ -133,6 +134,7 @@ def test_every_mode_against_the_double(claude_double, tmp_path):
     print(markdown_table(results))
 
 
+@pytest.mark.slow
 def test_each_monday_gets_its_own_copy_of_friday(claude_double, tmp_path):
     results, _ = run(claude_double, tmp_path, ("history", "preloaded"), runs=2)
     work = tmp_path / "work"
@@ -153,6 +155,7 @@ def test_each_monday_gets_its_own_copy_of_friday(claude_double, tmp_path):
     assert history["mondays"][0]["first_request_tokens"] == history["mondays"][1]["first_request_tokens"]
 
 
+@pytest.mark.slow
 def test_stale_variant_fixes_the_call_site_before_monday(claude_double, tmp_path):
     results, progress = run(claude_double, tmp_path, ("preloaded",), runs=1, stale=True)
     mode = results["modes"][0]
@@ -174,6 +177,7 @@ def test_stale_variant_fixes_the_call_site_before_monday(claude_double, tmp_path
     assert monday["score"]["red_without_building"] is False
 
 
+@pytest.mark.slow
 def test_cli_writes_the_three_outputs_from_any_folder(claude_double, tmp_path, monkeypatch, capsys, user_dirs):
     import tempfile
 
@@ -222,6 +226,7 @@ def test_cli_refuses_an_unknown_mode(capsys):
     assert "forever" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_an_api_error_on_monday_is_recorded_and_the_run_goes_on(claude_double, tmp_path):
     from tests.claude_double import error
 
@@ -257,6 +262,7 @@ def test_cli_keep_refuses_a_folder_holding_an_earlier_run(claude_double, tmp_pat
     assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["work"]
 
 
+@pytest.mark.slow
 def test_stale_monday_that_repeats_the_note_is_caught(claude_double, tmp_path):
     from tests.claude_double import reply
 

@@ -29,6 +29,7 @@ MOUNT_SCRIPT = (
 )
 
 
+@pytest.mark.slow
 def test_hostile_module_under_a_read_only_mount_namespace(tmp_path):
     if shutil.which("unshare") is None:
         pytest.skip("unshare is not installed, so the read-only namespace cannot be made")

@@ -7,6 +7,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from agent.cancel import Cancellation
 from agent.config import AgentConfig
 from agent.tools.base import ToolContext
@@ -168,6 +170,7 @@ def test_missing_dotnet_is_a_sentence(tmp_path, monkeypatch):
     assert result.text == "Error: dotnet is not installed on this machine (not found on PATH), so the build could not run."
 
 
+@pytest.mark.slow
 def test_timeout_stops_the_build_and_its_children(tmp_path, fake_dotnet, monkeypatch):
     repo = dotnet_repo(tmp_path / "shop")
     pids_file = tmp_path / "pids"

@@ -58,6 +58,7 @@ def node_env():
         pytest.skip("npm is not installed on this machine")
 
 
+@pytest.mark.slow
 def test_npm_build_script_with_tsc_shaped_errors(tmp_path, node_env):
     repo = init_repo(tmp_path / "web")
     (repo / "package.json").write_text(json.dumps({"name": "web", "version": "1.0.0", "scripts": {"build": "node build.js"}}))
@@ -96,6 +97,7 @@ def go_env(tmp_path, monkeypatch):
     monkeypatch.setenv("GOPATH", str(tmp_path / "gopath"))
 
 
+@pytest.mark.slow
 def test_go_build_and_test(tmp_path, go_env):
     repo = init_repo(tmp_path / "svc")
     (repo / "go.mod").write_text("module example.com/svc\n\ngo 1.21\n")

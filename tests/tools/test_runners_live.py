@@ -22,6 +22,9 @@ from agent.events import ToolOutcome
 from agent.tools.build import TestTool
 from tests.tools.repos import ctx_for, init_repo
 
+# Each test starts a real toolchain (node, go) on a project of its own.
+pytestmark = pytest.mark.slow
+
 
 def runner_path(name: str) -> str:
     folder = os.environ.get("DEVAGENT_NODE_MODULES")

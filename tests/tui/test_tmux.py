@@ -17,7 +17,7 @@ import pytest
 from tests.claude_double import reply, text
 from tests.tui.scenario import QUESTION, DoubleProcess, build_world, double_script
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 
 class Tmux:
