@@ -12,6 +12,7 @@ import pytest
 from tests.claude_double import error, reply, text, tool_use
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
@@ -33,7 +34,6 @@ def ask(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.e2e
 def test_ask_prints_each_reply_then_one_json_line(claude_double, repo):
     claude_double.add(text("Let me look."), tool_use("git_status", {}, id="g1"))
     claude_double.add(reply("You are on main, nothing changed.", usage={"input_tokens": 50, "output_tokens": 9, "cache_read_input_tokens": 400}))
@@ -58,7 +58,6 @@ def test_ask_prints_each_reply_then_one_json_line(claude_double, repo):
     assert transcript.is_file() and str(transcript).startswith(os.environ["XDG_DATA_HOME"])
 
 
-@pytest.mark.e2e
 def test_each_ask_is_a_new_session(claude_double, repo):
     claude_double.add("One.", "Two.")
     assert ask("--repo", str(repo), "--memory", "history", "first").returncode == 0
@@ -69,7 +68,6 @@ def test_each_ask_is_a_new_session(claude_double, repo):
     assert sum("Today is" in b.get("text", "") for m in second.messages for b in m["content"]) == 2
 
 
-@pytest.mark.e2e
 def test_model_and_effort_options_reach_the_request(claude_double, repo):
     claude_double.add("ok")
     assert ask("--repo", str(repo), "--memory", "none", "--model", "claude-sonnet-5-5", "--effort", "high", "hi").returncode == 0
@@ -77,7 +75,6 @@ def test_model_and_effort_options_reach_the_request(claude_double, repo):
     assert body["model"] == "claude-sonnet-5-5" and body["output_config"] == {"effort": "high"}
 
 
-@pytest.mark.e2e
 def test_environment_sets_model_and_effort(claude_double, repo):
     claude_double.add("ok")
     env = {**os.environ, "DEVAGENT_MODEL": "claude-opus-x", "DEVAGENT_EFFORT": "medium"}
@@ -86,7 +83,6 @@ def test_environment_sets_model_and_effort(claude_double, repo):
     assert body["model"] == "claude-opus-x" and body["output_config"] == {"effort": "medium"}
 
 
-@pytest.mark.e2e
 def test_an_api_error_is_a_sentence_and_a_failing_exit(claude_double, repo):
     claude_double.add(error(400, "max_tokens: too large"))
     out = ask("--repo", str(repo), "--memory", "none", "hi")
