@@ -82,7 +82,7 @@ def references(text: str, repo: Path) -> list[tuple[str, int | None]]:
             if not token or not _is_claim(token, repo, quoted):
                 continue
             # A range names both its ends: "a.cs:3-9" is stale once a.cs is shorter than 9 lines.
-            lines = [int(g) for g in match.group(2, 3) if g] or [None]
+            lines: list[int | None] = [int(g) for g in match.group(2, 3) if g] or [None]
             for line in lines:
                 key = (token.rstrip("/"), line)
                 if key not in seen:

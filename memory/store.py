@@ -118,7 +118,7 @@ class MemoryStore:
 
     # -- the model's commands --------------------------------------------------------------
 
-    def run(self, command: dict) -> tuple[str, bool]:
+    def run(self, command: dict[str, Any]) -> tuple[str, bool]:
         """Runs one memory command: (result text, is_error). Never raises."""
         try:
             name, args = inputs.parse(command)
