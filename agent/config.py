@@ -93,7 +93,7 @@ class AgentConfig:
             logging.getLogger("devagent.config").warning("settings: %s", config.notice)
         return config
 
-    def for_repository(self, repo: Path, file: dict | None = None) -> AgentConfig:
+    def for_repository(self, repo: Path, file: dict[str, Any] | None = None) -> AgentConfig:
         """The build and test commands the user set for this repository, if any."""
         file = load_user_config() if file is None else file
         repos = file.get("repos") or {}
@@ -114,12 +114,12 @@ def config_file() -> Path:
     return Path(user_config_dir("devagent")) / "config.toml"
 
 
-def user_config() -> tuple[dict, list[Problem]]:
+def user_config() -> tuple[dict[str, Any], list[Problem]]:
     """The config file's valid settings, and what in it was ignored and why."""
     return file_format.read(config_file())
 
 
-def load_user_config() -> dict:
+def load_user_config() -> dict[str, Any]:
     """The config file's valid settings; never raises, whatever the file holds."""
     return user_config()[0]
 
@@ -171,7 +171,7 @@ def _thinking_fits(config: AgentConfig, problems: list[Problem]) -> AgentConfig:
     return config
 
 
-def _from_file(config: AgentConfig, file: dict) -> AgentConfig:
+def _from_file(config: AgentConfig, file: dict[str, Any]) -> AgentConfig:
     """`config` with the file's settings, which agent.config_file has already checked."""
     names = ("model", "effort", "memory_mode", "thinking", "max_tokens", "window_turns", "max_retries",
              "max_api_calls_per_turn", "request_timeout")
@@ -196,7 +196,7 @@ def _resolved(path: Path) -> Path:
 _CONTEXT_ENV = {"DEVAGENT_CLEAR_AT": "clear_at", "DEVAGENT_COMPACT_AT": "compact_at"}
 
 
-def _long_session_settings(config: AgentConfig, file: dict, problems: list[Problem]) -> AgentConfig:
+def _long_session_settings(config: AgentConfig, file: dict[str, Any], problems: list[Problem]) -> AgentConfig:
     context = file.get("context") or {}
     transcripts = file.get("transcripts") or {}
     changes: dict[str, Any] = {}

@@ -182,7 +182,7 @@ TRANSCRIPT_SETTINGS: dict[str, Check] = {"max_age_days": count(1), "max_total_mb
 # --- the file -----------------------------------------------------------------------------
 
 
-def read(path: Path) -> tuple[dict, list[Problem]]:
+def read(path: Path) -> tuple[dict[str, Any], list[Problem]]:
     """The file's valid settings and what was ignored; a missing file is no problem."""
     source = str(path)
     try:
@@ -200,7 +200,7 @@ def read(path: Path) -> tuple[dict, list[Problem]]:
     return checked(data, source)
 
 
-def checked(data: dict, source: str) -> tuple[dict, list[Problem]]:
+def checked(data: dict[str, Any], source: str) -> tuple[dict[str, Any], list[Problem]]:
     """`data` without the keys of the wrong kind, and a Problem for each one left out."""
     problems: list[Problem] = []
     clean = _table(data, SETTINGS, "", source, problems, tables=("repos", "voice", "context", "transcripts"))
@@ -232,9 +232,9 @@ def checked(data: dict, source: str) -> tuple[dict, list[Problem]]:
 
 
 def _table(
-    data: dict, checks: dict[str, Check], prefix: str, source: str, problems: list[Problem], tables: tuple[str, ...] = ()
-) -> dict:
-    clean: dict = {}
+    data: dict[str, Any], checks: dict[str, Check], prefix: str, source: str, problems: list[Problem], tables: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    clean: dict[str, Any] = {}
     for key, value in data.items():
         if key in tables:
             continue

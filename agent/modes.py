@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 class SessionStart:
     memory_tool: bool = False
     context: str = ""
-    replay: list[dict] = field(default_factory=list)
+    replay: list[dict[str, Any]] = field(default_factory=list)
     # When each replayed message was said, for the saved transcript.
     replay_times: list[datetime] = field(default_factory=list)
 
@@ -107,7 +107,7 @@ def turn_starts(messages: list[transcripts.SavedMessage]) -> list[int]:
     return starts
 
 
-def strip_thinking(message: dict) -> dict | None:
+def strip_thinking(message: dict[str, Any]) -> dict[str, Any] | None:
     """The message without thinking blocks; None when nothing else was in it.
 
     A thinking block's signature binds it to the exact conversation before it. A window cuts
@@ -140,14 +140,13 @@ def _replay(repo: Path, turns: int | None) -> SessionStart:
         if not starts:
             return SessionStart()
         kept = kept[starts[-turns] if len(starts) >= turns else starts[0] :]
-    replay: list[dict] = []
+    replay: list[dict[str, Any]] = []
     times: list[datetime] = []
     for saved in kept:
-        message = copy.deepcopy(saved.message)
-        if turns is not None:
-            message = strip_thinking(message)
-            if message is None:
-                continue
+        copied = copy.deepcopy(saved.message)
+        message = strip_thinking(copied) if turns is not None else copied
+        if message is None:
+            continue
         replay.append(message)
         times.append(saved.time)
     if turns is not None and replay:

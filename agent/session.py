@@ -40,7 +40,7 @@ from agent.events import (
 from agent.faults import OUTPUT_LIMIT, TurnCancelled, TurnFailed, traceback_worth_keeping
 from agent.history import CANCELLED_NOTE, FAILED_NOTE, History, tool_result
 from agent.stream import Reply, stream_reply
-from agent.tools.base import ToolContext, ToolResult
+from agent.tools.base import Tool, ToolContext, ToolResult
 from agent.tools.registry import ToolRegistry
 from agent.transcripts import SavedSession, Transcript
 from agent.turn import Sink, TurnState, safe
@@ -62,7 +62,7 @@ class Session:
         client: Any = None,
         store: Any = None,
         now: datetime | Callable[[], datetime] | None = None,
-        tools: list | None = None,
+        tools: list[Tool] | None = None,
         save_transcript: bool = True,
         resume: SavedSession | None = None,
     ) -> None:
@@ -136,7 +136,7 @@ class Session:
             return self._now
         return datetime.now().astimezone()
 
-    def _system_blocks(self) -> list[dict]:
+    def _system_blocks(self) -> list[dict[str, Any]]:
         stable = prompts.system_prompt()
         if self.start.memory_tool:
             stable = f"{stable}\n\n{prompts.memory_rules()}"
@@ -146,7 +146,7 @@ class Session:
         return blocks
 
     @property
-    def messages(self) -> list[dict]:
+    def messages(self) -> list[dict[str, Any]]:
         """The conversation as the next request will send it."""
         return self.history.messages
 
@@ -291,9 +291,9 @@ class Session:
             if turn.cancel.wait(delay):
                 raise TurnCancelled(turn.usage + spent)
 
-    def _run_tools(self, state: TurnState, reply: Reply) -> list[dict]:
+    def _run_tools(self, state: TurnState, reply: Reply) -> list[dict[str, Any]]:
         emit, cancel, turn = state.emit, state.cancel, state.id
-        results: list[dict] = []
+        results: list[dict[str, Any]] = []
         ctx = ToolContext(repo=self.repo, cancel=cancel, config=self.config)
         for block in reply.tool_uses:
             tool_id, name, input = block["id"], block["name"], block.get("input")
@@ -360,7 +360,7 @@ class Session:
             except Exception as err:
                 log.warning("transcript %s: the summary was not saved: %s", self.transcript.path, err)
 
-    def _write_summary(self, ask: str | None = None, messages: list[dict] | None = None) -> str | None:
+    def _write_summary(self, ask: str | None = None, messages: list[dict[str, Any]] | None = None) -> str | None:
         if api_key_problem() and self._client is None:
             return None
         if messages is None:

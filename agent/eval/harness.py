@@ -180,7 +180,7 @@ def _age_files(folder: Path, when: datetime) -> None:
             pass
 
 
-def _usage_total(turns: list[TurnRecord]) -> dict:
+def _usage_total(turns: list[TurnRecord]) -> dict[str, Any]:
     keys = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "api_calls", "cost_usd")
     return {k: round(sum(float(t.usage.get(k) or 0) for t in turns), 6) for k in keys}
 
@@ -189,7 +189,7 @@ def _errors(turns: list[TurnRecord]) -> list[str]:
     return [f"turn {i + 1}: {t.error}" for i, t in enumerate(turns) if t.error]
 
 
-def run_friday(fixture: Fixture, config: AgentConfig, data: Path, friday: datetime, client: Any) -> dict:
+def run_friday(fixture: Fixture, config: AgentConfig, data: Path, friday: datetime, client: Any) -> dict[str, Any]:
     with scoped_env(XDG_DATA_HOME=str(data)), dotnet_on_path(fixture):
         run = run_session(fixture.repo, config, FRIDAY, now=friday, client=client)
         folder = memory_folder(fixture.repo)
@@ -211,7 +211,7 @@ def run_friday(fixture: Fixture, config: AgentConfig, data: Path, friday: dateti
 
 def run_monday(
     fixture: Fixture, config: AgentConfig, friday_data: Path, data: Path, monday: datetime, client: Any, stale: bool
-) -> dict:
+) -> dict[str, Any]:
     shutil.copytree(friday_data, data)
     fixture.clear_dotnet_log()
     with scoped_env(XDG_DATA_HOME=str(data)), dotnet_on_path(fixture):
@@ -230,7 +230,7 @@ def run_monday(
     }
 
 
-def run_eval(options: EvalOptions, progress: Progress | None = None) -> dict:
+def run_eval(options: EvalOptions, progress: Progress | None = None) -> dict[str, Any]:
     """Runs every Friday and Monday; returns the results as the JSON structure of the report."""
     progress = progress or (lambda done, total, label: None)
     if options.workdir is not None and options.workdir.exists() and any(options.workdir.iterdir()):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import statistics
 from pathlib import Path
+from typing import Any
 
 from agent.choices import MemoryMode
 from agent.eval.scoring import correct_out_of
@@ -24,7 +25,7 @@ MODE_LABELS: dict[MemoryMode, str] = {
 }
 
 
-def _count(mondays: list[dict], key: str) -> str:
+def _count(mondays: list[dict[str, Any]], key: str) -> str:
     scored = [m for m in mondays if m.get("score")]
     return f"{sum(bool(m['score'][key]) for m in scored)} of {len(scored)}"
 
@@ -36,11 +37,11 @@ def _span(values: list[float], fmt: str) -> str:
     return fmt.format(low) if low == high else f"{fmt.format(low)}–{fmt.format(high)}"
 
 
-def _tokens(mondays: list[dict]) -> list[int]:
+def _tokens(mondays: list[dict[str, Any]]) -> list[int]:
     return [m["first_request_tokens"] for m in mondays if m.get("first_request_tokens") is not None]
 
 
-def mode_summary(mode: dict, stale: bool) -> dict:
+def mode_summary(mode: dict[str, Any], stale: bool) -> dict[str, Any]:
     """The numbers of one table row, also kept in the JSON for whoever plots them again."""
     mondays = mode["mondays"]
     scored = [m for m in mondays if m.get("score")]
@@ -66,7 +67,7 @@ def mode_summary(mode: dict, stale: bool) -> dict:
     }
 
 
-def markdown_table(results: dict) -> str:
+def markdown_table(results: dict[str, Any]) -> str:
     stale = bool(results.get("stale"))
     header = [
         "Monday starts with", "First request", "Says what was left", "Builds Core without asking",
@@ -116,7 +117,7 @@ def markdown_table(results: dict) -> str:
     return "\n".join(rows) + "\n\n" + "\n".join(notes) + "\n"
 
 
-def _friday_cell(friday: dict) -> str:
+def _friday_cell(friday: dict[str, Any]) -> str:
     if friday.get("error"):
         return "Friday failed"
     score = friday.get("memory_score") or {}
@@ -130,7 +131,7 @@ def _friday_cell(friday: dict) -> str:
     return cell
 
 
-def chart(results: dict, path: Path) -> Path:
+def chart(results: dict[str, Any], path: Path) -> Path:
     """First-request tokens against correct answers, one point per mode."""
     import matplotlib
 
@@ -160,7 +161,7 @@ def chart(results: dict, path: Path) -> Path:
     return path
 
 
-def write_report(results: dict, out: Path) -> dict[str, Path]:
+def write_report(results: dict[str, Any], out: Path) -> dict[str, Path]:
     """Writes results.json, report.md and chart.png into `out`; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
     stale = bool(results.get("stale"))

@@ -45,18 +45,18 @@ class ToolResult:
 class Tool(Protocol):
     name: str
 
-    def definition(self) -> dict: ...
+    def definition(self) -> dict[str, Any]: ...
 
-    def summarize_input(self, input: dict) -> str: ...
+    def summarize_input(self, input: dict[str, Any]) -> str: ...
 
-    def run(self, input: dict, ctx: ToolContext) -> ToolResult: ...
+    def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 
 
 class ToolInputError(ValueError):
     """The model sent an input the tool cannot use; the message is written for the model."""
 
 
-def optional_str(input: dict, key: str) -> str | None:
+def optional_str(input: dict[str, Any], key: str) -> str | None:
     value = input.get(key)
     if value is None or value == "":
         return None
@@ -65,14 +65,14 @@ def optional_str(input: dict, key: str) -> str | None:
     return value
 
 
-def required_str(input: dict, key: str) -> str:
+def required_str(input: dict[str, Any], key: str) -> str:
     value = optional_str(input, key)
     if value is None:
         raise ToolInputError(f"Error: missing {key}.")
     return value
 
 
-def optional_int(input: dict, key: str) -> int | None:
+def optional_int(input: dict[str, Any], key: str) -> int | None:
     value = input.get(key)
     if value is None:
         return None

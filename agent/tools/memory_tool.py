@@ -19,10 +19,10 @@ class MemoryTool:
     def __init__(self, store: Any) -> None:
         self.store = store
 
-    def definition(self) -> dict:
+    def definition(self) -> dict[str, Any]:
         return {"type": "memory_20250818", "name": "memory"}
 
-    def summarize_input(self, input: dict) -> str:
+    def summarize_input(self, input: dict[str, Any]) -> str:
         command = input.get("command")
         if not isinstance(command, str):
             return "?"
@@ -31,7 +31,7 @@ class MemoryTool:
         path = input.get("path")
         return f"{command} {path}" if isinstance(path, str) else command
 
-    def run(self, input: dict, ctx: ToolContext) -> ToolResult:
+    def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
             text, is_error = self.store.run(input)
         except Exception as err:  # the store promises not to raise; a turn must survive if it does

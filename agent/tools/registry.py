@@ -36,7 +36,7 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return [t.name for t in self.tools]
 
-    def definitions(self) -> list[dict]:
+    def definitions(self) -> list[dict[str, Any]]:
         return [t.definition() for t in self.tools]
 
     def summarize(self, name: str, input: Any) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent.choices import SCREEN_FORMATS, as_choice
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_str
 
@@ -13,7 +15,7 @@ MAX_CONTENT_CHARS = 200_000
 class ShowOnScreenTool:
     name = "show_on_screen"
 
-    def definition(self) -> dict:
+    def definition(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "description": (
@@ -37,14 +39,14 @@ class ShowOnScreenTool:
             },
         }
 
-    def summarize_input(self, input: dict) -> str:
+    def summarize_input(self, input: dict[str, Any]) -> str:
         title = input.get("title") if isinstance(input, dict) else None
         return str(title)[:60] if title else "screen"
 
-    def run(self, input: dict, ctx: ToolContext) -> ToolResult:
+    def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return guarded(self.name, lambda: self._run(input), ctx.cancel)
 
-    def _run(self, input: dict) -> ToolResult:
+    def _run(self, input: dict[str, Any]) -> ToolResult:
         if not isinstance(input, dict):
             raise ToolInputError("Error: the input must be an object with title and content.")
         title = optional_str(input, "title") or "Untitled"

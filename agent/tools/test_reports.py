@@ -72,7 +72,8 @@ def _cases(xml: JUnitXml | TestSuite) -> list[TestCase]:
     for suite in xml:
         cases += list(suite)
     # node's junit reporter puts test cases straight under <testsuites>.
-    cases += [TestCase.fromelem(e) for e in xml._elem.findall("testcase")]
+    # junitparser leaves fromelem unannotated; it returns the TestCase it is called on
+    cases += [TestCase.fromelem(e) for e in xml._elem.findall("testcase")]  # type: ignore[no-untyped-call]
     return cases
 
 
@@ -85,13 +86,13 @@ def read_junit(text: str, root: str | None = None) -> TestSummary:
         name = _case_name(case.classname, case.name, case._elem.get("file"), root)
         results = case.result
         if any(isinstance(r, Error) for r in results):
-            r = next(r for r in results if isinstance(r, Error))
+            error = next(r for r in results if isinstance(r, Error))
             summary.errors += 1
-            summary.add_failure(name, _first_meaningful(r.message, r.text), error=True)
+            summary.add_failure(name, _first_meaningful(error.message, error.text), error=True)
         elif any(isinstance(r, Failure) for r in results):
-            r = next(r for r in results if isinstance(r, Failure))
+            failure = next(r for r in results if isinstance(r, Failure))
             summary.failed += 1
-            summary.add_failure(name, _first_meaningful(r.message, r.text))
+            summary.add_failure(name, _first_meaningful(failure.message, failure.text))
         elif any(isinstance(r, Skipped) for r in results):
             summary.skipped += 1
         else:
@@ -119,7 +120,7 @@ def _case_name(classname: str | None, name: str | None, file: str | None = None,
     return joiner.join(p for p in (classname, name) if p) or "(unnamed test)"
 
 
-def _declared_tests(root) -> int | None:
+def _declared_tests(root: JUnitXml | TestSuite) -> int | None:
     try:
         value = root._elem.get("tests")
         if value is None and not isinstance(root, TestSuite):

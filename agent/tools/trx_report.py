@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Iterator
 from xml.etree import ElementTree
 
 from agent.tools.testresults import MAX_REPORT_BYTES, TestSummary
@@ -72,7 +73,7 @@ def read_trx(data: bytes, summary: TestSummary | None = None) -> TestSummary:
     return summary
 
 
-def _leaves(results):
+def _leaves(results: Iterable[ElementTree.Element]) -> Iterator[ElementTree.Element]:
     """Each result that is a verdict of its own: a data-driven test's rows, not the test."""
     for result in results:
         inner = result.find(f"{NS}InnerResults")
@@ -82,14 +83,16 @@ def _leaves(results):
             yield result
 
 
-def _classes(root) -> dict[str, str]:
+def _classes(root: ElementTree.Element) -> dict[str, str]:
     """Test id to class name: NUnit and MSTest name a result by its method alone."""
     found = {}
     for test in root.iterfind(f"{NS}TestDefinitions/*"):
         method = test.find(f"{NS}TestMethod")
-        if method is not None and method.get("className") and test.get("id"):
+        class_name = method.get("className") if method is not None else None
+        test_id = test.get("id")
+        if class_name and test_id:
             # MSTest of old wrote the assembly after the class: "Ns.Class, Assembly, Version=..."
-            found[test.get("id")] = method.get("className").split(",")[0].strip()
+            found[test_id] = class_name.split(",")[0].strip()
     return found
 
 
@@ -99,7 +102,7 @@ def _name(test_name: str, class_name: str | None) -> str:
     return test_name
 
 
-def _reason(result) -> str:
+def _reason(result: ElementTree.Element) -> str:
     """The first line of the failure's message, with the values it compared."""
     info = result.find(f"{NS}Output/{NS}ErrorInfo")
     if info is None:
