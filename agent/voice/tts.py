@@ -12,12 +12,18 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from agent.voice.buffer_stream import BufferStream, open_buffer_stream  # noqa: F401 (re-exported)
+from agent.voice.audio import Device
+
+# BufferStream and open_buffer_stream are re-exported: callers play a speaker into memory
+from agent.voice.buffer_stream import BufferStream as BufferStream
+from agent.voice.buffer_stream import OpenStream, OutputCallback, OutputStream
+from agent.voice.buffer_stream import open_buffer_stream as open_buffer_stream
 from agent.voice.sentences import SentenceSplitter, split_sentences
 from agent.voice.speakable import DEFAULT_BUDGET, SpeechFilter
 
@@ -42,7 +48,7 @@ def voices_dir() -> Path:
     return Path(user_data_dir("devagent")) / "voices"
 
 
-def resolve_voice(voice: str | os.PathLike | None) -> tuple[Path, Path]:
+def resolve_voice(voice: str | os.PathLike[str] | None) -> tuple[Path, Path]:
     """(model, config) for a voice given as None, a .onnx path or a name in voices_dir()."""
     voice = voice if voice is not None else os.environ.get("DEVAGENT_TTS_VOICE") or None
     if voice is None:
@@ -59,7 +65,7 @@ def resolve_voice(voice: str | os.PathLike | None) -> tuple[Path, Path]:
 
 
 class Voice:
-    def __init__(self, voice: str | os.PathLike | None = None, *, length_scale: float | None = None,
+    def __init__(self, voice: str | os.PathLike[str] | None = None, *, length_scale: float | None = None,
                  variation: float | None = None, use_cuda: bool = False) -> None:
         """`variation` scales Piper's sampling noise (pitch and timing); 0 makes the same
         text sound the same every time, which scripts and tests want. None keeps the
@@ -68,7 +74,7 @@ class Voice:
         self.length_scale = length_scale
         self.variation = variation
         self.use_cuda = use_cuda
-        self._piper = None
+        self._piper: Any = None  # a PiperVoice; piper has no type information
         self._lock = threading.Lock()
         self.load_seconds: float | None = None
 
@@ -97,7 +103,7 @@ class Voice:
             self.load_seconds = time.perf_counter() - started
             return self
 
-    def _syn_config(self):
+    def _syn_config(self) -> Any:
         if self.length_scale is None and self.variation is None:
             return None
         from piper import SynthesisConfig
@@ -117,8 +123,8 @@ class Voice:
         return audio, self.sample_rate
 
 
-def open_output_stream(rate: int, callback: Callable, *, device=None, blocksize: int = 256,
-                       latency: str | float = "low"):
+def open_output_stream(rate: int, callback: OutputCallback, *, device: Device = None, blocksize: int = 256,
+                       latency: str | float = "low") -> OutputStream:
     import sounddevice
 
     from agent.voice.alsa import quiet_alsa_errors
@@ -128,7 +134,8 @@ def open_output_stream(rate: int, callback: Callable, *, device=None, blocksize:
                                       blocksize=blocksize, latency=latency, device=device,
                                       callback=callback)
     stream.start()
-    return stream
+    started: OutputStream = stream
+    return started
 
 
 class Speaker:
@@ -139,10 +146,10 @@ class Speaker:
     instead of raising into the caller's thread.
     """
 
-    def __init__(self, voice: Voice | None = None, *, device=None, muted: bool = False,
+    def __init__(self, voice: Voice | None = None, *, device: Device = None, muted: bool = False,
                  budget: int = DEFAULT_BUDGET, blocksize: int = 256,
                  latency: str | float = "low",
-                 open_stream: Callable = open_output_stream) -> None:
+                 open_stream: OpenStream = open_output_stream) -> None:
         self.voice = voice or Voice()
         self.device = device
         self.blocksize = blocksize
@@ -151,13 +158,14 @@ class Speaker:
         self._muted = muted
         self._splitter = SentenceSplitter()
         self._filter = SpeechFilter(budget)
-        self._texts: queue.Queue = queue.Queue()
-        self._audio: collections.deque = collections.deque()
+        # (generation, sentence), (generation, None) to warm up, None to end the thread
+        self._texts: queue.Queue[tuple[int, str | None] | None] = queue.Queue()
+        self._audio: collections.deque[np.ndarray] = collections.deque()
         self._offset = 0  # samples of _audio[0] already played
         self._lock = threading.Lock()
         self._generation = 0
         self._pending = 0  # texts queued or being synthesized
-        self._stream = None
+        self._stream: OutputStream | None = None
         self._stream_running = False
         self._last_synthesis = time.monotonic()
         self._worker: threading.Thread | None = None
@@ -190,7 +198,7 @@ class Speaker:
         return self._muted
 
     @property
-    def stream(self):
+    def stream(self) -> Any:
         """The open output stream (sounddevice's, or whatever open_stream made)."""
         return self._stream
 
@@ -251,7 +259,7 @@ class Speaker:
             return
         self._say(self._splitter.flush(), finish=True)
 
-    def _say(self, sentences, *, finish: bool) -> None:
+    def _say(self, sentences: Iterable[str], *, finish: bool) -> None:
         """Speak what the filter lets through; at the end of a reply, also what it held back."""
         for sentence in sentences:
             said = self._filter.accept(sentence)
@@ -384,7 +392,7 @@ class Speaker:
             self._pending = max(self._pending, 0)
             self._idle.set()
 
-    def _callback(self, outdata, frames, time_info, status) -> None:
+    def _callback(self, outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         out = outdata.reshape(-1)
         filled = 0
         with self._lock:
@@ -411,7 +419,7 @@ class Speaker:
                 self._maybe_idle()
 
 
-def _dac_delay(time_info) -> float:
+def _dac_delay(time_info: Any) -> float:
     try:
         return max(0.0, float(time_info.outputBufferDacTime - time_info.currentTime))
     except Exception:
