@@ -7,16 +7,19 @@ background (tui.turns) while the panes are already usable.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widget import Widget
+from textual.widgets import Footer, TextArea
 
 from agent.config import AgentConfig, api_key_problem
 from agent.events import (
@@ -47,6 +50,8 @@ from tui.widgets.prompt import Prompt
 from tui.widgets.queued import QueuedTurns
 from tui.widgets.screen_pane import ScreenPane
 from tui.widgets.status import StatusLine
+
+W = TypeVar("W", bound=Widget)
 
 
 class EventsWaiting(Message):
@@ -126,10 +131,12 @@ class DevAgentApp(App):
 
     @property
     def main_screen(self) -> MainScreen:
-        return self.screen_stack[0]
+        # get_default_screen put it at the bottom of the stack
+        return cast(MainScreen, self.screen_stack[0])
 
-    def _main(self, kind: type, selector: str | None = None) -> Any:
-        return self.main_screen.query_one(selector or kind, kind)
+    def _main(self, kind: type[W], selector: str | None = None) -> W:
+        screen = self.main_screen
+        return screen.query_one(selector, kind) if selector else screen.query_one(kind)
 
     prompt = property(lambda self: self._main(Prompt, "#prompt"))
     panes = property(lambda self: self._main(Panes))
@@ -181,7 +188,7 @@ class DevAgentApp(App):
                 pass
         self.turns.close()
 
-    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
                markup: bool = False) -> None:
         """Toasts quote memory names, paths and errors: shown as text, never as markup."""
         super().notify(fmt.sanitize(message), title=fmt.sanitize(title), severity=severity, timeout=timeout,
@@ -194,7 +201,7 @@ class DevAgentApp(App):
             event.stop()
             event.prevent_default()
 
-    def on_text_area_changed(self, event) -> None:
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if isinstance(event.text_area, Prompt) and self.screen_stack:
             self.conversation.typing()
 
@@ -400,7 +407,7 @@ class DevAgentApp(App):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.status.info.voice, self.talk_key))
 
-    def get_system_commands(self, screen):
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         pane = self.memory_pane
         for title, help, action in (

@@ -14,9 +14,15 @@ import importlib
 import io
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.choices import EFFORTS, MEMORY_MODES
+
+if TYPE_CHECKING:
+    from agent.voice.controller import VoiceController
+    from agent.voice.settings import VoiceSettings
 
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -117,8 +123,8 @@ def resume_id(value: str) -> tuple[str, str | None]:
     return wanted or "", rest
 
 
-def voice_factory_for(settings):
-    def make():
+def voice_factory_for(settings: VoiceSettings) -> Callable[[], VoiceController]:
+    def make() -> VoiceController:
         from agent.voice.controller import VoiceController
         from agent.voice.settings import key_label
 

@@ -10,6 +10,7 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import TextIO
 
 from agent.choices import MEMORY_MODES, MemoryMode
 
@@ -59,7 +60,7 @@ def _modes(text: str) -> tuple[MemoryMode, ...]:
 class TerminalProgress:
     """A one-line bar on stderr: runs done, runs left, what is running now."""
 
-    def __init__(self, stream=None, width: int = 28) -> None:
+    def __init__(self, stream: TextIO | None = None, width: int = 28) -> None:
         self.stream = stream or sys.stderr
         self.width = width
         self.started = time.monotonic()

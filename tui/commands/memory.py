@@ -17,6 +17,10 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memory.store import MemoryStore
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
@@ -78,7 +82,7 @@ def _run(args: argparse.Namespace) -> int:
     return _show(store, args.name)
 
 
-def _list(store) -> int:
+def _list(store: MemoryStore) -> int:
     for info in store.memories():
         modified = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.modified))
         fields = [info.path, info.type or "-", str(info.size), modified, info.name, info.description]
@@ -92,7 +96,7 @@ def _list(store) -> int:
     return 0
 
 
-def _find(store, wanted: str) -> str | None:
+def _find(store: MemoryStore, wanted: str) -> str | None:
     if wanted.startswith(store.ROOT + "/"):
         return wanted
     memories = store.memories()
@@ -115,7 +119,7 @@ def _find(store, wanted: str) -> str | None:
     return None
 
 
-def _show(store, wanted: str) -> int:
+def _show(store: MemoryStore, wanted: str) -> int:
     from memory.errors import MemoryStoreError
 
     path = _find(store, wanted)

@@ -43,7 +43,7 @@ def run(name: str, args: argparse.Namespace) -> int:
         return 1
 
 
-def _say(args) -> int:
+def _say(args: argparse.Namespace) -> int:
     from agent.voice.audio import resample, to_int16, write_wav
     from agent.voice.tts import Voice
 
@@ -56,7 +56,7 @@ def _say(args) -> int:
     return 0
 
 
-def _transcribe(args) -> int:
+def _transcribe(args: argparse.Namespace) -> int:
     if not args.file.is_file():
         print(f"devagent transcribe: no such file: {args.file}", file=sys.stderr)
         return 1

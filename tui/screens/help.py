@@ -101,7 +101,7 @@ class HelpScreen(ModalScreen[None]):
             box.border_subtitle = "Esc closes"
             yield Static(help_renderable(self.voice, self.talk_key), id="help-text")
 
-    async def action_dismiss(self, result=None) -> None:
+    async def action_dismiss(self, result: object = None) -> None:
         self.dismiss(None)
 
     def close_for_typing(self) -> None:

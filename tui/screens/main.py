@@ -6,12 +6,14 @@ the pane that happened to be focused before it opened (where a bare letter is an
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events
 from textual.screen import Screen
 
 
 class MainScreen(Screen):
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._shown = False
 

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownStream
 
+from agent.events import ToolOutcome, outcome_of
 from tui import format as fmt
 from tui.outcomes import OUTCOME_MARKS
 
@@ -64,10 +68,10 @@ class _Spinning(Widget):
     _Spinning { height: 1; }
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.started = time.monotonic()
-        self._timer = None
+        self._timer: Timer | None = None
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(0.1, self._tick)
@@ -119,13 +123,13 @@ class ToolLine(_Spinning):
         self.tool_name = fmt.sanitize(name)
         self.input_summary = fmt.sanitize(summary)
         self.finished: tuple[float, bool, str] | None = None  # duration, is_error, summary
-        self.outcome = ""  # an agent.events.ToolOutcome value once finished
+        self.outcome = ToolOutcome.OK  # how it ended, once finished
         self.tool_log: str | None = None
         self.cancelled = False
 
     def finish(self, duration: float, is_error: bool, summary: str, log: str | None, outcome: str = "") -> None:
         self.finished = (duration, is_error, fmt.sanitize(summary))
-        self.outcome = outcome if outcome in OUTCOME_MARKS else ("error" if is_error else "ok")
+        self.outcome = outcome_of(outcome, is_error)
         self.tool_log = log
         self.remove_class("-running")
         self.add_class("-error" if is_error else "-ok")
@@ -147,7 +151,7 @@ class ToolLine(_Spinning):
         if self.finished is None and not self.cancelled:
             head.append(self.spinner(), "bold")
         else:
-            shown = OUTCOME_MARKS["cancelled" if self.finished is None else self.outcome]
+            shown = OUTCOME_MARKS[ToolOutcome.CANCELLED if self.finished is None else self.outcome]
             colour = shown.colour
             head.append(shown.mark, shown.style)
         head.append(f" {self.tool_name}", "bold")
@@ -200,7 +204,7 @@ class Conversation(VerticalScroll):
 
     HINT = "▼ new output below · Ctrl+End or PgDn"
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._reply: Reply | None = None
         self._stream: MarkdownStream | None = None
@@ -208,7 +212,7 @@ class Conversation(VerticalScroll):
         self._tools: dict[str, ToolLine] = {}
         self.reply_text = ""  # everything streamed in the current turn, for tests and voice
         self._unwritten: list[str] = []
-        self._flush_timer = None
+        self._flush_timer: Timer | None = None
         self._typed_at = 0.0
         self._held_since: float | None = None
         self.following = True
@@ -221,7 +225,7 @@ class Conversation(VerticalScroll):
             # only a move up means the user went to read; the end moving away does not
             self._set_following(False)
 
-    def watch_virtual_size(self, old, new) -> None:
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
         if self.following:
             # after this layout pass, so the end is where the new content put it
             self.call_next(self._to_end)
@@ -246,7 +250,7 @@ class Conversation(VerticalScroll):
         self._set_following(True)
         self.scroll_end(animate=False, immediate=True)
 
-    async def _add(self, widget) -> None:
+    async def _add(self, widget: Widget) -> None:
         last = self.children[-1] if self.children else None
         if not isinstance(last, Reply):
             # a reply ends with its own blank line; anything else needs one put before

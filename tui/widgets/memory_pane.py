@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -23,6 +24,11 @@ from textual.widgets.option_list import Option
 
 from tui import format as fmt
 
+if TYPE_CHECKING:
+    from memory.notes import MemoryInfo
+    from memory.preload import LeftOut
+    from memory.store import MemoryStore
+
 # watchfiles waits 1.6 s for a burst of changes to settle by default; a memory save is one
 # rename, so a short debounce shows it at once and still folds an editor's save dance into one.
 DEBOUNCE_MS = 50
@@ -35,16 +41,16 @@ EMPTY = "No memories yet.\nThe agent saves what it should remember here; press n
 
 @dataclass
 class Listing:
-    memories: list = field(default_factory=list)  # memory.notes.MemoryInfo
+    memories: list[MemoryInfo] = field(default_factory=list)
     total: int = 0
     cap: int = 0
     stale: dict[str, list[str]] = field(default_factory=dict)
     problem: str | None = None
-    left_out: list = field(default_factory=list)  # memory.preload.LeftOut: not in the prompt
+    left_out: list[LeftOut] = field(default_factory=list)  # not in the prompt
     file_cap: int = 0
 
 
-def load_listing(store) -> Listing:
+def load_listing(store: MemoryStore) -> Listing:
     """Read the folder; never raises, a failure becomes a sentence in the pane. The staleness
     check reads the repository and comes after, in `MemoryPane.reload`."""
     try:
@@ -75,7 +81,7 @@ def preload_warning(listing: Listing) -> str | None:
 STALE = "▲"
 
 
-def option_prompt(info, stale: list[str] | None, now: float | None = None) -> Table:
+def option_prompt(info: MemoryInfo, stale: list[str] | None, now: float | None = None) -> Table:
     """Two lines a memory: name with size and age on the right; type and description."""
     grid = Table.grid(expand=True, padding=(0, 1))
     grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
@@ -125,7 +131,7 @@ class MemoryPane(Vertical):
     class Changed(Message):
         """The listing was read again (tests and the benchmark wait for it)."""
 
-    def __init__(self, store, repo: Path | None, **kwargs) -> None:
+    def __init__(self, store: MemoryStore, repo: Path | None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.border_title = "Memory"
         self.store = store
@@ -231,7 +237,7 @@ class MemoryPane(Vertical):
             return None
         return options.get_option_at_index(options.highlighted).id
 
-    def selected_info(self):
+    def selected_info(self) -> MemoryInfo | None:
         path = self.selected_path
         return next((m for m in self.listing.memories if m.path == path), None)
 
@@ -311,7 +317,10 @@ class MemoryPane(Vertical):
             f"{fmt.sanitize(info.path)} ({fmt.chars(info.size)} chars) is removed from disk; the agent will not see it again. ",
             after,
         )
-        self.app.push_screen(Confirm("Delete memory", question, yes="Delete"), lambda ok: self._delete(info.path, text, ok))
+        def delete(confirmed: bool | None) -> None:
+            self._delete(info.path, text, confirmed)
+
+        self.app.push_screen(Confirm("Delete memory", question, yes="Delete"), delete)
 
     @work(group="memory-delete")
     async def _delete(self, path: str, text: str | None, confirmed: bool | None) -> None:

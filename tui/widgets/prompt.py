@@ -9,6 +9,7 @@ shown folded as one line with its line count, and unfolded when the turn is sent
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from textual import events
 from textual.binding import Binding
@@ -43,7 +44,7 @@ class Prompt(TextArea):
             self.text = text
             self.value = value
 
-    def __init__(self, placeholder: str = "", **kwargs) -> None:
+    def __init__(self, placeholder: str = "", **kwargs: Any) -> None:
         super().__init__(placeholder=placeholder, soft_wrap=True, show_line_numbers=False,
                          tab_behavior="focus", highlight_cursor_line=False, **kwargs)
         self.sent: list[str] = []

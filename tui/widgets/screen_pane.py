@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -92,7 +93,7 @@ def render_plain(item: ScreenItem, width: int | None = None) -> Text:
     return text
 
 
-def _lines(content: str):
+def _lines(content: str) -> Iterator[tuple[int, str]]:
     offset = 0
     for line in content.expandtabs(4).split("\n"):
         yield offset, line
@@ -105,7 +106,7 @@ class ScreenPane(Vertical):
         Binding("right,right_square_bracket", "newer", "Newer", show=True),
     ]
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.border_title = "Screen"
         self.items: list[ScreenItem] = []
