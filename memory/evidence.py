@@ -1,0 +1,410 @@
+"""The evidence behind a memory: what its citations pointed at when it was written, and now.
+
+When the store writes a memory it fingerprints every region the memory cites (see
+memory/citations.py): a hash of the cited lines with their whitespace normalised, the
+commit the repository was at, and where the text sat. The fingerprints live in one hidden
+file beside the memories (`.evidence.json`), written under the store's lock and never
+listed by the memory tool's `view`.
+
+Checked later against the working tree, each citation is one of:
+
+    intact    the cited text is where the memory says (whitespace-only edits do not count)
+    moved     the same text now sits at other lines, or in a file git saw it renamed to
+    changed   the file is there, the text is not
+    gone      the file (or folder) is not there
+
+A citation the store never fingerprinted (the memory was written by an editor, or before
+this existed) is `unrecorded`: it can still be gone, or point past the end of its file
+(changed), but intact cannot be told from changed. A citation without lines is a claim
+that the file is there, so it is intact or gone.
+
+A citation keeps its first fingerprint across later writes of the same memory, so editing
+a note's wording does not launder evidence that went out of date; a write that moves the
+memory's `verified:` date forward (the user's `v`, or the agent after a tool confirmed
+it) fingerprints everything again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable
+
+from memory import atomic
+from memory.citations import Citation, FileNames, find, locate
+from memory.freshness import verified_bumped
+
+EVIDENCE_NAME = ".evidence.json"
+VERSION = 1
+
+INTACT, MOVED, CHANGED, GONE, UNRECORDED = "intact", "moved", "changed", "gone", "unrecorded"
+# Worst first: the order of a memory's evidence line and of its mark in the pane.
+SEVERITY = (GONE, CHANGED, MOVED, UNRECORDED, INTACT)
+# Past this a cited file is only checked for being there: hashing it would stall the pane.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+# --- fingerprints -----------------------------------------------------------------------
+
+
+def normalise(line: str) -> str:
+    return " ".join(line.split())
+
+
+def _digest(lines: Iterable[str]) -> str:
+    return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    cite: str  # the citation as the memory writes it, the key across writes
+    path: str  # relative to the repository, "/"-separated, where the text was read
+    kind: str  # "lines", "file" or "dir"
+    start: int | None = None
+    end: int | None = None
+    anchor: int | None = None  # line of the first non-blank cited line
+    count: int = 0  # non-blank cited lines
+    hash: str | None = None  # of the normalised non-blank cited lines; None when past the end
+    first: str | None = None  # hash of the first of them, to skip most windows quickly
+    commit: str | None = None
+    recorded: str = ""
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Fingerprint | None":
+        try:
+            names = cls.__dataclass_fields__
+            return cls(**{k: v for k, v in data.items() if k in names})
+        except TypeError:
+            return None
+
+
+def head_commit(repo: Path) -> str | None:
+    """The commit checked out in `repo`, read with git itself; None outside git or before
+    the first commit."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--verify", "-q", "HEAD"],
+            cwd=repo, capture_output=True, text=True, timeout=10,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = done.stdout.strip()
+    return sha if done.returncode == 0 and sha else None
+
+
+def _inside(repo: Path, target: Path) -> bool:
+    root = os.path.realpath(repo)
+    real = os.path.realpath(target)
+    return real == root or real.startswith(root + os.sep)
+
+
+def _read_lines(target: Path) -> list[str] | None:
+    """The file's lines, or None when it is not a regular file we should read."""
+    try:
+        if not target.is_file() or target.stat().st_size > MAX_FILE_BYTES:
+            return None
+        with open(target, "rb") as handle:
+            return handle.read().decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+
+
+def _nonblank(lines: list[str], first: int = 1, last: int | None = None) -> list[tuple[int, str]]:
+    last = len(lines) if last is None else min(last, len(lines))
+    out = []
+    for number in range(max(1, first), last + 1):
+        text = normalise(lines[number - 1])
+        if text:
+            out.append((number, text))
+    return out
+
+
+def fingerprint(repo: Path, cite: str, where: Citation, commit: str | None, now: datetime | None = None) -> Fingerprint:
+    """The fingerprint of one located citation, read from the working tree."""
+    recorded = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    target = repo / where.path
+    base = dict(cite=cite, path=where.path, start=where.start, end=where.last, commit=commit, recorded=recorded)
+    if target.is_dir() or (where.start is None and not target.is_file()):
+        return Fingerprint(kind="dir" if target.is_dir() else "file", **{**base, "start": None, "end": None})
+    lines = _read_lines(target) if _inside(repo, target) else None
+    if where.start is None or lines is None:
+        return Fingerprint(kind="file", **{**base, "start": where.start, "end": where.last})
+    region = _nonblank(lines, where.start, where.last)
+    if where.start > len(lines):
+        return Fingerprint(kind="lines", **base)  # cited past the end of the file: hash None
+    texts = [text for _, text in region]
+    return Fingerprint(
+        kind="lines",
+        anchor=region[0][0] if region else where.start,
+        count=len(texts),
+        hash=_digest(texts),
+        first=_digest(texts[:1]) if texts else None,
+        **base,
+    )
+
+
+# --- checking ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CitationCheck:
+    cite: str
+    state: str
+    where: str | None = None  # for moved: the citation as it would read now
+    detail: str = ""
+    commit: str | None = None
+
+    def sentence(self) -> str:
+        """`src/a.cs:111 changed since 1a2b3c4`, `b.cs:10 moved to b.cs:14`, ..."""
+        if self.state == MOVED and self.where:
+            return f"{self.cite} moved to {self.where}"
+        if self.state == CHANGED:
+            since = f" since {self.commit[:7]}" if self.commit else ""
+            return f"{self.cite} changed{since}" + (f" ({self.detail})" if self.detail else "")
+        if self.state == UNRECORDED:
+            return f"{self.cite} not fingerprinted"
+        return f"{self.cite} {self.state}" + (f" ({self.detail})" if self.detail else "")
+
+
+def _spans(lines: list[str], fp: Fingerprint) -> list[tuple[int, int]]:
+    """Every place the fingerprinted text sits in `lines`: (first line, last line)."""
+    if fp.count == 0 or fp.hash is None:
+        return []
+    nonblank = _nonblank(lines)
+    spans = []
+    for i in range(len(nonblank) - fp.count + 1):
+        if fp.first is not None and _digest([nonblank[i][1]]) != fp.first:
+            continue
+        window = nonblank[i : i + fp.count]
+        if _digest(text for _, text in window) == fp.hash:
+            spans.append((window[0][0], window[-1][0]))
+    return spans
+
+
+def _renamed_to(repo: Path, commit: str | None, path: str) -> str | None:
+    """Where git saw `path` renamed to between `commit` and the working tree."""
+    if not commit:
+        return None
+    try:
+        done = subprocess.run(
+            ["git", "diff", "-M", "--name-status", "-z", commit, "--"],
+            cwd=repo, capture_output=True, timeout=20,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    fields = done.stdout.decode("utf-8", "replace").split("\0")
+    i = 0
+    while i < len(fields) - 1:
+        status = fields[i]
+        if status.startswith(("R", "C")) and i + 2 < len(fields):
+            if fields[i + 1] == path and status.startswith("R"):
+                return fields[i + 2]
+            i += 3
+        else:
+            i += 2
+    return None
+
+
+def _cite_at(path: str, start: int, end: int) -> str:
+    return f"{path}:{start}" if start == end else f"{path}:{start}-{end}"
+
+
+def _find_text(repo: Path, fp: Fingerprint, path: str) -> tuple[str, list[tuple[int, int]]] | None:
+    target = repo / path
+    lines = _read_lines(target) if _inside(repo, target) else None
+    if lines is None:
+        return None
+    return path, _spans(lines, fp)
+
+
+def classify(repo: Path, fp: Fingerprint, names: FileNames | None = None) -> CitationCheck:
+    """One fingerprinted citation against the working tree."""
+    target = repo / fp.path
+    out = dict(cite=fp.cite, commit=fp.commit)
+    if fp.kind == "dir":
+        return CitationCheck(state=INTACT if target.is_dir() else GONE, **out)
+    if not os.path.lexists(target):
+        return _elsewhere(repo, fp, names, out)
+    if fp.kind == "file":
+        return CitationCheck(state=INTACT, **out)
+    if fp.hash is None:
+        return CitationCheck(state=CHANGED, detail=f"line {fp.start} was past the end of the file when written", **out)
+    if fp.count == 0:
+        return CitationCheck(state=INTACT, **out)  # only blank lines were cited
+    found = _find_text(repo, fp, fp.path)
+    if found is None:
+        return CitationCheck(state=CHANGED, detail="no longer a text file", **out)
+    _, spans = found
+    if any(start == fp.anchor for start, _ in spans):
+        return CitationCheck(state=INTACT, **out)
+    if spans:
+        start, end = min(spans, key=lambda s: abs(s[0] - (fp.anchor or 0)))
+        return CitationCheck(state=MOVED, where=_cite_at(fp.path, start, end), **out)
+    return CitationCheck(state=CHANGED, **out)
+
+
+def _elsewhere(repo: Path, fp: Fingerprint, names: FileNames | None, out: dict) -> CitationCheck:
+    """The cited file is not at its path: renamed (git knows), or found by its name alone."""
+    candidates = []
+    renamed = _renamed_to(repo, fp.commit, fp.path)
+    if renamed:
+        candidates.append(renamed)
+    if "/" not in fp.cite.split(":", 1)[0] and names is not None:
+        places = names.where(fp.path.rsplit("/", 1)[-1]) or []
+        if len(places) == 1:
+            candidates.append(places[0])
+    for path in candidates:
+        if fp.kind != "lines" or fp.hash is None:
+            if (repo / path).exists():
+                return CitationCheck(state=MOVED, where=path, **out)
+            continue
+        found = _find_text(repo, fp, path)
+        if found and found[1]:
+            start, end = min(found[1], key=lambda s: abs(s[0] - (fp.anchor or 0)))
+            return CitationCheck(state=MOVED, where=_cite_at(path, start, end), **out)
+    return CitationCheck(state=GONE, **out)
+
+
+def _unrecorded(repo: Path, citation: Citation, names: FileNames) -> CitationCheck | None:
+    where = locate(citation, repo, names)
+    if where is None:
+        return None  # an ambiguous bare name: no claim we can check
+    target = repo / where.path
+    out = dict(cite=citation.key)
+    if not os.path.lexists(target):
+        return CitationCheck(state=GONE, **out)
+    if where.start is None:
+        return CitationCheck(state=INTACT, **out)
+    lines = _read_lines(target) if _inside(repo, target) else None
+    if lines is not None and where.last > len(lines):
+        return CitationCheck(state=CHANGED, detail=f"the file has {len(lines)} lines", **out)
+    return CitationCheck(state=UNRECORDED, **out)
+
+
+def check_text(text: str, repo: Path, recorded: list[Fingerprint], names: FileNames | None = None) -> list[CitationCheck]:
+    """Every citation of a memory's text, checked, worst first."""
+    names = names or FileNames(repo)
+    by_cite = {fp.cite: fp for fp in recorded}
+    checks = []
+    for citation in find(text, repo):
+        fp = by_cite.get(citation.key)
+        if fp is not None:
+            checks.append(classify(repo, fp, names))
+        else:
+            check = _unrecorded(repo, citation, names)
+            if check is not None:
+                checks.append(check)
+    checks.sort(key=lambda c: SEVERITY.index(c.state))
+    return checks
+
+
+def worst(checks: list[CitationCheck]) -> str | None:
+    return checks[0].state if checks else None
+
+
+def summary(checks: list[CitationCheck]) -> str:
+    """One short line: the citations that are not intact by name, then a count of the rest."""
+    if not checks:
+        return "cites no code"
+    named = [c.sentence() for c in checks if c.state != INTACT]
+    intact = sum(1 for c in checks if c.state == INTACT)
+    if intact:
+        named.append(f"{intact} intact" if named else ("intact" if intact == 1 else f"all {intact} intact"))
+    return "; ".join(named)
+
+
+# --- the hidden file ----------------------------------------------------------------------
+
+
+@dataclass
+class EvidenceFile:
+    """`.evidence.json`: memory path relative to the folder -> its fingerprints.
+
+    Read without the lock (it is replaced whole); every write of it happens under the
+    store's lock, in the same command as the memory write it follows.
+    """
+
+    folder: Path
+    memories: dict[str, list[Fingerprint]] = field(default_factory=dict)
+
+    @property
+    def path(self) -> Path:
+        return self.folder / EVIDENCE_NAME
+
+    @classmethod
+    def load(cls, folder: Path) -> "EvidenceFile":
+        evidence = cls(Path(folder))
+        try:
+            data = json.loads(evidence.path.read_bytes().decode("utf-8"))
+        except (OSError, ValueError):
+            return evidence  # missing or broken: every citation reads as unrecorded
+        memories = data.get("memories") if isinstance(data, dict) else None
+        for name, items in (memories or {}).items():
+            if isinstance(name, str) and isinstance(items, list):
+                fps = [Fingerprint.from_json(i) for i in items if isinstance(i, dict)]
+                evidence.memories[name] = [fp for fp in fps if fp is not None]
+        return evidence
+
+    def save(self) -> None:
+        data = {"version": VERSION, "memories": {k: [asdict(fp) for fp in v] for k, v in sorted(self.memories.items()) if v}}
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+        atomic.write_file(str(self.path), text.encode("utf-8"))
+
+    def get(self, relative: str) -> list[Fingerprint]:
+        return self.memories.get(relative, [])
+
+    def record(
+        self, relative: str, old_text: str | None, new_text: str, repo: Path, *, now: datetime | None = None, rebaseline: bool = False
+    ) -> bool:
+        """Fingerprints the citations of a memory just written; True when anything changed."""
+        previous = {fp.cite: fp for fp in self.get(relative)}
+        rebaseline = rebaseline or verified_bumped(old_text, new_text)
+        names = FileNames(repo)
+        commit: str | None = None
+        looked_up = False
+        fresh: list[Fingerprint] = []
+        for citation in find(new_text, repo):
+            if not rebaseline and citation.key in previous:
+                fresh.append(previous[citation.key])
+                continue
+            where = locate(citation, repo, names)
+            if where is None:
+                continue
+            if not looked_up:
+                commit, looked_up = head_commit(repo), True
+            fresh.append(fingerprint(repo, citation.key, where, commit, now))
+        if fresh == self.get(relative):
+            return False
+        if fresh:
+            self.memories[relative] = fresh
+        else:
+            self.memories.pop(relative, None)
+        return True
+
+    def forget(self, relative: str) -> bool:
+        """Drops a deleted memory, or every memory under a deleted folder."""
+        gone = [k for k in self.memories if k == relative or k.startswith(relative.rstrip("/") + "/")]
+        for key in gone:
+            del self.memories[key]
+        return bool(gone)
+
+    def move(self, old: str, new: str) -> bool:
+        """Follows a renamed memory, or every memory under a renamed folder."""
+        moved = False
+        for key in list(self.memories):
+            if key == old:
+                self.memories[new] = self.memories.pop(key)
+                moved = True
+            elif key.startswith(old.rstrip("/") + "/"):
+                self.memories[new.rstrip("/") + key[len(old.rstrip("/")) :]] = self.memories.pop(key)
+                moved = True
+        return moved
