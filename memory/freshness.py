@@ -74,8 +74,11 @@ def freshness(text: str, modified: float, now: float, aging_days: int = DEFAULT_
     verified = verified_date(text)
     confirmed = modified
     if verified is not None:
-        # A date in the future (a typo, a clock off) counts as today, not as forever fresh.
-        confirmed = max(modified, min(_end_of_day(verified), now))
+        stamp = _end_of_day(verified)
+        # A date after today is a typo or a clock off: it verifies nothing, or the memory
+        # would never age.
+        if stamp - now < _DAY:
+            confirmed = max(modified, min(stamp, now))
     age = max(0.0, now - confirmed) / _DAY
     return Freshness(modified, verified, confirmed, age, age >= aging_days)
 
