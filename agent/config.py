@@ -7,6 +7,8 @@ The config file is platformdirs' user_config_dir("devagent")/config.toml::
 
     model = "claude-sonnet-5-5"        # optional defaults
     effort = "medium"
+    memory_writes = "review"           # auto, review (the user accepts each) or off
+    memory_aging_days = 30             # a memory neither written nor verified this long is aging
 
     [repos."/home/me/src/shop"]
     build = "make build"
@@ -22,6 +24,9 @@ from pathlib import Path
 from typing import Any
 
 MEMORY_MODES = ("none", "history", "window", "summary", "on-demand", "preloaded", "index")
+# Who decides what the model's memory writes do: they apply (auto), wait for the user
+# (review), or memory is read-only (off).
+MEMORY_WRITES = ("auto", "review", "off")
 # The levels of output_config.effort on the 5.x models.
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
@@ -31,6 +36,8 @@ class AgentConfig:
     model: str = "claude-haiku-5-5"
     effort: str = "low"
     memory_mode: str = "preloaded"
+    memory_writes: str = "auto"
+    memory_aging_days: int = 30
     # "adaptive" lets the model decide when to think; "off" sends no thinking parameter.
     thinking: str = "adaptive"
     max_tokens: int = 8000
@@ -57,6 +64,7 @@ class AgentConfig:
                 "effort": os.environ.get("DEVAGENT_EFFORT"),
                 "memory_mode": os.environ.get("DEVAGENT_MEMORY"),
                 "thinking": os.environ.get("DEVAGENT_THINKING"),
+                "memory_writes": os.environ.get("DEVAGENT_MEMORY_WRITES"),
             },
         )
         if args is not None:
@@ -66,6 +74,7 @@ class AgentConfig:
                     "model": getattr(args, "model", None),
                     "effort": getattr(args, "effort", None),
                     "memory_mode": getattr(args, "memory", None),
+                    "memory_writes": getattr(args, "memory_writes", None),
                 },
             )
         if repo is None and args is not None:
@@ -122,11 +131,11 @@ def api_key_problem() -> str | None:
 
 def _apply(config: AgentConfig, values: dict) -> AgentConfig:
     changes: dict[str, Any] = {}
-    for name in ("model", "effort", "memory_mode", "thinking"):
+    for name in ("model", "effort", "memory_mode", "thinking", "memory_writes"):
         value = values.get(name)
         if isinstance(value, str) and value.strip():
             changes[name] = value.strip()
-    for name in ("max_tokens", "window_turns", "max_retries"):
+    for name in ("max_tokens", "window_turns", "max_retries", "memory_aging_days"):
         value = values.get(name)
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             changes[name] = value
@@ -136,6 +145,8 @@ def _apply(config: AgentConfig, values: dict) -> AgentConfig:
         changes.pop("effort")
     if changes.get("memory_mode") not in (None, *MEMORY_MODES):
         changes.pop("memory_mode")
+    if changes.get("memory_writes") not in (None, *MEMORY_WRITES):
+        changes.pop("memory_writes")
     return replace(config, **changes)
 
 

@@ -90,7 +90,9 @@ class Session:
             store = MemoryStore.for_repository(self.repo)
         self.store = store
         self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns, now=self.started)
-        self.registry = ToolRegistry.for_mode(mode, store if self.start.memory_tool else None, tools)
+        self.registry = ToolRegistry.for_mode(
+            mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes
+        )
         self.tool_definitions = self.registry.definitions()
         self.system = self._system_blocks()
 
@@ -115,8 +117,13 @@ class Session:
         if self.start.memory_tool:
             stable = f"{stable}\n\n{prompts.memory_rules()}"
         blocks = [{"type": "text", "text": stable}]
-        if self.start.context:
-            blocks.append({"type": "text", "text": self.start.context})
+        context = self.start.context
+        memory = self.registry.get("memory")
+        note = memory.mode_note() if memory is not None and hasattr(memory, "mode_note") else ""
+        if note:
+            context = f"{note}\n\n{context}" if context else note
+        if context:
+            blocks.append({"type": "text", "text": context})
         return blocks
 
     @property
@@ -378,6 +385,9 @@ class Session:
             # "Monday" is not a prefix of one that said "Friday".
             blocks.append({"type": "text", "text": _today(self.now())})
             self._sent_first = True
+        news = self._memory_news()
+        if news:
+            blocks.append({"type": "text", "text": news})
         blocks.append({"type": "text", "text": text if text.strip() else "(silence)"})
         message, replaces_last = _user_message_after(self.messages, blocks)
         if replaces_last:
@@ -386,6 +396,12 @@ class Session:
             self._save({"role": "user", "content": blocks})
         else:
             self._append(message)
+
+    def _memory_news(self) -> str | None:
+        """The user's decisions on held memory changes since the last turn, in one line."""
+        memory = self.registry.get("memory")
+        news = getattr(memory, "news", None)
+        return news() if callable(news) else None
 
     def _append(self, message: dict, *, when: datetime | None = None, replayed: bool = False) -> None:
         self.messages.append(message)

@@ -17,6 +17,7 @@ import errno
 import os
 import shutil
 import stat
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,8 +58,13 @@ class MemoryStore:
         max_file_chars: int = 4000,
         max_total_chars: int = 6000,
         lock_timeout: float = 2.0,
+        repo: Path | None = None,
     ) -> None:
         self.directory = Path(directory)
+        # The working tree whose code the memories cite: set, every write fingerprints
+        # the citations (memory/evidence.py).
+        self.repo = Path(repo) if repo is not None else None
+        self._held = threading.local()
         self.max_file_chars = max_file_chars
         self.max_total_chars = max_total_chars
         self.lock_timeout = lock_timeout
@@ -79,7 +85,7 @@ class MemoryStore:
     def for_repository(cls, repo: Path, **kw: Any) -> MemoryStore:
         from memory.location import memory_dir_for
 
-        return cls(memory_dir_for(Path(repo)), **kw)
+        return cls(memory_dir_for(Path(repo)), repo=Path(repo), **kw)
 
     # -- locking ---------------------------------------------------------------------------
 
@@ -93,6 +99,15 @@ class MemoryStore:
         """
         from filelock import lock_descriptor, unlock_descriptor
 
+        if getattr(self._held, "depth", 0):
+            # Already held by this thread (accepting a held change runs a command inside
+            # the lock): an OS lock taken twice by one process would wait for itself.
+            self._held.depth += 1
+            try:
+                yield
+            finally:
+                self._held.depth -= 1
+            return
         wait = self.lock_timeout if timeout is None else timeout
         deadline = time.monotonic() + wait
         fd = -1
@@ -114,12 +129,14 @@ class MemoryStore:
                 raise MemoryBusy(_BUSY)
             # A command holds the lock for about a millisecond; poll at that scale.
             time.sleep(0.001)
+        self._held.depth = 1
         try:
             if not self._swept:
                 self._swept = True
                 atomic.remove_orphans(self._root)
             yield
         finally:
+            self._held.depth = 0
             try:
                 unlock_descriptor(fd)
             finally:
@@ -245,6 +262,7 @@ class MemoryStore:
             shutil.rmtree(real)
         else:
             raise CommandError(f"The path {path} does not exist")
+        self._evidence_changed(lambda records: records.forget(self._relative(real)))
         return results.deleted(path)
 
     def _rename(self, old_path: str, new_path: str) -> str:
@@ -263,6 +281,7 @@ class MemoryStore:
         # Atomic, but not forced to disk: a power cut right after may undo the rename,
         # leaving the old name, never a broken file. The SDK does the same.
         os.rename(old_real, new_real)
+        self._evidence_changed(lambda records: records.move(self._relative(old_real), self._relative(new_real)))
         return results.renamed(old_path, new_path)
 
     # -- reading and writing files ---------------------------------------------------------
@@ -335,7 +354,15 @@ class MemoryStore:
             )
 
     def _write(self, real: str, path: str, text: str, old_text: str | None) -> None:
-        """Every write goes through here: secret filter, caps, then an atomic replace."""
+        """Every write goes through here: secret filter, caps, an atomic replace, evidence."""
+        self._check_write(real, path, text, old_text)
+        atomic.write_file(real, text.encode("utf-8"))
+        if self.repo is not None and os.path.basename(real) != INDEX_NAME:
+            repo = self.repo
+            self._evidence_changed(lambda records: records.record(self._relative(real), old_text, text, repo))
+
+    def _check_write(self, real: str, path: str, text: str, old_text: str | None) -> None:
+        """Refuses a write the store would not make: a secret, a cap."""
         self._refuse_secret_path(path)
         found = find_secrets(text)
         old_values = {old_text[s.start : s.end] for s in find_secrets(old_text)} if found and old_text else set()
@@ -361,7 +388,92 @@ class MemoryStore:
                 f"Not written: memory would total {total_after:,} characters, over the "
                 f"{self.max_total_chars:,}-character limit for all memory files. {_merge_hint()}"
             )
-        atomic.write_file(real, text.encode("utf-8"))
+
+    # -- evidence ----------------------------------------------------------------------------
+
+    def _relative(self, real: str) -> str:
+        return os.path.relpath(real, self._root).replace(os.sep, "/")
+
+    def _evidence_changed(self, change: Any) -> None:
+        """Updates .evidence.json under the lock the memory write holds. A failure here
+        leaves the memory written and its citations unrecorded, never a failed write."""
+        from memory.evidence import EvidenceFile
+
+        try:
+            records = EvidenceFile.load(Path(self._root))
+            if change(records):
+                records.save()
+        except Exception:  # noqa: BLE001 - evidence is advice; the write already happened
+            pass
+
+    def evidence(self, repo: Path | None = None) -> dict[str, list]:
+        """Virtual path -> the checks of its citations (memory/evidence.py), worst first,
+        against `repo`'s working tree (the store's own repository by default)."""
+        from memory.citations import FileNames
+        from memory.evidence import EvidenceFile, check_text
+
+        repo = Path(repo) if repo is not None else self.repo
+        if repo is None:
+            return {}
+        records = EvidenceFile.load(Path(self._root))
+        names = FileNames(repo)
+        checks: dict[str, list] = {}
+        for info in self.memories():
+            try:
+                text = info.file.read_bytes().decode("utf-8", errors="replace")
+            except OSError:
+                continue
+            checks[info.path] = check_text(text, repo, records.get(self._relative(str(info.file))), names)
+        return checks
+
+    # -- review: checking and applying a change without the memory tool ----------------------
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """The store's lock, for a caller that reads, decides and writes as one step
+        (memory/pending.py). Commands run inside it take it again without waiting."""
+        with self._locked():
+            yield
+
+    def current_text(self, path: str) -> str | None:
+        """The text of the memory file at `path`, None when there is none; CommandError for
+        a folder or a file that is not UTF-8."""
+        real = self._resolve(path)
+        if os.path.isdir(real):
+            raise CommandError(f"{path} is a folder; while memory writes are reviewed, change its files one at a time.")
+        if not os.path.lexists(real):
+            return None
+        return self._read_text(real, path)
+
+    def check_write(self, path: str, text: str, old_text: str | None) -> None:
+        """Raises CommandError when writing `text` at `path` would be refused."""
+        self._check_write(self._resolve(path), path, text, old_text)
+
+    def apply_change(self, path: str, before: str | None, after: str | None, new_path: str | None = None) -> None:
+        """Applies a held change, checked again: CommandError when `path` no longer holds
+        `before` (a conflict: never overwritten) or the write is refused."""
+        with self._locked():
+            current = self.current_text(path)
+            if current != before:
+                if before is None:
+                    raise CommandError(f"{path} was created since this change was proposed; review the file first.")
+                if current is None:
+                    raise CommandError(f"{path} was deleted since this change was proposed.")
+                raise CommandError(f"{path} changed since this change was proposed; its new text was kept.")
+            if new_path is not None:
+                if self.current_text(new_path) is not None:
+                    raise CommandError(f"{new_path} exists now; the rename would replace it.")
+                if after == before:
+                    self._rename(path, new_path)
+                else:
+                    self._create(new_path, after or "")
+                    self._delete(path)
+            elif after is None:
+                self._delete(path)
+            else:
+                real = self._resolve(path)
+                self._make_parent(real, path)
+                self._write(real, path, after, current)
 
     # -- sizes -----------------------------------------------------------------------------
 
