@@ -3,9 +3,12 @@
     store.py      MemoryStore: the six commands, the lock, caps, listings for the app
     results.py    the SDK's result texts, reproduced so the SDK need not be imported
     inputs.py     field and type checks on a command before it runs
-    paths.py      /memories/... to a real path inside the folder, or a refusal; its
-                  part-by-part check also confines read_file to the repository
-    atomic.py     durable file replacement and the sweep of orphaned temp files
+    paths.py      /memories/... to a real path inside the folder, or a refusal (depth,
+                  length, names); its part-by-part check also confines read_file
+    atomic.py     durable file replacement, the sweep of orphaned temp files, removal
+                  of a folder of any depth
+    walk.py       the files of the folder, without recursion or links, to a bounded depth
+    quoting.py    what the model sent, quoted in a result at a bounded length
     secrets.py    credential-shaped text: refused in memory, masked in tool output
     notes.py      frontmatter, MEMORY.md index lines, MemoryInfo
     staleness.py  repository paths a memory names that no longer exist

@@ -63,23 +63,69 @@ def is_temp_name(name: str) -> bool:
 
 
 def remove_orphans(root: str) -> list[str]:
-    """Deletes temp files left by writers that died mid-write.
+    """Deletes temp files left by writers that died mid-write, at any depth.
 
     Only safe while holding the store's lock: every write happens under it, so no temp
-    file seen then can belong to a write still in flight.
+    file seen then can belong to a write still in flight. A loop, not os.walk, which
+    recurses once a level and fails on a folder about 1,000 levels deep.
     """
     removed: list[str] = []
-    for directory, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            if is_temp_name(name):
-                path = os.path.join(directory, name)
-                try:
-                    os.unlink(path)
-                    removed.append(path)
-                except OSError:
-                    pass
+    stack = [root]
+    while stack:
+        directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not entry.name.startswith("."):
+                        stack.append(entry.path)
+                elif is_temp_name(entry.name):
+                    os.unlink(entry.path)
+                    removed.append(entry.path)
+            except OSError:
+                continue
     return removed
+
+
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _O_NOFOLLOW
+
+
+def remove_tree(path: str) -> None:
+    """shutil.rmtree without recursion, for a folder of any depth.
+
+    Like rmtree's safe variant, it holds one descriptor a level and opens each folder
+    relative to its parent without following links, so a folder swapped for a link
+    meanwhile cannot lead the removal out of the tree.
+    """
+    stack = [(os.open(path, _DIR_FLAGS), "")]
+    try:
+        while stack:
+            fd, _name = stack[-1]
+            child = _unlink_files_find_folder(fd)
+            if child is not None:
+                stack.append((os.open(child, _DIR_FLAGS, dir_fd=fd), child))
+                continue
+            stack.pop()
+            os.close(fd)
+            if stack:
+                os.rmdir(_name, dir_fd=stack[-1][0])
+    finally:
+        for fd, _ in stack:
+            os.close(fd)
+    os.rmdir(path)
+
+
+def _unlink_files_find_folder(fd: int) -> str | None:
+    """Unlinks every non-folder in the open folder; the name of one sub-folder, if any."""
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                return entry.name
+            os.unlink(entry.name, dir_fd=fd)
+    return None
 
 
 def make_dirs(root: str, directory: str) -> None:

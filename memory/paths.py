@@ -11,8 +11,15 @@ from __future__ import annotations
 import os
 
 from memory.errors import CommandError
+from memory.quoting import quoted
 
 ROOT = "/memories"
+# A memory is a note, not a file system: these bounds keep every walk of the folder short
+# (one path 1,000 folders deep once made every later open of the store fail) and every
+# name within what any file system accepts.
+MAX_DEPTH = 8  # names below /memories, the file's own included
+MAX_NAME_BYTES = 255
+MAX_PATH_CHARS = 1024
 
 
 def outside_root(path: str) -> str:
@@ -47,6 +54,11 @@ def part_problem(part: str, *, hidden_ok: bool = False) -> str | None:
 
 def split(path: str) -> list[str]:
     """The parts of a virtual path below /memories ([] for the root), or CommandError."""
+    if len(path) > MAX_PATH_CHARS:
+        raise CommandError(
+            f"The path {quoted(path)} is {len(path):,} characters long; a memory path may have "
+            f"at most {MAX_PATH_CHARS:,}. Use a shorter name."
+        )
     if not path.startswith(ROOT):
         raise CommandError(outside_root(path))
     rest = path[len(ROOT) :]
@@ -60,10 +72,23 @@ def split(path: str) -> list[str]:
         return []
     parts = rest.split("/")
     for part in parts:
-        problem = part_problem(part)
+        problem = part_problem(part) or _name_problem(part)
         if problem:
             raise CommandError(f"The path {path} is not allowed: {problem}.")
+    if len(parts) > MAX_DEPTH:
+        raise CommandError(
+            f"The path {path} is {len(parts)} levels deep; a memory path may go at most "
+            f"{MAX_DEPTH} levels below {ROOT}, folders and file name together. Keep memories "
+            f"in few folders, such as {ROOT}/topic.md."
+        )
     return parts
+
+
+def _name_problem(part: str) -> str | None:
+    size = len(part.encode("utf-8", "surrogatepass"))
+    if size > MAX_NAME_BYTES:
+        return f"the name {quoted(part, 60)} is {size:,} bytes; a name may have at most {MAX_NAME_BYTES}"
+    return None
 
 
 def contained(root: str, real: str) -> bool:

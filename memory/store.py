@@ -14,8 +14,8 @@ this module while it paints its first screen.
 from __future__ import annotations
 
 import errno
+import logging
 import os
-import shutil
 import stat
 import threading
 import time
@@ -35,11 +35,14 @@ from memory.errors import (
 )
 from memory.notes import INDEX_NAME, MemoryInfo, age_text, describe, index_entries, index_line
 from memory.secrets import find_secrets, mask_secrets
+from memory.walk import Skipped, walk
 
 LOCK_NAME = ".lock"
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _O_BINARY = getattr(os, "O_BINARY", 0)
+
+_log = logging.getLogger(__name__)
 
 _BUSY = "The memory is busy: another session is writing to it. Try the command again in a moment."
 
@@ -79,6 +82,9 @@ class MemoryStore:
         # real path -> (mtime_ns, size, inode, characters): the total cap reads every file
         # on each write, and most of them have not changed since the last one.
         self._sizes: dict[str, tuple[int, int, int, int]] = {}
+        # Sentences about the folder that did not stop anything (a failed sweep): the CLI
+        # prints them as notes, the log keeps them.
+        self.warnings: list[str] = []
         self._sweep_orphans(wait=0)
 
     @classmethod
@@ -133,7 +139,7 @@ class MemoryStore:
         try:
             if not self._swept:
                 self._swept = True
-                atomic.remove_orphans(self._root)
+                self._sweep()
             yield
         finally:
             self._held.depth = 0
@@ -156,6 +162,15 @@ class MemoryStore:
                 pass
         except (MemoryBusy, OSError):
             pass  # a live session is writing (or the folder is unusable); the first command sweeps
+
+    def _sweep(self) -> None:
+        """Removes half-written temp files; a problem here is a warning, never a failed open."""
+        try:
+            atomic.remove_orphans(self._root)
+        except Exception as error:  # noqa: BLE001 - whatever the folder holds, the store opens
+            warning = f"Could not sweep half-written files from {self.directory}: {type(error).__name__}: {error}"
+            self.warnings.append(warning)
+            _log.warning(warning)
 
     # -- the six commands ------------------------------------------------------------------
 
@@ -259,7 +274,7 @@ class MemoryStore:
         if os.path.isfile(real):
             os.unlink(real)
         elif os.path.isdir(real):
-            shutil.rmtree(real)
+            atomic.remove_tree(real)
         else:
             raise CommandError(f"The path {path} does not exist")
         self._evidence_changed(lambda records: records.forget(self._relative(real)))
@@ -477,25 +492,13 @@ class MemoryStore:
 
     # -- sizes -----------------------------------------------------------------------------
 
-    def _files(self) -> Iterator[str]:
+    def _files(self) -> list[str]:
         """Every regular, visible file in the folder (symlinks are neither followed nor counted)."""
-        stack = [self._root]
-        while stack:
-            directory = stack.pop()
-            try:
-                entries = list(os.scandir(directory))
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.name.startswith("."):
-                    continue
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    elif entry.is_file(follow_symlinks=False):
-                        yield entry.path
-                except OSError:
-                    continue
+        return walk(self._root).files
+
+    def skipped(self) -> list[Skipped]:
+        """What the folder holds that is not read as a memory, each with the reason."""
+        return walk(self._root).skipped
 
     def _chars_of(self, real: str) -> int:
         try:

@@ -5,7 +5,8 @@
     devagent memory show NAME [REPO]   one memory file; NAME is a file name, a stem, a
                                        frontmatter name or a /memories/... path
 
-Problems with the index (a memory with no line, a line with no file) are written to
+Problems with the index (a memory with no line, a line with no file), what the folder
+holds that is not read as a memory, and problems met opening the folder are written to
 stderr by `list`, so stdout stays one memory per line.
 """
 
@@ -69,6 +70,10 @@ def _list(store) -> int:
         print("\t".join(field.replace("\t", " ") for field in fields))
     for problem in store.index_problems():
         print(f"note: {problem}", file=sys.stderr)
+    for skipped in store.skipped():
+        print(f"skipped: {skipped.path}: {skipped.reason}", file=sys.stderr)
+    for warning in store.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 
