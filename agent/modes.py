@@ -14,8 +14,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent import transcripts
+from agent import memory_context, transcripts
 from agent.tools.registry import MEMORY_TOOL_MODES
+from memory.freshness import DEFAULT_AGING_DAYS
 
 
 @dataclass
@@ -27,7 +28,15 @@ class SessionStart:
     replay_times: list[datetime] = field(default_factory=list)
 
 
-def prepare(mode: str, repo: Path, *, store: Any = None, window_turns: int = 2, now: datetime | None = None) -> SessionStart:
+def prepare(
+    mode: str,
+    repo: Path,
+    *,
+    store: Any = None,
+    window_turns: int = 2,
+    now: datetime | None = None,
+    aging_days: int = DEFAULT_AGING_DAYS,
+) -> SessionStart:
     if mode == "none":
         return SessionStart()
     if mode == "history":
@@ -40,9 +49,9 @@ def prepare(mode: str, repo: Path, *, store: Any = None, window_turns: int = 2, 
         start = SessionStart(memory_tool=True)
         try:
             if store is not None and mode == "preloaded":
-                start.context = preloaded_memory(store, repo, now=now)
+                start.context = preloaded_memory(store, repo, now=now, aging_days=aging_days)
             elif store is not None and mode == "index":
-                start.context = memory_index(store)
+                start.context = memory_index(store, repo, now=now, aging_days=aging_days)
         except Exception as err:
             # An unreadable memory folder must not stop the session; the model is told, and
             # the memory tool will report the same problem if it is used.
@@ -152,60 +161,18 @@ def _summary(repo: Path) -> SessionStart:
 # --- memory in the prompt ---------------------------------------------------------------
 
 
-def preloaded_memory(store: Any, repo: Path, *, now: datetime | None = None) -> str:
-    snapshot = (store.snapshot(now.timestamp()) if now is not None else store.snapshot()).strip()
-    if not snapshot:
-        return (
-            "Your memory directory /memories is empty: nothing has been saved for this "
-            "repository yet. No need to view it."
-        )
-    parts = [
-        "Your memory directory as this session started: every file, with its age. "
-        "It is already loaded, so there is no need to view it before answering; use the "
-        "memory tool to change it.",
-        snapshot,
-    ]
-    findings = _staleness(store, repo)
-    if findings:
-        parts.append(findings)
-    problems = _index_problems(store)
-    if problems:
-        parts.append(problems)
-    return "\n\n".join(parts)
+def preloaded_memory(store: Any, repo: Path, *, now: datetime | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> str:
+    stamp = now.timestamp() if now is not None else None
+    context = memory_context.preloaded(store, repo, now=stamp, aging_days=aging_days)
+    problems = _index_problems(store) if context != memory_context.EMPTY else ""
+    return f"{context}\n\n{problems}" if problems else context
 
 
-def memory_index(store: Any) -> str:
-    index = store.index_text().strip()
-    if not index:
-        return (
-            "Your memory index /memories/MEMORY.md is empty or missing. Memory files, if any, "
-            "can still be listed with the memory tool's view command."
-        )
-    parts = [
-        "Your memory index, /memories/MEMORY.md, as this session started. Read a memory file "
-        "with the memory tool when it is relevant to the question.",
-        f"<memory path=\"/memories/MEMORY.md\">\n{index}\n</memory>",
-    ]
-    problems = _index_problems(store)
-    if problems:
-        parts.append(problems)
-    return "\n\n".join(parts)
-
-
-def _staleness(store: Any, repo: Path) -> str:
-    try:
-        stale = store.stale_references(repo)
-    except Exception:
-        return ""
-    if not stale:
-        return ""
-    lines = [
-        "Staleness check, run on the repository just now: these memories name files or lines "
-        "that no longer exist. Treat them as out of date until a tool confirms them."
-    ]
-    for path, missing in sorted(stale.items()):
-        lines.append(f"- {path}: {', '.join(missing)}")
-    return "\n".join(lines)
+def memory_index(store: Any, repo: Path | None = None, *, now: datetime | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> str:
+    stamp = now.timestamp() if now is not None else None
+    context = memory_context.index(store, repo, now=stamp, aging_days=aging_days)
+    problems = _index_problems(store) if store.index_text().strip() else ""
+    return f"{context}\n\n{problems}" if problems else context
 
 
 def _index_problems(store: Any) -> str:

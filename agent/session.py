@@ -89,7 +89,10 @@ class Session:
 
             store = MemoryStore.for_repository(self.repo)
         self.store = store
-        self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns, now=self.started)
+        self.start = modes.prepare(
+            mode, self.repo, store=store, window_turns=config.window_turns, now=self.started,
+            aging_days=config.memory_aging_days,
+        )
         self.registry = ToolRegistry.for_mode(
             mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes
         )

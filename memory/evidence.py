@@ -286,7 +286,7 @@ def _unrecorded(repo: Path, citation: Citation, names: FileNames) -> CitationChe
         return CitationCheck(state=INTACT, **out)
     lines = _read_lines(target) if _inside(repo, target) else None
     if lines is not None and where.last > len(lines):
-        return CitationCheck(state=CHANGED, detail=f"the file has {len(lines)} lines", **out)
+        return CitationCheck(state=CHANGED, detail=f"the file has {len(lines)} line{'' if len(lines) == 1 else 's'}", **out)
     return CitationCheck(state=UNRECORDED, **out)
 
 
@@ -317,8 +317,10 @@ def summary(checks: list[CitationCheck]) -> str:
         return "cites no code"
     named = [c.sentence() for c in checks if c.state != INTACT]
     intact = sum(1 for c in checks if c.state == INTACT)
-    if intact:
-        named.append(f"{intact} intact" if named else ("intact" if intact == 1 else f"all {intact} intact"))
+    if intact == 1 and not named:
+        named.append(next(c.sentence() for c in checks if c.state == INTACT))
+    elif intact:
+        named.append(f"{intact} intact" if named else f"all {intact} intact")
     return "; ".join(named)
 
 

@@ -271,3 +271,38 @@ def test_outside_git_the_commit_is_none(tmp_path):
     (plain / "a.py").write_text("x = 2\n")
     checks = check_text("a.py:1 sets x\n", plain, evidence.get("a.md"))
     assert checks[0].sentence() == "a.py:1 changed"
+
+
+# --- through the store ----------------------------------------------------------------------
+
+
+def test_the_store_fingerprints_every_write_and_view_never_lists_it(repo):
+    from memory.store import MemoryStore
+
+    store = MemoryStore.for_repository(repo)
+    assert store.run({"command": "create", "path": "/memories/rename.md", "file_text": NOTE})[1] is False
+    assert (store.directory / EVIDENCE_NAME).is_file()
+    listing, _ = store.run({"command": "view", "path": "/memories"})
+    assert EVIDENCE_NAME not in listing and "rename.md" in listing
+    assert EVIDENCE_NAME in store.run({"command": "view", "path": f"/memories/{EVIDENCE_NAME}"})[0]  # refused: hidden
+    assert store.run({"command": "view", "path": f"/memories/{EVIDENCE_NAME}"})[1] is True
+    assert {c.cite: c.state for c in store.evidence()["/memories/rename.md"]} == {
+        f"{ORCHESTRATOR}:111": INTACT, "src/Core/ChangedFile.cs:2": INTACT,
+    }
+    store.run({"command": "rename", "old_path": "/memories/rename.md", "new_path": "/memories/plans/rename.md"})
+    assert list(EvidenceFile.load(store.directory).memories) == ["plans/rename.md"]
+    # The pane's editor saves through the store too.
+    text = store.read("/memories/plans/rename.md").replace("type: project\n", "type: project\nverified: 2026-11-09\n")
+    (repo / ORCHESTRATOR).write_text(_source("file.Diff"))
+    assert store.save("/memories/plans/rename.md", text) == ("Saved /memories/plans/rename.md", False)
+    assert store.evidence()["/memories/plans/rename.md"][0].state == INTACT  # verified: fingerprinted again
+    store.run({"command": "delete", "path": "/memories/plans"})
+    assert EvidenceFile.load(store.directory).memories == {}
+
+
+def test_a_store_without_a_repository_records_nothing(tmp_path):
+    from memory.store import MemoryStore
+
+    store = MemoryStore(tmp_path / "m")
+    store.run({"command": "create", "path": "/memories/a.md", "file_text": "see src/a.py:1\n"})
+    assert not (store.directory / EVIDENCE_NAME).exists() and store.evidence() == {}
