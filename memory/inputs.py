@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from memory.errors import CommandError
+from memory.quoting import quoted
 
 # command -> (required fields, optional fields)
 FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -34,8 +35,10 @@ def _shown(value: Any) -> str:
 
 
 def _quote_list(names: list[str]) -> str:
-    quoted = [f"'{n}'" for n in names]
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+    shown = [f"'{quoted(n, 80)}'" for n in names[:10]]
+    if len(names) > 10:
+        shown.append(f"{len(names) - 10:,} more")
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
 def _takes(name: str) -> str:
@@ -55,7 +58,7 @@ def parse(command: Any) -> tuple[str, dict[str, Any]]:
     if name is None:
         raise CommandError(f"Missing 'command'. Expected one of: {', '.join(COMMANDS)}.")
     if not isinstance(name, str) or name not in FIELDS:
-        shown = name if isinstance(name, str) else _type_name(name)
+        shown = quoted(name, 80) if isinstance(name, str) else _type_name(name)
         raise CommandError(f"Unknown command {shown!r}. Expected one of: {', '.join(COMMANDS)}.")
     required, optional = FIELDS[name]
     present = {k: v for k, v in command.items() if k != "command" and v is not None}

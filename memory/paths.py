@@ -23,7 +23,7 @@ MAX_PATH_CHARS = 1024
 
 
 def outside_root(path: str) -> str:
-    return f"Path must start with {ROOT}, got: {path}"
+    return f"Path must start with {ROOT}, got: {quoted(path)}"
 
 
 def part_problem(part: str, *, hidden_ok: bool = False) -> str | None:
@@ -64,7 +64,7 @@ def split(path: str) -> list[str]:
     rest = path[len(ROOT) :]
     if rest and not rest.startswith("/"):
         # The SDK maps /memoriesX/y.md to memories/X/y.md; we refuse it.
-        raise CommandError(f"Path must be {ROOT} or start with {ROOT}/, got: {path}")
+        raise CommandError(f"Path must be {ROOT} or start with {ROOT}/, got: {quoted(path)}")
     rest = rest[1:]
     if rest.endswith("/"):
         rest = rest[:-1]  # one trailing slash names a directory
@@ -74,10 +74,10 @@ def split(path: str) -> list[str]:
     for part in parts:
         problem = part_problem(part) or _name_problem(part)
         if problem:
-            raise CommandError(f"The path {path} is not allowed: {problem}.")
+            raise CommandError(f"The path {quoted(path)} is not allowed: {problem}.")
     if len(parts) > MAX_DEPTH:
         raise CommandError(
-            f"The path {path} is {len(parts)} levels deep; a memory path may go at most "
+            f"The path {quoted(path)} is {len(parts)} levels deep; a memory path may go at most "
             f"{MAX_DEPTH} levels below {ROOT}, folders and file name together. Keep memories "
             f"in few folders, such as {ROOT}/topic.md."
         )
@@ -103,7 +103,7 @@ def resolve(root: str, path: str) -> str:
     real = os.path.realpath(os.path.join(root, *parts))
     if not contained(root, real):
         # realpath followed a symlink that leads out of the folder.
-        raise CommandError(f"Path {path} would escape {ROOT} directory")
+        raise CommandError(f"Path {quoted(path)} would escape {ROOT} directory")
     return real
 
 

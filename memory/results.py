@@ -9,13 +9,15 @@ start-up. tests/memory/test_sdk_parity.py runs both implementations side by side
 from __future__ import annotations
 
 from memory.errors import CommandError
+from memory.quoting import quoted
 
 MAX_LINES = 999999
 LINE_NUMBER_WIDTH = len(str(MAX_LINES))
+MAX_LISTED = 50  # line numbers named in one "multiple occurrences" result
 
 
 def not_found(path: str) -> str:
-    return f"The path {path} does not exist. Please provide a valid path."
+    return f"The path {quoted(path)} does not exist. Please provide a valid path."
 
 
 def file_size(bytes_size: int) -> str:
@@ -42,7 +44,7 @@ def listing(path: str, dir_size: int, items: list[tuple[int, str]]) -> str:
 def numbered(path: str, content: str, view_range: list[int] | None) -> str:
     lines = content.split("\n")
     if len(lines) > MAX_LINES:
-        raise CommandError(f"File {path} exceeds maximum line limit of 999,999 lines.")
+        raise CommandError(f"File {quoted(path)} exceeds maximum line limit of 999,999 lines.")
     display = lines
     start_num = 1
     if view_range and len(view_range) == 2:
@@ -58,7 +60,7 @@ def occurrences(path: str, content: str, old: str) -> None:
     """Refuses unless `old` occurs exactly once."""
     count = content.count(old)
     if count == 0:
-        raise CommandError(f"No replacement was performed, old_str `{old}` did not appear verbatim in {path}.")
+        raise CommandError(f"No replacement was performed, old_str `{quoted(old)}` did not appear verbatim in {quoted(path)}.")
     if count > 1:
         matching: list[int] = []
         start = 0
@@ -68,9 +70,12 @@ def occurrences(path: str, content: str, old: str) -> None:
                 break
             matching.append(content[:pos].count("\n") + 1)
             start = pos + 1
+        lines = ", ".join(map(str, matching[:MAX_LISTED]))
+        if len(matching) > MAX_LISTED:
+            lines += f" and {len(matching) - MAX_LISTED:,} more"
         raise CommandError(
-            f"No replacement was performed. Multiple occurrences of old_str `{old}` in lines: "
-            f"{', '.join(map(str, matching))}. Please ensure it is unique"
+            f"No replacement was performed. Multiple occurrences of old_str `{quoted(old)}` in lines: "
+            f"{lines}. Please ensure it is unique"
         )
 
 

@@ -34,6 +34,7 @@ from memory.errors import (
     MemoryStoreError,
 )
 from memory.notes import INDEX_NAME, MemoryInfo, age_text, describe, index_entries, index_line
+from memory.quoting import quoted
 from memory.secrets import find_secrets, mask_secrets
 from memory.walk import Skipped, walk
 
@@ -190,7 +191,7 @@ class MemoryStore:
         except OSError as error:
             return self._os_error(command, error), True
         except Exception as error:  # a bug must not end the session: the model gets the text
-            return f"The memory command failed: {type(error).__name__}: {error}", True
+            return f"The memory command failed: {type(error).__name__}: {quoted(str(error))}", True
 
     @staticmethod
     def _os_error(command: Any, error: OSError) -> str:
@@ -199,7 +200,7 @@ class MemoryStore:
         if isinstance(command, dict):
             where = str(command.get("path") or command.get("old_path") or "")
         reason = error.strerror or str(error)
-        return f"Could not {name} {where}: {reason}.".replace("  ", " ")
+        return f"Could not {name} {quoted(where)}: {reason}.".replace("  ", " ")
 
     def _resolve(self, path: str) -> str:
         return paths.resolve(self._root, path)
@@ -214,7 +215,7 @@ class MemoryStore:
             return results.listing(path, leaf.st_size, self._listing_items(real))
         if stat.S_ISREG(leaf.st_mode):
             return results.numbered(path, self._read_text(real, path), view_range)
-        raise CommandError(f"Unsupported file type for {path}")
+        raise CommandError(f"Unsupported file type for {quoted(path)}")
 
     def _listing_items(self, real: str) -> list[tuple[int, str]]:
         items: list[tuple[int, str]] = []
@@ -248,7 +249,7 @@ class MemoryStore:
     def _create(self, path: str, file_text: str) -> str:
         real = self._resolve(path)
         if os.path.isdir(real):
-            raise CommandError(f"File {path} already exists")
+            raise CommandError(f"File {quoted(path)} already exists")
         self._make_parent(real, path)
         self._write(real, path, file_text, self._old_text(real))
         return results.created(path)
@@ -276,7 +277,7 @@ class MemoryStore:
         elif os.path.isdir(real):
             atomic.remove_tree(real)
         else:
-            raise CommandError(f"The path {path} does not exist")
+            raise CommandError(f"The path {quoted(path)} does not exist")
         self._evidence_changed(lambda records: records.forget(self._relative(real)))
         return results.deleted(path)
 
@@ -286,12 +287,12 @@ class MemoryStore:
         if old_real == self._root:
             raise CommandError(f"Cannot rename the {self.ROOT} directory itself")
         if os.path.exists(new_real):
-            raise CommandError(f"The destination {new_path} already exists")
+            raise CommandError(f"The destination {quoted(new_path)} already exists")
         if not os.path.lexists(old_real):
-            raise CommandError(f"The path {old_path} does not exist")
+            raise CommandError(f"The path {quoted(old_path)} does not exist")
         self._refuse_secret_path(new_path)
         if paths.contained(old_real, new_real):
-            raise CommandError(f"Cannot move {old_path} into itself ({new_path}).")
+            raise CommandError(f"Cannot move {quoted(old_path)} into itself ({quoted(new_path)}).")
         self._make_parent(new_real, new_path)
         # Atomic, but not forced to disk: a power cut right after may undo the rename,
         # leaving the old name, never a broken file. The SDK does the same.
@@ -306,7 +307,7 @@ class MemoryStore:
         if not os.path.exists(real):
             raise CommandError(results.not_found(path))
         if not os.path.isfile(real):
-            raise CommandError(f"The path {path} is not a file.")
+            raise CommandError(f"The path {quoted(path)} is not a file.")
         return real, self._read_text(real, path)
 
     @staticmethod
@@ -315,15 +316,15 @@ class MemoryStore:
             fd = os.open(real, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_BINARY)
         except FileNotFoundError:
             raise CommandError(
-                f"The file {path} no longer exists (may have been deleted or renamed concurrently)."
+                f"The file {quoted(path)} no longer exists (may have been deleted or renamed concurrently)."
             ) from None
         except OSError as error:
             if error.errno in (errno.ELOOP, errno.EMLINK):  # O_NOFOLLOW met a symlink
-                raise CommandError(f"path {path!r} is a symlink") from None
+                raise CommandError(f"path {quoted(path)!r} is a symlink") from None
             raise
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise CommandError(f"path {path!r} is not a regular file")
+                raise CommandError(f"path {quoted(path)!r} is not a regular file")
             chunks = []
             while True:
                 chunk = os.read(fd, 1 << 16)
@@ -340,7 +341,7 @@ class MemoryStore:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise CommandError(
-                f"The file {path} is not UTF-8 text, so it cannot be viewed or edited. "
+                f"The file {quoted(path)} is not UTF-8 text, so it cannot be viewed or edited. "
                 f"Delete it, or replace it with create."
             ) from None
 
@@ -357,14 +358,14 @@ class MemoryStore:
             atomic.make_dirs(self._root, os.path.dirname(real))
         except NotADirectoryError as error:
             blocker = paths.to_virtual(self._root, error.filename or os.path.dirname(real))
-            raise CommandError(f"Cannot write {path}: {blocker} is a file, not a directory.") from None
+            raise CommandError(f"Cannot write {quoted(path)}: {blocker} is a file, not a directory.") from None
 
     def _refuse_secret_path(self, path: str) -> None:
         found = find_secrets(path)
         if found:
             masked, _ = mask_secrets(path)
             raise CommandError(
-                f"Not written: the path {masked} contains something shaped like a credential "
+                f"Not written: the path {quoted(masked)} contains something shaped like a credential "
                 f"({found[0].kind}). Secrets never go into memory."
             )
 
@@ -385,7 +386,7 @@ class MemoryStore:
             # A secret already on disk (put there outside the tool) must not block every edit.
             if text[secret.start : secret.end] not in old_values:
                 raise CommandError(
-                    f"Not written: {path} would contain something shaped like a credential "
+                    f"Not written: {quoted(path)} would contain something shaped like a credential "
                     f"({secret.kind}). Secrets never go into memory: leave the value out, or "
                     f"note where it is kept instead."
                 )
@@ -393,7 +394,7 @@ class MemoryStore:
         old_size = len(old_text) if old_text is not None else 0
         if new_size > self.max_file_chars and new_size > old_size:
             raise CommandError(
-                f"Not written: {path} would be {new_size:,} characters, over the "
+                f"Not written: {quoted(path)} would be {new_size:,} characters, over the "
                 f"{self.max_file_chars:,}-character limit for one memory file. {_merge_hint()}"
             )
         total_before = self._total_chars()
@@ -455,7 +456,7 @@ class MemoryStore:
         a folder or a file that is not UTF-8."""
         real = self._resolve(path)
         if os.path.isdir(real):
-            raise CommandError(f"{path} is a folder; while memory writes are reviewed, change its files one at a time.")
+            raise CommandError(f"{quoted(path)} is a folder; while memory writes are reviewed, change its files one at a time.")
         if not os.path.lexists(real):
             return None
         return self._read_text(real, path)
@@ -471,13 +472,13 @@ class MemoryStore:
             current = self.current_text(path)
             if current != before:
                 if before is None:
-                    raise CommandError(f"{path} was created since this change was proposed; review the file first.")
+                    raise CommandError(f"{quoted(path)} was created since this change was proposed; review the file first.")
                 if current is None:
-                    raise CommandError(f"{path} was deleted since this change was proposed.")
-                raise CommandError(f"{path} changed since this change was proposed; its new text was kept.")
+                    raise CommandError(f"{quoted(path)} was deleted since this change was proposed.")
+                raise CommandError(f"{quoted(path)} changed since this change was proposed; its new text was kept.")
             if new_path is not None:
                 if self.current_text(new_path) is not None:
-                    raise CommandError(f"{new_path} exists now; the rename would replace it.")
+                    raise CommandError(f"{quoted(new_path)} exists now; the rename would replace it.")
                 if after == before:
                     self._rename(path, new_path)
                 else:
@@ -666,7 +667,7 @@ class MemoryStore:
         except CommandError as error:
             raise MemoryPathError(str(error)) from None
         if not os.path.isfile(real):
-            raise MemoryNotFound(f"There is no memory file at {path}.")
+            raise MemoryNotFound(f"There is no memory file at {quoted(path)}.")
         try:
             return self._read_text(real, path)
         except CommandError as error:
@@ -674,7 +675,7 @@ class MemoryStore:
                 raise MemoryNotText(str(error)) from None
             raise MemoryStoreError(str(error)) from None
         except OSError as error:
-            raise MemoryStoreError(f"Could not read {path}: {error.strerror or error}.") from None
+            raise MemoryStoreError(f"Could not read {quoted(path)}: {error.strerror or error}.") from None
 
     def save(self, path: str, text: str, *, expected: str | None = None) -> tuple[str, bool]:
         """Creates or overwrites a file from the editor, through the same checks as the
@@ -686,13 +687,13 @@ class MemoryStore:
             with self._locked():
                 real = self._resolve(path)
                 if real == self._root or os.path.isdir(real):
-                    raise CommandError(f"{path} is a directory, not a memory file.")
+                    raise CommandError(f"{quoted(path)} is a directory, not a memory file.")
                 current = self._old_text(real) if os.path.isfile(real) else None
                 if expected is not None and current != expected:
                     if current is None:
-                        raise CommandError(f"Not saved: {path} was deleted on disk since you opened it.")
+                        raise CommandError(f"Not saved: {quoted(path)} was deleted on disk since you opened it.")
                     raise CommandError(
-                        f"Not saved: {path} changed on disk since you opened it. Reload it and make your edit again."
+                        f"Not saved: {quoted(path)} changed on disk since you opened it. Reload it and make your edit again."
                     )
                 self._make_parent(real, path)
                 self._write(real, path, text, current)
@@ -700,9 +701,9 @@ class MemoryStore:
         except (CommandError, MemoryStoreError) as error:
             return str(error), True
         except OSError as error:
-            return f"Could not save {path}: {error.strerror or error}.", True
+            return f"Could not save {quoted(path)}: {error.strerror or error}.", True
         except Exception as error:
-            return f"Could not save {path}: {type(error).__name__}: {error}", True
+            return f"Could not save {quoted(path)}: {type(error).__name__}: {quoted(str(error))}", True
 
     def delete(self, path: str) -> tuple[str, bool]:
         return self.run({"command": "delete", "path": path})
