@@ -85,9 +85,9 @@ class Session:
 
         mode = config.memory_mode
         if store is None and mode in ("on-demand", "preloaded", "index"):
-            from memory.store import MemoryStore
+            from memory.roots import open_memory
 
-            store = MemoryStore.for_repository(self.repo)
+            store = open_memory(self.repo)
         self.store = store
         self.start = modes.prepare(
             mode, self.repo, store=store, window_turns=config.window_turns, now=self.started,

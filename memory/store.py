@@ -63,8 +63,12 @@ class MemoryStore:
         max_total_chars: int = 6000,
         lock_timeout: float = 2.0,
         repo: Path | None = None,
+        root: str = paths.ROOT,
     ) -> None:
         self.directory = Path(directory)
+        # The virtual path this folder answers to: /memories, or /memories/user for the
+        # user-wide folder (memory/roots.py).
+        self.ROOT = root
         # The working tree whose code the memories cite: set, every write fingerprints
         # the citations (memory/evidence.py).
         self.repo = Path(repo) if repo is not None else None
@@ -181,7 +185,7 @@ class MemoryStore:
             name, args = inputs.parse(command)
             for key in ("path", "old_path", "new_path"):
                 if key in args:
-                    paths.split(args[key])  # refused by its parts before waiting for the lock
+                    paths.split(args[key], self.ROOT)  # refused by its parts before waiting for the lock
             with self._locked():
                 return getattr(self, f"_{name}")(**args), False
         except CommandError as error:
@@ -203,7 +207,7 @@ class MemoryStore:
         return f"Could not {name} {quoted(where)}: {reason}.".replace("  ", " ")
 
     def _resolve(self, path: str) -> str:
-        return paths.resolve(self._root, path)
+        return paths.resolve(self._root, path, self.ROOT)
 
     def _view(self, path: str, view_range: list[int] | None = None) -> str:
         real = self._resolve(path)
@@ -357,7 +361,7 @@ class MemoryStore:
         try:
             atomic.make_dirs(self._root, os.path.dirname(real))
         except NotADirectoryError as error:
-            blocker = paths.to_virtual(self._root, error.filename or os.path.dirname(real))
+            blocker = paths.to_virtual(self._root, error.filename or os.path.dirname(real), self.ROOT)
             raise CommandError(f"Cannot write {quoted(path)}: {blocker} is a file, not a directory.") from None
 
     def _refuse_secret_path(self, path: str) -> None:
@@ -545,7 +549,7 @@ class MemoryStore:
             name, kind, description = describe(text, stem)
             found.append(
                 MemoryInfo(
-                    path=paths.to_virtual(self._root, real),
+                    path=paths.to_virtual(self._root, real, self.ROOT),
                     file=Path(real),
                     name=name,
                     type=kind,
@@ -562,7 +566,7 @@ class MemoryStore:
         claim reads as old. Empty when there is no memory."""
         now = time.time() if now is None else now
         index = os.path.join(self._root, INDEX_NAME)
-        ordered = sorted(self._files(), key=lambda f: (f != index, paths.to_virtual(self._root, f)))
+        ordered = sorted(self._files(), key=lambda f: (f != index, paths.to_virtual(self._root, f, self.ROOT)))
         parts: list[str] = []
         for real in ordered:
             try:
@@ -573,7 +577,7 @@ class MemoryStore:
                 continue
             # A memory must not be able to close its own element and speak as the prompt.
             body = text.rstrip().replace("</memory>", "<\\/memory>")
-            where = paths.to_virtual(self._root, real)
+            where = paths.to_virtual(self._root, real, self.ROOT)
             for raw, escaped in (("&", "&amp;"), ('"', "&quot;"), ("<", "&lt;"), (">", "&gt;")):
                 where = where.replace(raw, escaped)
             parts.append(f'<memory path="{where}" age="{age}">\n{body}\n</memory>\n')
@@ -601,7 +605,7 @@ class MemoryStore:
                 continue
             seen.add(entry.target)
             try:
-                real = paths.resolve(self._root, f"{self.ROOT}/{entry.target}")
+                real = paths.resolve(self._root, f"{self.ROOT}/{entry.target}", self.ROOT)
             except CommandError:
                 problems.append(f"{index_path} line {entry.line + 1} links to {entry.target}, which is not a memory path.")
                 continue
@@ -683,7 +687,7 @@ class MemoryStore:
         try:
             if not isinstance(path, str) or not isinstance(text, str):
                 raise CommandError("The path and the text must be strings.")
-            paths.split(path)
+            paths.split(path, self.ROOT)
             with self._locked():
                 real = self._resolve(path)
                 if real == self._root or os.path.isdir(real):

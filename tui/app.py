@@ -127,9 +127,9 @@ class DevAgentApp(App):
         self.repo = repo
         self.config = config
         if store is None:
-            from memory.store import MemoryStore
+            from memory.roots import open_memory
 
-            store = MemoryStore.for_repository(repo)
+            store = open_memory(repo)
         self.store = store
         self.voice = voice
         self.key_problem = api_key_problem()

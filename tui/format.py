@@ -53,3 +53,12 @@ def one_line(text: str, width: int) -> str:
     if len(flat) <= width:
         return flat
     return flat[: max(0, width - 1)] + "…"
+
+
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0, 9), *range(11, 32), 127, *range(128, 160)]}
+
+
+def plain(text: str) -> str:
+    """Text for a terminal: control characters (an escape sequence in a memory, say) shown
+    as \\xNN instead of acted on; newlines and tabs stay."""
+    return text.translate(_CONTROL)
