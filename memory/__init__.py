@@ -1,6 +1,7 @@
 """The store behind Claude's memory tool, one folder per repository.
 
-    store.py      MemoryStore: the six commands, the lock, caps, listings for the app
+    store.py      MemoryStore: the six commands, caps, listings for the app
+    lock.py       the folder's cross-process lock; what to say when it cannot be taken
     results.py    the SDK's result texts, reproduced so the SDK need not be imported
     inputs.py     field and type checks on a command before it runs
     paths.py      /memories/... to a real path inside the folder, or a refusal (depth,

@@ -32,3 +32,7 @@ class MemoryNotText(MemoryStoreError):
 
 class MemoryBusy(MemoryStoreError):
     """Another session held the lock past the bounded wait."""
+
+
+class MemoryNotWritable(MemoryStoreError):
+    """The lock file is unusable or the folder read-only: writes stop, reads go on."""

@@ -17,35 +17,31 @@ import errno
 import logging
 import os
 import stat
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from memory import atomic, inputs, paths, results
 from memory.errors import (
     CommandError,
-    MemoryBusy,
     MemoryNotFound,
+    MemoryNotWritable,
     MemoryNotText,
     MemoryPathError,
     MemoryStoreError,
 )
+from memory.lock import FolderLock, is_no_write, read_only
 from memory.notes import INDEX_NAME, MemoryInfo, age_text, describe, index_entries, index_line
 from memory.quoting import quoted
 from memory.secrets import find_secrets, mask_secrets
 from memory.walk import Skipped, walk
 
-LOCK_NAME = ".lock"
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _O_BINARY = getattr(os, "O_BINARY", 0)
 
 _log = logging.getLogger(__name__)
-
-_BUSY = "The memory is busy: another session is writing to it. Try the command again in a moment."
 
 
 def _merge_hint() -> str:
@@ -72,7 +68,6 @@ class MemoryStore:
         # The working tree whose code the memories cite: set, every write fingerprints
         # the citations (memory/evidence.py).
         self.repo = Path(repo) if repo is not None else None
-        self._held = threading.local()
         self.max_file_chars = max_file_chars
         self.max_total_chars = max_total_chars
         self.lock_timeout = lock_timeout
@@ -82,8 +77,7 @@ class MemoryStore:
             pass  # an unwritable data dir must not stop the app; each command reports it
         # Resolved once: every containment check compares against this exact string.
         self._root = os.path.realpath(self.directory)
-        self._lock_path = os.path.join(self._root, LOCK_NAME)
-        self._swept = False
+        self._lock = FolderLock(self._root, lock_timeout, self._sweep)
         # real path -> (mtime_ns, size, inode, characters): the total cap reads every file
         # on each write, and most of them have not changed since the last one.
         self._sizes: dict[str, tuple[int, int, int, int]] = {}
@@ -100,72 +94,15 @@ class MemoryStore:
 
     # -- locking ---------------------------------------------------------------------------
 
-    @contextmanager
-    def _locked(self, timeout: float | None = None) -> Iterator[None]:
-        """The cross-process lock, held for a whole command's read-modify-write.
-
-        filelock's descriptor functions take the same OS lock its FileLock class does
-        (flock on Unix, LockFileEx on Windows); the class adds about 0.3 ms of
-        bookkeeping per command, more than a whole `view` costs.
-        """
-        from filelock import lock_descriptor, unlock_descriptor
-
-        if getattr(self._held, "depth", 0):
-            # Already held by this thread (accepting a held change runs a command inside
-            # the lock): an OS lock taken twice by one process would wait for itself.
-            self._held.depth += 1
-            try:
-                yield
-            finally:
-                self._held.depth -= 1
-            return
-        wait = self.lock_timeout if timeout is None else timeout
-        deadline = time.monotonic() + wait
-        fd = -1
-        while True:
-            try:
-                # The folder may have been deleted to make the agent forget: start an empty store.
-                os.makedirs(self._root, mode=atomic.DIR_MODE, exist_ok=True)
-                fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_BINARY, atomic.FILE_MODE)
-            except FileNotFoundError:
-                fd = -1  # deleted again between makedirs and open
-            if fd >= 0:
-                if lock_descriptor(fd, blocking=False):
-                    if self._lock_is_current(fd):
-                        break
-                    unlock_descriptor(fd)
-                os.close(fd)
-                fd = -1
-            if time.monotonic() >= deadline:
-                raise MemoryBusy(_BUSY)
-            # A command holds the lock for about a millisecond; poll at that scale.
-            time.sleep(0.001)
-        self._held.depth = 1
-        try:
-            if not self._swept:
-                self._swept = True
-                self._sweep()
-            yield
-        finally:
-            self._held.depth = 0
-            try:
-                unlock_descriptor(fd)
-            finally:
-                os.close(fd)
-
-    def _lock_is_current(self, fd: int) -> bool:
-        """False when the lock file we locked was unlinked meanwhile (the folder deleted
-        and made again): another session may hold the new file's lock."""
-        try:
-            return os.path.samestat(os.fstat(fd), os.stat(self._lock_path, follow_symlinks=False))
-        except OSError:
-            return False
+    def _locked(self, timeout: float | None = None) -> AbstractContextManager[None]:
+        """The cross-process lock, held for a whole command's read-modify-write."""
+        return self._lock.held(timeout)
 
     def _sweep_orphans(self, wait: float) -> None:
         try:
             with self._locked(timeout=wait):
                 pass
-        except (MemoryBusy, OSError):
+        except (MemoryStoreError, OSError):
             pass  # a live session is writing (or the folder is unusable); the first command sweeps
 
     def _sweep(self) -> None:
@@ -186,6 +123,11 @@ class MemoryStore:
             for key in ("path", "old_path", "new_path"):
                 if key in args:
                     paths.split(args[key], self.ROOT)  # refused by its parts before waiting for the lock
+            if name == "view":
+                # Reads need no lock (writes replace files whole), so an unusable lock file
+                # or a read-only folder still lets the model read its memory.
+                self._make_folder()
+                return self._view(**args), False
             with self._locked():
                 return getattr(self, f"_{name}")(**args), False
         except CommandError as error:
@@ -197,14 +139,23 @@ class MemoryStore:
         except Exception as error:  # a bug must not end the session: the model gets the text
             return f"The memory command failed: {type(error).__name__}: {quoted(str(error))}", True
 
-    @staticmethod
-    def _os_error(command: Any, error: OSError) -> str:
+    def _os_error(self, command: Any, error: OSError) -> str:
         name = command.get("command") if isinstance(command, dict) else "run"
+        if name != "view" and is_no_write(error):
+            return read_only(self._root, error)
         where = ""
         if isinstance(command, dict):
             where = str(command.get("path") or command.get("old_path") or "")
         reason = error.strerror or str(error)
         return f"Could not {name} {quoted(where)}: {reason}.".replace("  ", " ")
+
+    def _make_folder(self) -> None:
+        """The folder may have been deleted to make the agent forget: start an empty store."""
+        try:
+            os.makedirs(self._root, mode=atomic.DIR_MODE, exist_ok=True)
+        except OSError:
+            if not os.path.isdir(self._root):
+                raise
 
     def _resolve(self, path: str) -> str:
         return paths.resolve(self._root, path, self.ROOT)
@@ -448,12 +399,10 @@ class MemoryStore:
 
     # -- review: checking and applying a change without the memory tool ----------------------
 
-    @contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self) -> AbstractContextManager[None]:
         """The store's lock, for a caller that reads, decides and writes as one step
         (memory/pending.py). Commands run inside it take it again without waiting."""
-        with self._locked():
-            yield
+        return self._locked()
 
     def current_text(self, path: str) -> str | None:
         """The text of the memory file at `path`, None when there is none; CommandError for
@@ -620,6 +569,8 @@ class MemoryStore:
         try:
             self._reindex()
         except OSError as error:
+            if is_no_write(error):
+                raise MemoryNotWritable(read_only(self._root, error)) from None
             raise MemoryStoreError(f"Could not rewrite {self.ROOT}/{INDEX_NAME}: {error.strerror or error}.") from None
 
     def _reindex(self) -> None:
@@ -705,6 +656,8 @@ class MemoryStore:
         except (CommandError, MemoryStoreError) as error:
             return str(error), True
         except OSError as error:
+            if is_no_write(error):
+                return read_only(self._root, error), True
             return f"Could not save {quoted(path)}: {error.strerror or error}.", True
         except Exception as error:
             return f"Could not save {quoted(path)}: {type(error).__name__}: {quoted(str(error))}", True

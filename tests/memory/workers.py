@@ -14,7 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from memory.store import LOCK_NAME, MemoryStore
+from memory.lock import LOCK_NAME
+from memory.store import MemoryStore
 
 TARGET = "/memories/shared.md"
 
