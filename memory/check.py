@@ -180,20 +180,34 @@ def _caps(store: Any, infos: list[Any]) -> list[Finding]:
     return found
 
 
-def _evidence(store: Any, repo: Path, memories: list[tuple[Any, str]]) -> list[Finding]:
+def evidence_checks(store: Any, repo: Path, memories: list[tuple[Any, str]]) -> dict[str, list[ev.CitationCheck]]:
     records = ev.EvidenceFile.load(Path(store.directory))
     names = FileNames(repo)
-    found = []
-    for info, text in memories:
-        relative = info.path[len(store.ROOT) + 1 :]
-        for check in ev.check_text(text, repo, records.get(relative), names):
-            if check.state in (ev.CHANGED, ev.GONE):
-                found.append(Finding(info.path, check.state, check.sentence()))
-    return found
+    return {
+        info.path: ev.check_text(text, repo, records.get(info.path[len(store.ROOT) + 1 :]), names)
+        for info, text in memories
+    }
 
 
-def check_store(store: Any, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> list[Finding]:
-    """Every finding in one memory folder; `repo` None skips the citations (user memory)."""
+def _evidence(checks: dict[str, list[ev.CitationCheck]]) -> list[Finding]:
+    return [
+        Finding(path, check.state, check.sentence())
+        for path, found in checks.items()
+        for check in found
+        if check.state in (ev.CHANGED, ev.GONE)
+    ]
+
+
+def check_store(
+    store: Any,
+    repo: Path | None,
+    *,
+    now: float | None = None,
+    aging_days: int = DEFAULT_AGING_DAYS,
+    evidence: dict[str, list[ev.CitationCheck]] | None = None,
+) -> list[Finding]:
+    """Every finding in one memory folder; `repo` None skips the citations (user memory).
+    `evidence` takes the citation checks when the caller already has them (the pane)."""
     now = time.time() if now is None else now
     infos = store.memories()
     memories: list[tuple[Any, str]] = []
@@ -219,8 +233,9 @@ def check_store(store: Any, repo: Path | None, *, now: float | None = None, agin
     if index_secrets:
         found.append(Finding(f"{store.ROOT}/{INDEX_NAME}", "secret", f"holds something shaped like a credential ({index_secrets[0].kind}); delete it"))
     found += _duplicates(memories)
-    if repo is not None:
-        found += _evidence(store, Path(repo), memories)
+    if evidence is None and repo is not None:
+        evidence = evidence_checks(store, Path(repo), memories)
+    found += _evidence(evidence or {})
     found += _index(store, infos)
     found += _caps(store, infos)
     order = {kind: n for n, kind in enumerate(KINDS)}

@@ -41,6 +41,7 @@ from tui import format as fmt
 from tui.inbox import Inbox
 from tui.terminal import log_path, stderr_to_log
 from tui.widgets.conversation import Conversation, ToolLine
+from tui.memory_commands import memory_commands
 from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.prompt import Prompt
 from tui.widgets.screen_pane import ScreenPane
@@ -545,6 +546,7 @@ class DevAgentApp(App):
         yield SystemCommand("New memory", "Write a memory for this repository", self.memory_pane.action_new)
         yield SystemCommand("Edit memory", "Edit the memory selected in the pane", self.memory_pane.action_edit)
         yield SystemCommand("Delete memory", "Delete the selected memory (asks first)", self.memory_pane.action_delete)
+        yield from memory_commands(self)
         yield SystemCommand("Push to talk", "Start or stop recording a spoken turn", self.action_push_to_talk)
         yield SystemCommand("Mute voice", "Silence or restore the spoken replies", self.action_toggle_mute)
 

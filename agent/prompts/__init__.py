@@ -25,3 +25,8 @@ def memory_rules() -> str:
 @cache
 def summary_request() -> str:
     return (HERE / "summary_request.md").read_text(encoding="utf-8").strip()
+
+
+@cache
+def tidy_request() -> str:
+    return (HERE / "tidy_request.md").read_text(encoding="utf-8").strip()

@@ -47,12 +47,16 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("e", "edit it (Ctrl+S saves through the store, Esc discards)"),
             ("d", "delete it, after a confirmation"),
             ("n", "write a new memory"),
+            ("v", "still true: set its verified date to today"),
+            ("m", "move it between this repository and you, in every repository"),
+            ("a / r", "accept / reject a change the agent made that waits for you"),
         ],
     ),
 ]
 
 OUTRO = (
-    "A memory marked ▲ names a file or line the repository no longer has. A save the store "
+    "Before a memory's name, its evidence: ✓ the code it cites is intact, → moved, ≠ changed, "
+    "× gone, ? not fingerprinted; ◷ it is aging; ▲ tags what memory check found. A save the store "
     "refuses (too long, over the total cap, a credential in the text, changed on disk meanwhile) "
     "says why and keeps your text in the editor."
 )
