@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -47,6 +48,9 @@ INTACT, MOVED, CHANGED, GONE, UNRECORDED = "intact", "moved", "changed", "gone",
 SEVERITY = (GONE, CHANGED, MOVED, UNRECORDED, INTACT)
 # Past this a cited file is only checked for being there: hashing it would stall the pane.
 MAX_FILE_BYTES = 4 * 1024 * 1024
+_COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
+# The repository's own config must not run anything when the pane checks evidence.
+_SAFE_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
 
 
 # --- fingerprints -----------------------------------------------------------------------
@@ -76,11 +80,30 @@ class Fingerprint:
 
     @classmethod
     def from_json(cls, data: dict) -> "Fingerprint | None":
+        """None for a record that is not one of ours (hand-edited, or from a newer version):
+        its citation then reads as unrecorded, and no path in it reaches outside the tree."""
         try:
-            names = cls.__dataclass_fields__
-            return cls(**{k: v for k, v in data.items() if k in names})
+            fp = cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
         except TypeError:
             return None
+        texts = (fp.cite, fp.path, fp.kind, fp.recorded)
+        numbers = (fp.start, fp.end, fp.anchor)
+        if not all(isinstance(t, str) for t in texts) or not isinstance(fp.count, int) or fp.count < 0:
+            return None
+        if not all(n is None or (isinstance(n, int) and n > 0) for n in numbers):
+            return None
+        if fp.kind not in ("lines", "file", "dir") or not _relative_path(fp.path):
+            return None
+        if any(v is not None and not isinstance(v, str) for v in (fp.hash, fp.first, fp.commit)):
+            return None
+        if fp.commit is not None and not _COMMIT.match(fp.commit):
+            return None  # it becomes an argument of git diff: never an option
+        return fp
+
+
+def _relative_path(path: str) -> bool:
+    parts = path.split("/")
+    return bool(path) and not path.startswith("/") and "\\" not in path and all(p not in ("", ".", "..") for p in parts)
 
 
 def head_commit(repo: Path) -> str | None:
@@ -88,7 +111,7 @@ def head_commit(repo: Path) -> str | None:
     the first commit."""
     try:
         done = subprocess.run(
-            ["git", "rev-parse", "--verify", "-q", "HEAD"],
+            ["git", *_SAFE_GIT, "rev-parse", "--verify", "-q", "HEAD"],
             cwd=repo, capture_output=True, text=True, timeout=10,
             env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
         )
@@ -189,11 +212,11 @@ def _spans(lines: list[str], fp: Fingerprint) -> list[tuple[int, int]]:
 
 def _renamed_to(repo: Path, commit: str | None, path: str) -> str | None:
     """Where git saw `path` renamed to between `commit` and the working tree."""
-    if not commit:
+    if not commit or not _COMMIT.match(commit):
         return None
     try:
         done = subprocess.run(
-            ["git", "diff", "-M", "--name-status", "-z", commit, "--"],
+            ["git", *_SAFE_GIT, "diff", "--no-ext-diff", "--no-textconv", "-M", "--name-status", "-z", commit, "--"],
             cwd=repo, capture_output=True, timeout=20,
             env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
         )

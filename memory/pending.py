@@ -97,12 +97,19 @@ class PendingChanges:
     # -- reading, no lock: each change file is replaced whole --------------------------------
 
     def _load(self, name: str) -> Change | None:
+        """A change file, or None when it is unreadable or not one of ours (hand-edited):
+        its paths still go through the store's checks when it is accepted."""
         try:
             data = json.loads((self.folder / name).read_bytes().decode("utf-8"))
             fields = Change.__dataclass_fields__
-            return Change(**{k: v for k, v in data.items() if k in fields})
-        except (OSError, ValueError, TypeError):
+            change = Change(**{k: v for k, v in data.items() if k in fields})
+        except (OSError, ValueError, TypeError, AttributeError):
             return None
+        texts_ok = all(isinstance(v, str) for v in (change.id, change.command, change.path, change.created, change.status, change.note))
+        optional_ok = all(v is None or isinstance(v, str) for v in (change.before, change.after, change.new_path))
+        if not (texts_ok and optional_ok and isinstance(change.told, bool) and name == f"{change.id}.json"):
+            return None
+        return change
 
     def _all(self) -> list[Change]:
         try:

@@ -306,3 +306,42 @@ def test_a_store_without_a_repository_records_nothing(tmp_path):
     store = MemoryStore(tmp_path / "m")
     store.run({"command": "create", "path": "/memories/a.md", "file_text": "see src/a.py:1\n"})
     assert not (store.directory / EVIDENCE_NAME).exists() and store.evidence() == {}
+
+
+def test_a_hand_made_evidence_file_reaches_nothing_outside(repo, tmp_path):
+    """Records are data from disk: a path out of the tree or a commit shaped like an option
+    is dropped, so the citation reads as unrecorded and git never sees it."""
+    sandbox = tmp_path / "sandbox"
+    folder = sandbox / "a" / "b" / "c" / "memories"
+    folder.mkdir(parents=True)
+    (sandbox / "outside.txt").write_text("secret-ish\n")
+    stray = sandbox / "stray"
+    text = "see src/Core/ChangedFile.cs:2 and src/Old.cs:1\n"
+    records = {"version": 1, "memories": {"m.md": [
+        {"cite": "src/Core/ChangedFile.cs:2", "path": "../../../../../sandbox/outside.txt", "kind": "lines", "start": 1, "end": 1,
+         "anchor": 1, "count": 1, "hash": "x", "first": "y", "commit": None, "recorded": ""},
+        {"cite": "src/Old.cs:1", "path": "src/Old.cs", "kind": "lines", "start": 1, "end": 1, "anchor": 1, "count": 1,
+         "hash": "x", "first": "y", "commit": f"--output={stray}", "recorded": ""},
+        {"cite": 5, "path": "README.md", "kind": "file"},
+    ]}}
+    (folder / EVIDENCE_NAME).write_text(json.dumps(records))
+    assert EvidenceFile.load(folder).get("m.md") == []
+    checks = {c.cite: c.state for c in check_text(text, repo, EvidenceFile.load(folder).get("m.md"))}
+    assert checks == {"src/Core/ChangedFile.cs:2": UNRECORDED, "src/Old.cs:1": GONE}
+    assert sorted(p.name for p in sandbox.rglob("*")) == sorted(["a", "b", "c", "memories", EVIDENCE_NAME, "outside.txt"])
+
+
+def test_git_config_in_the_repository_runs_nothing(repo, tmp_path):
+    marker = tmp_path / "ran"
+    hook = tmp_path / "monitor.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    git(repo, "config", "core.fsmonitor", str(hook))
+    folder = tmp_path / "memories"
+    folder.mkdir()
+    record(folder, repo, NOTE)
+    git(repo, "mv", "src/Core/ChangedFile.cs", "src/Core/FileChange.cs")
+    git(repo, "-c", "core.fsmonitor=false", "commit", "-q", "-m", "rename")
+    marker.unlink(missing_ok=True)
+    assert states(repo, folder, NOTE)["src/Core/ChangedFile.cs:2"] == (MOVED, "src/Core/FileChange.cs:2")
+    assert not marker.exists()

@@ -119,3 +119,17 @@ def test_the_lock_is_reentrant_in_one_thread_only(store):
     first.join(5)
     with store.locked():
         pass  # released
+
+
+def test_a_hand_made_change_file_is_ignored(store):
+    folder = store.directory / ".pending"
+    folder.mkdir(parents=True)
+    (folder / "abc123.json").write_text('{"id": "ffffff", "command": "create", "path": "/memories/x.md", "before": null, "after": "x"}')
+    (folder / "abc124.json").write_text('{"id": "abc124", "command": "create", "path": ["/etc/passwd"], "before": null, "after": "x"}')
+    (folder / "abc125.json").write_text("not json")
+    assert PendingChanges(store).list() == []
+    # One that is well formed still goes through the store's path checks when accepted.
+    (folder / "abc126.json").write_text('{"id": "abc126", "command": "create", "path": "/memories/../../x.md", "before": null, "after": "x", "created": "", "status": "pending", "told": false, "note": ""}')
+    message, refused = PendingChanges(store).accept("abc126")
+    assert refused and "'..' segments are not allowed" in message
+    assert not (store.directory.parent.parent / "x.md").exists()
