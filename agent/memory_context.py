@@ -10,7 +10,6 @@ repeats them.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,34 +45,23 @@ def _roots(store: Any) -> list[Any]:
     return list(roots()) if callable(roots) else [store]
 
 
-def _virtual(root_store: Any, real: str) -> str:
-    virtual = paths.to_virtual(os.path.realpath(root_store.directory), real)
-    prefix = getattr(root_store, "ROOT", paths.ROOT)
-    return prefix + virtual[len(paths.ROOT) :]
-
-
-def _files(store: Any, now: float, aging_days: int) -> list[MemoryFile]:
-    """Every file of every root: indexes first, then fresh memories, then aging ones."""
-    from memory.walk import walk
-
-    indexes, fresh, aging = [], [], []
+def _files(store: Any, now: float, aging_days: int) -> tuple[list[MemoryFile], list]:
+    """What each root preloads within its caps: indexes first, then fresh memories, then
+    aging ones; and what the caps left out (memory.preload.LeftOut)."""
+    indexes, fresh, aging, left_out = [], [], [], []
     for root in _roots(store):
-        for real in walk(os.path.realpath(root.directory)).files:
-            try:
-                with open(real, "rb") as handle:
-                    text = handle.read().decode("utf-8", errors="replace")
-                modified = os.stat(real).st_mtime
-            except OSError:
+        loaded = root.preload()
+        left_out += loaded.left_out
+        index = f"{getattr(root, 'ROOT', paths.ROOT)}/{INDEX_NAME}"
+        for item in loaded.files:
+            if item.path == index:
+                indexes.append(MemoryFile(item.path, item.text, item.modified, None))
                 continue
-            path = _virtual(root, real)
-            if os.path.basename(real) == INDEX_NAME and os.path.dirname(real) == os.path.realpath(root.directory):
-                indexes.append(MemoryFile(path, text, modified, None))
-                continue
-            age = freshness(text, modified, now, aging_days)
-            (aging if age.aging else fresh).append(MemoryFile(path, text, modified, age))
+            age = freshness(item.text, item.modified, now, aging_days)
+            (aging if age.aging else fresh).append(MemoryFile(item.path, item.text, item.modified, age))
     for group in (indexes, fresh, aging):
         group.sort(key=lambda f: f.path)
-    return indexes + fresh + aging
+    return indexes + fresh + aging, left_out
 
 
 def _escape(value: str) -> str:
@@ -121,9 +109,11 @@ def _aging_note(aging_days: int) -> str:
 
 
 def preloaded(store: Any, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> str:
+    from memory.preload import left_out_note
+
     now = time.time() if now is None else now
-    files = _files(store, now, aging_days)
-    if not files:
+    files, left_out = _files(store, now, aging_days)
+    if not files and not left_out:
         return EMPTY
     header = (
         "Your memory directory as this session started: every file, with its age since it was written "
@@ -133,6 +123,8 @@ def preloaded(store: Any, repo: Path | None, *, now: float | None = None, aging_
     if any(f.age is not None and f.age.aging for f in files):
         header += _aging_note(aging_days)
     snapshot = "".join(_element(f, now) for f in files)
+    if left_out:
+        snapshot += left_out_note(left_out)
     parts = [header, snapshot]
     evidence = evidence_lines(store, repo)
     if evidence:
@@ -159,7 +151,7 @@ def index(store: Any, repo: Path | None, *, now: float | None = None, aging_days
             "Your memory index /memories/MEMORY.md is empty or missing. Memory files, if any, "
             "can still be listed with the memory tool's view command."
         ]
-    aging = [f for f in _files(store, now, aging_days) if f.age is not None and f.age.aging]
+    aging = [f for f in _files(store, now, aging_days)[0] if f.age is not None and f.age.aging]
     if aging:
         listed = ", ".join(f"{f.path} ({age_text(f.age.age_seconds(now))})" for f in aging)
         parts.append(

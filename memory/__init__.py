@@ -8,6 +8,7 @@
                   length, names); its part-by-part check also confines read_file
     atomic.py     durable file replacement, the sweep of orphaned temp files, removal
                   of a folder of any depth
+    preload.py    what goes into the prompt within the caps, and what is left out
     walk.py       the files of the folder, without recursion or links, to a bounded depth
     quoting.py    what the model sent, quoted in a result at a bounded length
     secrets.py    credential-shaped text: refused in memory, masked in tool output

@@ -9,6 +9,7 @@ refuses a path, the refusal text is the SDK's.
 from __future__ import annotations
 
 import os
+import unicodedata
 
 from memory.errors import CommandError
 from memory.quoting import quoted
@@ -20,6 +21,11 @@ ROOT = "/memories"
 MAX_DEPTH = 8  # names below /memories, the file's own included
 MAX_NAME_BYTES = 255
 MAX_PATH_CHARS = 1024
+# Characters that make one name look like another in the pane: bidirectional controls
+# reorder what follows them ("note\u202egpj.md" shows as "notedm.jpg"), the others are
+# invisible. Names are also stored in NFC, so "café" typed two ways is one file.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+INVISIBLE = frozenset("\u00ad\u180e\u200b\u2060\ufeff")
 
 
 def outside_root(path: str, root: str = ROOT) -> str:
@@ -53,10 +59,13 @@ def part_problem(part: str, *, hidden_ok: bool = False) -> str | None:
 
 
 def split(path: str, root: str = ROOT) -> list[str]:
-    """The parts of a virtual path below `root` ([] for the root itself), or CommandError.
+    """The parts of a virtual path below `root` ([] for the root itself), each in NFC, or
+    CommandError. `root` is /memories, or /memories/user for the user-wide folder
+    (memory/roots.py)."""
+    return [unicodedata.normalize("NFC", part) for part in _split(path, root)]
 
-    `root` is /memories, or /memories/user for the user-wide folder (memory/roots.py).
-    """
+
+def _split(path: str, root: str = ROOT) -> list[str]:
     if len(path) > MAX_PATH_CHARS:
         raise CommandError(
             f"The path {quoted(path)} is {len(path):,} characters long; a memory path may have "
@@ -75,7 +84,7 @@ def split(path: str, root: str = ROOT) -> list[str]:
         return []
     parts = rest.split("/")
     for part in parts:
-        problem = part_problem(part) or _name_problem(part)
+        problem = part_problem(part) or name_problem(unicodedata.normalize("NFC", part))
         if problem:
             raise CommandError(f"The path {quoted(path)} is not allowed: {problem}.")
     if len(parts) > MAX_DEPTH:
@@ -87,10 +96,21 @@ def split(path: str, root: str = ROOT) -> list[str]:
     return parts
 
 
-def _name_problem(part: str) -> str | None:
-    size = len(part.encode("utf-8", "surrogatepass"))
+def name_problem(name: str) -> str | None:
+    """Why a name is refused beyond part_problem's rules: its length, and characters
+    that let it pass for another name."""
+    size = len(name.encode("utf-8", "surrogatepass"))
     if size > MAX_NAME_BYTES:
-        return f"the name {quoted(part, 60)} is {size:,} bytes; a name may have at most {MAX_NAME_BYTES}"
+        return f"the name {quoted(name, 60)} is {size:,} bytes; a name may have at most {MAX_NAME_BYTES}"
+    found = next((c for c in name if c in BIDI_CONTROLS), None)
+    if found:
+        return (
+            f"bidirectional control characters (here U+{ord(found):04X}) are not allowed: "
+            f"they make a name show as another"
+        )
+    found = next((c for c in name if c in INVISIBLE), None)
+    if found:
+        return f"invisible characters (here U+{ord(found):04X}) are not allowed: they make a name look like another"
     return None
 
 
@@ -103,7 +123,13 @@ def resolve(root: str, path: str, virtual: str = ROOT) -> str:
     parts = split(path, virtual)
     if not parts:
         return root
-    real = os.path.realpath(os.path.join(root, *parts))
+    joined = os.path.join(root, *parts)
+    if not os.path.lexists(joined):
+        # A file named by hand in another form (NFD, as macOS tools write) stays reachable.
+        as_given = os.path.join(root, *_split(path, virtual))
+        if os.path.lexists(as_given):
+            joined = as_given
+    real = os.path.realpath(joined)
     if not contained(root, real):
         # realpath followed a symlink that leads out of the folder.
         raise CommandError(f"Path {quoted(path)} would escape {virtual} directory")

@@ -145,6 +145,13 @@ class MemoryRoots:
     def snapshot(self, now: float | None = None) -> str:
         return self.repository.snapshot(now) + self.user.snapshot(now)
 
+    def preload(self):
+        """What preloading puts in the prompt from both folders, each within its own caps."""
+        from memory.preload import Preload
+
+        mine, theirs = self.repository.preload(), self.user.preload()
+        return Preload(mine.files + theirs.files, mine.left_out + theirs.left_out)
+
     def index_text(self) -> str:
         return self.repository.index_text()
 

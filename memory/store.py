@@ -32,7 +32,8 @@ from memory.errors import (
     MemoryStoreError,
 )
 from memory.lock import FolderLock, is_no_write, read_only
-from memory.notes import INDEX_NAME, MemoryInfo, age_text, describe, index_entries, index_line
+from memory.notes import INDEX_NAME, MemoryInfo, age_text, describe, frontmatter, index_entries, index_line
+from memory.preload import Preload, left_out_note, preload
 from memory.quoting import quoted
 from memory.secrets import find_secrets, mask_secrets
 from memory.walk import Skipped, walk
@@ -315,6 +316,24 @@ class MemoryStore:
             blocker = paths.to_virtual(self._root, error.filename or os.path.dirname(real), self.ROOT)
             raise CommandError(f"Cannot write {quoted(path)}: {blocker} is a file, not a directory.") from None
 
+    @staticmethod
+    def _refuse_lookalike_name(path: str, text: str, old_text: str | None) -> None:
+        """The pane shows a memory by its frontmatter name and description: neither may
+        hold characters that make it show as something else (unless it already did)."""
+        meta = frontmatter(text) if text.startswith("---") else {}
+        old = frontmatter(old_text) if meta and old_text and old_text.startswith("---") else {}
+        for key in ("name", "description"):
+            value = meta.get(key)
+            if value == old.get(key):
+                continue
+            found = next((c for c in str(value) if c in paths.BIDI_CONTROLS or c in paths.INVISIBLE), None)
+            if value is not None and found:
+                raise CommandError(
+                    f"Not written: the {key} in {quoted(path)}'s frontmatter holds U+{ord(found):04X}, "
+                    f"a bidirectional control or invisible character that makes it show as something "
+                    f"else. Leave it out."
+                )
+
     def _refuse_secret_path(self, path: str) -> None:
         found = find_secrets(path)
         if found:
@@ -335,6 +354,7 @@ class MemoryStore:
     def _check_write(self, real: str, path: str, text: str, old_text: str | None) -> None:
         """Refuses a write the store would not make: a secret, a cap."""
         self._refuse_secret_path(path)
+        self._refuse_lookalike_name(path, text, old_text)
         found = find_secrets(text)
         old_values = {old_text[s.start : s.end] for s in find_secrets(old_text)} if found and old_text else set()
         for secret in found:
@@ -510,26 +530,25 @@ class MemoryStore:
         found.sort(key=lambda info: info.path)
         return found
 
+    def preload(self) -> Preload:
+        """What preloading puts in a prompt (within the caps), and what it leaves out."""
+        return preload(self._root, walk(self._root), self.max_file_chars, self.max_total_chars, self.ROOT)
+
     def snapshot(self, now: float | None = None) -> str:
-        """Every file, for preloading into a prompt, each with its age so that an old
-        claim reads as old. Empty when there is no memory."""
+        """Every file within the caps, for preloading into a prompt, each with its age so
+        that an old claim reads as old; then what was left out. Empty when there is no memory."""
         now = time.time() if now is None else now
-        index = os.path.join(self._root, INDEX_NAME)
-        ordered = sorted(self._files(), key=lambda f: (f != index, paths.to_virtual(self._root, f, self.ROOT)))
+        loaded = self.preload()
         parts: list[str] = []
-        for real in ordered:
-            try:
-                with open(real, "rb") as handle:
-                    text = handle.read().decode("utf-8", errors="replace")
-                age = age_text(now - os.stat(real).st_mtime)
-            except OSError:
-                continue
+        for item in loaded.files:
             # A memory must not be able to close its own element and speak as the prompt.
-            body = text.rstrip().replace("</memory>", "<\\/memory>")
-            where = paths.to_virtual(self._root, real, self.ROOT)
+            body = item.text.rstrip().replace("</memory>", "<\\/memory>")
+            where = item.path
             for raw, escaped in (("&", "&amp;"), ('"', "&quot;"), ("<", "&lt;"), (">", "&gt;")):
                 where = where.replace(raw, escaped)
-            parts.append(f'<memory path="{where}" age="{age}">\n{body}\n</memory>\n')
+            parts.append(f'<memory path="{where}" age="{age_text(now - item.modified)}">\n{body}\n</memory>\n')
+        if loaded.left_out:
+            parts.append(left_out_note(loaded.left_out))
         return "".join(parts)
 
     def index_text(self) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from memory.paths import MAX_DEPTH, to_virtual
+from memory.paths import MAX_DEPTH, name_problem, part_problem, to_virtual
 
 
 @dataclass(frozen=True)
@@ -40,17 +40,34 @@ def walk(root: str) -> Walk:
         for entry in entries:
             if entry.name.startswith("."):
                 continue
+            # A name the memory tool could not address is named, not listed as a memory.
+            problem = part_problem(entry.name) or name_problem(entry.name)
+            if problem:
+                found.skipped.append(Skipped(to_virtual(root, entry.path), f"{problem}; rename it to use it"))
+                continue
             try:
-                if entry.is_dir(follow_symlinks=False):
+                if entry.is_symlink():
+                    found.skipped.append(Skipped(to_virtual(root, entry.path), _LINK))
+                elif entry.is_dir(follow_symlinks=False):
                     if depth + 1 < MAX_DEPTH:
                         stack.append((entry.path, depth + 1))
                     else:
                         found.skipped.append(_too_deep(root, entry.path))
                 elif entry.is_file(follow_symlinks=False):
                     found.files.append(entry.path)
+                else:
+                    found.skipped.append(Skipped(to_virtual(root, entry.path), _SPECIAL))
             except OSError:
                 continue
+    found.skipped.sort(key=lambda item: item.path)
     return found
+
+
+_LINK = (
+    "it is a symbolic link, which the memory store does not follow (it could lead out of the "
+    "folder); put the file itself there to use it"
+)
+_SPECIAL = "it is not a regular file or folder (a pipe, socket or device), so it is not read"
 
 
 def _too_deep(root: str, real: str) -> Skipped:

@@ -111,3 +111,42 @@ def test_uv_run_devagent_memory_list(repo):
         pytest.skip("uv is not on PATH")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].startswith("/memories/feedback_cs1591.md\tfeedback\t")
+
+
+def test_list_into_a_reader_that_stops_early_prints_no_traceback(repo):
+    """`devagent memory list | head -1` on a folder whose listing overflows the pipe."""
+    folder = memory_dir_for(repo)
+    folder.mkdir(parents=True)
+    for n in range(1500):
+        (folder / f"note_{n:04d}.md").write_text(f"---\nname: note {n}\ndescription: {'a long description ' * 8}\n---\nx\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "memory", "list", str(repo)],
+        cwd=ROOT, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert process.stdout.readline().startswith("/memories/note_0000.md\t")
+    process.stdout.close()  # what head does after its line
+    stderr = process.stderr.read()
+    assert process.wait(timeout=60) == 0
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+
+
+def test_list_names_a_symlinked_memory_as_skipped_with_its_reason(repo, tmp_path):
+    store = filled(repo)
+    (tmp_path / "elsewhere.md").write_text("---\nname: linked\n---\nlinked text\n")
+    (store.directory / "linked.md").symlink_to(tmp_path / "elsewhere.md")
+    (store.directory / "linked-folder").symlink_to(tmp_path, target_is_directory=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "memory", "list", str(repo)],
+        cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "linked" not in done.stdout
+    skipped = [line for line in done.stderr.splitlines() if line.startswith("skipped: ")]
+    assert skipped == [
+        "skipped: /memories/linked-folder: it is a symbolic link, which the memory store does not follow "
+        "(it could lead out of the folder); put the file itself there to use it",
+        "skipped: /memories/linked.md: it is a symbolic link, which the memory store does not follow "
+        "(it could lead out of the folder); put the file itself there to use it",
+    ]
+    assert "- /memories/linked.md: skipped: it is a symbolic link" in store.snapshot()
+    assert str(tmp_path) not in store.snapshot()

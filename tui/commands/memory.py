@@ -16,6 +16,7 @@ Review and hygiene (pending, accept, reject, check) are in tui/commands/memory_r
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -45,6 +46,20 @@ def _repo(value: str) -> Path | None:
 
 
 def run(name: str, args: argparse.Namespace) -> int:
+    try:
+        code = _run(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # `devagent memory list | head`: the reader has all it wanted. Python would print a
+        # traceback when it flushes stdout at exit, so stdout goes to /dev/null instead.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 0
+
+
+def _run(args: argparse.Namespace) -> int:
     from memory.location import memory_dir_for
 
     if args.action == "path" and args.user:

@@ -7,7 +7,7 @@ session, an editor), the pane hears it through watchfiles and lists it again.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rich.table import Table
@@ -43,6 +43,8 @@ class Listing:
     # evidence, aging, findings and held changes: read after the listing, on the same worker
     trust: trust_view.Trust | None = None
     problem: str | None = None
+    left_out: list = field(default_factory=list)  # memory.preload.LeftOut: not in the prompt
+    file_cap: int = 0
 
 
 def load_listing(store) -> Listing:
@@ -51,9 +53,26 @@ def load_listing(store) -> Listing:
     try:
         memories = store.memories()
         total = store.total_chars()
+        left_out = store.preload().left_out
     except Exception as exc:  # the pane must outlive a broken folder
         return Listing(problem=f"Could not read the memory folder: {exc}")
-    return Listing(memories, total, store.max_total_chars)
+    return Listing(memories, total, store.max_total_chars, left_out=left_out, file_cap=store.max_file_chars)
+
+
+def preload_warning(listing: Listing) -> str | None:
+    """What preloading leaves out of the prompt, and what to do; None when it is all in."""
+    if not listing.left_out:
+        return None
+    named = []
+    for item in listing.left_out[:3]:
+        label = item.kind if item.size is None or item.kind == "binary" else f"{fmt.chars(item.size)} chars"
+        named.append(f"{item.path.removeprefix('/memories/')} ({label})")
+    more = f" and {len(listing.left_out) - 3} more" if len(listing.left_out) > 3 else ""
+    return (
+        f"⚠ Not preloaded: {', '.join(named)}{more}. The agent reads these only when asked. "
+        f"Shorten, merge or delete them (e, d) to fit {fmt.chars(listing.file_cap)} a file and "
+        f"{fmt.chars(listing.cap)} in all."
+    )
 
 
 def option_prompt(info, marks: trust_view.MemoryMarks | None, now: float | None = None) -> Table:
@@ -86,6 +105,15 @@ def styled_memory(body: str) -> Text:
 
 
 class MemoryPane(ReviewActions, Vertical):
+    DEFAULT_CSS = """
+    MemoryPane #memory-warning {
+        color: $text-warning;
+        padding: 0 1;
+        height: auto;
+        display: none;
+    }
+    """
+
     BINDINGS = [
         Binding("e", "edit", "Edit"),
         Binding("d,delete", "delete", "Delete"),
@@ -108,6 +136,7 @@ class MemoryPane(ReviewActions, Vertical):
         self.loads = 0
 
     def compose(self) -> ComposeResult:
+        yield Static("", id="memory-warning", markup=False)
         yield OptionList(id="memory-list")
         with VerticalScroll(id="memory-preview"):
             yield Static(EMPTY, id="memory-text", classes="empty")
@@ -137,7 +166,7 @@ class MemoryPane(ReviewActions, Vertical):
             except Exception as exc:  # the marks are advice: the list stays, the title says why
                 self.app.call_from_thread(self._title_problem, f"could not check the evidence: {exc}")
                 return
-            listing = Listing(listing.memories, listing.total, listing.cap, trust)
+            listing = replace(listing, trust=trust)
             self.app.call_from_thread(self._apply, listing)
 
     @work(exclusive=True, group="memory-watch")
@@ -174,6 +203,10 @@ class MemoryPane(ReviewActions, Vertical):
             keep = keep if keep in paths else paths[0]
             options.highlighted = next(i for i in range(options.option_count) if options.get_option_at_index(i).id == keep)
         self._update_title()
+        warning = self.query_one("#memory-warning", Static)
+        text = preload_warning(listing)
+        warning.update(text or "")
+        warning.display = text is not None
         self._show_preview()
         self.post_message(self.Changed())
 
