@@ -1,4 +1,4 @@
-"""The store behind Claude's memory tool, one folder per repository.
+"""The store behind Claude's memory tool: one folder per repository, one for the user.
 
     store.py      MemoryStore: the six commands, caps, listings for the app
     lock.py       the folder's cross-process lock; what to say when it cannot be taken
@@ -13,8 +13,13 @@
     quoting.py    what the model sent, quoted in a result at a bounded length
     secrets.py    credential-shaped text: refused in memory, masked in tool output
     notes.py      frontmatter, MEMORY.md index lines, MemoryInfo
-    staleness.py  repository paths a memory names that no longer exist
-    location.py   where a repository's folder is (data dir, git common dir key)
+    location.py   where a repository's folder is (data dir, git common dir key), and the user's
+    roots.py      /memories/user/ to the user-wide folder, the rest to the repository's
+    citations.py  the code a memory cites: path, path:line, path:a-b, File.cs(111,5), cites:
+    evidence.py   fingerprints of cited code at write time; intact, moved, changed or gone now
+    freshness.py  verified: dates and aging, on a clock the caller gives
+    pending.py    writes held for the user's review (memory_writes = review)
+    check.py      what is wrong with a folder, as findings (memory check, the pane, tidy)
     errors.py     CommandError for the model, MemoryStoreError for Python callers
 
 Nothing here imports the anthropic SDK, textual or agent/.

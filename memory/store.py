@@ -615,23 +615,6 @@ class MemoryStore:
             if new_text != old_text:
                 atomic.write_file(index_real, new_text.encode("utf-8"))
 
-    def stale_references(self, repo: Path) -> dict[str, list[str]]:
-        """Virtual path -> the repository paths ("path", "path:line") it names that are gone."""
-        from memory.staleness import FileNames, missing_references
-
-        repo = Path(repo)
-        names = FileNames(repo)
-        stale: dict[str, list[str]] = {}
-        for info in self.memories():
-            try:
-                text = info.file.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            missing = missing_references(text, repo, names)
-            if missing:
-                stale[info.path] = missing
-        return stale
-
     # -- direct access for the side pane and the CLI ---------------------------------------
 
     def read(self, path: str) -> str:

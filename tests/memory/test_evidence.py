@@ -345,3 +345,19 @@ def test_git_config_in_the_repository_runs_nothing(repo, tmp_path):
     marker.unlink(missing_ok=True)
     assert states(repo, folder, NOTE)["src/Core/ChangedFile.cs:2"] == (MOVED, "src/Core/FileChange.cs:2")
     assert not marker.exists()
+
+
+def test_of_the_frontmatter_only_the_description_and_cites_are_read(repo):
+    text = "---\nname: Makefile\ndescription: about src/Old/Gone.cs\ntype: project\n---\nbody\n"
+    assert find(text, repo) == [Citation("src/Old/Gone.cs")]
+
+
+def test_a_range_past_the_end_of_its_file_is_changed(repo, tmp_path):
+    folder = tmp_path / "memories"
+    folder.mkdir()
+    # tools/settings.py has 10 lines.
+    assert states(repo, folder, "see tools/settings.py:3-10", "r.md") == {"tools/settings.py:3-10": (UNRECORDED, None)}
+    assert states(repo, folder, "see tools/settings.py:3-11", "r.md") == {"tools/settings.py:3-11": (CHANGED, None)}
+    record(folder, repo, "see tools/settings.py:12-14", name="r.md")
+    checks = check_text("see tools/settings.py:12-14", repo, EvidenceFile.load(folder).get("r.md"))
+    assert checks[0].sentence() == "tools/settings.py:12-14 changed since " + checks[0].commit[:7] + " (line 12 was past the end of the file when written)"
