@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
 from rich.text import Text
 
 from memory import evidence as ev
@@ -120,15 +119,12 @@ def group_header(title: str, count: int | None = None) -> Text:
     return Text(label.upper(), style="bold dim")
 
 
-def pending_prompt(change: Any) -> Table:
-    grid = Table.grid(expand=True, padding=(0, 1))
-    grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-    grid.add_column(no_wrap=True, justify="right")
+def pending_prompt(change: Any) -> Text:
+    """One line a held change: `● edit project_rename.md` (the preview has the diff and the keys)."""
     line = Text(no_wrap=True, overflow="ellipsis")
     line.append("● ", "bold magenta")
-    line.append(fmt.plain(change.summary), "bold")
-    grid.add_row(line, Text("a accept · r reject", "dim"))
-    return grid
+    line.append(fmt.plain(change.summary.replace("/memories/", "")), "bold")
+    return line
 
 
 # --- the preview ---------------------------------------------------------------------------
