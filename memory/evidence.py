@@ -195,11 +195,10 @@ class CitationCheck:
         return f"{self.cite} {self.state}" + (f" ({self.detail})" if self.detail else "")
 
 
-def _spans(lines: list[str], fp: Fingerprint) -> list[tuple[int, int]]:
-    """Every place the fingerprinted text sits in `lines`: (first line, last line)."""
+def _spans(nonblank: list[tuple[int, str]], fp: Fingerprint) -> list[tuple[int, int]]:
+    """Every place the fingerprinted text sits among a file's non-blank lines: (first, last)."""
     if fp.count == 0 or fp.hash is None:
         return []
-    nonblank = _nonblank(lines)
     spans = []
     for i in range(len(nonblank) - fp.count + 1):
         if fp.first is not None and _digest([nonblank[i][1]]) != fp.first:
@@ -210,10 +209,8 @@ def _spans(lines: list[str], fp: Fingerprint) -> list[tuple[int, int]]:
     return spans
 
 
-def _renamed_to(repo: Path, commit: str | None, path: str) -> str | None:
-    """Where git saw `path` renamed to between `commit` and the working tree."""
-    if not commit or not _COMMIT.match(commit):
-        return None
+def _renames(repo: Path, commit: str) -> dict[str, str]:
+    """Old path -> new path of every rename git sees between `commit` and the working tree."""
     try:
         done = subprocess.run(
             ["git", *_SAFE_GIT, "diff", "--no-ext-diff", "--no-textconv", "-M", "--name-status", "-z", commit, "--"],
@@ -221,52 +218,76 @@ def _renamed_to(repo: Path, commit: str | None, path: str) -> str | None:
             env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
         )
     except (OSError, subprocess.SubprocessError):
-        return None
+        return {}
     if done.returncode != 0:
-        return None
+        return {}
     fields = done.stdout.decode("utf-8", "replace").split("\0")
+    renames: dict[str, str] = {}
     i = 0
     while i < len(fields) - 1:
         status = fields[i]
         if status.startswith(("R", "C")) and i + 2 < len(fields):
-            if fields[i + 1] == path and status.startswith("R"):
-                return fields[i + 2]
+            if status.startswith("R"):
+                renames[fields[i + 1]] = fields[i + 2]
             i += 3
         else:
             i += 2
-    return None
+    return renames
+
+
+class Tree:
+    """The working tree as one check reads it: file names, the lines of each cited file and
+    git's renames, each read once however many citations ask."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = Path(repo)
+        self.names = FileNames(self.repo)
+        self._nonblank: dict[str, list[tuple[int, str]] | None] = {}
+        self._renames: dict[str, dict[str, str]] = {}
+
+    def nonblank(self, path: str) -> list[tuple[int, str]] | None:
+        """The file's non-blank lines, normalised, numbered; None when it is not readable text."""
+        if path not in self._nonblank:
+            target = self.repo / path
+            lines = _read_lines(target) if _inside(self.repo, target) else None
+            self._nonblank[path] = None if lines is None else _nonblank(lines)
+        return self._nonblank[path]
+
+    def renamed_to(self, commit: str | None, path: str) -> str | None:
+        if not commit or not _COMMIT.match(commit):
+            return None
+        if commit not in self._renames:
+            self._renames[commit] = _renames(self.repo, commit)
+        return self._renames[commit].get(path)
 
 
 def _cite_at(path: str, start: int, end: int) -> str:
     return f"{path}:{start}" if start == end else f"{path}:{start}-{end}"
 
 
-def _find_text(repo: Path, fp: Fingerprint, path: str) -> tuple[str, list[tuple[int, int]]] | None:
-    target = repo / path
-    lines = _read_lines(target) if _inside(repo, target) else None
-    if lines is None:
-        return None
-    return path, _spans(lines, fp)
+def _find_text(tree: Tree, fp: Fingerprint, path: str) -> list[tuple[int, int]] | None:
+    nonblank = tree.nonblank(path)
+    return None if nonblank is None else _spans(nonblank, fp)
 
 
-def classify(repo: Path, fp: Fingerprint, names: FileNames | None = None) -> CitationCheck:
+def classify(repo: Path, fp: Fingerprint, tree: Tree | None = None) -> CitationCheck:
     """One fingerprinted citation against the working tree."""
+    tree = tree or Tree(repo)
     target = repo / fp.path
     out = dict(cite=fp.cite, commit=fp.commit)
     if fp.kind == "dir":
         return CitationCheck(state=INTACT if target.is_dir() else GONE, **out)
     if not os.path.lexists(target):
-        return _elsewhere(repo, fp, names, out)
+        return _elsewhere(tree, fp, out)
     if fp.kind == "file":
         return CitationCheck(state=INTACT, **out)
     if fp.hash is None:
         return CitationCheck(state=CHANGED, detail=f"line {fp.start} was past the end of the file when written", **out)
     if fp.count == 0:
         return CitationCheck(state=INTACT, **out)  # only blank lines were cited
-    found = _find_text(repo, fp, fp.path)
-    if found is None:
+    spans = _find_text(tree, fp, fp.path)
+    if spans is None:
         return CitationCheck(state=CHANGED, detail="no longer a text file", **out)
-    _, spans = found
     if any(start == fp.anchor for start, _ in spans):
         return CitationCheck(state=INTACT, **out)
     if spans:
@@ -275,14 +296,15 @@ def classify(repo: Path, fp: Fingerprint, names: FileNames | None = None) -> Cit
     return CitationCheck(state=CHANGED, **out)
 
 
-def _elsewhere(repo: Path, fp: Fingerprint, names: FileNames | None, out: dict) -> CitationCheck:
+def _elsewhere(tree: Tree, fp: Fingerprint, out: dict) -> CitationCheck:
     """The cited file is not at its path: renamed (git knows), or found by its name alone."""
+    repo = tree.repo
     candidates = []
-    renamed = _renamed_to(repo, fp.commit, fp.path)
+    renamed = tree.renamed_to(fp.commit, fp.path)
     if renamed:
         candidates.append(renamed)
-    if "/" not in fp.cite.split(":", 1)[0] and names is not None:
-        places = names.where(fp.path.rsplit("/", 1)[-1]) or []
+    if "/" not in fp.cite.split(":", 1)[0]:
+        places = tree.names.where(fp.path.rsplit("/", 1)[-1]) or []
         if len(places) == 1:
             candidates.append(places[0])
     for path in candidates:
@@ -290,15 +312,16 @@ def _elsewhere(repo: Path, fp: Fingerprint, names: FileNames | None, out: dict) 
             if (repo / path).exists():
                 return CitationCheck(state=MOVED, where=path, **out)
             continue
-        found = _find_text(repo, fp, path)
-        if found and found[1]:
-            start, end = min(found[1], key=lambda s: abs(s[0] - (fp.anchor or 0)))
+        found = _find_text(tree, fp, path)
+        if found:
+            start, end = min(found, key=lambda s: abs(s[0] - (fp.anchor or 0)))
             return CitationCheck(state=MOVED, where=_cite_at(path, start, end), **out)
     return CitationCheck(state=GONE, **out)
 
 
-def _unrecorded(repo: Path, citation: Citation, names: FileNames) -> CitationCheck | None:
-    where = locate(citation, repo, names)
+def _unrecorded(tree: Tree, citation: Citation) -> CitationCheck | None:
+    repo = tree.repo
+    where = locate(citation, repo, tree.names)
     if where is None:
         return None  # an ambiguous bare name: no claim we can check
     target = repo / where.path
@@ -313,17 +336,18 @@ def _unrecorded(repo: Path, citation: Citation, names: FileNames) -> CitationChe
     return CitationCheck(state=UNRECORDED, **out)
 
 
-def check_text(text: str, repo: Path, recorded: list[Fingerprint], names: FileNames | None = None) -> list[CitationCheck]:
-    """Every citation of a memory's text, checked, worst first."""
-    names = names or FileNames(repo)
+def check_text(text: str, repo: Path, recorded: list[Fingerprint], tree: Tree | None = None) -> list[CitationCheck]:
+    """Every citation of a memory's text, checked, worst first. Pass one `tree` to check
+    many memories: it reads each file and asks git once."""
+    tree = tree or Tree(repo)
     by_cite = {fp.cite: fp for fp in recorded}
     checks = []
     for citation in find(text, repo):
         fp = by_cite.get(citation.key)
         if fp is not None:
-            checks.append(classify(repo, fp, names))
+            checks.append(classify(repo, fp, tree))
         else:
-            check = _unrecorded(repo, citation, names)
+            check = _unrecorded(tree, citation)
             if check is not None:
                 checks.append(check)
     checks.sort(key=lambda c: SEVERITY.index(c.state))

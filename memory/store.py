@@ -400,21 +400,20 @@ class MemoryStore:
     def evidence(self, repo: Path | None = None) -> dict[str, list]:
         """Virtual path -> the checks of its citations (memory/evidence.py), worst first,
         against `repo`'s working tree (the store's own repository by default)."""
-        from memory.citations import FileNames
-        from memory.evidence import EvidenceFile, check_text
+        from memory.evidence import EvidenceFile, Tree, check_text
 
         repo = Path(repo) if repo is not None else self.repo
         if repo is None:
             return {}
         records = EvidenceFile.load(Path(self._root))
-        names = FileNames(repo)
+        tree = Tree(repo)
         checks: dict[str, list] = {}
         for info in self.memories():
             try:
                 text = info.file.read_bytes().decode("utf-8", errors="replace")
             except OSError:
                 continue
-            checks[info.path] = check_text(text, repo, records.get(self._relative(str(info.file))), names)
+            checks[info.path] = check_text(text, repo, records.get(self._relative(str(info.file))), tree)
         return checks
 
     # -- review: checking and applying a change without the memory tool ----------------------
