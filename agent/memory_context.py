@@ -17,7 +17,7 @@ from typing import Any
 
 from memory import paths
 from memory.freshness import DEFAULT_AGING_DAYS, Freshness, freshness
-from memory.notes import INDEX_NAME, age_text
+from memory.notes import INDEX_NAME
 from memory.secrets import mask_secrets
 
 EMPTY = (
@@ -62,6 +62,49 @@ def _files(store: Any, now: float, aging_days: int) -> tuple[list[MemoryFile], l
     for group in (indexes, fresh, aging):
         group.sort(key=lambda f: f.path)
     return indexes + fresh + aging, left_out
+
+
+def age_text(seconds: float) -> str:
+    """How old a memory is, in the unit a reader would use."""
+    seconds = max(0.0, seconds)
+    for limit, unit, size in (
+        (3600, "minute", 60),
+        (86400, "hour", 3600),
+        (14 * 86400, "day", 86400),
+        (60 * 86400, "week", 7 * 86400),
+        (730 * 86400, "month", 30 * 86400),
+        (float("inf"), "year", 365 * 86400),
+    ):
+        if seconds < limit:
+            count = int(seconds // size)
+            if unit == "minute" and count == 0:
+                return "just now"
+            return f"{count} {unit}" + ("" if count == 1 else "s")
+    return "unknown"  # pragma: no cover
+
+
+MAX_NAMED = 20  # left-out files named in the prompt
+
+
+def left_out_note(left_out: list) -> str:
+    """The lines that tell the model what is in the folder but not in its prompt."""
+    lines = ["Not preloaded (read one with the memory tool's view command when a question needs it):"]
+    lines += [f"- {item.path}: {item.reason}" for item in left_out[:MAX_NAMED]]
+    if len(left_out) > MAX_NAMED:
+        lines.append(f"- and {len(left_out) - MAX_NAMED:,} more")
+    return "\n".join(lines) + "\n"
+
+
+def memory_snapshot(loaded: Any, now: float, aging_days: int = DEFAULT_AGING_DAYS) -> str:
+    """One folder's preload (memory.preload.Preload) as prompt text, in its own order: each
+    file with its age, then what the caps left out. Empty when there is no memory."""
+    files = [
+        MemoryFile(item.path, item.text, item.modified,
+                   None if item.path.endswith("/" + INDEX_NAME) else freshness(item.text, item.modified, now, aging_days))
+        for item in loaded.files
+    ]
+    text = "".join(_element(f, now) for f in files)
+    return text + (left_out_note(loaded.left_out) if loaded.left_out else "")
 
 
 def _escape(value: str) -> str:
@@ -109,8 +152,6 @@ def _aging_note(aging_days: int) -> str:
 
 
 def preloaded(store: Any, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> str:
-    from memory.preload import left_out_note
-
     now = time.time() if now is None else now
     files, left_out = _files(store, now, aging_days)
     if not files and not left_out:

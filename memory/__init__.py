@@ -1,15 +1,22 @@
 """The store behind Claude's memory tool: one folder per repository, one for the user.
 
-    store.py      MemoryStore: the six commands, caps, listings for the app
+    store.py      MemoryStore: puts the parts below together; which methods raise and
+                  which return (text, is_error) results
+    commands.py   the six commands, dispatched by name with a match
+    policy.py     what may be written: secret filter, look-alike names, the caps
+    catalog.py    what the folder holds, read without the lock: listing, index
+                  problems, the repaired index, the evidence of each memory
     lock.py       the folder's cross-process lock; what to say when it cannot be taken
+    preload.py    what goes into the prompt within the caps, and what is left out (the
+                  prompt text itself is agent/memory_context.py's)
     results.py    the SDK's result texts, reproduced so the SDK need not be imported
     inputs.py     field and type checks on a command before it runs
     paths.py      /memories/... to a real path inside the folder, or a refusal (depth,
                   length, names); its part-by-part check also confines read_file
+    files.py      reading one file without following links
+    walk.py       the files of the folder, without recursion or links, to a bounded depth
     atomic.py     durable file replacement, the sweep of orphaned temp files, removal
                   of a folder of any depth
-    preload.py    what goes into the prompt within the caps, and what is left out
-    walk.py       the files of the folder, without recursion or links, to a bounded depth
     quoting.py    what the model sent, quoted in a result at a bounded length
     secrets.py    credential-shaped text: refused in memory, masked in tool output
     notes.py      frontmatter, MEMORY.md index lines, MemoryInfo

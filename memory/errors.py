@@ -2,9 +2,10 @@
 
 `CommandError` is a refusal whose text goes back to the model as an error result; the
 command runner turns it into `(text, True)`. The `MemoryStoreError` family is for Python
-callers (the side pane, the CLI) that read memory directly. It subclasses the built-in
-`MemoryError` because the shared API promises "a MemoryError subclass", so an
-`except MemoryError` written against that promise still catches it.
+callers (the side pane, the CLI) that read memory directly; which store methods raise it
+and which return `(text, is_error)` is listed in memory/store.py. It is an ordinary
+Exception: the built-in MemoryError means the interpreter ran out of memory, and code
+that handles that must not catch a missing note by mistake.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ class CommandError(Exception):
     """A command refused; str(error) is the result text the model reads."""
 
 
-class MemoryStoreError(MemoryError):
+class MemoryStoreError(Exception):
     """A problem reading or writing memory, with a sentence a user can act on."""
 
 

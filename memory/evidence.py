@@ -457,3 +457,35 @@ class EvidenceFile:
                 self.memories[new.rstrip("/") + key[len(old.rstrip("/")) :]] = self.memories.pop(key)
                 moved = True
         return moved
+
+
+class EvidenceKeeper:
+    """Keeps `.evidence.json` in step with one store's writes. The commands call it under
+    the store's lock, right after the memory write; a failure here leaves the memory
+    written and its citations unrecorded, never a failed write."""
+
+    def __init__(self, root: str, repo: Path) -> None:
+        self.root = root
+        self.repo = Path(repo)
+
+    def _relative(self, real: str) -> str:
+        return os.path.relpath(real, self.root).replace(os.sep, "/")
+
+    def _change(self, change) -> None:
+        try:
+            records = EvidenceFile.load(Path(self.root))
+            if change(records):
+                records.save()
+        except Exception:  # noqa: BLE001 - evidence is advice; the write already happened
+            pass
+
+    def written(self, real: str, old_text: str | None, text: str) -> None:
+        if os.path.basename(real) == "MEMORY.md" and os.path.dirname(real) == self.root:
+            return  # the index cites memories, not code
+        self._change(lambda records: records.record(self._relative(real), old_text, text, self.repo))
+
+    def deleted(self, real: str) -> None:
+        self._change(lambda records: records.forget(self._relative(real)))
+
+    def renamed(self, old_real: str, new_real: str) -> None:
+        self._change(lambda records: records.move(self._relative(old_real), self._relative(new_real)))

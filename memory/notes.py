@@ -132,21 +132,3 @@ def index_line(title: str, target: str, description: str) -> str:
     line = f"- [{title}]({target})"
     return f"{line} — {description}" if description else line
 
-
-def age_text(seconds: float) -> str:
-    """How old a memory is, in the unit a reader would use."""
-    seconds = max(0.0, seconds)
-    for limit, unit, size in (
-        (3600, "minute", 60),
-        (86400, "hour", 3600),
-        (14 * 86400, "day", 86400),
-        (60 * 86400, "week", 7 * 86400),
-        (730 * 86400, "month", 30 * 86400),
-        (float("inf"), "year", 365 * 86400),
-    ):
-        if seconds < limit:
-            count = int(seconds // size)
-            if unit == "minute" and count == 0:
-                return "just now"
-            return f"{count} {unit}" + ("" if count == 1 else "s")
-    return "unknown"  # pragma: no cover

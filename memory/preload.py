@@ -11,13 +11,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from memory.files import read_head
 from memory.notes import INDEX_NAME
 from memory.paths import ROOT, to_virtual
 from memory.walk import Walk
 
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_O_BINARY = getattr(os, "O_BINARY", 0)
 # Files up to this size are read to count their characters; a bigger one is named by its
 # bytes, without reading it.
 COUNT_LIMIT = 1 << 20
@@ -58,7 +56,7 @@ def preload(root: str, found: Walk, max_file_chars: int, max_total_chars: int, v
     for real in ordered:
         path = to_virtual(root, real, virtual)
         try:
-            data, modified, complete = _read_head(real, max(max_file_chars * 4 + 4, COUNT_LIMIT))
+            data, modified, complete = read_head(real, max(max_file_chars * 4 + 4, COUNT_LIMIT))
         except OSError:
             continue  # deleted while listing
         over_one = f"over the {max_file_chars:,}-character limit for one file"
@@ -81,24 +79,6 @@ def preload(root: str, found: Walk, max_file_chars: int, max_total_chars: int, v
     return result
 
 
-def _read_head(real: str, limit: int) -> tuple[bytes, float, bool]:
-    """(up to `limit` bytes, mtime, whether that was the whole file); links are not followed."""
-    fd = os.open(real, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_BINARY)
-    try:
-        info = os.fstat(fd)
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
-            if not chunk:
-                return b"".join(chunks), info.st_mtime, True
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks), info.st_mtime, False
-    finally:
-        os.close(fd)
-
-
 def _text(data: bytes) -> str | None:
     if b"\x00" in data:
         return None
@@ -114,14 +94,3 @@ def _size(real: str) -> int | None:
     except OSError:
         return None
 
-
-MAX_NAMED = 20
-
-
-def left_out_note(left_out: list[LeftOut]) -> str:
-    """The lines that tell the model what is in the folder but not in its prompt."""
-    lines = ["Not preloaded (read one with the memory tool's view command when a question needs it):"]
-    lines += [f"- {item.path}: {item.reason}" for item in left_out[:MAX_NAMED]]
-    if len(left_out) > MAX_NAMED:
-        lines.append(f"- and {len(left_out) - MAX_NAMED:,} more")
-    return "\n".join(lines) + "\n"

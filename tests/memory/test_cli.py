@@ -11,7 +11,7 @@ import pytest
 
 from memory.location import memory_dir_for
 from memory.store import MemoryStore
-from tests.memory.helpers import git
+from tests.memory.helpers import git, snapshot
 from tui.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,5 +148,5 @@ def test_list_names_a_symlinked_memory_as_skipped_with_its_reason(repo, tmp_path
         "skipped: /memories/linked.md: it is a symbolic link, which the memory store does not follow "
         "(it could lead out of the folder); put the file itself there to use it",
     ]
-    assert "- /memories/linked.md: skipped: it is a symbolic link" in store.snapshot()
-    assert str(tmp_path) not in store.snapshot()
+    assert "- /memories/linked.md: skipped: it is a symbolic link" in snapshot(store)
+    assert str(tmp_path) not in snapshot(store)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from memory.store import MemoryStore
+from tests.memory.helpers import snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 EDITS = 500
@@ -154,7 +155,7 @@ def test_reads_without_a_folder_do_not_fail(tmp_path):
     store = MemoryStore(folder)
     shutil.rmtree(folder)
     assert store.memories() == []
-    assert store.snapshot() == ""
+    assert snapshot(store) == ""
     assert store.index_text() == ""
     assert store.total_chars() == 0
     assert store.index_problems() == []

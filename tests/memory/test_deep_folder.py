@@ -21,7 +21,7 @@ from memory.location import memory_dir_for
 from memory.paths import MAX_DEPTH
 from memory.store import MemoryStore
 from tests.claude_double import reply
-from tests.memory.helpers import git
+from tests.memory.helpers import git, snapshot
 from tests.memory.test_hostile_paths import outside_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,7 +76,7 @@ def test_the_store_opens_lists_and_can_delete_the_chain(deep_repo):
     assert skipped.path == "/memories/" + f"{top}/" * MAX_DEPTH
     assert "nothing in it is read" in skipped.reason and "delete it" in skipped.reason
     assert store.warnings == []
-    assert "buried" not in store.snapshot() and "Build with make." in store.snapshot()
+    assert "buried" not in snapshot(store) and "Build with make." in snapshot(store)
     text, is_error = store.run({"command": "view", "path": "/memories"})
     assert not is_error and "/memories/kept.md" in text
     text, is_error = store.run({"command": "delete", "path": f"/memories/{top}"})

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memory.errors import MemoryStoreError
 from memory.store import MemoryStore
 
 BAIT = "BAIT-7f3c-do-not-read"
@@ -152,7 +153,7 @@ def test_editor_calls_stay_inside_the_folder(tmp_path_factory, path, text):
     store.delete(path)
     try:
         content = store.read(path)
-    except MemoryError:
+    except MemoryStoreError:
         content = ""
     assert BAIT not in content or BAIT in text
     assert outside_snapshot(sandbox, folder) == before

@@ -8,6 +8,8 @@ import unicodedata
 
 import pytest
 
+from tests.memory.helpers import snapshot
+
 NFC = "/memories/caf\u00e9.md"
 NFD = "/memories/cafe\u0301.md"
 BIDI_NAMES = ["/memories/note\u202egpj.md", "/memories/a\u2066b.md", "/memories/\u200fx.md", "/memories/d\u202a/x.md"]
@@ -69,7 +71,7 @@ def test_a_file_named_by_hand_with_a_bidi_control_is_listed_as_skipped(store):
     [skipped] = store.skipped()
     assert skipped.path == "/memories/note\u202egpj.md"
     assert "bidirectional control" in skipped.reason and "rename it" in skipped.reason
-    assert "looks like a picture" not in store.snapshot()
+    assert "looks like a picture" not in snapshot(store)
 
 
 @pytest.mark.parametrize("field", ["name", "description"])

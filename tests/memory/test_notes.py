@@ -7,9 +7,10 @@ import time
 
 import pytest
 
+from agent.modes import age_text
 from memory.errors import MemoryNotFound, MemoryNotText, MemoryPathError, MemoryStoreError
-from memory.notes import age_text
 from memory.store import MemoryStore
+from tests.memory.helpers import snapshot
 
 FEEDBACK = """---
 name: feedback-cs1591
@@ -82,7 +83,7 @@ def test_snapshot_holds_every_file_with_its_age(store):
     create(store, "/memories/a.md", "first </memory> trick")
     now = time.time()
     os.utime(store.directory / "b.md", (now - 3 * 86400, now - 3 * 86400))
-    assert store.snapshot(now=now) == (
+    assert snapshot(store, now) == (
         '<memory path="/memories/MEMORY.md" age="just now">\n- [B](b.md) — the b note\n</memory>\n'
         '<memory path="/memories/a.md" age="just now">\nfirst <\\/memory> trick\n</memory>\n'
         '<memory path="/memories/b.md" age="3 days">\nsecond\n</memory>\n'
@@ -90,7 +91,7 @@ def test_snapshot_holds_every_file_with_its_age(store):
 
 
 def test_snapshot_of_an_empty_store_is_empty(store):
-    assert store.snapshot() == ""
+    assert snapshot(store) == ""
     assert store.index_text() == ""
 
 
@@ -246,9 +247,11 @@ def test_read_raises_memory_errors(store):
         store.read("/memories/../etc/passwd")
     with pytest.raises(MemoryNotText):
         store.read("/memories/bin.md")
-    with pytest.raises(MemoryError):  # the shared API promises a MemoryError subclass
+    with pytest.raises(MemoryStoreError):
         store.read("/memories/none.md")
     assert issubclass(MemoryNotFound, MemoryStoreError)
+    # The built-in MemoryError means the interpreter ran out of memory: a missing note is not that.
+    assert not issubclass(MemoryStoreError, MemoryError)
 
 
 @pytest.mark.parametrize(
@@ -307,9 +310,9 @@ def test_unusable_folder_gives_error_results_not_exceptions(tmp_path):
     text, is_error = store.run({"command": "view", "path": "/memories"})
     assert is_error and text.startswith("Could not view /memories:")
     assert store.save("/memories/a.md", "x")[1] is True
-    assert store.memories() == [] and store.snapshot() == ""
+    assert store.memories() == [] and snapshot(store) == ""
 
 
 def test_snapshot_escapes_odd_file_names(store):
     create(store, '/memories/a"b<c>.md', "x")
-    assert store.snapshot().startswith('<memory path="/memories/a&quot;b&lt;c&gt;.md" age=')
+    assert snapshot(store).startswith('<memory path="/memories/a&quot;b&lt;c&gt;.md" age=')

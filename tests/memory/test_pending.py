@@ -50,8 +50,8 @@ def test_a_write_on_a_file_that_is_not_there_is_refused_as_today(store):
     assert is_error and "'..' segments are not allowed" in text
 
 
-def test_caps_are_checked_when_held(store):
-    store.max_file_chars = 100
+def test_caps_are_checked_when_held(tmp_path):
+    store = MemoryStore(tmp_path / "capped", max_file_chars=100)
     text, is_error = PendingChanges(store).hold({"command": "create", "path": "/memories/big.md", "file_text": "x" * 200})
     assert is_error and "over the 100-character limit" in text
 

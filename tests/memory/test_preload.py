@@ -10,6 +10,7 @@ import pytest
 from agent.modes import preloaded_memory
 from memory.store import MemoryStore
 from tui.widgets.memory_pane import load_listing, preload_warning
+from tests.memory.helpers import snapshot
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8
 NOTE = "---\nname: build\ndescription: how to build\ntype: project\n---\nBuild with make.\n"
@@ -30,10 +31,10 @@ def test_over_cap_and_binary_files_are_named_not_loaded(crowded):
     reasons = {item.path: item.reason for item in loaded.left_out}
     assert reasons["/memories/dump.md"] == "203,016 characters, over the 4,000-character limit for one file"
     assert reasons["/memories/logo.png"].endswith("bytes, binary or not UTF-8 text, so not shown")
-    snapshot = crowded.snapshot()
-    assert "Build with make." in snapshot and "log line" not in snapshot and "PNG" not in snapshot
-    assert "- /memories/dump.md: 203,016 characters, over the 4,000-character limit" in snapshot
-    assert len(snapshot) < 1000
+    text = snapshot(crowded)
+    assert "Build with make." in text and "log line" not in text and "PNG" not in text
+    assert "- /memories/dump.md: 203,016 characters, over the 4,000-character limit" in text
+    assert len(text) < 1000
 
 
 def test_the_prompt_of_a_session_stays_within_the_caps(crowded, tmp_path):
@@ -65,8 +66,8 @@ def test_many_left_out_files_are_named_up_to_a_bound(tmp_path):
     store = MemoryStore(tmp_path / "m", max_file_chars=10, max_total_chars=100)
     for n in range(40):
         (store.directory / f"n{n:02d}.md").write_text("x" * 20)
-    snapshot = store.snapshot()
-    assert snapshot.count("\n- /memories/") == 20 and "- and 20 more" in snapshot
+    text = snapshot(store)
+    assert text.count("\n- /memories/") == 20 and "- and 20 more" in text
 
 
 def test_the_pane_warns_with_what_to_do(crowded):

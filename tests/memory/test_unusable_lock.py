@@ -23,6 +23,7 @@ import pytest
 from memory.errors import MemoryNotWritable
 from memory.lock import LOCK_NAME
 from memory.store import MemoryStore
+from tests.memory.helpers import snapshot
 from tests.memory.test_hostile_paths import outside_snapshot
 from tests.memory.test_hostile_readonly import MOUNT_SCRIPT
 
@@ -69,7 +70,7 @@ def check_reads_go_on_and_writes_say_what_to_do(folder: Path, fragments: list[st
     assert not is_error and "Build with make." in text, text
     assert [m.path for m in store.memories()] == ["/memories/kept.md"]
     assert store.read("/memories/kept.md") == NOTE and store.index_text() == INDEX
-    assert "Build with make." in store.snapshot()
+    assert "Build with make." in snapshot(store)
     assert "Build with make." in preloaded_memory(store, folder)
     listing = load_listing(store)
     assert listing.problem is None and [m.name for m in listing.memories] == ["build"]

@@ -1,0 +1,116 @@
+"""What the memory folder holds, read without the lock: the listing, the index, evidence.
+
+Reads need no lock: writes replace files whole, so a reader sees the old text or the new.
+Nothing here writes; `reindexed` returns the repaired index for the store to write. None
+of it raises for a folder problem: an unreadable file is left out, a missing folder
+reads as empty.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memory import paths
+from memory.errors import CommandError
+from memory.files import loose_text
+from memory.notes import INDEX_NAME, MemoryInfo, describe, index_entries, index_line
+from memory.preload import Preload, preload
+from memory.walk import Skipped, walk
+
+class Catalog:
+    def __init__(self, root: str, virtual: str = paths.ROOT) -> None:
+        self.root = root
+        self.virtual = virtual  # the path the folder answers to: /memories or /memories/user
+
+    def skipped(self) -> list[Skipped]:
+        """What the folder holds that is not read as a memory, each with the reason."""
+        return walk(self.root).skipped
+
+    def memories(self) -> list[MemoryInfo]:
+        """Every .md memory file except the index, sorted by path."""
+        found: list[MemoryInfo] = []
+        index = os.path.join(self.root, INDEX_NAME)
+        for real in walk(self.root).files:
+            if not real.endswith(".md") or real == index:
+                continue
+            text = loose_text(real)
+            try:
+                modified = os.stat(real).st_mtime
+            except OSError:
+                continue  # deleted while listing
+            if text is None:
+                continue
+            stem = os.path.splitext(os.path.basename(real))[0]
+            name, kind, description = describe(text, stem)
+            virtual = paths.to_virtual(self.root, real, self.virtual)
+            found.append(MemoryInfo(virtual, Path(real), name, kind, description, len(text), modified))
+        found.sort(key=lambda info: info.path)
+        return found
+
+    def preload(self, max_file_chars: int, max_total_chars: int) -> Preload:
+        """What preloading puts in a prompt (within the caps), and what it leaves out."""
+        return preload(self.root, walk(self.root), max_file_chars, max_total_chars, self.virtual)
+
+    def index_text(self) -> str:
+        return loose_text(os.path.join(self.root, INDEX_NAME)) or ""
+
+    def index_problems(self) -> list[str]:
+        """Sentences: memories the index does not name, and index lines that lead nowhere."""
+        entries = index_entries(self.index_text())
+        targets = {entry.target for entry in entries}
+        problems: list[str] = []
+        index_path = f"{self.virtual}/{INDEX_NAME}"
+        for info in self.memories():
+            if self.relative(info.path) not in targets:
+                problems.append(f"{info.path} has no line in {index_path}, so a session reading the index will not find it.")
+        seen: set[str] = set()
+        for entry in entries:
+            if entry.target in seen:
+                continue
+            seen.add(entry.target)
+            try:
+                real = paths.resolve(self.root, f"{self.virtual}/{entry.target}", self.virtual)
+            except CommandError:
+                problems.append(f"{index_path} line {entry.line + 1} links to {entry.target}, which is not a memory path.")
+                continue
+            if not os.path.isfile(real):
+                problems.append(f"{index_path} links to {entry.target}, which does not exist.")
+        return problems
+
+    def reindexed(self, old_text: str) -> str:
+        """MEMORY.md repaired from the files: lines whose file is gone are dropped, every
+        memory without a line gets one built from its frontmatter, other lines stay as written."""
+        memories = {self.relative(info.path): info for info in self.memories()}
+        entries = {entry.line: entry for entry in index_entries(old_text)}
+        kept: list[str] = []
+        listed: set[str] = set()
+        for number, line in enumerate(old_text.splitlines()):
+            entry = entries.get(number)
+            if entry is not None:
+                if entry.target not in memories or entry.target in listed:
+                    continue
+                listed.add(entry.target)
+            kept.append(line)
+        for relative, info in memories.items():
+            if relative not in listed:
+                kept.append(index_line(info.name, relative, info.description))
+        new_text = "\n".join(kept).strip("\n")
+        return new_text + "\n" if new_text else ""
+
+    def evidence(self, repo: Path) -> dict[str, list]:
+        """Virtual path -> the checks of its citations against `repo`'s working tree."""
+        from memory.evidence import EvidenceFile, Tree, check_text
+
+        records = EvidenceFile.load(Path(self.root))
+        tree = Tree(Path(repo))
+        checks: dict[str, list] = {}
+        for info in self.memories():
+            text = loose_text(str(info.file))
+            if text is not None:
+                checks[info.path] = check_text(text, Path(repo), records.get(self.relative(info.path)), tree)
+        return checks
+
+    def relative(self, virtual: str) -> str:
+        """A virtual path made relative to the folder: `/memories/a/b.md` -> `a/b.md`."""
+        return virtual[len(self.virtual) + 1 :]
