@@ -107,8 +107,9 @@ def test_memory_editor_120x40(snap_compare, snapshot_app):
         await settle(pilot)
         pilot.app.query_one("#memory-list").focus()
         await pilot.press("e")
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: pilot.app.screen.query("#text") and pilot.app.screen.query_one("#text").has_focus, 5, "the editor")
         pilot.app.screen.query_one("#text").cursor_blink = False
+        await pilot.pause(0.1)
 
     assert snap_compare(snapshot_app(), terminal_size=(120, 40), run_before=run_before)
 
