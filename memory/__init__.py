@@ -24,6 +24,7 @@
     roots.py      /memories/user/ to the user-wide folder, the rest to the repository's
     citations.py  the code a memory cites: path, path:line, path:a-b, File.cs(111,5), cites:
     evidence.py   fingerprints of cited code at write time; intact, moved, changed or gone now
+    evidence_file.py  the hidden .evidence.json beside the memories, kept in step with writes
     freshness.py  verified: dates and aging, on a clock the caller gives
     pending.py    writes held for the user's review (memory_writes = review)
     check.py      what is wrong with a folder, as findings (memory check, the pane, tidy)

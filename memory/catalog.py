@@ -100,7 +100,8 @@ class Catalog:
 
     def evidence(self, repo: Path) -> dict[str, list]:
         """Virtual path -> the checks of its citations against `repo`'s working tree."""
-        from memory.evidence import EvidenceFile, Tree, check_text
+        from memory.evidence import Tree, check_text
+        from memory.evidence_file import EvidenceFile
 
         records = EvidenceFile.load(Path(self.root))
         tree = Tree(Path(repo))

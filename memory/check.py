@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from memory import evidence as ev
+from memory.evidence_file import EvidenceFile
 from memory.freshness import DEFAULT_AGING_DAYS, freshness
 from memory.notes import INDEX_NAME, TYPES, index_entries
 from memory.secrets import find_secrets
@@ -180,7 +181,7 @@ def _caps(store: Any, infos: list[Any]) -> list[Finding]:
 
 
 def evidence_checks(store: Any, repo: Path, memories: list[tuple[Any, str]]) -> dict[str, list[ev.CitationCheck]]:
-    records = ev.EvidenceFile.load(Path(store.directory))
+    records = EvidenceFile.load(Path(store.directory))
     tree = ev.Tree(repo)
     return {
         info.path: ev.check_text(text, repo, records.get(info.path[len(store.ROOT) + 1 :]), tree)

@@ -28,7 +28,7 @@ class Commands:
         self.root = root
         self.policy = policy
         self.virtual = virtual  # the path the folder answers to: /memories or /memories/user
-        self.evidence = evidence  # memory.evidence.EvidenceKeeper, or None
+        self.evidence = evidence  # memory.evidence_file.EvidenceKeeper, or None
 
     def dispatch(self, name: str, args: dict[str, Any]) -> str:
         """Runs the command `name` with the fields inputs.parse returned for it."""

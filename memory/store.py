@@ -47,7 +47,7 @@ from memory.errors import (
     MemoryPathError,
     MemoryStoreError,
 )
-from memory.evidence import EvidenceKeeper
+from memory.evidence_file import EvidenceKeeper
 from memory.files import NotText, read_text
 from memory.lock import FolderLock, is_no_write, read_only
 from memory.notes import INDEX_NAME, MemoryInfo

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memory.check import KINDS, by_memory, check_store, format_problem, state_lines
-from memory.evidence import EvidenceFile
+from memory.evidence_file import EvidenceFile
 from memory.store import MemoryStore
 from tests.memory.helpers import git
 

@@ -10,16 +10,15 @@ import pytest
 from memory.citations import Citation, find
 from memory.evidence import (
     CHANGED,
-    EVIDENCE_NAME,
     GONE,
     INTACT,
     MOVED,
     UNRECORDED,
-    EvidenceFile,
     check_text,
     head_commit,
     summary,
 )
+from memory.evidence_file import EVIDENCE_NAME, EvidenceFile
 from tests.memory.helpers import git
 
 ORCHESTRATOR = "src/Core/Review/ReviewOrchestrator.cs"
