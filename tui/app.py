@@ -36,6 +36,7 @@ from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
 from tui import format as fmt
 from tui.keys import TypingRouter
+from tui.memory_commands import memory_commands
 from tui.screens.main import MainScreen
 from tui.startup import settle_heap, start_background, welcome, welcome_without_key
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
@@ -99,9 +100,9 @@ class DevAgentApp(App):
         self.repo = repo
         self.config = config
         if store is None:
-            from memory.store import MemoryStore
+            from memory.roots import open_memory
 
-            store = MemoryStore.for_repository(repo)
+            store = open_memory(repo)
         self.store = store
         self.voice: VoiceController | None = voice
         self.key_problem = api_key_problem()
@@ -420,3 +421,4 @@ class DevAgentApp(App):
             ("Sessions", "This repository's saved sessions: continue or read one", self.action_sessions),
         ):
             yield SystemCommand(title, help, action)
+        yield from memory_commands(self)

@@ -20,7 +20,9 @@ class ToolRegistry:
         self._by_name = {t.name: t for t in self.tools}
 
     @classmethod
-    def for_mode(cls, mode: str, store: Any = None, developer: list[Tool] | None = None) -> ToolRegistry:
+    def for_mode(
+        cls, mode: str, store: Any = None, developer: list[Tool] | None = None, *, memory_writes: str = "auto"
+    ) -> ToolRegistry:
         """developer_tools() (or `developer`, for tests and the evaluation), then the memory
         tool when the mode has one."""
         if developer is None:
@@ -31,12 +33,15 @@ class ToolRegistry:
         if mode in MEMORY_TOOL_MODES and store is not None:
             from agent.tools.memory_tool import MemoryTool
 
-            tools.append(MemoryTool(store))
+            tools.append(MemoryTool(store, memory_writes))
         return cls(tools)
 
     @property
     def names(self) -> list[str]:
         return [t.name for t in self.tools]
+
+    def get(self, name: str) -> Tool | None:
+        return self._by_name.get(name)
 
     def definitions(self) -> list[dict]:
         return [t.definition() for t in self.tools]

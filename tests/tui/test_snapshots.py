@@ -62,7 +62,9 @@ async def settle(pilot) -> None:
     app = pilot.app
     # a blinking cursor would make the picture depend on the moment it is taken
     app.query_one("#prompt").cursor_blink = False
-    await wait_for(pilot, lambda: len(app.memory_pane.names) == 3 and app.status.info.branch, 10, "the panes")
+    # the evidence marks follow the listing in a second step: wait for them too
+    await wait_for(pilot, lambda: len(app.memory_pane.names) == 3 and app.status.info.branch
+                   and app.memory_pane.listing.trust is not None, 10, "the panes")
     await pilot.pause(0.1)
 
 
