@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import memory_context, transcripts
+
 # The prompt text of preloading lives in agent/memory_context.py; these names stay here too.
 from agent.memory_context import age_text, left_out_note, memory_snapshot  # noqa: F401
 from agent.tools.masking import mask_messages, mask_text, masking_note

@@ -18,6 +18,7 @@ from memory.notes import INDEX_NAME, MemoryInfo, describe, index_entries, index_
 from memory.preload import Preload, preload
 from memory.walk import Skipped, walk
 
+
 class Catalog:
     def __init__(self, root: str, virtual: str = paths.ROOT) -> None:
         self.root = root

@@ -100,7 +100,7 @@ def format_problem(text: str) -> str | None:
 # --- duplicates ----------------------------------------------------------------------------
 
 _WORD = re.compile(r"[A-Za-z0-9_.]{3,}")
-_COMMON = frozenset("the and for that this with from are was not but you your use uses used what when which".split())
+_COMMON = frozenset(["the", "and", "for", "that", "this", "with", "from", "are", "was", "not", "but", "you", "your", "use", "uses", "used", "what", "when", "which"])
 
 
 def _words(text: str) -> set[str]:

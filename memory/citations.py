@@ -20,17 +20,21 @@ from pathlib import Path
 from memory.notes import frontmatter
 
 # Extensions common enough in a repository that a bare "name.ext" is taken for a file.
-_EXTENSIONS = frozenset(
-    """
-    py pyi ipynb cs csproj sln slnx props targets fs fsproj vb vbproj razor cshtml xaml resx
-    js mjs cjs jsx ts tsx vue svelte json jsonc yaml yml toml ini cfg conf config env lock
-    md rst txt adoc html htm css scss sass less xml svg
-    go rs java kt kts scala groovy gradle c h cc cpp cxx hpp hh m mm swift
-    rb php pl pm lua r jl dart ex exs erl hs clj sql graphql proto
-    sh bash zsh ps1 psm1 bat cmd mk cmake dockerfile tf tfvars
-    """.split()
+_EXTENSIONS = frozenset([
+    "py", "pyi", "ipynb", "cs", "csproj", "sln", "slnx", "props", "targets", "fs", "fsproj", "vb",
+    "vbproj", "razor", "cshtml", "xaml", "resx",
+    "js", "mjs", "cjs", "jsx", "ts", "tsx", "vue", "svelte", "json", "jsonc", "yaml", "yml", "toml",
+    "ini", "cfg", "conf", "config", "env", "lock",
+    "md", "rst", "txt", "adoc", "html", "htm", "css", "scss", "sass", "less", "xml", "svg",
+    "go", "rs", "java", "kt", "kts", "scala", "groovy", "gradle", "c", "h", "cc", "cpp", "cxx", "hpp",
+    "hh", "m", "mm", "swift",
+    "rb", "php", "pl", "pm", "lua", "r", "jl", "dart", "ex", "exs", "erl", "hs", "clj", "sql",
+    "graphql", "proto",
+    "sh", "bash", "zsh", "ps1", "psm1", "bat", "cmd", "mk", "cmake", "dockerfile", "tf", "tfvars",
+])
+_NAMED_FILES = frozenset(
+    ["Makefile", "Dockerfile", "Rakefile", "Gemfile", "Procfile", "Justfile", "LICENSE", "README", "CHANGELOG"]
 )
-_NAMED_FILES = frozenset("Makefile Dockerfile Rakefile Gemfile Procfile Justfile LICENSE README CHANGELOG".split())
 
 _CANDIDATE = re.compile(
     r"(?<![\w/.@:~$-])"  # not inside a URL, an e-mail, a longer path, or ~/, $HOME/

@@ -30,10 +30,10 @@ import hashlib
 import os
 import re
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterable
 
 from memory.citations import Citation, FileNames, find, locate
 
@@ -73,7 +73,7 @@ class Fingerprint:
     recorded: str = ""
 
     @classmethod
-    def from_json(cls, data: dict) -> "Fingerprint | None":
+    def from_json(cls, data: dict) -> Fingerprint | None:
         """None for a record that is not one of ours (hand-edited, or from a newer version):
         its citation then reads as unrecorded, and no path in it reaches outside the tree."""
         try:
@@ -144,7 +144,7 @@ def _nonblank(lines: list[str], first: int = 1, last: int | None = None) -> list
 
 def fingerprint(repo: Path, cite: str, where: Citation, commit: str | None, now: datetime | None = None) -> Fingerprint:
     """The fingerprint of one located citation, read from the working tree."""
-    recorded = (now or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    recorded = (now or datetime.now(UTC)).isoformat(timespec="seconds")
     target = repo / where.path
     base = dict(cite=cite, path=where.path, start=where.start, end=where.last, commit=commit, recorded=recorded)
     if target.is_dir() or (where.start is None and not target.is_file()):

@@ -43,7 +43,7 @@ class EvidenceFile:
         return self.folder / EVIDENCE_NAME
 
     @classmethod
-    def load(cls, folder: Path) -> "EvidenceFile":
+    def load(cls, folder: Path) -> EvidenceFile:
         evidence = cls(Path(folder))
         try:
             data = json.loads(evidence.path.read_bytes().decode("utf-8"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, time, timezone
+from datetime import UTC, date, datetime, time
 from typing import Any
 
 from memory.notes import frontmatter
@@ -106,5 +106,5 @@ def with_verified(text: str, day: date) -> str:
 
 
 def today(now: float | None = None) -> date:
-    moment = datetime.now().astimezone() if now is None else datetime.fromtimestamp(now, timezone.utc).astimezone()
+    moment = datetime.now().astimezone() if now is None else datetime.fromtimestamp(now, UTC).astimezone()
     return moment.date()

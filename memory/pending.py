@@ -20,10 +20,11 @@ import difflib
 import json
 import os
 import secrets as _random
-from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from memory import atomic, inputs, paths, results
 from memory.errors import CommandError, MemoryStoreError
@@ -79,7 +80,7 @@ class Change:
 
 def _now() -> str:
     # To the microsecond: two changes held in one turn keep their order.
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 class PendingChanges:

@@ -48,7 +48,7 @@ class MemoryRoots:
         self.user = user
 
     @classmethod
-    def for_repository(cls, repo: Path, **kw: Any) -> "MemoryRoots":
+    def for_repository(cls, repo: Path, **kw: Any) -> MemoryRoots:
         from memory.location import user_memory_dir
 
         user = MemoryStore(

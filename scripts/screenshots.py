@@ -167,10 +167,11 @@ async def memory_review(world: World, shooter: Shooter) -> None:
     proposed an edit in review mode."""
     import subprocess
 
+    from textual.widgets import OptionList
+
     from agent.eval import sources
     from memory.pending import PendingChanges
     from memory.roots import open_memory
-    from textual.widgets import OptionList
 
     call_site = world.repo / sources.ORCHESTRATOR
     call_site.write_text(call_site.read_text().replace(sources.LEFT_OVER, sources.FINISHED))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,7 @@ from memory.store import MemoryStore
 from tests.agent.toolkit import EchoTool
 from tests.memory.helpers import git
 
-MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
+MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 CALL_SITE = "src/Review/Orchestrator.cs"
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -16,9 +16,9 @@ from agent.session import Session
 from memory.pending import PendingChanges
 from memory.store import MemoryStore
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import reply, text, tool_use
+from tests.claude_double import reply, tool_use
 
-FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=timezone.utc)
+FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=UTC)
 NOTE = "---\nname: core\ntype: project\ndescription: which project matters\n---\nThe Core project is the one the user cares about.\n"
 
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-
-import pytest
 
 from agent import prompts
 from agent.config import AgentConfig
@@ -18,7 +16,7 @@ from memory.roots import USER_ROOT, MemoryRoots, open_memory
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import reply, tool_use
 
-MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=timezone.utc)
+MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 PREFERENCE = "---\nname: terse\ntype: user\ndescription: how the user likes answers\n---\nThe user wants short spoken answers and details on screen.\n"
 PROJECT = "---\nname: core\ntype: project\ndescription: which project matters\n---\nThe Core project matters here.\n"
 

@@ -16,7 +16,14 @@ from hypothesis import strategies as st
 from memory.pending import PendingChanges
 from memory.roots import USER_ROOT, MemoryRoots
 from memory.store import MemoryStore
-from tests.memory.test_hostile_paths import BAIT, HOSTILE_SETTINGS, build_sandbox, commands, hostile_paths, texts
+from tests.memory.test_hostile_paths import (
+    BAIT,
+    HOSTILE_SETTINGS,
+    build_sandbox,
+    commands,
+    hostile_paths,
+    texts,
+)
 
 
 def two_roots(base: Path) -> tuple[Path, list[Path], MemoryRoots]:

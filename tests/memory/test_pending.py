@@ -95,10 +95,9 @@ def test_the_lock_is_reentrant_in_one_thread_only(store):
     outcome: list[str] = []
 
     def holder() -> None:
-        with store.locked():
-            with store.locked():  # the same thread again: no wait
-                entered.set()
-                release.wait(5)
+        with store.locked(), store.locked():  # the same thread again: no wait
+            entered.set()
+            release.wait(5)
 
     def other() -> None:
         try:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest

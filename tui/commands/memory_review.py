@@ -101,7 +101,7 @@ def _check(repo: Path, as_json: bool) -> int:
     from agent.config import AgentConfig
     from memory.check import check_store
     from memory.location import memory_dir_for, user_memory_dir
-    from memory.roots import USER_ROOT, USER_MAX_FILE_CHARS, USER_MAX_TOTAL_CHARS
+    from memory.roots import USER_MAX_FILE_CHARS, USER_MAX_TOTAL_CHARS, USER_ROOT
     from memory.store import MemoryStore
 
     aging_days = AgentConfig.from_env_and_args(repo=repo).memory_aging_days
