@@ -185,3 +185,16 @@ async def test_tidy_with_nothing_found_starts_no_turn(repo, memory, app_on, clau
         await tidy_memory(app)
         await pilot.pause(0.2)
         assert claude_double.messages_requests() == [] and not app.running
+
+
+async def test_accept_and_reject_are_keys_only_while_a_change_waits(repo, memory, app_on, no_key):
+    write_memory(memory.repository, "core.md", "Core", "the project that matters", "Core matters.", "project")
+    app = app_on(memory_writes="review")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await marked(pilot, lambda t: not t.pending, "the marks")
+        await select(pilot, "/memories/core.md")
+        assert "a" not in app.screen.active_bindings and "r" not in app.screen.active_bindings
+        PendingChanges(memory).hold({"command": "create", "path": "/memories/cli.md",
+                                     "file_text": memory_text("Cli", "d", "The CLI is a wrapper.", "project")})
+        await marked(pilot, lambda t: len(t.pending) == 1, "the held change")
+        assert "a" in app.screen.active_bindings and "r" in app.screen.active_bindings

@@ -18,7 +18,7 @@ INTRO = (
     "Type a question and press Enter. Replies stream into the conversation; each tool call is "
     "one line that turns into ✓ or × with its duration. Long answers, diffs and logs go to the "
     "screen pane. The memory pane lists what the agent remembers about this repository and "
-    "follows the folder live, whoever writes it."
+    "about you, and follows both folders live, whoever writes them."
 )
 
 SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [

@@ -213,6 +213,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         warning.update(text or "")
         warning.display = text is not None
         self._show_preview()
+        self.refresh_bindings()  # a and r come and go with the held changes
         self.post_message(self.Changed())
 
     def _update_title(self) -> None:

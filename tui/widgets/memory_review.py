@@ -16,7 +16,15 @@ from tui.widgets.memory_trust import PENDING_PREFIX
 
 
 class ReviewActions:
-    """Needs `store`, `selected_path`, `selected_info()`, `reload()` and `app` from the pane."""
+    """Needs `store`, `listing`, `selected_path`, `selected_info()`, `reload()` and `app` from the pane."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # a and r show in the footer only while a change waits, so the footer has room for
+        # the app's keys; with nothing waiting the letters go to the prompt like any other
+        if action in ("accept", "reject"):
+            trust = self.listing.trust
+            return bool(trust is not None and trust.pending)
+        return True
 
     def _pending(self):
         from memory.pending import PendingChanges
