@@ -167,7 +167,7 @@ async def memory_review(world: World, shooter: Shooter) -> None:
     proposed an edit in review mode."""
     import subprocess
 
-    from textual.widgets import OptionList
+    from textual.widgets import Footer, OptionList
 
     from agent.eval import sources
     from memory.pending import PendingChanges
@@ -194,6 +194,9 @@ async def memory_review(world: World, shooter: Shooter) -> None:
         options = app.query_one("#memory-list", OptionList)
         options.focus()
         options.highlighted = next(i for i in range(options.option_count) if str(options.get_option_at_index(i).id).startswith("pending:"))
+        # the footer redraws itself whole when the focus moves: wait for the pane's keys
+        footer = app.query_one(Footer)
+        await wait_for(pilot, lambda: any("Accept" in str(key.render()) for key in footer.children))
         await shooter.shot(app, pilot, "memory_review_160x48")
 
 

@@ -137,6 +137,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         self.repo = repo
         self.listing = Listing()
         self.loads = 0
+        self._waiting = False  # whether held changes were listed last time
         # (path, text) of every memory deleted from this pane, newest last: undo for the session
         self.deleted: list[tuple[str, str]] = []
 
@@ -213,7 +214,12 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         warning.update(text or "")
         warning.display = text is not None
         self._show_preview()
-        self.refresh_bindings()  # a and r come and go with the held changes
+        waiting = bool(listing.trust is not None and listing.trust.pending)
+        if waiting != self._waiting:
+            # a and r come and go with the held changes; only then, as the footer redraws
+            # itself whole on each refresh
+            self._waiting = waiting
+            self.refresh_bindings()
         self.post_message(self.Changed())
 
     def _update_title(self) -> None:
