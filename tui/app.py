@@ -14,6 +14,7 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -170,8 +171,13 @@ class DevAgentApp(App):
 
     def update_status(self, **changes: Any) -> None:
         """The status line, from any part of the app (nothing while the app closes)."""
-        if self.screen_stack:
-            self.status.update_info(**changes)
+        try:
+            status = self.status
+        except (IndexError, NoMatches):
+            # closing: a start-up thread (the branch, the voice) can report after the
+            # main screen's widgets are gone
+            return
+        status.update_info(**changes)
 
     def close_session(self) -> None:
         """Called after the app has left the terminal: save the transcript (and summary notes)."""
