@@ -3,6 +3,11 @@
 Each reply is printed as it streams; tool calls and errors go to stderr so stdout holds
 the replies and, last, one JSON line of usage for scripts to parse. Every `ask` is a new
 session of the repository, so memory modes behave as they do between app sessions.
+
+A tool line ends with the app's mark and a word for how the run ended (`[build × failed:
+2 errors, 0 warnings]`), and the JSON line counts the runs by outcome under "tools". The
+exit status stays about devagent itself (1: a turn could not be answered, 2: a wrong call):
+a build that fails is an answer, and a turn that fixes it may run it again and pass.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 
@@ -55,11 +61,13 @@ def run(name: str, args: argparse.Namespace) -> int:
     from agent import sessions
     from agent.events import AgentError, Compacted, Notice, TextDelta, ToolFinished, ToolStarted, TurnFinished
     from agent.session import Session
+    from tui.outcomes import OUTCOME_MARKS
 
     sessions.prune_for(config)
 
     out, err = sys.stdout, sys.stderr
     failed = False
+    tools: Counter[str] = Counter()
 
     def sink(event) -> None:
         nonlocal failed
@@ -69,8 +77,9 @@ def run(name: str, args: argparse.Namespace) -> int:
         elif isinstance(event, ToolStarted):
             err.write(f"[{event.name}{': ' + event.summary if event.summary else ''}]\n")
         elif isinstance(event, ToolFinished):
-            mark = "failed" if event.is_error else "done"
-            err.write(f"[{event.name} {mark}{': ' + event.summary if event.summary else ''}]\n")
+            shown = OUTCOME_MARKS[event.outcome]
+            tools[str(event.outcome)] += 1
+            err.write(f"[{event.name} {shown.mark} {shown.word}{': ' + event.summary if event.summary else ''}]\n")
         elif isinstance(event, AgentError):
             failed = True
             err.write(f"devagent: {event.message}\n")
@@ -103,7 +112,7 @@ def run(name: str, args: argparse.Namespace) -> int:
         session.close()
     # close() may spend a call (summary mode); the session's own total counts it.
     total = session.usage
-    record = {**total.to_dict(), "turns": len(args.turns), "model": session.config.model, "memory": session.config.memory_mode}
+    record = {**total.to_dict(), "turns": len(args.turns), "model": session.config.model, "memory": session.config.memory_mode, "tools": dict(tools)}
     if session.transcript is not None and session.transcript.path.exists():
         record["transcript"] = str(session.transcript.path)
     out.write(json.dumps(record) + "\n")

@@ -13,18 +13,10 @@ from textual.widgets import Markdown, Static
 from textual.widgets._markdown import MarkdownStream
 
 from tui import format as fmt
+from tui.outcomes import OUTCOME_MARKS
 
 # quarter circles: drawn by every common monospace font, braille is not
 SPINNER = "◐◓◑◒"
-
-# how a finished tool run ended: its mark, the mark's style and the result's colour
-OUTCOME_MARKS = {
-    "ok": ("✓", "bold green", ""),
-    "failed": ("×", "bold red", "red"),  # in every common terminal font, unlike ✗
-    "error": ("!", "bold magenta", "magenta"),
-    "empty": ("○", "bold yellow", "yellow"),
-    "cancelled": ("■", "dim", "dim"),
-}
 
 # how often streamed text is written into the reply
 FLUSH_SECONDS = 0.2
@@ -155,8 +147,9 @@ class ToolLine(_Spinning):
         if self.finished is None and not self.cancelled:
             head.append(self.spinner(), "bold")
         else:
-            mark, style, colour = OUTCOME_MARKS["cancelled" if self.finished is None else self.outcome]
-            head.append(mark, style)
+            shown = OUTCOME_MARKS["cancelled" if self.finished is None else self.outcome]
+            colour = shown.colour
+            head.append(shown.mark, shown.style)
         head.append(f" {self.tool_name}", "bold")
         # what must stay visible: mark, name, outcome, time; the input gets what is left
         timing = Text()
