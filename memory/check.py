@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from memory import evidence as ev
+from memory import notes
 from memory.evidence_file import EvidenceFile
 from memory.freshness import DEFAULT_AGING_DAYS, freshness
 from memory.notes import INDEX_NAME, TYPES, index_entries
@@ -77,13 +78,10 @@ def format_problem(text: str) -> str | None:
     match = _FRONTMATTER.match(text)
     if match is None:
         return "no frontmatter (name, type, description between --- lines)"
-    try:
-        import yaml
-
-        data = yaml.safe_load(match.group(1))
-    except Exception as error:  # yaml's errors carry the line; keep the first sentence
-        return "broken frontmatter: " + " ".join(str(error).split())[:120]
-    if not isinstance(data, dict):
+    # read as the store reads it: a description holding ": " is not YAML, but every
+    # listing and the prompt take it as the line it plainly is, so it is no finding
+    data = notes.frontmatter(text)
+    if not data:
         return "broken frontmatter: not a list of key: value lines"
     kind = data.get("type")
     if not kind and isinstance(data.get("metadata"), dict):

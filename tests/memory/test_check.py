@@ -131,13 +131,19 @@ def test_state_lines_spare_conventions_and_plans():
     ("text", "problem"),
     [
         ("body only\n", "no frontmatter"),
-        ("---\nname: [unclosed\n---\nbody\n", "broken frontmatter"),
+        ("---\n[unclosed\n---\nbody\n", "broken frontmatter"),
         ("---\nname: a\n---\nbody\n", "frontmatter lacks type, description"),
         ("---\nname: a\ntype: diary\ndescription: d\n---\n", "type 'diary' is not one of"),
     ],
 )
 def test_format_problems(text, problem):
     assert problem in (format_problem(text) or "")
+
+
+def test_a_colon_in_the_description_is_read_as_the_store_reads_it():
+    # not YAML (a plain value cannot hold ": "), but every listing takes the line as written
+    text = "---\nname: CS1591\ntype: feedback\ndescription: Missing XML doc warnings: never report them\n---\nbody\n"
+    assert format_problem(text) is None
 
 
 def test_metadata_type_counts():
