@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer
 
 from agent.config import AgentConfig, api_key_problem
@@ -107,6 +108,7 @@ class DevAgentApp(App):
         self.store = store
         self.voice: VoiceController | None = voice
         self.key_problem = api_key_problem()
+        self._activity_timer: Timer | None = None  # runs only while a turn does
         self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), loaded=settle_heap,
                                 resume=resume)
         self.typing = TypingRouter()
@@ -158,7 +160,6 @@ class DevAgentApp(App):
             await self.conversation.add_notice(welcome(self.talk_key), "welcome")
         if self.config.notice:  # a broken config.toml: started with defaults, and says so
             await self.conversation.add_notice(self.config.notice, "error")
-        self.set_interval(0.25, self._tick_activity)
 
     def on_ready(self) -> None:
         # The first frame is out. The SDK import and the voice probe are seconds of CPU
@@ -230,6 +231,8 @@ class DevAgentApp(App):
         self.turns.start(text)
         await self.conversation.thinking()
         self._tick_activity()  # says at once what the turn waits for, if anything
+        if self._activity_timer is None:
+            self._activity_timer = self.set_interval(0.25, self._tick_activity)
         return True
 
     async def on_events_waiting(self, message: EventsWaiting) -> None:
@@ -284,7 +287,7 @@ class DevAgentApp(App):
     async def _end_turn(self, cancelled: bool) -> None:
         self.turns.finish()
         await self.conversation.end_turn()
-        self.status.update_info(activity="")
+        self._stop_activity()
         if self.voice is not None:
             self.voice.reply_finished(cancelled)
         following = self.queued.pop_next()
@@ -292,12 +295,21 @@ class DevAgentApp(App):
             await self.submit_turn(following)
 
     def _tick_activity(self) -> None:
-        if self.running:
-            elapsed = time.monotonic() - self.turns.started_at
-            waiting = self.turns.waiting_for()
-            self.conversation.set_waiting(waiting)
-            doing = f"waiting for {waiting}" if waiting else "working"
-            self.status.update_info(activity=f"● {doing} {fmt.duration(elapsed)}")
+        if not self.running:
+            self._stop_activity()
+            return
+        elapsed = time.monotonic() - self.turns.started_at
+        waiting = self.turns.waiting_for()
+        self.conversation.set_waiting(waiting)
+        doing = f"waiting for {waiting}" if waiting else "working"
+        self.status.update_info(activity=f"● {doing} {fmt.duration(elapsed)}")
+
+    def _stop_activity(self) -> None:
+        # a timer left running between turns wakes the idle app four times a second
+        if self._activity_timer is not None:
+            self._activity_timer.stop()
+            self._activity_timer = None
+        self.status.update_info(activity="")
 
     async def action_cancel_turn(self) -> None:
         # Esc stops everything at once: a recording, the voice, and the running turn
