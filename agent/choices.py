@@ -20,6 +20,11 @@ MEMORY_TOOL_MODES: tuple[MemoryMode, ...] = ("on-demand", "preloaded", "index")
 # The modes that replay the previous session's messages.
 REPLAY_MODES: tuple[MemoryMode, ...] = ("history", "window")
 
+# Who decides what the model's memory writes do: they apply (auto), wait for the user
+# (review), or memory is read-only (off).
+MemoryWrites = Literal["auto", "review", "off"]
+MEMORY_WRITES: tuple[MemoryWrites, ...] = get_args(MemoryWrites)
+
 # The levels of output_config.effort on the 5.x models.
 Effort = Literal["low", "medium", "high", "xhigh", "max"]
 EFFORTS: tuple[Effort, ...] = get_args(Effort)

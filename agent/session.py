@@ -87,15 +87,20 @@ class Session:
 
         mode = config.memory_mode
         if store is None and mode in MEMORY_TOOL_MODES:
-            from memory.store import MemoryStore
+            from memory.roots import open_memory
 
-            store = MemoryStore.for_repository(self.repo)
+            store = open_memory(self.repo)
         self.store = store
         if resume is None:
-            self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns, now=self.started)
+            self.start = modes.prepare(
+                mode, self.repo, store=store, window_turns=config.window_turns, now=self.started,
+                aging_days=config.memory_aging_days,
+            )
         else:
             self.start = modes.resumed(mode, resume)
-        self.registry = ToolRegistry.for_mode(mode, store if self.start.memory_tool else None, tools)
+        self.registry = ToolRegistry.for_mode(
+            mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes
+        )
         self.tool_definitions = self.registry.definitions()
         self._begin_conversation(resume)
 
@@ -141,8 +146,13 @@ class Session:
         if self.start.memory_tool:
             stable = f"{stable}\n\n{prompts.memory_rules()}"
         blocks = [{"type": "text", "text": stable}]
-        if self.start.context:
-            blocks.append({"type": "text", "text": self.start.context})
+        context = self.start.context
+        memory = self.registry.get("memory")
+        note = memory.mode_note() if memory is not None and hasattr(memory, "mode_note") else ""
+        if note:
+            context = f"{note}\n\n{context}" if context else note
+        if context:
+            blocks.append({"type": "text", "text": context})
         return blocks
 
     @property
@@ -205,7 +215,8 @@ class Session:
         start = len(self.history)
         self._conversation_turns += 1
         try:
-            self.history.add_user_text(text, turn=turn.id, notes=(self.keeper.notice_due() or "",))
+            notes = (self.keeper.notice_due() or "", self._memory_news() or "")
+            self.history.add_user_text(text, turn=turn.id, notes=notes)
             self._loop(turn)
         except TurnCancelled as stop:
             turn.usage = stop.usage
@@ -323,6 +334,12 @@ class Session:
                 emit(ShowOnScreen(turn, title, content, fmt))
             results.append(tool_result(tool_id, result.text, result.is_error))
         return results
+
+    def _memory_news(self) -> str | None:
+        """The user's decisions on held memory changes since the last turn, in one line."""
+        memory = self.registry.get("memory")
+        news = getattr(memory, "news", None)
+        return news() if callable(news) else None
 
     # --- the end --------------------------------------------------------------------------
 

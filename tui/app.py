@@ -15,9 +15,11 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer, TextArea
 
@@ -39,6 +41,7 @@ from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
 from tui import format as fmt
 from tui.keys import TypingRouter
+from tui.memory_commands import memory_commands
 from tui.screens.main import MainScreen
 from tui.startup import settle_heap, start_background, welcome, welcome_without_key
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
@@ -104,12 +107,13 @@ class DevAgentApp(App):
         self.repo = repo
         self.config = config
         if store is None:
-            from memory.store import MemoryStore
+            from memory.roots import open_memory
 
-            store = MemoryStore.for_repository(repo)
+            store = open_memory(repo)
         self.store = store
         self.voice: VoiceController | None = voice
         self.key_problem = api_key_problem()
+        self._activity_timer: Timer | None = None  # runs only while a turn does
         self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), loaded=settle_heap,
                                 resume=resume)
         self.typing = TypingRouter()
@@ -163,7 +167,6 @@ class DevAgentApp(App):
             await self.conversation.add_notice(welcome(self.talk_key), "welcome")
         if self.config.notice:  # a broken config.toml: started with defaults, and says so
             await self.conversation.add_notice(self.config.notice, "error")
-        self.set_interval(0.25, self._tick_activity)
 
     def on_ready(self) -> None:
         # The first frame is out. The SDK import and the voice probe are seconds of CPU
@@ -176,8 +179,13 @@ class DevAgentApp(App):
 
     def update_status(self, **changes: Any) -> None:
         """The status line, from any part of the app (nothing while the app closes)."""
-        if self.screen_stack:
-            self.status.update_info(**changes)
+        try:
+            status = self.status
+        except (IndexError, NoMatches):
+            # closing: a start-up thread (the branch, the voice) can report after the
+            # main screen's widgets are gone
+            return
+        status.update_info(**changes)
 
     def close_session(self) -> None:
         """Called after the app has left the terminal: save the transcript (and summary notes)."""
@@ -230,6 +238,8 @@ class DevAgentApp(App):
         self.turns.start(text)
         await self.conversation.thinking()
         self._tick_activity()  # says at once what the turn waits for, if anything
+        if self._activity_timer is None:
+            self._activity_timer = self.set_interval(0.25, self._tick_activity)
         return True
 
     async def on_events_waiting(self, message: EventsWaiting) -> None:
@@ -284,7 +294,7 @@ class DevAgentApp(App):
     async def _end_turn(self, cancelled: bool) -> None:
         self.turns.finish()
         await self.conversation.end_turn()
-        self.status.update_info(activity="")
+        self._stop_activity()
         if self.voice is not None:
             self.voice.reply_finished(cancelled)
         following = self.queued.pop_next()
@@ -292,12 +302,21 @@ class DevAgentApp(App):
             await self.submit_turn(following)
 
     def _tick_activity(self) -> None:
-        if self.running:
-            elapsed = time.monotonic() - self.turns.started_at
-            waiting = self.turns.waiting_for()
-            self.conversation.set_waiting(waiting)
-            doing = f"waiting for {waiting}" if waiting else "working"
-            self.status.update_info(activity=f"● {doing} {fmt.duration(elapsed)}")
+        if not self.running:
+            self._stop_activity()
+            return
+        elapsed = time.monotonic() - self.turns.started_at
+        waiting = self.turns.waiting_for()
+        self.conversation.set_waiting(waiting)
+        doing = f"waiting for {waiting}" if waiting else "working"
+        self.status.update_info(activity=f"● {doing} {fmt.duration(elapsed)}")
+
+    def _stop_activity(self) -> None:
+        # a timer left running between turns wakes the idle app four times a second
+        if self._activity_timer is not None:
+            self._activity_timer.stop()
+            self._activity_timer = None
+        self.status.update_info(activity="")
 
     async def action_cancel_turn(self) -> None:
         # Esc stops everything at once: a recording, the voice, and the running turn
@@ -427,3 +446,4 @@ class DevAgentApp(App):
             ("Sessions", "This repository's saved sessions: continue or read one", self.action_sessions),
         ):
             yield SystemCommand(title, help, action)
+        yield from memory_commands(self)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.choices import EFFORTS, MEMORY_MODES
+from agent.choices import EFFORTS, MEMORY_MODES, MEMORY_WRITES
 
 if TYPE_CHECKING:
     from agent.voice.controller import VoiceController
@@ -49,6 +49,13 @@ def add_agent_options(parser: argparse.ArgumentParser, *, memory: bool = True) -
             choices=MEMORY_MODES,
             default=None,
             help="how a session starts from earlier ones (default: $DEVAGENT_MEMORY, the config file, or preloaded)",
+        )
+        parser.add_argument(
+            "--memory-writes",
+            choices=MEMORY_WRITES,
+            default=None,
+            help="what the agent's memory writes do: apply (auto), wait for you (review) "
+            "or nothing, memory is read-only (off) (default: $DEVAGENT_MEMORY_WRITES, config.toml or auto)",
         )
     parser.add_argument(
         "--model",

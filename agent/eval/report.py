@@ -131,6 +131,32 @@ def _friday_cell(friday: dict[str, Any]) -> str:
     return cell
 
 
+def told_section(results: dict[str, Any]) -> str:
+    """What each mode's first Monday was told about its memory's evidence, quoted."""
+    from agent.memory_context import EVIDENCE_HEADER
+
+    blocks = []
+    for mode in results["modes"]:
+        told = next((m.get("told") for m in mode["mondays"] if m.get("told")), "") or ""
+        if EVIDENCE_HEADER not in told:
+            continue
+        after = told[told.index(EVIDENCE_HEADER) + len(EVIDENCE_HEADER):]
+        lines = []
+        for line in after.lstrip("\n").splitlines():
+            if not line.startswith("- "):
+                break
+            lines.append(line)
+        label = MODE_LABELS.get(mode["mode"], mode["mode"]) + f" (`{mode['mode']}`)"
+        blocks.append(f"{label}:\n\n" + "\n".join(f"    {line}" for line in lines))
+    if not blocks:
+        return ""
+    intro = (
+        "## What Monday was told\n\nThe evidence lines in the first Monday prompt of each mode that has them: "
+        "what the memory cites, checked against the repository as the session started.\n\n"
+    )
+    return intro + "\n\n".join(blocks) + "\n"
+
+
 def chart(results: dict[str, Any], path: Path) -> Path:
     """First-request tokens against correct answers, one point per mode."""
     import matplotlib
@@ -168,11 +194,16 @@ def write_report(results: dict[str, Any], out: Path) -> dict[str, Path]:
     results = {**results, "summary": [mode_summary(m, stale) for m in results["modes"]]}
     paths = {"json": out / "results.json", "markdown": out / "report.md", "chart": out / "chart.png"}
     paths["json"].write_text(json.dumps(results, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    heading = "# Friday and Monday" + (" (stale: the call site was fixed over the weekend)" if stale else "")
+    if results.get("cited"):
+        heading = "# Friday and Monday (cited: Friday's memory cites the call site; the rename was finished and committed before Monday)"
+    else:
+        heading = "# Friday and Monday" + (" (stale: the call site was fixed over the weekend)" if stale else "")
     meta = (
         f"Model {results.get('model')}, effort {results.get('effort')}, {results.get('runs')} Monday run(s) "
         f"per mode, every Monday of a mode from the same Friday."
     )
-    paths["markdown"].write_text(f"{heading}\n\n{meta}\n\n{markdown_table(results)}", encoding="utf-8")
+    told = told_section(results)
+    body = f"{heading}\n\n{meta}\n\n{markdown_table(results)}" + (f"\n{told}" if told else "")
+    paths["markdown"].write_text(body, encoding="utf-8")
     chart(results, paths["chart"])
     return paths

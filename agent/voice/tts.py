@@ -326,16 +326,18 @@ class Speaker:
     # -- internals --------------------------------------------------------------------
 
     def _ensure_running(self) -> None:
-        with self._lock:
-            if self._worker is None:
-                self._worker = threading.Thread(target=self._synthesize_loop,
-                                                name="speaker-synth", daemon=True)
-                self._worker.start()
+        # The stream first: a worker started before it would find no running stream,
+        # wait for text with no timeout, and so never pause a stream that nothing uses.
         if self._stream is None:
             rate = self.voice.sample_rate
             self._stream = self._open_stream(rate, self._callback, device=self.device,
                                              blocksize=self.blocksize, latency=self.latency)
             self._stream_running = True
+        with self._lock:
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._synthesize_loop,
+                                                name="speaker-synth", daemon=True)
+                self._worker.start()
 
     def _synthesize_loop(self) -> None:
         while True:

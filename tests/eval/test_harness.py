@@ -8,6 +8,7 @@ outputs are written, and that the staleness variant really fixes the call site.
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
@@ -282,3 +283,33 @@ def test_stale_monday_that_repeats_the_note_is_caught(claude_double, tmp_path):
     assert none["red_without_building"] is False
     rows = [line for line in markdown_table(results).splitlines() if line.startswith("| Memory, preloaded")]
     assert "| 1 of 1 | 1 of 1 | 1 of 1 | 1 of 1 |" in rows[0]
+
+
+def test_cited_variant_tells_monday_the_call_site_changed(claude_double, tmp_path):
+    claude_double.responder = respond
+    claude_double.count_tokens = tokens_of
+    options = EvalOptions(
+        modes=("none", "preloaded", "index"), runs=1, cited=True, config=AgentConfig(thinking="off"), workdir=tmp_path / "work"
+    )
+    results = run_eval(options)
+    assert results["cited"] is True and results["stale"] is True
+    repo = tmp_path / "work" / "preloaded" / "ClaudeReviewBot"
+    # The rename was finished and committed between Friday and Monday.
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=repo, capture_output=True, text=True, check=True).stdout
+    assert log.splitlines()[0] == "Finish the rename: ReviewOrchestrator reads file.Diff"
+    friday_head = subprocess.run(["git", "rev-parse", "--short=7", "HEAD~1"], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+    by_mode = {m["mode"]: m for m in results["modes"]}
+    assert by_mode["none"]["friday"]["cited_memory"] is None and not by_mode["none"]["mondays"][0]["told"]
+    for name in ("preloaded", "index"):
+        told = by_mode[name]["mondays"][0]["told"]
+        line = f"- /memories/project_rename.md: src/ClaudeReviewBot.Core/Review/ReviewOrchestrator.cs:111 changed since {friday_head}; 1 intact"
+        assert line in told, told
+    # What the model was told is what the double received.
+    first_monday = [r for r in claude_double.messages_requests() if "What was I doing on Friday?" in r.last_user_text()]
+    assert any("ReviewOrchestrator.cs:111 changed since" in r.system_text() for r in first_monday)
+    paths = write_report(results, tmp_path / "out")
+    report = paths["markdown"].read_text()
+    assert report.startswith("# Friday and Monday (cited: Friday's memory cites the call site")
+    section = report[report.index("## What Monday was told"):]
+    assert "Memory, preloaded (`preloaded`):" in section and f"ReviewOrchestrator.cs:111 changed since {friday_head}" in section
+    assert "`none`" not in section

@@ -20,6 +20,7 @@ from agent.events import (
 )
 from tests.tui.conftest import wait_for, write_memory
 from tui.app import DevAgentApp
+from tui.widgets import prompt as prompt_module
 
 LOG = """$ dotnet build Shop.sln
 src/Orders/ReviewOrchestrator.cs(111,34): error CS1061: 'ChangedFile' does not contain a definition for 'Patch'
@@ -47,7 +48,9 @@ TURN = [
 
 
 @pytest.fixture
-def snapshot_app(repo, store, no_key):
+def snapshot_app(repo, store, no_key, monkeypatch):
+    # the prompt's cursor blinks again on focus, which may come after settle(): it stops at once
+    monkeypatch.setattr(prompt_module, "BLINK_SECONDS", 0.01)
     write_memory(store, "feedback_cs1591.md", "CS1591 is noise", "missing XML doc warnings are ignored", "Never report CS1591.", "feedback", age_days=3)
     write_memory(store, "project_rename.md", "Patch becomes Diff", "half-done rename", "See `src/Gone.cs:12`.", "project", age_days=1)
     write_memory(store, "user_voice.md", "Short spoken answers", "one or two sentences aloud", "Keep it short.", "user", age_days=9)
@@ -62,7 +65,9 @@ async def settle(pilot) -> None:
     app = pilot.app
     # a blinking cursor would make the picture depend on the moment it is taken
     app.query_one("#prompt").cursor_blink = False
-    await wait_for(pilot, lambda: len(app.memory_pane.names) == 3 and app.status.info.branch, 10, "the panes")
+    # the evidence marks follow the listing in a second step: wait for them too
+    await wait_for(pilot, lambda: len(app.memory_pane.names) == 3 and app.status.info.branch
+                   and app.memory_pane.listing.trust is not None, 10, "the panes")
     await pilot.pause(0.1)
 
 

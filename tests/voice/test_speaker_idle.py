@@ -54,6 +54,11 @@ def heard_since(speaker, transcriber, start: int) -> str:
     return transcriber.transcribe(resample(audio, speaker.stream.rate, 16000))
 
 
+def test_a_speaker_that_has_not_spoken_yet_pauses_too(speaker):
+    assert running(speaker)  # opened by load(), ready for the first reply
+    wait_until(lambda: not running(speaker), timeout=10)
+
+
 def test_the_stream_pauses_when_idle_and_the_next_sentence_is_still_heard(speaker, transcriber):
     speaker.speak("On it.")
     assert speaker.wait(30)

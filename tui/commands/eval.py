@@ -29,6 +29,11 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         "--stale", action="store_true", help="someone fixes the call site between Friday and Monday"
     )
     parser.add_argument(
+        "--cited", action="store_true",
+        help="Friday's memory cites the call site (fingerprinted), and the rename is finished and "
+        "committed before Monday; the report quotes the evidence each Monday was told",
+    )
+    parser.add_argument(
         "--out", type=Path, default=None,
         help="folder for report.md, results.json and chart.png (default: ./devagent-eval-TIMESTAMP)",
     )
@@ -98,10 +103,11 @@ def run(name: str, args: argparse.Namespace) -> int:
         if workdir.exists() and any(workdir.iterdir()):
             print(f"{workdir} already holds an earlier run's fixtures; choose another --out.", file=sys.stderr)
             return 2
-    options = EvalOptions(modes=args.modes, runs=args.runs, stale=args.stale, config=config, workdir=workdir)
+    options = EvalOptions(modes=args.modes, runs=args.runs, stale=args.stale, cited=args.cited, config=config, workdir=workdir)
     print(
         f"Measuring {', '.join(args.modes)}: one Friday and {args.runs} Monday(s) each"
-        f"{' (stale variant)' if args.stale else ''}, model {config.model}, effort {config.effort}.",
+        f"{' (cited variant)' if args.cited else ' (stale variant)' if args.stale else ''}, "
+        f"model {config.model}, effort {config.effort}.",
         file=sys.stderr,
     )
     try:

@@ -9,6 +9,7 @@ shown folded as one line with its line count, and unfolded when the turn is sent
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from textual import events
@@ -22,6 +23,10 @@ NEWLINE_KEYS = ("ctrl+j", "alt+enter", "shift+enter")
 # a paste of more lines than this is folded into one marker line
 FOLD_LINES = 8
 _MARKER = re.compile(r"\[pasted (\d+) lines #(\d+)\]")
+# A blinking cursor repaints twice a second for as long as the app is open, most of what an
+# idle app costs; like GTK's cursor-blink-timeout, it blinks for a while after the last
+# key and then stays lit.
+BLINK_SECONDS = 10.0
 
 
 class Prompt(TextArea):
@@ -51,6 +56,41 @@ class Prompt(TextArea):
         self._position = 0  # len(sent) means "the text being typed"
         self._draft = ""
         self.pastes: dict[int, str] = {}  # folded pastes by number, for the whole session
+        self._blink_until = 0.0
+        self._blink_check = None
+
+    # --- the cursor blinks only after a key -------------------------------------------
+
+    def on_mount(self) -> None:
+        self.keep_blinking()
+
+    def on_focus(self) -> None:
+        self.keep_blinking()
+
+    def on_text_area_changed(self) -> None:
+        self.keep_blinking()
+
+    def on_text_area_selection_changed(self) -> None:
+        self.keep_blinking()
+
+    def keep_blinking(self) -> None:
+        """Blink for BLINK_SECONDS from now (a key only moves a deadline; one timer checks it)."""
+        self._blink_until = time.monotonic() + BLINK_SECONDS
+        if not self.cursor_blink:
+            self.cursor_blink = True
+        if self._blink_check is None:
+            self._blink_check = self.set_timer(BLINK_SECONDS, self._check_blink)
+
+    def _check_blink(self) -> None:
+        left = self._blink_until - time.monotonic()
+        if left > 0:
+            self._blink_check = self.set_timer(left, self._check_blink)
+        else:
+            self._blink_check = None
+            self.cursor_blink = False  # the cursor stays, lit
+            # TextArea caches a line under the same key with the cursor lit and not blinking
+            # as in the blink's dark phase; without this the cursor could stay dark.
+            self.notify_style_update()
 
     # --- the text as a value ----------------------------------------------------------
 

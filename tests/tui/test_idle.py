@@ -1,0 +1,83 @@
+"""An idle app does nothing: no short timer runs unless a turn or the typing needs it."""
+
+from __future__ import annotations
+
+from tests.claude_double import text
+from tests.tui.conftest import wait_for, write_memory
+from tui.widgets import prompt as prompt_module
+
+# anything repeating faster than this would show on the idle benchmark
+SHORT = 1.0
+
+
+def running_short_timers(app) -> list[str]:
+    """Names of the timers that tick more than once a second and are not paused.
+
+    Textual keeps each node's timers in `_timers` and pauses a timer by clearing its
+    `_active` event; there is no public way to list them."""
+    names = []
+    for node in [app, *app.screen_stack, *app.main_screen.walk_children()]:
+        for timer in list(node._timers):
+            if timer._task is not None and timer._active.is_set() and timer._interval < SHORT:
+                names.append(f"{type(node).__name__}.{getattr(timer._callback, '__name__', timer.name)}")
+    return names
+
+
+async def test_an_idle_app_runs_no_short_timer(make_app, no_key, monkeypatch):
+    monkeypatch.setattr(prompt_module, "BLINK_SECONDS", 0.3)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: not app.prompt.cursor_blink, 5, "the cursor to stop blinking")
+        await pilot.pause(0.1)
+        assert running_short_timers(app) == []
+        await pilot.press("h")  # a key: the cursor blinks again, for a while
+        assert app.prompt.cursor_blink
+        await wait_for(pilot, lambda: not app.prompt.cursor_blink, 5, "the cursor to stop again")
+
+
+async def test_the_activity_timer_runs_only_while_a_turn_does(make_app, claude_double, monkeypatch):
+    monkeypatch.setattr(prompt_module, "BLINK_SECONDS", 0.3)
+    claude_double.add(text("Done."))
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.turns.session is not None, 120, "the session")
+        await app.submit_turn("a question")
+        assert any(name.endswith("_tick_activity") for name in running_short_timers(app))
+        await wait_for(pilot, lambda: not app.running, 60, "the turn")
+        assert app.status.info.activity == ""
+        await wait_for(pilot, lambda: not app.prompt.cursor_blink, 5, "the cursor to stop blinking")
+        await pilot.pause(0.2)
+        assert running_short_timers(app) == []
+
+
+async def test_a_periodic_reread_that_finds_nothing_new_redraws_nothing(make_app, no_key, store):
+    write_memory(store, "user_short.md", "Short answers", "one or two sentences", "Keep it short.", age_days=3)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.memory_pane
+        await wait_for(pilot, lambda: pane.loads >= 1, 10, "the first listing")
+        await pilot.pause(0.3)  # the staleness step, if any
+        loads = pane.loads
+        pane.reload()
+        await pilot.pause(0.5)
+        assert pane.loads == loads
+        write_memory(store, "user_other.md", "Another", "a second note", "More.")
+        await wait_for(pilot, lambda: "Another" in pane.names, 10, "the new memory")
+
+
+def cursor_drawn(prompt) -> bool:
+    cursor = prompt._theme.cursor_style
+    line = prompt.render_line(0)
+    return any(segment.style is not None and segment.style.bgcolor == cursor.bgcolor for segment in line)
+
+
+async def test_the_cursor_stays_lit_when_it_stops_blinking(make_app, no_key, monkeypatch):
+    monkeypatch.setattr(prompt_module, "BLINK_SECONDS", 0.8)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(5):  # whichever phase of the blink it stops in
+            await pilot.press("a")
+            await wait_for(pilot, lambda: not app.prompt.cursor_blink, 5, "the cursor to stop blinking")
+            await pilot.pause(0.05)
+            assert cursor_drawn(app.prompt)
+            await pilot.pause(0.25)
