@@ -18,6 +18,7 @@ from typing import Any
 from memory import paths
 from memory.freshness import DEFAULT_AGING_DAYS, Freshness, freshness
 from memory.notes import INDEX_NAME
+from memory.preload import LeftOut
 from memory.secrets import mask_secrets
 
 EMPTY = (
@@ -45,10 +46,13 @@ def _roots(store: Any) -> list[Any]:
     return list(roots()) if callable(roots) else [store]
 
 
-def _files(store: Any, now: float, aging_days: int) -> tuple[list[MemoryFile], list]:
+def _files(store: Any, now: float, aging_days: int) -> tuple[list[MemoryFile], list[LeftOut]]:
     """What each root preloads within its caps: indexes first, then fresh memories, then
     aging ones; and what the caps left out (memory.preload.LeftOut)."""
-    indexes, fresh, aging, left_out = [], [], [], []
+    indexes: list[MemoryFile] = []
+    fresh: list[MemoryFile] = []
+    aging: list[MemoryFile] = []
+    left_out: list[LeftOut] = []
     for root in _roots(store):
         loaded = root.preload()
         left_out += loaded.left_out
@@ -86,7 +90,7 @@ def age_text(seconds: float) -> str:
 MAX_NAMED = 20  # left-out files named in the prompt
 
 
-def left_out_note(left_out: list) -> str:
+def left_out_note(left_out: list[LeftOut]) -> str:
     """The lines that tell the model what is in the folder but not in its prompt."""
     lines = ["Not preloaded (read one with the memory tool's view command when a question needs it):"]
     lines += [f"- {item.path}: {item.reason}" for item in left_out[:MAX_NAMED]]
@@ -192,9 +196,9 @@ def index(store: Any, repo: Path | None, *, now: float | None = None, aging_days
             "Your memory index /memories/MEMORY.md is empty or missing. Memory files, if any, "
             "can still be listed with the memory tool's view command."
         ]
-    aging = [f for f in _files(store, now, aging_days)[0] if f.age is not None and f.age.aging]
+    aging = [(f.path, f.age) for f in _files(store, now, aging_days)[0] if f.age is not None and f.age.aging]
     if aging:
-        listed = ", ".join(f"{f.path} ({age_text(f.age.age_seconds(now))})" for f in aging)
+        listed = ", ".join(f"{path} ({age_text(age.age_seconds(now))})" for path, age in aging)
         parts.append(
             f"Aging, neither written nor verified for {aging_days} days or more: {listed}. "
             "Check one before relying on it; when a tool confirms it, set its verified: date."

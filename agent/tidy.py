@@ -6,24 +6,27 @@ In review mode the fixes it proposes arrive as held changes, like any other memo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent import prompts
 from memory.secrets import mask_secrets
 
+if TYPE_CHECKING:
+    from memory.check import Finding
 
-def findings_for(store: Any, repo: Path | None, aging_days: int) -> list:
+
+def findings_for(store: Any, repo: Path | None, aging_days: int) -> list[Finding]:
     """The findings of every folder the session sees (the repository's and the user's)."""
     from memory.check import check_store
 
     roots = store.roots() if callable(getattr(store, "roots", None)) else [store]
-    found = []
+    found: list[Finding] = []
     for root in roots:
         found += check_store(root, repo if getattr(root, "repo", None) is not None else None, aging_days=aging_days)
     return found
 
 
-def tidy_request(findings: list) -> str | None:
+def tidy_request(findings: list[Finding]) -> str | None:
     """The user turn that asks for the fixes; None when there is nothing to tidy."""
     if not findings:
         return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory import paths
 from memory.errors import CommandError
@@ -17,6 +18,9 @@ from memory.files import loose_text
 from memory.notes import INDEX_NAME, MemoryInfo, describe, index_entries, index_line
 from memory.preload import Preload, preload
 from memory.walk import Skipped, walk
+
+if TYPE_CHECKING:
+    from memory.evidence import CitationCheck
 
 
 class Catalog:
@@ -99,14 +103,14 @@ class Catalog:
         new_text = "\n".join(kept).strip("\n")
         return new_text + "\n" if new_text else ""
 
-    def evidence(self, repo: Path) -> dict[str, list]:
+    def evidence(self, repo: Path) -> dict[str, list[CitationCheck]]:
         """Virtual path -> the checks of its citations against `repo`'s working tree."""
         from memory.evidence import Tree, check_text
         from memory.evidence_file import EvidenceFile
 
         records = EvidenceFile.load(Path(self.root))
         tree = Tree(Path(repo))
-        checks: dict[str, list] = {}
+        checks: dict[str, list[CitationCheck]] = {}
         for info in self.memories():
             text = loose_text(str(info.file))
             if text is not None:

@@ -44,7 +44,7 @@ class Finding:
     def line(self) -> str:
         return f"{self.path}\t{self.kind}\t{self.detail}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -150,7 +150,7 @@ def _index(store: Any, infos: list[Any]) -> list[Finding]:
     index_path = f"{root}/{INDEX_NAME}"
     entries = index_entries(store.index_text())
     targets = {e.target for e in entries}
-    found = []
+    found: list[Finding] = []
     if not entries and not infos:
         return found
     for info in infos:

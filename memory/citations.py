@@ -16,6 +16,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from memory.notes import frontmatter
 
@@ -93,7 +94,7 @@ def _is_claim(token: str, repo: Path | None, quoted: bool) -> bool:
     return quoted and token.endswith("/")
 
 
-def _lines(match: re.Match) -> tuple[int | None, int | None]:
+def _lines(match: re.Match[str]) -> tuple[int | None, int | None]:
     for first, last in (("line", "last"), ("ms_line", None), ("word_line", "word_last")):
         if match.group(first):
             start = int(match.group(first))
@@ -119,7 +120,7 @@ def _scan(source: str, repo: Path | None, quoted: bool) -> list[Citation]:
     return found
 
 
-def _cites_list(meta: dict) -> list[str]:
+def _cites_list(meta: dict[str, Any]) -> list[str]:
     value = meta.get("cites")
     if isinstance(value, str):
         return [value]

@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from memory.citations import Citation, FileNames, find, locate
 
@@ -73,7 +74,7 @@ class Fingerprint:
     recorded: str = ""
 
     @classmethod
-    def from_json(cls, data: dict) -> Fingerprint | None:
+    def from_json(cls, data: dict[str, Any]) -> Fingerprint | None:
         """None for a record that is not one of ours (hand-edited, or from a newer version):
         its citation then reads as unrecorded, and no path in it reaches outside the tree."""
         try:
@@ -146,7 +147,7 @@ def fingerprint(repo: Path, cite: str, where: Citation, commit: str | None, now:
     """The fingerprint of one located citation, read from the working tree."""
     recorded = (now or datetime.now(UTC)).isoformat(timespec="seconds")
     target = repo / where.path
-    base = dict(cite=cite, path=where.path, start=where.start, end=where.last, commit=commit, recorded=recorded)
+    base: dict[str, Any] = dict(cite=cite, path=where.path, start=where.start, end=where.last, commit=commit, recorded=recorded)
     if target.is_dir() or (where.start is None and not target.is_file()):
         return Fingerprint(kind="dir" if target.is_dir() else "file", **{**base, "start": None, "end": None})
     lines = _read_lines(target) if _inside(repo, target) else None
@@ -268,7 +269,7 @@ def classify(repo: Path, fp: Fingerprint, tree: Tree | None = None) -> CitationC
     """One fingerprinted citation against the working tree."""
     tree = tree or Tree(repo)
     target = repo / fp.path
-    out = dict(cite=fp.cite, commit=fp.commit)
+    out: dict[str, Any] = dict(cite=fp.cite, commit=fp.commit)
     if fp.kind == "dir":
         return CitationCheck(state=INTACT if target.is_dir() else GONE, **out)
     if not os.path.lexists(target):
@@ -290,7 +291,7 @@ def classify(repo: Path, fp: Fingerprint, tree: Tree | None = None) -> CitationC
     return CitationCheck(state=CHANGED, **out)
 
 
-def _elsewhere(tree: Tree, fp: Fingerprint, out: dict) -> CitationCheck:
+def _elsewhere(tree: Tree, fp: Fingerprint, out: dict[str, Any]) -> CitationCheck:
     """The cited file is not at its path: renamed (git knows), or found by its name alone."""
     repo = tree.repo
     candidates = []
@@ -319,13 +320,14 @@ def _unrecorded(tree: Tree, citation: Citation) -> CitationCheck | None:
     if where is None:
         return None  # an ambiguous bare name: no claim we can check
     target = repo / where.path
-    out = dict(cite=citation.key)
+    out: dict[str, Any] = dict(cite=citation.key)
     if not os.path.lexists(target):
         return CitationCheck(state=GONE, **out)
-    if where.start is None:
+    last = where.last
+    if last is None:  # no line cited: the file is there, which is all it claims
         return CitationCheck(state=INTACT, **out)
     lines = _read_lines(target) if _inside(repo, target) else None
-    if lines is not None and where.last > len(lines):
+    if lines is not None and last > len(lines):
         return CitationCheck(state=CHANGED, detail=f"the file has {len(lines)} line{'' if len(lines) == 1 else 's'}", **out)
     return CitationCheck(state=UNRECORDED, **out)
 

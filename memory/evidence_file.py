@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -124,7 +125,7 @@ class EvidenceKeeper:
     def _relative(self, real: str) -> str:
         return os.path.relpath(real, self.root).replace(os.sep, "/")
 
-    def _change(self, change) -> None:
+    def _change(self, change: Callable[[EvidenceFile], bool]) -> None:
         try:
             records = EvidenceFile.load(Path(self.root))
             if change(records):

@@ -16,6 +16,7 @@ of its next turn, in one line (`take_news`).
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import json
 import os
@@ -120,6 +121,7 @@ class PendingChanges:
         found = [self._load(n) for n in names]
         return sorted((c for c in found if c is not None), key=lambda c: (c.created, c.id))
 
+    # After this method, `list` in the class body names it: later annotations say builtins.list.
     def list(self) -> list[Change]:
         """The changes still waiting for the user, oldest first."""
         return [c for c in self._all() if c.status == PENDING]
@@ -182,7 +184,7 @@ class PendingChanges:
             return waiting, waiting.after
         return None, self.store.current_text(path)
 
-    def _plan(self, name: str, args: dict) -> Change | None:
+    def _plan(self, name: str, args: dict[str, Any]) -> Change | None:
         if name == "rename":
             return self._plan_rename(args["old_path"], args["new_path"])
         path = args["path"]
@@ -261,7 +263,7 @@ class PendingChanges:
         except (MemoryStoreError, OSError) as error:
             return f"Could not reject {change_id}: {error}", True
 
-    def decide_all(self, decide: Callable[[str], tuple[str, bool]]) -> list[tuple[str, bool]]:
+    def decide_all(self, decide: Callable[[str], tuple[str, bool]]) -> builtins.list[tuple[str, bool]]:
         return [decide(change.id) for change in self.list()]
 
     def retry(self, change_id: str) -> tuple[str, bool]:
@@ -275,7 +277,7 @@ class PendingChanges:
             self._save(change)
         return f"Back in review, against the file as it is now: {change.summary}", False
 
-    def conflicts(self) -> list[Change]:
+    def conflicts(self) -> builtins.list[Change]:
         return [c for c in self._all() if c.status == CONFLICT]
 
     def take_news(self) -> str | None:

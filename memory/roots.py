@@ -14,11 +14,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory import inputs, paths, results
 from memory.errors import CommandError, MemoryStoreError
 from memory.store import MemoryStore
+
+if TYPE_CHECKING:
+    from memory.evidence import CitationCheck
+    from memory.notes import MemoryInfo
+    from memory.preload import Preload
 
 USER_ROOT = paths.ROOT + "/user"
 # Memory about the user is preloaded in every repository, so it gets less room than the
@@ -85,7 +90,7 @@ class MemoryRoots:
 
     # -- the six commands ----------------------------------------------------------------------
 
-    def run(self, command: dict) -> tuple[str, bool]:
+    def run(self, command: dict[str, Any]) -> tuple[str, bool]:
         try:
             name, args = inputs.parse(command)
         except CommandError as error:
@@ -99,7 +104,7 @@ class MemoryRoots:
             return self._view_both(command)
         return self._for(args["path"]).run(command)
 
-    def _view_both(self, command: dict) -> tuple[str, bool]:
+    def _view_both(self, command: dict[str, Any]) -> tuple[str, bool]:
         text, is_error = self.repository.run(command)
         if is_error:
             return text, is_error
@@ -139,13 +144,10 @@ class MemoryRoots:
 
     # -- notes, for the prompt, the pane and the CLI -----------------------------------------
 
-    def memories(self) -> list:
+    def memories(self) -> list[MemoryInfo]:
         return self.repository.memories() + self.user.memories()
 
-    def snapshot(self, now: float | None = None) -> str:
-        return self.repository.snapshot(now) + self.user.snapshot(now)
-
-    def preload(self):
+    def preload(self) -> Preload:
         """What preloading puts in the prompt from both folders, each within its own caps."""
         from memory.preload import Preload
 
@@ -162,7 +164,7 @@ class MemoryRoots:
         self.repository.reindex()
         self.user.reindex()
 
-    def evidence(self, repo: Path | None = None) -> dict[str, list]:
+    def evidence(self, repo: Path | None = None) -> dict[str, list[CitationCheck]]:
         return self.repository.evidence(repo)  # memories about the user cite no code
 
     def read(self, path: str) -> str:
@@ -207,3 +209,8 @@ class MemoryRoots:
 def open_memory(repo: Path) -> MemoryRoots:
     """The memory a session in `repo` sees: its repository's folder and the user's."""
     return MemoryRoots.for_repository(Path(repo))
+
+
+# What a session, the memory tool and the app read and write memory through: one folder
+# (tests, the evaluation) or the repository's and the user's behind one /memories.
+Memory = MemoryStore | MemoryRoots

@@ -34,7 +34,7 @@ import logging
 import os
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory import atomic, inputs, paths
 from memory.catalog import Catalog
@@ -55,6 +55,9 @@ from memory.policy import WritePolicy
 from memory.preload import Preload
 from memory.quoting import quoted
 from memory.walk import Skipped
+
+if TYPE_CHECKING:
+    from memory.evidence import CitationCheck
 
 _log = logging.getLogger(__name__)
 _PATH_FIELDS = ("path", "old_path", "new_path")
@@ -249,7 +252,7 @@ class MemoryStore:
     def index_problems(self) -> list[str]:
         return self.catalog.index_problems()
 
-    def evidence(self, repo: Path | None = None) -> dict[str, list]:
+    def evidence(self, repo: Path | None = None) -> dict[str, list[CitationCheck]]:
         """Virtual path -> the checks of its citations (memory/evidence.py), worst first,
         against `repo`'s working tree (the store's own repository by default)."""
         repo = Path(repo) if repo is not None else self.repo

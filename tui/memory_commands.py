@@ -4,12 +4,16 @@ once, and "Tidy memory", one agent turn that proposes fixes for what `memory che
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 
+if TYPE_CHECKING:
+    from tui.app import DevAgentApp
 
-def memory_commands(app: Any):
+
+def memory_commands(app: DevAgentApp) -> Iterator[SystemCommand]:
     pane = app.memory_pane
     yield SystemCommand("Still true", "Mark the selected memory verified today (v in the pane)", pane.action_verify)
     yield SystemCommand("Move memory", "Between this repository and you, in every repository (m)", pane.action_move)
@@ -21,7 +25,7 @@ def memory_commands(app: Any):
                         lambda: app.run_worker(tidy_memory(app), group="tidy", exclusive=True))
 
 
-async def tidy_memory(app: Any) -> None:
+async def tidy_memory(app: DevAgentApp) -> None:
     from agent.tidy import findings_for, tidy_request
 
     if app.running:

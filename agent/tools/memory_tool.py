@@ -10,11 +10,15 @@ choice.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.choices import MemoryWrites
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.masking import ScanCancelled, mask_result, mask_text, withheld
+
+if TYPE_CHECKING:
+    from memory.pending import PendingChanges
+    from memory.roots import Memory
 
 WRITE_COMMANDS = ("create", "str_replace", "insert", "delete", "rename")
 
@@ -22,7 +26,7 @@ WRITE_COMMANDS = ("create", "str_replace", "insert", "delete", "rename")
 class MemoryTool:
     name = "memory"
 
-    def __init__(self, store: Any, writes: MemoryWrites = "auto", pending: Any = None) -> None:
+    def __init__(self, store: Memory, writes: MemoryWrites = "auto", pending: PendingChanges | None = None) -> None:
         self.store = store
         self.writes = writes
         if pending is None and writes == "review":

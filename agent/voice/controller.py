@@ -31,7 +31,7 @@ from agent.voice.status import VoiceStatus, voice_off
 if TYPE_CHECKING:
     from agent.voice.stack import VoiceStack
     from agent.voice.tts import Speaker
-    from memory.store import MemoryStore
+    from memory.roots import Memory
 
 METER = "▁▂▃▄▅▆▇█"
 METER_INTERVAL = 0.1
@@ -48,7 +48,7 @@ class VoiceApp(Protocol):
     call_from_thread, which runs a function on the UI thread."""
 
     repo: Path
-    store: MemoryStore | None
+    store: Memory | None
 
     def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
 

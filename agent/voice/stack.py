@@ -17,7 +17,7 @@ from agent.voice.push_to_talk import PttEvent, PushToTalk
 
 if TYPE_CHECKING:
     from agent.voice.tts import Speaker
-    from memory.store import MemoryStore
+    from memory.roots import Memory
 
 
 @dataclass
@@ -30,7 +30,7 @@ class VoiceStack:
     load_seconds: float = 0.0
 
 
-def load_voice(repo: Path, sink: Callable[[PttEvent], None], *, store: MemoryStore | None = None,
+def load_voice(repo: Path, sink: Callable[[PttEvent], None], *, store: Memory | None = None,
                stt_model: str | None = None, voice: str | None = None,
                input_device: Device = None, output_device: Device = None, max_seconds: float = 30.0,
                speak: bool = True) -> VoiceStack:

@@ -16,7 +16,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from memory.roots import MemoryRoots
 
 ACTIONS = ("pending", "accept", "reject", "check")
 
@@ -35,14 +38,14 @@ def add_arguments(actions: Any) -> None:
     check.add_argument("--json", action="store_true", help="print the findings as a JSON list")
 
 
-def _say(text: str, stream=None) -> None:
+def _say(text: str, stream: TextIO | None = None) -> None:
     # Memory text and paths are the model's or the user's: no control sequences reach the terminal.
     from tui.format import sanitize
 
     print(sanitize(text), file=stream or sys.stdout)
 
 
-def _memory(repo: Path) -> Any:
+def _memory(repo: Path) -> MemoryRoots:
     from memory.roots import open_memory
 
     return open_memory(repo)

@@ -25,7 +25,7 @@ from tui import format as fmt
 from tui.screens.conflict import Choice, Conflict
 
 if TYPE_CHECKING:
-    from memory.store import MemoryStore
+    from memory.roots import Memory
 
 PLACEHOLDER = "one line on what this memory is for"
 TEMPLATE = f"""---
@@ -67,7 +67,7 @@ class MemoryEditor(ModalScreen[str | None]):
         Binding("escape", "discard", "Discard"),
     ]
 
-    def __init__(self, store: MemoryStore, path: str | None, original: str | None, *, name: str = "") -> None:
+    def __init__(self, store: Memory, path: str | None, original: str | None, *, name: str = "") -> None:
         """`path` None writes a new memory, starting from `original` when given (an undone
         delete the store refused to take back as it was) and named `name`."""
         super().__init__()

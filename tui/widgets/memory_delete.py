@@ -7,15 +7,34 @@ delete can be taken back, and every change goes through the store.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
 
 from tui import format as fmt
 
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from memory.notes import MemoryInfo
+    from memory.roots import Memory
+
 
 class DeleteActions:
     """Needs `store`, `deleted`, `selected_info()`, `reload()`, `_after_edit` and `app` from the pane."""
+
+    if TYPE_CHECKING:  # what MemoryPane provides
+        store: Memory
+        deleted: list[tuple[str, str]]
+
+        app: App[Any]
+
+        def selected_info(self) -> MemoryInfo | None: ...
+
+        def reload(self) -> object: ...
+
+        def _after_edit(self, message: str | None) -> None: ...
 
     def action_delete(self) -> None:
         info = self.selected_info()
@@ -35,7 +54,10 @@ class DeleteActions:
             f"{fmt.sanitize(info.path)} ({fmt.chars(info.size)} chars) is removed from disk; the agent will not see it again. ",
             after,
         )
-        self.app.push_screen(Confirm("Delete memory", question, yes="Delete"), lambda ok: self._delete(info.path, text, ok))
+        def delete(confirmed: bool | None) -> None:
+            self._delete(info.path, text, confirmed)
+
+        self.app.push_screen(Confirm("Delete memory", question, yes="Delete"), delete)
 
     @work(group="memory-delete")
     async def _delete(self, path: str, text: str | None, confirmed: bool | None) -> None:

@@ -30,7 +30,7 @@ from tui.widgets.memory_review import ReviewActions
 if TYPE_CHECKING:
     from memory.notes import MemoryInfo
     from memory.preload import LeftOut
-    from memory.store import MemoryStore
+    from memory.roots import Memory
 
 # watchfiles waits 1.6 s for a burst of changes to settle by default; a memory save is one
 # rename, so a short debounce shows it at once and still folds an editor's save dance into one.
@@ -57,7 +57,7 @@ class Listing:
     file_cap: int = 0
 
 
-def load_listing(store: MemoryStore) -> Listing:
+def load_listing(store: Memory) -> Listing:
     """Read the folder; never raises, a failure becomes a sentence in the pane. The evidence
     check reads the repository and comes after, in `MemoryPane.reload`."""
     try:
@@ -139,7 +139,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
     class Changed(Message):
         """The listing was read again (tests and the benchmark wait for it)."""
 
-    def __init__(self, store: MemoryStore, repo: Path | None, **kwargs: Any) -> None:
+    def __init__(self, store: Memory, repo: Path | None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.border_title = "Memory"
         self.store = store

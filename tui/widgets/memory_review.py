@@ -9,14 +9,36 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 
 from tui.widgets.memory_trust import PENDING_PREFIX
 
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from memory.notes import MemoryInfo
+    from memory.pending import PendingChanges
+    from memory.roots import Memory
+    from tui.widgets.memory_pane import Listing
+
 
 class ReviewActions:
     """Needs `store`, `listing`, `selected_path`, `selected_info()`, `reload()` and `app` from the pane."""
+
+    if TYPE_CHECKING:  # what MemoryPane provides
+        store: Memory
+        listing: Listing
+
+        app: App[Any]
+
+        @property
+        def selected_path(self) -> str | None: ...
+
+        def selected_info(self) -> MemoryInfo | None: ...
+
+        def reload(self) -> object: ...
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # a and r show in the footer only while a change waits, so the footer has room for
@@ -26,7 +48,7 @@ class ReviewActions:
             return bool(trust is not None and trust.pending)
         return True
 
-    def _pending(self):
+    def _pending(self) -> PendingChanges:
         from memory.pending import PendingChanges
 
         return PendingChanges(self.store)

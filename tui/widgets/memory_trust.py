@@ -38,7 +38,7 @@ GROUP_PENDING = "waiting for your review"
 
 @dataclass
 class MemoryMarks:
-    checks: list = field(default_factory=list)  # memory.evidence.CitationCheck, worst first
+    checks: list[ev.CitationCheck] = field(default_factory=list)  # worst first
     findings: list[Finding] = field(default_factory=list)
     age: Freshness | None = None
 
@@ -174,7 +174,8 @@ def subtitle_counts(trust: Trust | None, memories: list) -> str:
         count = worst.count(state)
         if count:
             parts.append(f"[{style}]{EVIDENCE_MARK[state][0]} {count} {word}[/]")
-    aging = sum(1 for m in memories if m.path in trust.marks and trust.marks[m.path].age and trust.marks[m.path].age.aging)
+    ages = [trust.marks[m.path].age for m in memories if m.path in trust.marks]
+    aging = sum(1 for age in ages if age is not None and age.aging)
     if aging:
         parts.append(f"[$text-warning]{AGING_MARK} {aging} aging[/]")
     if trust.pending:

@@ -15,6 +15,7 @@ from typing import Any
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import TextArea
 
 from tui import format as fmt
@@ -57,7 +58,7 @@ class Prompt(TextArea):
         self._draft = ""
         self.pastes: dict[int, str] = {}  # folded pastes by number, for the whole session
         self._blink_until = 0.0
-        self._blink_check = None
+        self._blink_check: Timer | None = None
 
     # --- the cursor blinks only after a key -------------------------------------------
 
