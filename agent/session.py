@@ -5,15 +5,15 @@ and repeats until the model ends its turn. Everything the caller sees comes thro
 sink as events; nothing raises out of `send`.
 
 The pieces live beside it: agent.turn (the state of the turn that runs), agent.stream (one
-streamed call and its accumulator), agent.faults (what each fault becomes) and
-agent.history (the messages and their saved copy).
+streamed call and its accumulator), agent.tool_calls (a reply's tool_use blocks run),
+agent.faults (what each fault becomes) and agent.history (the messages and their saved
+copy).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -30,17 +30,15 @@ from agent.events import (
     Compacted,
     ContextStatus,
     Notice,
-    ShowOnScreen,
-    ToolFinished,
-    ToolStarted,
     TurnFinished,
     TurnStarted,
     Usage,
 )
 from agent.faults import OUTPUT_LIMIT, TurnCancelled, TurnFailed, traceback_worth_keeping
-from agent.history import CANCELLED_NOTE, FAILED_NOTE, History, tool_result
+from agent.history import CANCELLED_NOTE, FAILED_NOTE, History
 from agent.stream import Reply, stream_reply
-from agent.tools.base import Tool, ToolContext, ToolResult
+from agent.tool_calls import run_tools
+from agent.tools.base import Tool, ToolContext
 from agent.tools.registry import ToolRegistry
 from agent.transcripts import SavedSession, Transcript
 from agent.turn import Sink, TurnState, safe
@@ -49,9 +47,6 @@ log = logging.getLogger("devagent.session")
 # Silent unless the program using the agent sets up logging (the app and `devagent ask` do,
 # into the log folder); never Python's last-resort printing to stderr.
 logging.getLogger("devagent").addHandler(logging.NullHandler())
-
-CANCELLED_TOOL = "Not run: the user cancelled the turn."
-
 
 class Session:
     def __init__(
@@ -259,7 +254,8 @@ class Session:
                 if reply.stop_reason == "max_tokens":
                     raise TurnFailed(OUTPUT_LIMIT, turn.usage)
                 return
-            results = self._run_tools(turn, reply)
+            ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config)
+            results = run_tools(self.registry, ctx, turn, reply)
             self.history.append({"role": "user", "content": results}, turn=turn.id)
             if turn.cancel.cancelled:
                 raise TurnCancelled(turn.usage)
@@ -301,39 +297,6 @@ class Session:
             attempt += 1
             if turn.cancel.wait(delay):
                 raise TurnCancelled(turn.usage + spent)
-
-    def _run_tools(self, state: TurnState, reply: Reply) -> list[dict[str, Any]]:
-        emit, cancel, turn = state.emit, state.cancel, state.id
-        results: list[dict[str, Any]] = []
-        ctx = ToolContext(repo=self.repo, cancel=cancel, config=self.config)
-        for block in reply.tool_uses:
-            tool_id, name, input = block["id"], block["name"], block.get("input")
-            if cancel.cancelled:
-                results.append(tool_result(tool_id, CANCELLED_TOOL, True))
-                continue
-            emit(ToolStarted(turn, tool_id, name, self.registry.summarize(name, input)))
-            began = time.monotonic()
-            if tool_id in reply.bad_inputs:
-                result = ToolResult(
-                    text=f"Error: the tool input was not valid JSON: {utf8.valid(reply.bad_inputs[tool_id][:200])[0]}",
-                    is_error=True,
-                    summary="bad input",
-                )
-            else:
-                result = _valid_result(self.registry.run(name, input, ctx))
-                if tool_id in reply.replaced_inputs:
-                    # The tool ran on the input as the history holds it; its result says so.
-                    note = utf8.replaced_note(reply.replaced_inputs[tool_id], "the tool input")
-                    result = replace(result, text=f"{result.text}\n{note}")
-            duration = time.monotonic() - began
-            if cancel.cancelled and not result.is_error:
-                result = replace(result, text=f"{result.text}\n(The user cancelled the turn.)")
-            emit(ToolFinished(turn, tool_id, name, duration, result.is_error, result.summary, result.log, result.outcome))
-            if result.screen is not None:
-                title, content, fmt = result.screen
-                emit(ShowOnScreen(turn, title, content, fmt))
-            results.append(tool_result(tool_id, result.text, result.is_error))
-        return results
 
     def _memory_news(self) -> str | None:
         """The user's decisions on held memory changes since the last turn, in one line."""
@@ -437,18 +400,3 @@ class Session:
             except Exception as err:
                 log.warning("transcript %s: turn %d's usage was not saved: %s", self.transcript.path, turn, err)
 
-
-def _valid_result(result: ToolResult) -> ToolResult:
-    """The result with valid text everywhere, its text saying what was replaced."""
-    text, replaced = utf8.valid(result.text)
-    if replaced:
-        text = f"{text}\n{utf8.replaced_note(replaced, 'this result')}"
-    log_text = utf8.valid(result.log)[0] if result.log is not None else None
-    screen = utf8.valid_value(list(result.screen))[0] if result.screen is not None else None
-    return replace(
-        result,
-        text=text,
-        summary=utf8.valid(result.summary or "")[0],
-        log=log_text,
-        screen=tuple(screen) if screen is not None else None,
-    )

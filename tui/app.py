@@ -14,7 +14,6 @@ from typing import Any, TypeVar, cast
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -42,6 +41,7 @@ from agent.voice.status import VoiceStatus
 from tui import format as fmt
 from tui.keys import TypingRouter
 from tui.memory_commands import memory_commands
+from tui.palette import APP_BINDINGS, app_commands
 from tui.screens.main import MainScreen
 from tui.startup import settle_heap, start_background, welcome, welcome_without_key
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
@@ -66,30 +66,15 @@ class DevAgentApp(App):
     Panes widget's), routes typed keys to the prompt (tui.keys), asks the turn driver
     (tui.turns) to load the session and to start and cancel turns, shows each agent
     event the driver hands back, queues questions sent while a turn runs, and is the
-    voice controller's way to the status line and the prompt (tui.voice_seam). Memory
-    editing lives in the memory pane; the command line and the terminal in tui.cli."""
+    voice controller's way to the status line and the prompt (tui.voice_seam). Its keys
+    and palette entries are tables in tui.palette; memory editing lives in the memory
+    pane; the command line and the terminal in tui.cli."""
 
     CSS_PATH = "app.tcss"
     TITLE = "devagent"
     HORIZONTAL_BREAKPOINTS = BREAKPOINTS
 
-    BINDINGS = [
-        Binding("escape", "cancel_turn", "Cancel"),
-        Binding("f1", "help", "Help"),
-        Binding(DEFAULT_KEY, "push_to_talk", "Talk", priority=True, id="push_to_talk"),
-        Binding("f3", "toggle_screen", "Screen"),
-        Binding("f4", "toggle_memory", "Memory"),
-        Binding("f5", "screen_older", "Older", show=False),
-        Binding("f6", "toggle_mute", "Mute", show=False),
-        Binding("f7", "resize(-1)", "Narrower", show=False),
-        Binding("f8", "resize(1)", "Wider", show=False),
-        Binding("ctrl+l", "last_log", "Last log", show=False),
-        Binding("ctrl+n", "new_conversation", "New conversation", show=False),
-        # from the prompt (or wherever they are not taken): the conversation's own keys
-        Binding("ctrl+end", "conversation_end", "Newest", show=False),
-        Binding("pageup", "conversation_page(-1)", "Page up", show=False),
-        Binding("pagedown", "conversation_page(1)", "Page down", show=False),
-    ]
+    BINDINGS = APP_BINDINGS
 
     def __init__(self, repo: Path, config: AgentConfig, *, store: Any = None, voice: VoiceController | None = None,
                  voice_factory: Any = None, probe_voice: bool = True, voice_off: str | None = None,
@@ -428,22 +413,5 @@ class DevAgentApp(App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        pane = self.memory_pane
-        for title, help, action in (
-            ("Help", "Every key devagent knows", self.action_help),
-            ("Cancel turn", "Stop the running turn and its tools", self.action_cancel_turn),
-            ("New conversation", "Start over without the turns so far (Ctrl+N)", self.action_new_conversation),
-            ("Toggle screen pane", "Show or hide what the agent put on screen", self.action_toggle_screen),
-            ("Toggle memory pane", "Show or hide the memory folder", self.action_toggle_memory),
-            ("Last tool log", "Open the most recent build or test log", self.action_last_log),
-            ("Older screen item", "Step back through what was shown", self.action_screen_older),
-            ("New memory", "Write a memory for this repository", pane.action_new),
-            ("Edit memory", "Edit the memory selected in the pane", pane.action_edit),
-            ("Delete memory", "Delete the selected memory (asks first)", pane.action_delete),
-            ("Undo delete memory", "Bring back the memory deleted last in this session", pane.action_undo_delete),
-            ("Push to talk", "Start or stop recording a spoken turn", self.action_push_to_talk),
-            ("Mute voice", "Silence or restore the spoken replies", self.action_toggle_mute),
-            ("Sessions", "This repository's saved sessions: continue or read one", self.action_sessions),
-        ):
-            yield SystemCommand(title, help, action)
+        yield from app_commands(self)
         yield from memory_commands(self)

@@ -55,7 +55,8 @@ def load_voice(repo: Path, sink: Callable[[PttEvent], None], *, store: Memory | 
     speaker_problem: str | None = None
     if reason is None and speak:
         try:
-            from agent.voice.tts import Speaker, Voice
+            from agent.voice.synth import Voice
+            from agent.voice.tts import Speaker
 
             speaker = Speaker(Voice(voice), device=output_device).load()
             push_to_talk.speaker = speaker

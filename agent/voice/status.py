@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:  # the app imports this module at start: no numpy or models here
     from agent.voice.audio import Device
     from agent.voice.stt import Transcriber
-    from agent.voice.tts import Voice
+    from agent.voice.synth import Voice
 
 VoiceState = Literal["off", "starting", "loading", "ready", "recording", "transcribing"]
 

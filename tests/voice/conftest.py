@@ -30,7 +30,7 @@ def runtime_dir(tmp_path_factory, monkeypatch) -> Path:
 def voice():
     """The default voice without sampling noise: the same words give the same audio in
     every run, so a test that fails has a reason."""
-    from agent.voice.tts import Voice
+    from agent.voice.synth import Voice
 
     return Voice(variation=0.0).load()
 

@@ -45,7 +45,7 @@ def run(name: str, args: argparse.Namespace) -> int:
 
 def _say(args: argparse.Namespace) -> int:
     from agent.voice.audio import resample, to_int16, write_wav
-    from agent.voice.tts import Voice
+    from agent.voice.synth import Voice
 
     audio, rate = Voice(args.voice, variation=args.variation).synthesize(args.text)
     if args.rate and args.rate != rate:
