@@ -11,7 +11,7 @@ Every function takes the time as an argument, so tests run on an injected clock.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import Any
 
@@ -63,7 +63,8 @@ class Freshness:
     written: float  # the file's modification time, epoch seconds
     verified: date | None
     confirmed: float  # the later of written and verified
-    age_days: float  # since confirmed
+    # since confirmed; left out of ==, so a re-read a moment later is the same state
+    age_days: float = field(compare=False)
     aging: bool
 
     def age_seconds(self, now: float) -> float:
