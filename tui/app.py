@@ -221,6 +221,8 @@ class DevAgentApp(App):
             await self.conversation.add_notice(self.key_problem, "error")
             return True
         self.turns.start(text)
+        if self.voice is not None:
+            self.voice.turn_started()  # the voice warms while the model thinks
         await self.conversation.thinking()
         self._tick_activity()  # says at once what the turn waits for, if anything
         if self._activity_timer is None:

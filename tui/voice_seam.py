@@ -38,6 +38,9 @@ class VoiceController(Protocol):
     def toggle_mute(self) -> bool:
         """F6; True when the voice is now muted."""
 
+    def turn_started(self) -> None:
+        """A question went to the model (typed or spoken): get the voice ready for the reply."""
+
     def reply_delta(self, text: str) -> None:
         """A piece of the reply being streamed (speak finished sentences)."""
 

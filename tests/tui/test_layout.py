@@ -220,6 +220,9 @@ async def test_voice_controller_gets_keys_and_reply(make_app, claude_double):
             calls.append("cancel")
             return False
 
+        def turn_started(self):
+            calls.append("turn started")
+
         def reply_delta(self, text):
             calls.append(("delta", text))
 
@@ -251,6 +254,7 @@ async def test_voice_controller_gets_keys_and_reply(make_app, claude_double):
         await app.submit_turn("transcribed words")
         await wait_for(pilot, lambda: ("finished", False) in calls, 20, "the reply")
         assert str(app.query_one(UserTurn).render()) == "transcribed words"
+        assert calls.index("turn started") < calls.index(("delta", "Spoken."))
         await pilot.press("escape")
         # Enter while recording ends the recording and sends nothing
         controller.recording = True
@@ -262,6 +266,43 @@ async def test_voice_controller_gets_keys_and_reply(make_app, claude_double):
     assert calls[0] == "attach" and "talk" in calls and "cancel" in calls
     assert "enter" in calls and "mute" in calls
     assert "".join(c[1] for c in calls if isinstance(c, tuple) and c[0] == "delta") == "Spoken."
+
+
+async def test_a_typed_question_warms_the_voice(make_app, claude_double):
+    from tests.claude_double import text
+
+    calls = []
+
+    class Warming:
+        loaded = threading.Event()
+
+        def attach(self, app):
+            app.set_voice_state(VoiceStatus("ready"))
+
+        def enter(self):
+            return False
+
+        def turn_started(self):
+            calls.append("turn started")
+
+        def reply_delta(self, text):
+            calls.append("delta")
+
+        def reply_finished(self, cancelled):
+            calls.append("finished")
+
+        def close(self):
+            pass
+
+    app = make_app()
+    app.voice_factory = Warming
+    claude_double.add(text("Warm."))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.prompt.value = "a typed question"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "finished" in calls, 20, "the reply")
+    assert calls[0] == "turn started" and "delta" in calls
 
 
 async def test_help_screen_opens_and_closes(make_app, no_key):
