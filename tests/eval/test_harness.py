@@ -285,6 +285,7 @@ def test_stale_monday_that_repeats_the_note_is_caught(claude_double, tmp_path):
     assert "| 1 of 1 | 1 of 1 | 1 of 1 | 1 of 1 |" in rows[0]
 
 
+@pytest.mark.slow
 def test_cited_variant_tells_monday_the_call_site_changed(claude_double, tmp_path):
     claude_double.responder = respond
     claude_double.count_tokens = tokens_of

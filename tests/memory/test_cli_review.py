@@ -57,6 +57,7 @@ def test_pending_lists_each_change_with_its_diff(repo, capsys):
     assert any(line.startswith(f"{second}\tcreate /memories/user/terse.md\t") for line in out)
 
 
+@pytest.mark.slow
 def test_accept_one_and_reject_the_rest(repo):
     first, _second = hold(repo, create("/memories/core.md"), create("/memories/user/terse.md", TERSE))
     done = cli("accept", first, str(repo))
@@ -69,6 +70,7 @@ def test_accept_one_and_reject_the_rest(repo):
     assert cli("accept", "--all", str(repo)).stdout.strip() == "No memory changes are waiting for review."
 
 
+@pytest.mark.slow
 def test_accept_all_reports_a_conflict_and_exits_1(repo):
     store = MemoryStore.for_repository(repo)
     store.run(create("/memories/core.md"))
@@ -95,6 +97,7 @@ def test_check_a_clean_folder_exits_0(repo):
     assert (done.returncode, done.stdout) == (0, "")
 
 
+@pytest.mark.slow
 def test_check_lists_findings_and_exits_1(repo):
     store = MemoryStore.for_repository(repo)
     store.run(create("/memories/call.md", NOTE.replace("The Core project matters.", "src/Run.cs:2 still uses file.Patch. The build is red.")))

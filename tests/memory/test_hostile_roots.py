@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -66,6 +67,7 @@ user_commands = st.one_of(
 )
 
 
+@pytest.mark.slow
 @HOSTILE_SETTINGS
 @given(sequence=st.lists(user_commands, min_size=1, max_size=6))
 def test_both_folders_keep_generated_commands_inside(tmp_path_factory, sequence):
@@ -81,6 +83,7 @@ def test_both_folders_keep_generated_commands_inside(tmp_path_factory, sequence)
     assert outside(sandbox, folders) == before
 
 
+@pytest.mark.slow
 @HOSTILE_SETTINGS
 @given(sequence=st.lists(user_commands, min_size=1, max_size=5))
 def test_held_then_accepted_changes_stay_inside(tmp_path_factory, sequence):

@@ -129,6 +129,7 @@ def test_missing_pytest_is_a_sentence(tmp_path):
     assert result.text == f"Error: pytest is not installed for {repo / '.venv' / 'bin' / 'python'}, so the tests could not run."
 
 
+@pytest.mark.slow
 def test_secret_printed_by_a_test_is_masked(tmp_path):
     repo = python_repo(tmp_path / "calc")
     token = "ghp_" + "Z1" * 18
