@@ -99,6 +99,18 @@ def _zombie(pid: int) -> bool:
         return True
 
 
+def heard_as_said(heard: str, said: str, slack: int = 1) -> bool:
+    """The same words, but for at most `slack` (a word edit): audio through a sound server
+    on a loaded machine can drop a few milliseconds, and "branch" comes back "brand"."""
+    ref, hyp = words(said), words(heard)
+    row = list(range(len(hyp) + 1))
+    for i, word in enumerate(ref, 1):
+        previous, row[0] = row[0], i
+        for j, other in enumerate(hyp, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (word != other))
+    return row[len(hyp)] <= slack
+
+
 def words(text: str) -> list[str]:
     # "one's" and "ones" are the same word heard; the apostrophe is the decoder's guess
     return re.findall(r"[a-z0-9]+", re.sub(r"['\u2019]", "", text.lower()))
