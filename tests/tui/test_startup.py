@@ -41,6 +41,6 @@ async def test_a_question_typed_at_once_says_what_it_waits_for(make_app, claude_
         (thinking,) = app.query(ThinkingLine)
         assert thinking.label == "waiting for the session to start (memory, tools)"
         gate.set()
-        await wait_for(pilot, lambda: not app.running, 60, "the turn")
+        # the status is cleared once the turn's end has been shown, just after it stops running
+        await wait_for(pilot, lambda: not app.running and app.status.info.activity == "", 60, "the turn's end")
         assert "Here now." in app.query_one(Reply).source
-        assert app.status.info.activity == ""
