@@ -99,16 +99,21 @@ def _zombie(pid: int) -> bool:
         return True
 
 
-def heard_as_said(heard: str, said: str, slack: int = 1) -> bool:
-    """The same words, but for at most `slack` (a word edit): audio through a sound server
-    on a loaded machine can drop a few milliseconds, and "branch" comes back "brand"."""
-    ref, hyp = words(said), words(heard)
+def word_error_rate(reference: str, hypothesis: str) -> tuple[int, int]:
+    """(word edits from reference to hypothesis, words in the reference)."""
+    ref, hyp = words(reference), words(hypothesis)
     row = list(range(len(hyp) + 1))
     for i, word in enumerate(ref, 1):
         previous, row[0] = row[0], i
         for j, other in enumerate(hyp, 1):
             previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (word != other))
-    return row[len(hyp)] <= slack
+    return row[len(hyp)], len(ref)
+
+
+def heard_as_said(heard: str, said: str, slack: int = 1) -> bool:
+    """The same words, but for at most `slack` (a word edit): audio through a sound server
+    on a loaded machine can drop a few milliseconds, and "branch" comes back "brand"."""
+    return word_error_rate(said, heard)[0] <= slack
 
 
 def words(text: str) -> list[str]:
