@@ -19,7 +19,7 @@ class Cancellation:
     def __init__(self) -> None:
         self._event = threading.Event()
         self._lock = threading.Lock()
-        self._processes: list[subprocess.Popen] = []
+        self._processes: list[subprocess.Popen[bytes]] = []
         self._callbacks: list[Callable[[], None]] = []
 
     @property
@@ -45,7 +45,7 @@ class Cancellation:
     def wait(self, timeout: float | None = None) -> bool:
         return self._event.wait(timeout)
 
-    def register_process(self, proc: subprocess.Popen) -> None:
+    def register_process(self, proc: subprocess.Popen[bytes]) -> None:
         with self._lock:
             already = self._event.is_set()
             if not already:
@@ -53,7 +53,7 @@ class Cancellation:
         if already:
             _kill_tree(proc)
 
-    def unregister_process(self, proc: subprocess.Popen) -> None:
+    def unregister_process(self, proc: subprocess.Popen[bytes]) -> None:
         with self._lock:
             if proc in self._processes:
                 self._processes.remove(proc)
@@ -75,7 +75,7 @@ class Cancellation:
         return remove
 
 
-def _kill_tree(proc: subprocess.Popen) -> None:
+def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
     if proc.poll() is not None:
         return
     try:

@@ -75,9 +75,9 @@ def make_client(config: AgentConfig) -> anthropic.Anthropic:
 def request_params(
     config: AgentConfig,
     *,
-    system: list[dict],
-    tools: list[dict],
-    messages: list[dict],
+    system: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    messages: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """The keyword arguments of one messages call.
 
@@ -107,7 +107,7 @@ def request_params(
     return params
 
 
-def _mark_last_message(messages: list[dict]) -> list[dict]:
+def _mark_last_message(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if not messages:
         return messages
     last = copy.deepcopy(messages[-1])
@@ -194,7 +194,7 @@ def retry_delay(err: BaseException, attempt: int) -> float | None:
             return after
     elif not isinstance(err, (anthropic.APIConnectionError, StreamDropped)):
         return None
-    return min(RETRY_FIRST_DELAY * 2**attempt, RETRY_MAX_DELAY) * (1 - 0.25 * random.random())
+    return min(RETRY_FIRST_DELAY * 2.0**attempt, RETRY_MAX_DELAY) * (1 - 0.25 * random.random())
 
 
 def is_refusal(err: BaseException) -> bool:

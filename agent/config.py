@@ -8,6 +8,8 @@ reads it, says what it holds, and never fails on it::
 
     model = "claude-sonnet-5-5"        # optional defaults
     effort = "medium"
+    memory_writes = "review"           # auto, review (the user accepts each) or off
+    memory_aging_days = 30             # a memory neither written nor verified this long is aging
 
     [repos."/home/me/src/shop"]
     build = "make build"
@@ -23,16 +25,22 @@ from pathlib import Path
 from typing import Any
 
 from agent import config_file as file_format
-from agent.config_file import EFFORTS, MEMORY_MODES, Problem
+from agent.choices import EFFORTS, MEMORY_MODES, MEMORY_WRITES, Effort, MemoryMode, MemoryWrites
+from agent.config_file import Problem
 
-__all__ = ["EFFORTS", "MEMORY_MODES", "AgentConfig", "Problem", "api_key_problem", "config_file", "load_user_config"]
+__all__ = [
+    "EFFORTS", "MEMORY_MODES", "MEMORY_WRITES", "AgentConfig", "Problem", "api_key_problem", "config_file",
+    "load_user_config",
+]
 
 
 @dataclass(frozen=True)
 class AgentConfig:
     model: str = "claude-haiku-5-5"
-    effort: str = "low"
-    memory_mode: str = "preloaded"
+    effort: Effort = "low"
+    memory_mode: MemoryMode = "preloaded"
+    memory_writes: MemoryWrites = "auto"
+    memory_aging_days: int = 30
     # "adaptive" lets the model decide when to think; "off" sends no thinking parameter.
     thinking: str = "adaptive"
     max_tokens: int = 8000
@@ -92,7 +100,7 @@ class AgentConfig:
             logging.getLogger("devagent.config").warning("settings: %s", config.notice)
         return config
 
-    def for_repository(self, repo: Path, file: dict | None = None) -> AgentConfig:
+    def for_repository(self, repo: Path, file: dict[str, Any] | None = None) -> AgentConfig:
         """The build and test commands the user set for this repository, if any."""
         file = load_user_config() if file is None else file
         repos = file.get("repos") or {}
@@ -113,12 +121,12 @@ def config_file() -> Path:
     return Path(user_config_dir("devagent")) / "config.toml"
 
 
-def user_config() -> tuple[dict, list[Problem]]:
+def user_config() -> tuple[dict[str, Any], list[Problem]]:
     """The config file's valid settings, and what in it was ignored and why."""
     return file_format.read(config_file())
 
 
-def load_user_config() -> dict:
+def load_user_config() -> dict[str, Any]:
     """The config file's valid settings; never raises, whatever the file holds."""
     return user_config()[0]
 
@@ -135,8 +143,8 @@ def api_key_problem() -> str | None:
 
 # Which environment variable and which command-line option set each setting.
 ENVIRONMENT = {"model": "DEVAGENT_MODEL", "effort": "DEVAGENT_EFFORT", "memory_mode": "DEVAGENT_MEMORY",
-               "thinking": "DEVAGENT_THINKING"}
-OPTIONS = {"model": "model", "effort": "effort", "memory_mode": "memory"}
+               "thinking": "DEVAGENT_THINKING", "memory_writes": "DEVAGENT_MEMORY_WRITES"}
+OPTIONS = {"model": "model", "effort": "effort", "memory_mode": "memory", "memory_writes": "memory_writes"}
 SETTING_CHECKS = {name: file_format.SETTINGS[name] for name in ENVIRONMENT}
 
 
@@ -156,7 +164,7 @@ def _options(args: Any) -> dict[str, tuple[str, Any]]:
     for name, option in OPTIONS.items():
         value = getattr(args, option, None) if args is not None else None
         if value is not None:
-            found[name] = (f"--{option}", value)
+            found[name] = ("--" + option.replace("_", "-"), value)
     return found
 
 
@@ -170,10 +178,10 @@ def _thinking_fits(config: AgentConfig, problems: list[Problem]) -> AgentConfig:
     return config
 
 
-def _from_file(config: AgentConfig, file: dict) -> AgentConfig:
+def _from_file(config: AgentConfig, file: dict[str, Any]) -> AgentConfig:
     """`config` with the file's settings, which agent.config_file has already checked."""
     names = ("model", "effort", "memory_mode", "thinking", "max_tokens", "window_turns", "max_retries",
-             "max_api_calls_per_turn", "request_timeout")
+             "max_api_calls_per_turn", "request_timeout", "memory_writes", "memory_aging_days")
     changes = {name: file[name] for name in names if name in file}
     if "memory" in file and "memory_mode" not in changes:
         changes["memory_mode"] = file["memory"]
@@ -195,7 +203,7 @@ def _resolved(path: Path) -> Path:
 _CONTEXT_ENV = {"DEVAGENT_CLEAR_AT": "clear_at", "DEVAGENT_COMPACT_AT": "compact_at"}
 
 
-def _long_session_settings(config: AgentConfig, file: dict, problems: list[Problem]) -> AgentConfig:
+def _long_session_settings(config: AgentConfig, file: dict[str, Any], problems: list[Problem]) -> AgentConfig:
     context = file.get("context") or {}
     transcripts = file.get("transcripts") or {}
     changes: dict[str, Any] = {}

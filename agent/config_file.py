@@ -10,6 +10,8 @@ What a file may hold (anything else is reported as unknown)::
     model = "claude-sonnet-5-5"
     effort = "medium"                 # one of EFFORTS
     memory_mode = "window"            # one of MEMORY_MODES ("memory" is the same key)
+    memory_writes = "review"          # one of MEMORY_WRITES: auto, review (the user accepts each), off
+    memory_aging_days = 30            # a memory neither written nor verified this long is aging
     thinking = "adaptive"             # "adaptive", "off", or a token budget of 1024 or more
     max_tokens = 8000                 # and window_turns, max_retries, max_api_calls_per_turn
     request_timeout = 120.0
@@ -43,9 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-MEMORY_MODES = ("none", "history", "window", "summary", "on-demand", "preloaded", "index")
-# The levels of output_config.effort on the 5.x models.
-EFFORTS = ("low", "medium", "high", "xhigh", "max")
+from agent.choices import EFFORTS, MEMORY_MODES, MEMORY_WRITES
+
 # The API refuses a smaller thinking budget.
 MIN_THINKING_BUDGET = 1024
 
@@ -162,6 +163,8 @@ SETTINGS: dict[str, Check] = {
     "effort": one_of(EFFORTS),
     "memory_mode": one_of(MEMORY_MODES),
     "memory": one_of(MEMORY_MODES),
+    "memory_writes": one_of(MEMORY_WRITES),
+    "memory_aging_days": count(1),
     "thinking": thinking,
     "max_tokens": count(1),
     "window_turns": count(1),
@@ -183,7 +186,7 @@ TRANSCRIPT_SETTINGS: dict[str, Check] = {"max_age_days": count(1), "max_total_mb
 # --- the file -----------------------------------------------------------------------------
 
 
-def read(path: Path) -> tuple[dict, list[Problem]]:
+def read(path: Path) -> tuple[dict[str, Any], list[Problem]]:
     """The file's valid settings and what was ignored; a missing file is no problem."""
     source = str(path)
     try:
@@ -201,7 +204,7 @@ def read(path: Path) -> tuple[dict, list[Problem]]:
     return checked(data, source)
 
 
-def checked(data: dict, source: str) -> tuple[dict, list[Problem]]:
+def checked(data: dict[str, Any], source: str) -> tuple[dict[str, Any], list[Problem]]:
     """`data` without the keys of the wrong kind, and a Problem for each one left out."""
     problems: list[Problem] = []
     clean = _table(data, SETTINGS, "", source, problems, tables=("repos", "voice", "context", "transcripts"))
@@ -233,9 +236,9 @@ def checked(data: dict, source: str) -> tuple[dict, list[Problem]]:
 
 
 def _table(
-    data: dict, checks: dict[str, Check], prefix: str, source: str, problems: list[Problem], tables: tuple[str, ...] = ()
-) -> dict:
-    clean: dict = {}
+    data: dict[str, Any], checks: dict[str, Check], prefix: str, source: str, problems: list[Problem], tables: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    clean: dict[str, Any] = {}
     for key, value in data.items():
         if key in tables:
             continue

@@ -66,9 +66,9 @@ def limits_for(config: Any) -> Limits:
     return replace(base, clear_at=clear_at, compact_at=compact_at, keep_tool_uses=base.keep_tool_uses if keep is None else keep)
 
 
-def management(limits: Limits, *, thinking: bool) -> dict:
+def management(limits: Limits, *, thinking: bool) -> dict[str, Any]:
     """The request's `context_management` parameter."""
-    edits: list[dict] = []
+    edits: list[dict[str, Any]] = []
     if thinking:
         # The API wants this one first; the latest turn keeps its thinking, which a tool loop needs.
         edits.append({"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 1}})
@@ -109,10 +109,6 @@ class Fullness:
     cleared_thinking_turns: int = 0
     cleared_tokens: int = 0
 
-    @property
-    def share(self) -> float:
-        return self.used / self.window if self.window else 0.0
-
     def describe(self) -> str:
         """'context 48k of 200k (12 tool results cleared)'."""
         line = f"context {_short(self.used)} of {_short(self.window)}"
@@ -122,7 +118,7 @@ class Fullness:
         return line
 
 
-def fullness(limits: Limits, usage: dict, applied: list | None) -> Fullness:
+def fullness(limits: Limits, usage: dict[str, Any], applied: list[Any] | None) -> Fullness:
     """From one call's raw usage counts and `context_management.applied_edits` (the SDK's
     edit responses, or dicts of the same fields)."""
     used = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
@@ -141,17 +137,6 @@ def refuses_betas(status: int | None, message: str) -> bool:
     if "prompt is too long" in lowered:
         return False
     return any(word in lowered for word in ("context_management", "compaction", "anthropic-beta", "beta header", "betas"))
-
-
-def compaction_index(messages: list[dict]) -> int | None:
-    """The index of the last message holding a compaction block with a summary."""
-    for i in range(len(messages) - 1, -1, -1):
-        content = messages[i].get("content")
-        if isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") == "compaction" and b.get("content") for b in content
-        ):
-            return i
-    return None
 
 
 def _short(n: int) -> str:
@@ -175,13 +160,13 @@ class Keeper:
         self.warned = False
         self.last: Fullness | None = None
 
-    def request_extras(self) -> dict:
+    def request_extras(self) -> dict[str, Any]:
         """What a request adds to its parameters: the betas and `context_management`."""
         if not self.managed:
             return {}
         return {"betas": list(BETAS), "context_management": management(self.limits, thinking=self.thinking)}
 
-    def observe(self, usage: dict, applied: list | None) -> Fullness:
+    def observe(self, usage: dict[str, Any], applied: list[Any] | None) -> Fullness:
         self.last = fullness(self.limits, usage, applied)
         return self.last
 
@@ -221,7 +206,7 @@ NOT_SUMMARISED = "devagent could not summarise the conversation; it goes on as i
 SUMMARY_TAKEN = "Understood; I go on from that summary."
 
 
-def summary_request(messages: list[dict], ask: str, keep: int) -> list[dict]:
+def summary_request(messages: list[dict[str, Any]], ask: str, keep: int) -> list[dict[str, Any]]:
     """The messages of devagent's own summary request: the history as `cleared_copy` sends
     it, with `ask` as the last user words."""
     history = cleared_copy(messages, keep)
@@ -233,7 +218,7 @@ def summary_request(messages: list[dict], ask: str, keep: int) -> list[dict]:
     return [*history[:-1], {"role": "user", "content": [*content, block]}]
 
 
-def fresh_start(lead: str, notes: str) -> list[dict]:
+def fresh_start(lead: str, notes: str) -> list[dict[str, Any]]:
     """The history that devagent's own summary starts: the summary, and its receipt (a user
     message needs an answer before the next one)."""
     return [
@@ -242,7 +227,7 @@ def fresh_start(lead: str, notes: str) -> list[dict]:
     ]
 
 
-def cleared_copy(messages: list[dict], keep: int) -> list[dict]:
+def cleared_copy(messages: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
     """The history as the summary request sends it: thinking dropped (its signature binds it
     to the unedited history) and every tool result but the last `keep` replaced, as the API's
     clearing would, so the request fits in the window."""

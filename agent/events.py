@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
+
+from agent.choices import ScreenFormat
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,7 @@ class Usage:
             cost_usd=self.cost_usd + other.cost_usd,
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
@@ -99,11 +102,21 @@ class ToolFinished:
     outcome: ToolOutcome | str = ""  # "" when the tool did not say: then from is_error
 
     def __post_init__(self) -> None:
-        try:
-            outcome = ToolOutcome(self.outcome)
-        except ValueError:  # not said, or a word this version does not know
-            outcome = ToolOutcome.ERROR if self.is_error else ToolOutcome.OK
-        object.__setattr__(self, "outcome", outcome)
+        object.__setattr__(self, "outcome", outcome_of(self.outcome, self.is_error))
+
+    @property
+    def ended(self) -> ToolOutcome:
+        """`outcome`, which __post_init__ has made a ToolOutcome whatever it was given."""
+        return outcome_of(self.outcome, self.is_error)
+
+
+def outcome_of(word: str, is_error: bool) -> ToolOutcome:
+    """The outcome a tool said, or, when it said none (or a word this version does not
+    know), the one its is_error implies."""
+    try:
+        return ToolOutcome(word)
+    except ValueError:
+        return ToolOutcome.ERROR if is_error else ToolOutcome.OK
 
 
 @dataclass(frozen=True)
@@ -111,7 +124,7 @@ class ShowOnScreen:
     turn: int
     title: str
     content: str
-    format: str  # "markdown" | "text" | "diff"
+    format: ScreenFormat
 
 
 @dataclass(frozen=True)

@@ -34,20 +34,20 @@ def today(now: datetime) -> str:
     return f"Today is {now.strftime('%A, %d %B %Y')} ({now.date().isoformat()})."
 
 
-def tool_result(tool_id: str, text: str, is_error: bool) -> dict:
+def tool_result(tool_id: str, text: str, is_error: bool) -> dict[str, Any]:
     result: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id, "content": text or "(no output)"}
     if is_error:
         result["is_error"] = True
     return result
 
 
-def _text(value: str) -> dict:
+def _text(value: str) -> dict[str, Any]:
     return {"type": "text", "text": value}
 
 
 class History:
     def __init__(self, transcript: Transcript | None, clock: Callable[[], datetime]) -> None:
-        self.messages: list[dict] = []
+        self.messages: list[dict[str, Any]] = []
         self.transcript = transcript
         self._clock = clock
         # The index of the message that carries today's date; None until one does.
@@ -72,7 +72,7 @@ class History:
                 log.warning("transcript %s: the cut after the last finished turn was not saved: %s", transcript.path, err)
         return history
 
-    def restart(self, messages: list[dict], *, turn: int) -> None:
+    def restart(self, messages: list[dict[str, Any]], *, turn: int) -> None:
         """`messages` in place of the whole history, in the same transcript."""
         self.messages = []
         self._date_at = None
@@ -87,7 +87,7 @@ class History:
     def __len__(self) -> int:
         return len(self.messages)
 
-    def append(self, message: dict, *, turn: int, when: datetime | None = None, replayed: bool = False) -> None:
+    def append(self, message: dict[str, Any], *, turn: int, when: datetime | None = None, replayed: bool = False) -> None:
         # The last guard: one character the API cannot take would fail every later request.
         message = utf8.valid_value(message)[0]
         self.messages.append(message)
@@ -100,7 +100,7 @@ class History:
             # Words left without an answer (a history that ended oddly) are closed, not
             # joined to these: the model would answer both.
             self.append({"role": "assistant", "content": [_text(NOT_ANSWERED)]}, turn=turn)
-        blocks: list[dict] = []
+        blocks: list[dict[str, Any]] = []
         if self._date_at is None:
             # The date belongs here and not in the system prompt: a prompt that says
             # "Monday" is not a prefix of one that said "Friday".
@@ -110,7 +110,7 @@ class History:
         blocks.append(_text(text if text.strip() else "(silence)"))
         self.append(self.user_message(blocks), turn=turn)
 
-    def user_message(self, blocks: list[dict]) -> dict:
+    def user_message(self, blocks: list[dict[str, Any]]) -> dict[str, Any]:
         """The user message that brings `blocks` after the history as it is: after a reply cut
         short while asking for tools, every tool_use gets its result first, as the API requires."""
         last = self.messages[-1] if self.messages else None
@@ -155,7 +155,7 @@ class History:
             log.exception("turn %d: the note of a withdrawn turn was not added", turn)
             del self.messages[start:]
 
-    def with_request(self, blocks: list[dict]) -> list[dict]:
+    def with_request(self, blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The messages with `blocks` as one more user message, for a call whose ask is not
         kept (the summary); the history itself does not change."""
         last = self.messages[-1] if self.messages else None
@@ -163,7 +163,7 @@ class History:
             return [*self.messages[:-1], {"role": "user", "content": [*content_blocks(last), *blocks]}]
         return [*self.messages, self.user_message(blocks)]
 
-    def _save(self, message: dict, *, turn: int, when: datetime | None, replayed: bool) -> None:
+    def _save(self, message: dict[str, Any], *, turn: int, when: datetime | None, replayed: bool) -> None:
         if self.transcript is None:
             return
         try:

@@ -9,34 +9,42 @@ user message.
 from __future__ import annotations
 
 import copy
-import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from agent import transcripts
+from agent import memory_context, transcripts
+from agent.choices import MEMORY_TOOL_MODES, MemoryMode
+
+# The prompt text of preloading lives in agent/memory_context.py; these names stay here too.
+from agent.memory_context import age_text, left_out_note, memory_snapshot  # noqa: F401
 from agent.tools.masking import mask_messages, mask_text, masking_note
-from agent.tools.registry import MEMORY_TOOL_MODES
-
-if TYPE_CHECKING:
-    from memory.preload import LeftOut, Preload
+from memory.freshness import DEFAULT_AGING_DAYS
 
 
 @dataclass
 class SessionStart:
     memory_tool: bool = False
     context: str = ""
-    replay: list[dict] = field(default_factory=list)
+    replay: list[dict[str, Any]] = field(default_factory=list)
     # When each replayed message was said, for the saved transcript.
     replay_times: list[datetime] = field(default_factory=list)
 
 
-def prepare(mode: str, repo: Path, *, store: Any = None, window_turns: int = 2, now: datetime | None = None) -> SessionStart:
+def prepare(
+    mode: MemoryMode,
+    repo: Path,
+    *,
+    store: Any = None,
+    window_turns: int = 2,
+    now: datetime | None = None,
+    aging_days: int = DEFAULT_AGING_DAYS,
+) -> SessionStart:
     """The session's start, with every credential in it masked: a memory, a transcript or
     a summary may hold one that reached the disk some other way, and the model must
     receive these the way it receives tool results."""
-    start = _prepare(mode, repo, store=store, window_turns=window_turns, now=now)
+    start = _prepare(mode, repo, store=store, window_turns=window_turns, now=now, aging_days=aging_days)
     if start.context:
         context, hits = mask_text(start.context, "line")
         note = masking_note(hits)
@@ -45,7 +53,9 @@ def prepare(mode: str, repo: Path, *, store: Any = None, window_turns: int = 2, 
     return start
 
 
-def _prepare(mode: str, repo: Path, *, store: Any, window_turns: int, now: datetime | None) -> SessionStart:
+def _prepare(
+    mode: MemoryMode, repo: Path, *, store: Any, window_turns: int, now: datetime | None, aging_days: int
+) -> SessionStart:
     if mode == "none":
         return SessionStart()
     if mode == "history":
@@ -58,9 +68,9 @@ def _prepare(mode: str, repo: Path, *, store: Any, window_turns: int, now: datet
         start = SessionStart(memory_tool=True)
         try:
             if store is not None and mode == "preloaded":
-                start.context = preloaded_memory(store, repo, now=now)
+                start.context = preloaded_memory(store, repo, now=now, aging_days=aging_days)
             elif store is not None and mode == "index":
-                start.context = memory_index(store)
+                start.context = memory_index(store, repo, now=now, aging_days=aging_days)
         except Exception as err:
             # An unreadable memory folder must not stop the session; the model is told, and
             # the memory tool will report the same problem if it is used.
@@ -69,7 +79,7 @@ def _prepare(mode: str, repo: Path, *, store: Any, window_turns: int, now: datet
     raise ValueError(f"unknown memory mode {mode!r}")
 
 
-def resumed(mode: str, saved: transcripts.SavedSession) -> SessionStart:
+def resumed(mode: MemoryMode, saved: transcripts.SavedSession) -> SessionStart:
     """A resumed session starts as the saved one did: the same tools and its own system
     block as it was then, not as memory is now, so its requests begin the same way."""
     return SessionStart(memory_tool=mode in MEMORY_TOOL_MODES, context=saved.context)
@@ -107,7 +117,7 @@ def turn_starts(messages: list[transcripts.SavedMessage]) -> list[int]:
     return starts
 
 
-def strip_thinking(message: dict) -> dict | None:
+def strip_thinking(message: dict[str, Any]) -> dict[str, Any] | None:
     """The message without thinking blocks; None when nothing else was in it.
 
     A thinking block's signature binds it to the exact conversation before it. A window cuts
@@ -140,14 +150,13 @@ def _replay(repo: Path, turns: int | None) -> SessionStart:
         if not starts:
             return SessionStart()
         kept = kept[starts[-turns] if len(starts) >= turns else starts[0] :]
-    replay: list[dict] = []
+    replay: list[dict[str, Any]] = []
     times: list[datetime] = []
     for saved in kept:
-        message = copy.deepcopy(saved.message)
-        if turns is not None:
-            message = strip_thinking(message)
-            if message is None:
-                continue
+        copied = copy.deepcopy(saved.message)
+        message = strip_thinking(copied) if turns is not None else copied
+        if message is None:
+            continue
         replay.append(message)
         times.append(saved.time)
     if turns is not None and replay:
@@ -176,108 +185,18 @@ def _summary(repo: Path) -> SessionStart:
 # --- memory in the prompt ---------------------------------------------------------------
 
 
-def preloaded_memory(store: Any, repo: Path, *, now: datetime | None = None) -> str:
-    moment = now.timestamp() if now is not None else time.time()
-    snapshot = memory_snapshot(store.preload(), moment).strip()
-    if not snapshot:
-        return (
-            "Your memory directory /memories is empty: nothing has been saved for this "
-            "repository yet. No need to view it."
-        )
-    parts = [
-        "Your memory directory as this session started: every file, with its age. "
-        "It is already loaded, so there is no need to view it before answering; use the "
-        "memory tool to change it.",
-        snapshot,
-    ]
-    findings = _staleness(store, repo)
-    if findings:
-        parts.append(findings)
-    problems = _index_problems(store)
-    if problems:
-        parts.append(problems)
-    return "\n\n".join(parts)
+def preloaded_memory(store: Any, repo: Path, *, now: datetime | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> str:
+    stamp = now.timestamp() if now is not None else None
+    context = memory_context.preloaded(store, repo, now=stamp, aging_days=aging_days)
+    problems = _index_problems(store) if context != memory_context.EMPTY else ""
+    return f"{context}\n\n{problems}" if problems else context
 
 
-def memory_snapshot(loaded: Preload, now: float) -> str:
-    """The preloaded files, each with its age so that an old claim reads as old, then what
-    the caps left out. Empty when there is no memory."""
-    parts: list[str] = []
-    for item in loaded.files:
-        # A memory must not be able to close its own element and speak as the prompt.
-        body = item.text.rstrip().replace("</memory>", "<\\/memory>")
-        where = item.path
-        for raw, escaped in (("&", "&amp;"), ('"', "&quot;"), ("<", "&lt;"), (">", "&gt;")):
-            where = where.replace(raw, escaped)
-        parts.append(f'<memory path="{where}" age="{age_text(now - item.modified)}">\n{body}\n</memory>\n')
-    if loaded.left_out:
-        parts.append(left_out_note(loaded.left_out))
-    return "".join(parts)
-
-
-MAX_NAMED = 20  # left-out files named in the prompt
-
-
-def left_out_note(left_out: list[LeftOut]) -> str:
-    """The lines that tell the model what is in the folder but not in its prompt."""
-    lines = ["Not preloaded (read one with the memory tool's view command when a question needs it):"]
-    lines += [f"- {item.path}: {item.reason}" for item in left_out[:MAX_NAMED]]
-    if len(left_out) > MAX_NAMED:
-        lines.append(f"- and {len(left_out) - MAX_NAMED:,} more")
-    return "\n".join(lines) + "\n"
-
-
-def age_text(seconds: float) -> str:
-    """How old a memory is, in the unit a reader would use."""
-    seconds = max(0.0, seconds)
-    for limit, unit, size in (
-        (3600, "minute", 60),
-        (86400, "hour", 3600),
-        (14 * 86400, "day", 86400),
-        (60 * 86400, "week", 7 * 86400),
-        (730 * 86400, "month", 30 * 86400),
-        (float("inf"), "year", 365 * 86400),
-    ):
-        if seconds < limit:
-            count = int(seconds // size)
-            if unit == "minute" and count == 0:
-                return "just now"
-            return f"{count} {unit}" + ("" if count == 1 else "s")
-    return "unknown"  # pragma: no cover
-
-
-def memory_index(store: Any) -> str:
-    index = store.index_text().strip()
-    if not index:
-        return (
-            "Your memory index /memories/MEMORY.md is empty or missing. Memory files, if any, "
-            "can still be listed with the memory tool's view command."
-        )
-    parts = [
-        "Your memory index, /memories/MEMORY.md, as this session started. Read a memory file "
-        "with the memory tool when it is relevant to the question.",
-        f"<memory path=\"/memories/MEMORY.md\">\n{index}\n</memory>",
-    ]
-    problems = _index_problems(store)
-    if problems:
-        parts.append(problems)
-    return "\n\n".join(parts)
-
-
-def _staleness(store: Any, repo: Path) -> str:
-    try:
-        stale = store.stale_references(repo)
-    except Exception:
-        return ""
-    if not stale:
-        return ""
-    lines = [
-        "Staleness check, run on the repository just now: these memories name files or lines "
-        "that no longer exist. Treat them as out of date until a tool confirms them."
-    ]
-    for path, missing in sorted(stale.items()):
-        lines.append(f"- {path}: {', '.join(missing)}")
-    return "\n".join(lines)
+def memory_index(store: Any, repo: Path | None = None, *, now: datetime | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> str:
+    stamp = now.timestamp() if now is not None else None
+    context = memory_context.index(store, repo, now=stamp, aging_days=aging_days)
+    problems = _index_problems(store) if store.index_text().strip() else ""
+    return f"{context}\n\n{problems}" if problems else context
 
 
 def _index_problems(store: Any) -> str:

@@ -5,15 +5,15 @@ and repeats until the model ends its turn. Everything the caller sees comes thro
 sink as events; nothing raises out of `send`.
 
 The pieces live beside it: agent.turn (the state of the turn that runs), agent.stream (one
-streamed call and its accumulator), agent.faults (what each fault becomes) and
-agent.history (the messages and their saved copy).
+streamed call and its accumulator), agent.tool_calls (a reply's tool_use blocks run),
+agent.faults (what each fault becomes) and agent.history (the messages and their saved
+copy).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -22,6 +22,7 @@ from typing import Any
 
 from agent import claude, context, modes, prompts, utf8
 from agent.cancel import Cancellation
+from agent.choices import MEMORY_MODES, MEMORY_TOOL_MODES, REPLAY_MODES, as_choice
 from agent.config import AgentConfig, api_key_problem
 from agent.context import Keeper
 from agent.events import (
@@ -29,17 +30,15 @@ from agent.events import (
     Compacted,
     ContextStatus,
     Notice,
-    ShowOnScreen,
-    ToolFinished,
-    ToolStarted,
     TurnFinished,
     TurnStarted,
     Usage,
 )
 from agent.faults import OUTPUT_LIMIT, TurnCancelled, TurnFailed, traceback_worth_keeping
-from agent.history import CANCELLED_NOTE, FAILED_NOTE, History, tool_result
+from agent.history import CANCELLED_NOTE, FAILED_NOTE, History
 from agent.stream import Reply, stream_reply
-from agent.tools.base import ToolContext, ToolResult
+from agent.tool_calls import run_tools
+from agent.tools.base import Tool, ToolContext
 from agent.tools.registry import ToolRegistry
 from agent.transcripts import SavedSession, Transcript
 from agent.turn import Sink, TurnState, safe
@@ -48,9 +47,6 @@ log = logging.getLogger("devagent.session")
 # Silent unless the program using the agent sets up logging (the app and `devagent ask` do,
 # into the log folder); never Python's last-resort printing to stderr.
 logging.getLogger("devagent").addHandler(logging.NullHandler())
-
-CANCELLED_TOOL = "Not run: the user cancelled the turn."
-
 
 class Session:
     def __init__(
@@ -61,14 +57,14 @@ class Session:
         client: Any = None,
         store: Any = None,
         now: datetime | Callable[[], datetime] | None = None,
-        tools: list | None = None,
+        tools: list[Tool] | None = None,
         save_transcript: bool = True,
         resume: SavedSession | None = None,
     ) -> None:
         self.repo = Path(repo).resolve()
         if resume is not None:
             # A resumed session is the same conversation: its model, its memory mode.
-            config = replace(config, model=resume.model or config.model, memory_mode=resume.memory_mode or config.memory_mode)
+            config = replace(config, model=resume.model or config.model, memory_mode=as_choice(resume.memory_mode, MEMORY_MODES) or config.memory_mode)
         if config.build_command is None and config.test_command is None:
             # The user's per-repository build and test commands, when the caller did not
             # already look them up.
@@ -85,16 +81,21 @@ class Session:
         self.started = self.now()
 
         mode = config.memory_mode
-        if store is None and mode in ("on-demand", "preloaded", "index"):
-            from memory.store import MemoryStore
+        if store is None and mode in MEMORY_TOOL_MODES:
+            from memory.roots import open_memory
 
-            store = MemoryStore.for_repository(self.repo)
+            store = open_memory(self.repo)
         self.store = store
         if resume is None:
-            self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns, now=self.started)
+            self.start = modes.prepare(
+                mode, self.repo, store=store, window_turns=config.window_turns, now=self.started,
+                aging_days=config.memory_aging_days,
+            )
         else:
             self.start = modes.resumed(mode, resume)
-        self.registry = ToolRegistry.for_mode(mode, store if self.start.memory_tool else None, tools)
+        self.registry = ToolRegistry.for_mode(
+            mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes
+        )
         self.tool_definitions = self.registry.definitions()
         self._begin_conversation(resume)
 
@@ -135,17 +136,22 @@ class Session:
             return self._now
         return datetime.now().astimezone()
 
-    def _system_blocks(self) -> list[dict]:
+    def _system_blocks(self) -> list[dict[str, Any]]:
         stable = prompts.system_prompt()
         if self.start.memory_tool:
             stable = f"{stable}\n\n{prompts.memory_rules()}"
         blocks = [{"type": "text", "text": stable}]
-        if self.start.context:
-            blocks.append({"type": "text", "text": self.start.context})
+        context = self.start.context
+        memory = self.registry.get("memory")
+        note = memory.mode_note() if memory is not None and hasattr(memory, "mode_note") else ""
+        if note:
+            context = f"{note}\n\n{context}" if context else note
+        if context:
+            blocks.append({"type": "text", "text": context})
         return blocks
 
     @property
-    def messages(self) -> list[dict]:
+    def messages(self) -> list[dict[str, Any]]:
         """The conversation as the next request will send it."""
         return self.history.messages
 
@@ -204,7 +210,8 @@ class Session:
         start = len(self.history)
         self._conversation_turns += 1
         try:
-            self.history.add_user_text(text, turn=turn.id, notes=(self.keeper.notice_due() or "",))
+            notes = (self.keeper.notice_due() or "", self._memory_news() or "")
+            self.history.add_user_text(text, turn=turn.id, notes=notes)
             self._loop(turn)
         except TurnCancelled as stop:
             turn.usage = stop.usage
@@ -247,7 +254,8 @@ class Session:
                 if reply.stop_reason == "max_tokens":
                     raise TurnFailed(OUTPUT_LIMIT, turn.usage)
                 return
-            results = self._run_tools(turn, reply)
+            ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config)
+            results = run_tools(self.registry, ctx, turn, reply)
             self.history.append({"role": "user", "content": results}, turn=turn.id)
             if turn.cancel.cancelled:
                 raise TurnCancelled(turn.usage)
@@ -290,38 +298,11 @@ class Session:
             if turn.cancel.wait(delay):
                 raise TurnCancelled(turn.usage + spent)
 
-    def _run_tools(self, state: TurnState, reply: Reply) -> list[dict]:
-        emit, cancel, turn = state.emit, state.cancel, state.id
-        results: list[dict] = []
-        ctx = ToolContext(repo=self.repo, cancel=cancel, config=self.config)
-        for block in reply.tool_uses:
-            tool_id, name, input = block["id"], block["name"], block.get("input")
-            if cancel.cancelled:
-                results.append(tool_result(tool_id, CANCELLED_TOOL, True))
-                continue
-            emit(ToolStarted(turn, tool_id, name, self.registry.summarize(name, input)))
-            began = time.monotonic()
-            if tool_id in reply.bad_inputs:
-                result = ToolResult(
-                    text=f"Error: the tool input was not valid JSON: {utf8.valid(reply.bad_inputs[tool_id][:200])[0]}",
-                    is_error=True,
-                    summary="bad input",
-                )
-            else:
-                result = _valid_result(self.registry.run(name, input, ctx))
-                if tool_id in reply.replaced_inputs:
-                    # The tool ran on the input as the history holds it; its result says so.
-                    note = utf8.replaced_note(reply.replaced_inputs[tool_id], "the tool input")
-                    result = replace(result, text=f"{result.text}\n{note}")
-            duration = time.monotonic() - began
-            if cancel.cancelled and not result.is_error:
-                result = ToolResult(text=f"{result.text}\n(The user cancelled the turn.)", is_error=result.is_error, summary=result.summary, log=result.log, screen=result.screen, outcome=result.outcome)
-            emit(ToolFinished(turn, tool_id, name, duration, result.is_error, result.summary, result.log, result.outcome))
-            if result.screen is not None:
-                title, content, fmt = result.screen
-                emit(ShowOnScreen(turn, title, content, fmt))
-            results.append(tool_result(tool_id, result.text, result.is_error))
-        return results
+    def _memory_news(self) -> str | None:
+        """The user's decisions on held memory changes since the last turn, in one line."""
+        memory = self.registry.get("memory")
+        news = getattr(memory, "news", None)
+        return news() if callable(news) else None
 
     # --- the end --------------------------------------------------------------------------
 
@@ -341,7 +322,7 @@ class Session:
             self._save_summary()
             self.started = self.now()
             mode = self.config.memory_mode
-            if mode in ("history", "window"):
+            if mode in REPLAY_MODES:
                 self.start = modes.SessionStart()  # replaying would bring this one back
             else:
                 self.start = modes.prepare(
@@ -359,7 +340,7 @@ class Session:
             except Exception as err:
                 log.warning("transcript %s: the summary was not saved: %s", self.transcript.path, err)
 
-    def _write_summary(self, ask: str | None = None, messages: list[dict] | None = None) -> str | None:
+    def _write_summary(self, ask: str | None = None, messages: list[dict[str, Any]] | None = None) -> str | None:
         if api_key_problem() and self._client is None:
             return None
         if messages is None:
@@ -419,18 +400,3 @@ class Session:
             except Exception as err:
                 log.warning("transcript %s: turn %d's usage was not saved: %s", self.transcript.path, turn, err)
 
-
-def _valid_result(result: ToolResult) -> ToolResult:
-    """The result with valid text everywhere, its text saying what was replaced."""
-    text, replaced = utf8.valid(result.text)
-    if replaced:
-        text = f"{text}\n{utf8.replaced_note(replaced, 'this result')}"
-    log_text = utf8.valid(result.log)[0] if result.log is not None else None
-    screen = utf8.valid_value(list(result.screen))[0] if result.screen is not None else None
-    return replace(
-        result,
-        text=text,
-        summary=utf8.valid(result.summary or "")[0],
-        log=log_text,
-        screen=tuple(screen) if screen is not None else None,
-    )

@@ -27,7 +27,7 @@ USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cac
 class Reply:
     """A call's reply as the history will hold it."""
 
-    content: list[dict]
+    content: list[dict[str, Any]]
     stop_reason: str | None
     usage: Usage
     # tool_use id -> the raw input that was not JSON (the tool does not run)
@@ -37,15 +37,15 @@ class Reply:
     # The call's raw token counts and the API's context_management.applied_edits, which
     # say how full the context was and what was cleared from it (agent.context).
     raw_usage: dict[str, int] = field(default_factory=dict)
-    applied_edits: list | None = None
+    applied_edits: list[Any] | None = None
 
     @property
-    def compaction(self) -> dict | None:
+    def compaction(self) -> dict[str, Any] | None:
         """The compaction block this reply begins with, when the API compacted the context."""
         return next((b for b in self.content if b.get("type") == "compaction" and b.get("content")), None)
 
     @property
-    def tool_uses(self) -> list[dict]:
+    def tool_uses(self) -> list[dict[str, Any]]:
         return [b for b in self.content if b.get("type") == "tool_use"]
 
 
@@ -55,7 +55,7 @@ class _BadInput:
 
 
 class _Counts:
-    def __init__(self, values: dict) -> None:
+    def __init__(self, values: dict[str, Any]) -> None:
         self.__dict__.update(values)
 
 
@@ -74,7 +74,7 @@ class StreamAccumulator:
     ) -> None:
         self.on_text = on_text
         self.on_thinking = on_thinking
-        self.blocks: dict[int, dict] = {}
+        self.blocks: dict[int, dict[str, Any]] = {}
         self._json: dict[int, list[str]] = {}
         self._usage: dict[str, int] = {}
         self.stop_reason: str | None = None
@@ -103,7 +103,7 @@ class StreamAccumulator:
         elif kind == "message_stop":
             self.finished = True
 
-    def _start_block(self, index: int, block: dict) -> None:
+    def _start_block(self, index: int, block: dict[str, Any]) -> None:
         if block.get("type") == "tool_use":
             block["input"] = {}
         self.blocks[index] = block
@@ -169,7 +169,7 @@ class StreamAccumulator:
         return Reply(content, self.stop_reason, self.usage(model, started), bad, replaced, dict(self._usage), applied)
 
 
-def stream_reply(client: Any, params: dict, turn: TurnState, model: str) -> Reply:
+def stream_reply(client: Any, params: dict[str, Any], turn: TurnState, model: str) -> Reply:
     """Streams one call, showing its words through `turn` as they come.
 
     Raises TurnCancelled or TurnFailed (see agent.faults.stream_fault); anything else is a
@@ -209,7 +209,7 @@ def stream_reply(client: Any, params: dict, turn: TurnState, model: str) -> Repl
     return acc.reply(model, turn.started)
 
 
-def open_stream(client: Any, params: dict, cancel: Cancellation) -> Any:
+def open_stream(client: Any, params: dict[str, Any], cancel: Cancellation) -> Any:
     """Sends the request and returns the stream once its headers arrive, or None on cancel.
 
     The request runs on its own thread: until the headers come there is no socket to shut
@@ -282,7 +282,7 @@ def _usage_dict(usage: Any) -> dict[str, Any]:
     return {n: getattr(usage, n, None) for n in USAGE_FIELDS if getattr(usage, n, None) is not None}
 
 
-def _clean_block(block: dict) -> dict | None:
+def _clean_block(block: dict[str, Any]) -> dict[str, Any] | None:
     """The block as it goes back to the API: only the fields a request accepts."""
     kind = block.get("type")
     if kind == "text":

@@ -28,6 +28,7 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from agent import utf8
 
@@ -42,7 +43,7 @@ def transcripts_dir(repo: Path) -> Path:
 class SavedMessage:
     time: datetime
     turn: int
-    message: dict
+    message: dict[str, Any]
     replayed: bool = False
 
 
@@ -56,7 +57,7 @@ class SavedSession:
     model: str = ""
     memory_mode: str = ""
     context: str = ""
-    turns: list[dict] = field(default_factory=list)
+    turns: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Transcript:
@@ -86,13 +87,13 @@ class Transcript:
         transcript._opened = True
         return transcript
 
-    def add_turn(self, turn: int, usage: dict, *, time: datetime, cancelled: bool = False) -> None:
+    def add_turn(self, turn: int, usage: dict[str, Any], *, time: datetime, cancelled: bool = False) -> None:
         self._write({"type": "turn", "time": time.isoformat(), "turn": turn, "usage": usage, "cancelled": cancelled})
 
     def add_history_cut(self, *, keep: int, turn: int, time: datetime) -> None:
         self._write({"type": "history", "time": time.isoformat(), "turn": turn, "keep": keep})
 
-    def add_message(self, message: dict, *, turn: int, time: datetime, replayed: bool = False) -> None:
+    def add_message(self, message: dict[str, Any], *, turn: int, time: datetime, replayed: bool = False) -> None:
         message = masked_tool_inputs(message)
         self._write({"type": "message", "time": time.isoformat(), "turn": turn, "replayed": replayed, "message": message})
 
@@ -103,7 +104,7 @@ class Transcript:
     def add_summary(self, text: str, *, time: datetime) -> None:
         self._write({"type": "summary", "time": time.isoformat(), "text": text})
 
-    def _write(self, record: dict) -> None:
+    def _write(self, record: dict[str, Any]) -> None:
         lines = []
         if not self._opened:
             # Both levels 0700: the folder names alone say which repositories the user works on.
@@ -202,7 +203,7 @@ def latest(repo: Path, *, exclude: Path | None = None, with_summary: bool = Fals
     return None
 
 
-def masked_tool_inputs(message: dict) -> dict:
+def masked_tool_inputs(message: dict[str, Any]) -> dict[str, Any]:
     """The message with credentials in its tool inputs masked, as tool results are.
 
     A key the model tried to save (and the store refused) must not be kept on disk here,
@@ -233,7 +234,7 @@ def _masked_value(value: object) -> object:
     return value
 
 
-def content_blocks(message: dict) -> list:
+def content_blocks(message: dict[str, Any]) -> list[Any]:
     """A message's content as a list of blocks; the API also takes a plain string."""
     content = message.get("content")
     if isinstance(content, str):

@@ -39,7 +39,7 @@ def valid_value(value: Any) -> tuple[Any, int]:
         return valid(value)
     if isinstance(value, dict):
         total = 0
-        cleaned: dict = {}
+        cleaned: dict[str, Any] = {}
         for key, item in value.items():
             new_key, n = valid(key) if isinstance(key, str) else (key, 0)
             new_item, m = valid_value(item)

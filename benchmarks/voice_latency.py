@@ -57,7 +57,7 @@ def summary(values: list[float], unit: str = "ms", scale: float = 1000.0) -> str
 def load_models() -> tuple:
     from agent.voice.recorder import Recorder, WavSource
     from agent.voice.stt import Transcriber
-    from agent.voice.tts import Voice
+    from agent.voice.synth import Voice
 
     transcriber = Transcriber().load()
     voice = Voice().load()

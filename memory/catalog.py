@@ -1,4 +1,4 @@
-"""What the memory folder holds, read without the lock: the listing, the index, staleness.
+"""What the memory folder holds, read without the lock: the listing, the index, evidence.
 
 Reads need no lock: writes replace files whole, so a reader sees the old text or the new.
 Nothing here writes; `reindexed` returns the repaired index for the store to write. None
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory import paths
 from memory.errors import CommandError
@@ -18,12 +19,14 @@ from memory.notes import INDEX_NAME, MemoryInfo, describe, index_entries, index_
 from memory.preload import Preload, preload
 from memory.walk import Skipped, walk
 
-INDEX_PATH = f"{paths.ROOT}/{INDEX_NAME}"
+if TYPE_CHECKING:
+    from memory.evidence import CitationCheck
 
 
 class Catalog:
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, virtual: str = paths.ROOT) -> None:
         self.root = root
+        self.virtual = virtual  # the path the folder answers to: /memories or /memories/user
 
     def skipped(self) -> list[Skipped]:
         """What the folder holds that is not read as a memory, each with the reason."""
@@ -45,14 +48,14 @@ class Catalog:
                 continue
             stem = os.path.splitext(os.path.basename(real))[0]
             name, kind, description = describe(text, stem)
-            virtual = paths.to_virtual(self.root, real)
+            virtual = paths.to_virtual(self.root, real, self.virtual)
             found.append(MemoryInfo(virtual, Path(real), name, kind, description, len(text), modified))
         found.sort(key=lambda info: info.path)
         return found
 
     def preload(self, max_file_chars: int, max_total_chars: int) -> Preload:
         """What preloading puts in a prompt (within the caps), and what it leaves out."""
-        return preload(self.root, walk(self.root), max_file_chars, max_total_chars)
+        return preload(self.root, walk(self.root), max_file_chars, max_total_chars, self.virtual)
 
     def index_text(self) -> str:
         return loose_text(os.path.join(self.root, INDEX_NAME)) or ""
@@ -62,27 +65,28 @@ class Catalog:
         entries = index_entries(self.index_text())
         targets = {entry.target for entry in entries}
         problems: list[str] = []
+        index_path = f"{self.virtual}/{INDEX_NAME}"
         for info in self.memories():
-            if _relative(info.path) not in targets:
-                problems.append(f"{info.path} has no line in {INDEX_PATH}, so a session reading the index will not find it.")
+            if self.relative(info.path) not in targets:
+                problems.append(f"{info.path} has no line in {index_path}, so a session reading the index will not find it.")
         seen: set[str] = set()
         for entry in entries:
             if entry.target in seen:
                 continue
             seen.add(entry.target)
             try:
-                real = paths.resolve(self.root, f"{paths.ROOT}/{entry.target}")
+                real = paths.resolve(self.root, f"{self.virtual}/{entry.target}", self.virtual)
             except CommandError:
-                problems.append(f"{INDEX_PATH} line {entry.line + 1} links to {entry.target}, which is not a memory path.")
+                problems.append(f"{index_path} line {entry.line + 1} links to {entry.target}, which is not a memory path.")
                 continue
             if not os.path.isfile(real):
-                problems.append(f"{INDEX_PATH} links to {entry.target}, which does not exist.")
+                problems.append(f"{index_path} links to {entry.target}, which does not exist.")
         return problems
 
     def reindexed(self, old_text: str) -> str:
         """MEMORY.md repaired from the files: lines whose file is gone are dropped, every
         memory without a line gets one built from its frontmatter, other lines stay as written."""
-        memories = {_relative(info.path): info for info in self.memories()}
+        memories = {self.relative(info.path): info for info in self.memories()}
         entries = {entry.line: entry for entry in index_entries(old_text)}
         kept: list[str] = []
         listed: set[str] = set()
@@ -99,23 +103,20 @@ class Catalog:
         new_text = "\n".join(kept).strip("\n")
         return new_text + "\n" if new_text else ""
 
-    def stale_references(self, repo: Path) -> dict[str, list[str]]:
-        """Virtual path -> the repository paths ("path", "path:line") it names that are gone."""
-        from memory.staleness import FileNames, missing_references
+    def evidence(self, repo: Path) -> dict[str, list[CitationCheck]]:
+        """Virtual path -> the checks of its citations against `repo`'s working tree."""
+        from memory.evidence import Tree, check_text
+        from memory.evidence_file import EvidenceFile
 
-        repo = Path(repo)
-        names = FileNames(repo)
-        stale: dict[str, list[str]] = {}
+        records = EvidenceFile.load(Path(self.root))
+        tree = Tree(Path(repo))
+        checks: dict[str, list[CitationCheck]] = {}
         for info in self.memories():
-            try:
-                text = info.file.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            missing = missing_references(text, repo, names)
-            if missing:
-                stale[info.path] = missing
-        return stale
+            text = loose_text(str(info.file))
+            if text is not None:
+                checks[info.path] = check_text(text, Path(repo), records.get(self.relative(info.path)), tree)
+        return checks
 
-
-def _relative(virtual: str) -> str:
-    return virtual[len(paths.ROOT) + 1 :]
+    def relative(self, virtual: str) -> str:
+        """A virtual path made relative to the folder: `/memories/a/b.md` -> `a/b.md`."""
+        return virtual[len(self.virtual) + 1 :]

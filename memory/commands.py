@@ -3,7 +3,9 @@
 Each command takes fields already checked by memory/inputs.py, returns the SDK's result
 text, and raises CommandError for a refusal (its text is the result the model reads) or
 OSError for the store to put in a sentence. The store holds the folder lock around every
-command but `view`. Every write goes through the write policy, then an atomic replace.
+command but `view`. Every write goes through the write policy, then an atomic replace,
+then (for a store that knows its repository) the evidence keeper, which fingerprints the
+memory's citations in the same hold of the lock.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ ROOT = paths.ROOT
 
 
 class Commands:
-    def __init__(self, root: str, policy: WritePolicy) -> None:
+    def __init__(self, root: str, policy: WritePolicy, virtual: str = ROOT, evidence: Any = None) -> None:
         self.root = root
         self.policy = policy
+        self.virtual = virtual  # the path the folder answers to: /memories or /memories/user
+        self.evidence = evidence  # memory.evidence_file.EvidenceKeeper, or None
 
     def dispatch(self, name: str, args: dict[str, Any]) -> str:
         """Runs the command `name` with the fields inputs.parse returned for it."""
@@ -44,7 +48,7 @@ class Commands:
         raise CommandError(f"Unknown command {quoted(name, 80)!r}.")
 
     def resolve(self, path: str) -> str:
-        return paths.resolve(self.root, path)
+        return paths.resolve(self.root, path, self.virtual)
 
     def view(self, path: str, view_range: list[int] | None = None) -> str:
         real = self.resolve(path)
@@ -114,20 +118,22 @@ class Commands:
     def delete(self, path: str) -> str:
         real = self.resolve(path)
         if real == self.root:
-            raise CommandError(f"Cannot delete the {ROOT} directory itself")
+            raise CommandError(f"Cannot delete the {self.virtual} directory itself")
         if os.path.isfile(real):
             os.unlink(real)
         elif os.path.isdir(real):
             atomic.remove_tree(real)
         else:
             raise CommandError(f"The path {quoted(path)} does not exist")
+        if self.evidence is not None:
+            self.evidence.deleted(real)
         return results.deleted(path)
 
     def rename(self, old_path: str, new_path: str) -> str:
         old_real = self.resolve(old_path)
         new_real = self.resolve(new_path)
         if old_real == self.root:
-            raise CommandError(f"Cannot rename the {ROOT} directory itself")
+            raise CommandError(f"Cannot rename the {self.virtual} directory itself")
         if os.path.exists(new_real):
             raise CommandError(f"The destination {quoted(new_path)} already exists")
         if not os.path.lexists(old_real):
@@ -139,6 +145,8 @@ class Commands:
         # Atomic, but not forced to disk: a power cut right after may undo the rename,
         # leaving the old name, never a broken file. The SDK does the same.
         os.rename(old_real, new_real)
+        if self.evidence is not None:
+            self.evidence.renamed(old_real, new_real)
         return results.renamed(old_path, new_path)
 
     def save(self, path: str, text: str, expected: str | None) -> None:
@@ -170,10 +178,12 @@ class Commands:
         try:
             atomic.make_dirs(self.root, os.path.dirname(real))
         except NotADirectoryError as error:
-            blocker = paths.to_virtual(self.root, error.filename or os.path.dirname(real))
+            blocker = paths.to_virtual(self.root, error.filename or os.path.dirname(real), self.virtual)
             raise CommandError(f"Cannot write {quoted(path)}: {blocker} is a file, not a directory.") from None
 
     def write(self, real: str, path: str, text: str, old_text: str | None) -> None:
         """Every write goes through here: the write policy, then an atomic replace."""
         self.policy.check(real, path, text, old_text)
         atomic.write_file(real, text.encode("utf-8"))
+        if self.evidence is not None:
+            self.evidence.written(real, old_text, text)

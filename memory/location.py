@@ -94,3 +94,9 @@ def repository_key(repo: Path) -> str:
 
 def memory_dir_for(repo: Path) -> Path:
     return data_dir() / "memories" / repository_key(repo)
+
+
+def user_memory_dir() -> Path:
+    """The one folder of memories about the user, shared by every repository
+    (/memories/user/ in each session)."""
+    return data_dir() / "user-memory"

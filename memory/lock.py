@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -41,19 +42,31 @@ class FolderLock:
         self.timeout = timeout
         self._on_first_hold = on_first_hold
         self._held_once = False
+        self._depth = threading.local()
 
     @contextmanager
     def held(self, timeout: float | None = None) -> Iterator[None]:
         """Holds the lock; MemoryBusy after the wait, MemoryNotWritable when it cannot be had."""
         from filelock import unlock_descriptor
 
+        if getattr(self._depth, "count", 0):
+            # Already held by this thread (accepting a reviewed change runs a write inside
+            # the lock): flock taken again through a second descriptor would wait for itself.
+            self._depth.count += 1
+            try:
+                yield
+            finally:
+                self._depth.count -= 1
+            return
         fd = self._acquire(self.timeout if timeout is None else timeout)
+        self._depth.count = 1
         try:
             if not self._held_once:
                 self._held_once = True
                 self._on_first_hold()
             yield
         finally:
+            self._depth.count = 0
             try:
                 unlock_descriptor(fd)
             finally:

@@ -28,8 +28,8 @@ BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u206
 INVISIBLE = frozenset("\u00ad\u180e\u200b\u2060\ufeff")
 
 
-def outside_root(path: str) -> str:
-    return f"Path must start with {ROOT}, got: {quoted(path)}"
+def outside_root(path: str, root: str = ROOT) -> str:
+    return f"Path must start with {root}, got: {quoted(path)}"
 
 
 def part_problem(part: str, *, hidden_ok: bool = False) -> str | None:
@@ -58,24 +58,25 @@ def part_problem(part: str, *, hidden_ok: bool = False) -> str | None:
     return None
 
 
-def split(path: str) -> list[str]:
-    """The parts of a virtual path below /memories ([] for the root), each in NFC, or
-    CommandError."""
-    return [unicodedata.normalize("NFC", part) for part in _split(path)]
+def split(path: str, root: str = ROOT) -> list[str]:
+    """The parts of a virtual path below `root` ([] for the root itself), each in NFC, or
+    CommandError. `root` is /memories, or /memories/user for the user-wide folder
+    (memory/roots.py)."""
+    return [unicodedata.normalize("NFC", part) for part in _split(path, root)]
 
 
-def _split(path: str) -> list[str]:
+def _split(path: str, root: str = ROOT) -> list[str]:
     if len(path) > MAX_PATH_CHARS:
         raise CommandError(
             f"The path {quoted(path)} is {len(path):,} characters long; a memory path may have "
             f"at most {MAX_PATH_CHARS:,}. Use a shorter name."
         )
-    if not path.startswith(ROOT):
-        raise CommandError(outside_root(path))
-    rest = path[len(ROOT) :]
+    if not path.startswith(root):
+        raise CommandError(outside_root(path, root))
+    rest = path[len(root) :]
     if rest and not rest.startswith("/"):
         # The SDK maps /memoriesX/y.md to memories/X/y.md; we refuse it.
-        raise CommandError(f"Path must be {ROOT} or start with {ROOT}/, got: {quoted(path)}")
+        raise CommandError(f"Path must be {root} or start with {root}/, got: {quoted(path)}")
     rest = rest[1:]
     if rest.endswith("/"):
         rest = rest[:-1]  # one trailing slash names a directory
@@ -89,8 +90,8 @@ def _split(path: str) -> list[str]:
     if len(parts) > MAX_DEPTH:
         raise CommandError(
             f"The path {quoted(path)} is {len(parts)} levels deep; a memory path may go at most "
-            f"{MAX_DEPTH} levels below {ROOT}, folders and file name together. Keep memories "
-            f"in few folders, such as {ROOT}/topic.md."
+            f"{MAX_DEPTH} levels below {root}, folders and file name together. Keep memories "
+            f"in few folders, such as {root}/topic.md."
         )
     return parts
 
@@ -117,26 +118,26 @@ def contained(root: str, real: str) -> bool:
     return real == root or real.startswith(root + os.sep)
 
 
-def resolve(root: str, path: str) -> str:
-    """The real path for a virtual one. `root` must already be a realpath."""
-    parts = split(path)
+def resolve(root: str, path: str, virtual: str = ROOT) -> str:
+    """The real path for a virtual one below `virtual`. `root` must already be a realpath."""
+    parts = split(path, virtual)
     if not parts:
         return root
     joined = os.path.join(root, *parts)
     if not os.path.lexists(joined):
         # A file named by hand in another form (NFD, as macOS tools write) stays reachable.
-        as_given = os.path.join(root, *_split(path))
+        as_given = os.path.join(root, *_split(path, virtual))
         if os.path.lexists(as_given):
             joined = as_given
     real = os.path.realpath(joined)
     if not contained(root, real):
         # realpath followed a symlink that leads out of the folder.
-        raise CommandError(f"Path {quoted(path)} would escape {ROOT} directory")
+        raise CommandError(f"Path {quoted(path)} would escape {virtual} directory")
     return real
 
 
-def to_virtual(root: str, real: str) -> str:
+def to_virtual(root: str, real: str, virtual: str = ROOT) -> str:
     rel = os.path.relpath(real, root)
     if rel == ".":
-        return ROOT
-    return ROOT + "/" + rel.replace(os.sep, "/")
+        return virtual
+    return virtual + "/" + rel.replace(os.sep, "/")

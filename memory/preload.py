@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from memory.files import read_head
 from memory.notes import INDEX_NAME
-from memory.paths import to_virtual
+from memory.paths import ROOT, to_virtual
 from memory.walk import Walk
 
 # Files up to this size are read to count their characters; a bigger one is named by its
@@ -46,14 +46,15 @@ class Preload:
         return sum(len(f.text) for f in self.files)
 
 
-def preload(root: str, found: Walk, max_file_chars: int, max_total_chars: int) -> Preload:
-    """The index first, then every file by path, until the total cap; the rest named."""
+def preload(root: str, found: Walk, max_file_chars: int, max_total_chars: int, virtual: str = ROOT) -> Preload:
+    """The index first, then every file by path, until the total cap; the rest named.
+    `virtual` is the path the folder answers to (/memories, or /memories/user)."""
     index = os.path.join(root, INDEX_NAME)
     ordered = sorted(found.files, key=lambda f: (f != index, to_virtual(root, f)))
     result = Preload(left_out=[LeftOut(s.path, "skipped", None, f"skipped: {s.reason}") for s in found.skipped])
     total = 0
     for real in ordered:
-        path = to_virtual(root, real)
+        path = to_virtual(root, real, virtual)
         try:
             data, modified, complete = read_head(real, max(max_file_chars * 4 + 4, COUNT_LIMIT))
         except OSError:

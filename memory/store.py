@@ -9,17 +9,20 @@ without `new_str` removes the text, and `create` overwrites an existing file.
 
 MemoryStore puts together the parts, each in its own module: the commands
 (memory/commands.py), the write policy (memory/policy.py), the folder lock
-(memory/lock.py) and the read-only catalog (memory/catalog.py).
+(memory/lock.py), the read-only catalog (memory/catalog.py) and, for a store that knows
+its repository, the evidence kept beside the memories (memory/evidence.py). A store
+answers to /memories, or to /memories/user for the user-wide folder (memory/roots.py).
 
 How each method reports a problem to a Python caller:
 
 - `run`, `save` and `delete` return `(text, is_error)` and never raise: their text goes
   back to the model or to the editor as it is.
 - `read` and `reindex` raise a `MemoryStoreError` subclass (errors.py) with a sentence a
-  user can act on.
+  user can act on; so do `current_text`, `check_write` and `apply_change` (CommandError),
+  which memory/pending.py calls inside `locked()`.
 - The listings (`memories`, `skipped`, `preload`, `index_text`, `index_problems`,
-  `total_chars`, `stale_references`) and the constructor do not raise for a folder
-  problem: what cannot be read is left out, and a missing folder reads as empty.
+  `total_chars`, `evidence`) and the constructor do not raise for a folder problem: what
+  cannot be read is left out, and a missing folder reads as empty.
 
 The anthropic SDK, filelock and yaml are imported only when first needed: the app imports
 this module while it paints its first screen.
@@ -29,8 +32,9 @@ from __future__ import annotations
 
 import logging
 import os
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory import atomic, inputs, paths
 from memory.catalog import Catalog
@@ -43,6 +47,7 @@ from memory.errors import (
     MemoryPathError,
     MemoryStoreError,
 )
+from memory.evidence_file import EvidenceKeeper
 from memory.files import NotText, read_text
 from memory.lock import FolderLock, is_no_write, read_only
 from memory.notes import INDEX_NAME, MemoryInfo
@@ -50,6 +55,9 @@ from memory.policy import WritePolicy
 from memory.preload import Preload
 from memory.quoting import quoted
 from memory.walk import Skipped
+
+if TYPE_CHECKING:
+    from memory.evidence import CitationCheck
 
 _log = logging.getLogger(__name__)
 _PATH_FIELDS = ("path", "old_path", "new_path")
@@ -65,9 +73,16 @@ class MemoryStore:
         max_file_chars: int = 4000,
         max_total_chars: int = 6000,
         lock_timeout: float = 2.0,
+        repo: Path | None = None,
+        root: str = paths.ROOT,
     ) -> None:
         self.directory = Path(directory)
         self.lock_timeout = lock_timeout
+        # The virtual path this folder answers to: /memories, or /memories/user.
+        self.ROOT = root
+        # The working tree whose code the memories cite: set, every write fingerprints
+        # the citations (memory/evidence.py).
+        self.repo = Path(repo) if repo is not None else None
         try:
             os.makedirs(self.directory, mode=atomic.DIR_MODE, exist_ok=True)
         except OSError:
@@ -75,8 +90,9 @@ class MemoryStore:
         # Resolved once: every containment check compares against this exact string.
         self._root = os.path.realpath(self.directory)
         self.policy = WritePolicy(self._root, max_file_chars, max_total_chars)
-        self.catalog = Catalog(self._root)
-        self.commands = Commands(self._root, self.policy)
+        self.catalog = Catalog(self._root, root)
+        keeper = EvidenceKeeper(self._root, self.repo) if self.repo is not None else None
+        self.commands = Commands(self._root, self.policy, root, keeper)
         self._lock = FolderLock(self._root, lock_timeout, self._sweep)
         # Sentences about the folder that did not stop anything (a failed sweep): the CLI
         # prints them as notes, the log keeps them.
@@ -87,7 +103,7 @@ class MemoryStore:
     def for_repository(cls, repo: Path, **kw: Any) -> MemoryStore:
         from memory.location import memory_dir_for
 
-        return cls(memory_dir_for(Path(repo)), **kw)
+        return cls(memory_dir_for(Path(repo)), repo=Path(repo), **kw)
 
     @property
     def max_file_chars(self) -> int:
@@ -118,13 +134,13 @@ class MemoryStore:
 
     # -- the model's commands --------------------------------------------------------------
 
-    def run(self, command: dict) -> tuple[str, bool]:
+    def run(self, command: dict[str, Any]) -> tuple[str, bool]:
         """Runs one memory command: (result text, is_error). Never raises."""
         try:
             name, args = inputs.parse(command)
             for key in _PATH_FIELDS:
                 if key in args:
-                    paths.split(args[key])  # refused by its parts before waiting for the lock
+                    paths.split(args[key], self.ROOT)  # refused by its parts before waiting for the lock
             if name == "view":
                 # Reads need no lock (writes replace files whole), so an unusable lock file
                 # or a read-only folder still lets the model read its memory.
@@ -182,7 +198,7 @@ class MemoryStore:
         try:
             if not isinstance(path, str) or not isinstance(text, str):
                 raise CommandError("The path and the text must be strings.")
-            paths.split(path)
+            paths.split(path, self.ROOT)
             with self._lock.held():
                 self.commands.save(path, text, expected)
             return f"Saved {path}", False
@@ -236,6 +252,52 @@ class MemoryStore:
     def index_problems(self) -> list[str]:
         return self.catalog.index_problems()
 
-    def stale_references(self, repo: Path) -> dict[str, list[str]]:
-        """Virtual path -> the repository paths ("path", "path:line") it names that are gone."""
-        return self.catalog.stale_references(repo)
+    def evidence(self, repo: Path | None = None) -> dict[str, list[CitationCheck]]:
+        """Virtual path -> the checks of its citations (memory/evidence.py), worst first,
+        against `repo`'s working tree (the store's own repository by default)."""
+        repo = Path(repo) if repo is not None else self.repo
+        return self.catalog.evidence(repo) if repo is not None else {}
+
+    # -- review: a change checked, then applied, as one step (memory/pending.py) -----------
+
+    def locked(self) -> AbstractContextManager[None]:
+        """The folder lock, for a caller that reads, decides and writes as one step. A
+        command run inside it takes it again without waiting (the lock is reentrant)."""
+        return self._lock.held()
+
+    def current_text(self, path: str) -> str | None:
+        """The text at `path`, None when there is no file; CommandError for a folder."""
+        real = self.commands.resolve(path)
+        if os.path.isdir(real):
+            raise CommandError(f"{quoted(path)} is a folder; while memory writes are reviewed, change its files one at a time.")
+        if not os.path.lexists(real):
+            return None
+        return read_text(real, path)
+
+    def check_write(self, path: str, text: str, old_text: str | None) -> None:
+        """CommandError when writing `text` at `path` would be refused."""
+        self.policy.check(self.commands.resolve(path), path, text, old_text)
+
+    def apply_change(self, path: str, before: str | None, after: str | None, new_path: str | None = None) -> None:
+        """Applies a held change through the commands, checked again: CommandError when
+        `path` no longer holds `before` (a conflict, never overwritten) or the write is refused."""
+        with self._lock.held():
+            current = self.current_text(path)
+            if current != before:
+                if before is None:
+                    raise CommandError(f"{quoted(path)} was created since this change was proposed; review the file first.")
+                if current is None:
+                    raise CommandError(f"{quoted(path)} was deleted since this change was proposed.")
+                raise CommandError(f"{quoted(path)} changed since this change was proposed; its new text was kept.")
+            if new_path is not None:
+                if self.current_text(new_path) is not None:
+                    raise CommandError(f"{quoted(new_path)} exists now; the rename would replace it.")
+                if after == before:
+                    self.commands.rename(path, new_path)
+                else:
+                    self.commands.create(new_path, after or "")
+                    self.commands.delete(path)
+            elif after is None:
+                self.commands.delete(path)
+            else:
+                self.commands.save(path, after, None)

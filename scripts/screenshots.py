@@ -6,6 +6,9 @@ saved as SVG by Textual and turned into PNG with cairosvg; Fira Code must be ins
 (Debian fonts-firacode) or the text misaligns.
 
     uv run python scripts/screenshots.py [--out screenshots] [--keep-svg]
+
+The last state, memory_review_160x48, changes the scenario's repository (the rename is
+finished and committed) and holds a change for review, so it runs after the others.
 """
 
 from __future__ import annotations
@@ -158,6 +161,45 @@ async def first_run(world: World, shooter: Shooter) -> None:
         await shooter.shot(app, pilot, "first_run_no_key_80x24")
 
 
+async def memory_review(world: World, shooter: Shooter) -> None:
+    """The memory pane with evidence marks and a change waiting for review: the call site
+    the rename note cites is fixed and committed, an old note is aging, and the agent has
+    proposed an edit in review mode."""
+    import subprocess
+
+    from textual.widgets import Footer, OptionList
+
+    from agent.eval import sources
+    from memory.pending import PendingChanges
+    from memory.roots import open_memory
+
+    call_site = world.repo / sources.ORCHESTRATOR
+    call_site.write_text(call_site.read_text().replace(sources.LEFT_OVER, sources.FINISHED))
+    for args in (["add", "-A"], ["commit", "-q", "-m", "Finish the rename"]):
+        subprocess.run(["git", "-c", "user.name=Dana", "-c", "user.email=dana@example.com", *args], cwd=world.repo, check=True)
+    memory = open_memory(world.repo)
+    old = Path(memory.repository.directory) / "reference_ci.md"
+    stamp = time.time() - 45 * 86400
+    os.utime(old, (stamp, stamp))
+    PendingChanges(memory).hold({
+        "command": "str_replace", "path": "/memories/project_patch_to_diff.md",
+        "old_str": "Friday's state: one call site left", "new_str": "Finished on Monday; the last call site was",
+    })
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+        os.environ.pop(name, None)
+    app = new_app(world)
+    async with app.run_test(size=WIDE) as pilot:
+        pane = app.memory_pane
+        await wait_for(pilot, lambda: pane.listing.trust is not None and pane.listing.trust.pending)
+        options = app.query_one("#memory-list", OptionList)
+        options.focus()
+        options.highlighted = next(i for i in range(options.option_count) if str(options.get_option_at_index(i).id).startswith("pending:"))
+        # the footer redraws itself whole when the focus moves: wait for the pane's keys
+        footer = app.query_one(Footer)
+        await wait_for(pilot, lambda: any("Accept" in str(key.render()) for key in footer.children))
+        await shooter.shot(app, pilot, "memory_review_160x48")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
@@ -172,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             os.environ.pop(name, None)
         asyncio.run(main_states(world, shooter, Path(tmp)))
         asyncio.run(first_run(world, shooter))
+        asyncio.run(memory_review(world, shooter))
     print(f"{len(shooter.made)} screenshots")
     return 0
 

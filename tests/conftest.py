@@ -4,15 +4,43 @@
 real anthropic SDK at it through the environment. It also moves the user's data, config
 and state folders into the test's tmp dir, so a test run never reads or writes real
 memories, transcripts, config or logs.
+
+The collection hook below sorts the tests for the quick loop (`-m "not slow"`).
 """
 
 from __future__ import annotations
+
+import inspect
 
 import pytest
 
 from tests.claude_double import ClaudeDouble
 
 TEST_API_KEY = "sk-ant-test-double-key"
+
+# The fixtures of tests/voice/conftest.py that load the real Whisper and Piper models or
+# start a PulseAudio server: a test that asks for one is an audio test.
+AUDIO_FIXTURES = frozenset({"pulse", "voice", "transcriber", "speech", "speech_wav"})
+
+
+
+
+def _drives_the_app(item: pytest.Item) -> bool:
+    """A coroutine test runs the app under Pilot and a snapshot test renders it: the app's
+    start and its layout passes alone take most of a second."""
+    function = getattr(item, "function", None)
+    return inspect.iscoroutinefunction(function) or "snap_compare" in getattr(item, "fixturenames", ())
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects anything
+def pytest_collection_modifyitems(items):
+    """Marks the audio tests, and makes every audio, e2e and app test slow too, so that the
+    quick loop is the one expression `-m "not slow"` (pyproject.toml lists the markers)."""
+    for item in items:
+        if AUDIO_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.audio)
+        if item.get_closest_marker("audio") or item.get_closest_marker("e2e") or _drives_the_app(item):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

@@ -32,6 +32,7 @@ def test_every_subcommand_has_its_own_help(name):
     assert result.stdout.startswith(f"usage: devagent {name}")
 
 
+@pytest.mark.e2e
 def test_a_missing_repository_is_one_line_not_a_traceback(tmp_path):
     result = devagent("--no-voice", str(tmp_path / "no-such-repo"))
     assert result.returncode != 0

@@ -7,18 +7,20 @@ background (tui.turns) while the panes are already usable.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer
+from textual.widget import Widget
+from textual.widgets import Footer, TextArea
 
 from agent.config import AgentConfig, api_key_problem
 from agent.events import (
@@ -38,6 +40,8 @@ from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
 from tui import format as fmt
 from tui.keys import TypingRouter
+from tui.memory_commands import memory_commands
+from tui.palette import APP_BINDINGS, app_commands
 from tui.screens.main import MainScreen
 from tui.startup import session_loaded, start_background, welcome, welcome_without_key
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
@@ -50,6 +54,8 @@ from tui.widgets.queued import QueuedTurns
 from tui.widgets.screen_pane import ScreenPane
 from tui.widgets.status import StatusLine
 
+W = TypeVar("W", bound=Widget)
+
 
 class EventsWaiting(Message):
     """The turn driver's inbox has events from a worker thread."""
@@ -60,30 +66,15 @@ class DevAgentApp(App):
     Panes widget's), routes typed keys to the prompt (tui.keys), asks the turn driver
     (tui.turns) to load the session and to start and cancel turns, shows each agent
     event the driver hands back, queues questions sent while a turn runs, and is the
-    voice controller's way to the status line and the prompt (tui.voice_seam). Memory
-    editing lives in the memory pane; the command line and the terminal in tui.cli."""
+    voice controller's way to the status line and the prompt (tui.voice_seam). Its keys
+    and palette entries are tables in tui.palette; memory editing lives in the memory
+    pane; the command line and the terminal in tui.cli."""
 
     CSS_PATH = "app.tcss"
     TITLE = "devagent"
     HORIZONTAL_BREAKPOINTS = BREAKPOINTS
 
-    BINDINGS = [
-        Binding("escape", "cancel_turn", "Cancel"),
-        Binding("f1", "help", "Help"),
-        Binding(DEFAULT_KEY, "push_to_talk", "Talk", priority=True, id="push_to_talk"),
-        Binding("f3", "toggle_screen", "Screen"),
-        Binding("f4", "toggle_memory", "Memory"),
-        Binding("f5", "screen_older", "Older", show=False),
-        Binding("f6", "toggle_mute", "Mute", show=False),
-        Binding("f7", "resize(-1)", "Narrower", show=False),
-        Binding("f8", "resize(1)", "Wider", show=False),
-        Binding("ctrl+l", "last_log", "Last log", show=False),
-        Binding("ctrl+n", "new_conversation", "New conversation", show=False),
-        # from the prompt (or wherever they are not taken): the conversation's own keys
-        Binding("ctrl+end", "conversation_end", "Newest", show=False),
-        Binding("pageup", "conversation_page(-1)", "Page up", show=False),
-        Binding("pagedown", "conversation_page(1)", "Page down", show=False),
-    ]
+    BINDINGS = APP_BINDINGS
 
     def __init__(self, repo: Path, config: AgentConfig, *, store: Any = None, voice: VoiceController | None = None,
                  voice_factory: Any = None, probe_voice: bool = True, voice_off: str | None = None,
@@ -129,10 +120,12 @@ class DevAgentApp(App):
 
     @property
     def main_screen(self) -> MainScreen:
-        return self.screen_stack[0]
+        # get_default_screen put it at the bottom of the stack
+        return cast(MainScreen, self.screen_stack[0])
 
-    def _main(self, kind: type, selector: str | None = None) -> Any:
-        return self.main_screen.query_one(selector or kind, kind)
+    def _main(self, kind: type[W], selector: str | None = None) -> W:
+        screen = self.main_screen
+        return screen.query_one(selector, kind) if selector else screen.query_one(kind)
 
     prompt = property(lambda self: self._main(Prompt, "#prompt"))
     panes = property(lambda self: self._main(Panes))
@@ -171,11 +164,13 @@ class DevAgentApp(App):
 
     def update_status(self, **changes: Any) -> None:
         """The status line, from any part of the app (nothing while the app closes)."""
-        if self.screen_stack:
-            try:
-                self.status.update_info(**changes)
-            except NoMatches:
-                pass  # the screen is being taken down: a worker's late news has nowhere to go
+        try:
+            status = self.status
+        except (IndexError, NoMatches):
+            # closing: a start-up thread (the branch, the voice) can report after the
+            # main screen's widgets are gone
+            return
+        status.update_info(**changes)
 
     def close_session(self) -> None:
         """Called after the app has left the terminal: save the transcript (and summary notes)."""
@@ -186,7 +181,7 @@ class DevAgentApp(App):
                 pass
         self.turns.close()
 
-    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
                markup: bool = False) -> None:
         """Toasts quote memory names, paths and errors: shown as text, never as markup."""
         super().notify(fmt.sanitize(message), title=fmt.sanitize(title), severity=severity, timeout=timeout,
@@ -199,7 +194,7 @@ class DevAgentApp(App):
             event.stop()
             event.prevent_default()
 
-    def on_text_area_changed(self, event) -> None:
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if isinstance(event.text_area, Prompt) and self.screen_stack:
             self.conversation.typing()
 
@@ -418,23 +413,7 @@ class DevAgentApp(App):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.status.info.voice, self.talk_key))
 
-    def get_system_commands(self, screen):
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        pane = self.memory_pane
-        for title, help, action in (
-            ("Help", "Every key devagent knows", self.action_help),
-            ("Cancel turn", "Stop the running turn and its tools", self.action_cancel_turn),
-            ("New conversation", "Start over without the turns so far (Ctrl+N)", self.action_new_conversation),
-            ("Toggle screen pane", "Show or hide what the agent put on screen", self.action_toggle_screen),
-            ("Toggle memory pane", "Show or hide the memory folder", self.action_toggle_memory),
-            ("Last tool log", "Open the most recent build or test log", self.action_last_log),
-            ("Older screen item", "Step back through what was shown", self.action_screen_older),
-            ("New memory", "Write a memory for this repository", pane.action_new),
-            ("Edit memory", "Edit the memory selected in the pane", pane.action_edit),
-            ("Delete memory", "Delete the selected memory (asks first)", pane.action_delete),
-            ("Undo delete memory", "Bring back the memory deleted last in this session", pane.action_undo_delete),
-            ("Push to talk", "Start or stop recording a spoken turn", self.action_push_to_talk),
-            ("Mute voice", "Silence or restore the spoken replies", self.action_toggle_mute),
-            ("Sessions", "This repository's saved sessions: continue or read one", self.action_sessions),
-        ):
-            yield SystemCommand(title, help, action)
+        yield from app_commands(self)
+        yield from memory_commands(self)

@@ -14,9 +14,15 @@ import importlib
 import io
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent.config import EFFORTS, MEMORY_MODES
+from agent.choices import EFFORTS, MEMORY_MODES, MEMORY_WRITES
+
+if TYPE_CHECKING:
+    from agent.voice.controller import VoiceController
+    from agent.voice.settings import VoiceSettings
 
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -43,6 +49,13 @@ def add_agent_options(parser: argparse.ArgumentParser, *, memory: bool = True) -
             choices=MEMORY_MODES,
             default=None,
             help="how a session starts from earlier ones (default: $DEVAGENT_MEMORY, the config file, or preloaded)",
+        )
+        parser.add_argument(
+            "--memory-writes",
+            choices=MEMORY_WRITES,
+            default=None,
+            help="what the agent's memory writes do: apply (auto), wait for you (review) "
+            "or nothing, memory is read-only (off) (default: $DEVAGENT_MEMORY_WRITES, config.toml or auto)",
         )
     parser.add_argument(
         "--model",
@@ -117,8 +130,8 @@ def resume_id(value: str) -> tuple[str, str | None]:
     return wanted or "", rest
 
 
-def voice_factory_for(settings):
-    def make():
+def voice_factory_for(settings: VoiceSettings) -> Callable[[], VoiceController]:
+    def make() -> VoiceController:
         from agent.voice.controller import VoiceController
         from agent.voice.settings import key_label
 

@@ -81,3 +81,4 @@ def one_line(text: str, width: int) -> str:
     if len(flat) <= width:
         return flat
     return flat[: max(0, width - 1)] + "…"
+

@@ -15,13 +15,13 @@ from agent.events import TextDelta
 
 
 class Inbox:
-    def __init__(self, wake: Callable[[], None]) -> None:
+    def __init__(self, wake: Callable[[], object]) -> None:
         self._wake = wake
         self._lock = threading.Lock()
         self._items: list[tuple[int, object]] = []
         self._waiting = False
 
-    def put(self, token: int, event) -> None:
+    def put(self, token: int, event: object) -> None:
         with self._lock:
             self._items.append((token, event))
             if self._waiting:

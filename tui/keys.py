@@ -1,7 +1,7 @@
 """Where a printable key goes when no widget took it: to the prompt, wherever focus was.
 
 The app calls `TypingRouter.route` from its key handler, which runs before the focused
-widget's bindings are checked, so those keep their keys (the memory pane's e, d, n, u).
+widget's bindings are checked, so those keep their keys (the memory pane's e, d, n, u, v, m, a, r).
 An editor never gets here: it takes printable keys itself. A dialog that closes on typing
 (`CLOSES_ON_TYPING`) is closed as "no" first, and when a pane letter opened it just
 before, that letter was the first of a word typed into the wrong place: it goes to the

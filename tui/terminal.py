@@ -15,9 +15,11 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
+from typing import TextIO
 
 # Both logs are kept to about this size: one old copy of stderr.log, LOG_BACKUPS of devagent.log.
 LOG_BYTES = 1_000_000
@@ -75,7 +77,7 @@ def _rotate(path: Path) -> None:
 
 
 @contextmanager
-def stderr_to_log(path: Path):
+def stderr_to_log(path: Path) -> Iterator[TextIO | None]:
     """fd 2 into `path` until the block ends; `sys.__stderr__` (where Textual draws) stays the terminal.
 
     Where the log cannot be opened (a read-only home, say) nothing is redirected: the app
@@ -94,7 +96,8 @@ def stderr_to_log(path: Path):
     terminal = open(os.dup(2), "w", encoding=getattr(saved, "encoding", None) or "utf-8", errors="replace")  # noqa: SIM115 - outlives this block
     os.dup2(log, 2)
     os.close(log)
-    sys.__stderr__ = terminal
+    # typeshed makes __stderr__ Final; Textual draws on it, so it must be the terminal
+    sys.__stderr__ = terminal  # type: ignore[misc]
     try:
         yield terminal
     finally:
@@ -104,5 +107,5 @@ def stderr_to_log(path: Path):
             pass
         terminal.flush()
         os.dup2(terminal.fileno(), 2)
-        sys.__stderr__ = saved
+        sys.__stderr__ = saved  # type: ignore[misc]  # as above
         terminal.close()

@@ -53,7 +53,7 @@ class SessionNotice:
 
 
 class TurnDriver:
-    def __init__(self, repo: Path, config: AgentConfig, store: Any, wake: Callable[[], None],
+    def __init__(self, repo: Path, config: AgentConfig, store: Any, wake: Callable[[], object],
                  *, loaded: Callable[[], None] | None = None, resume: str | None = None) -> None:
         """`wake` is called (from any thread) when the inbox has something; `loaded` once
         the session has loaded or failed to, on the loading thread. `resume`: None starts a

@@ -12,7 +12,10 @@ thread-safe methods:
 from __future__ import annotations
 
 import threading
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:  # the controller's module loads the audio stack; the app starts without it
+    from agent.voice.controller import VoiceApp
 
 
 @runtime_checkable
@@ -20,7 +23,7 @@ class VoiceController(Protocol):
     loaded: threading.Event
     """Set once the models have loaded (or failed to); the app then freezes its start-up heap."""
 
-    def attach(self, app) -> None:
+    def attach(self, app: VoiceApp) -> None:
         """Called once the app has painted; load models in the background from here."""
 
     def push_to_talk(self) -> None:

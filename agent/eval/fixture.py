@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from agent.eval import sources
@@ -47,6 +48,12 @@ class Fixture:
         """What someone does over the weekend in the staleness variant: finishes the rename."""
         text = self.call_site.read_text(encoding="utf-8")
         self.call_site.write_text(text.replace(sources.LEFT_OVER, sources.FINISHED), encoding="utf-8")
+
+    def commit(self, message: str, when: datetime) -> None:
+        """Commits everything in the working tree, as the developer would."""
+        stamp = when.isoformat()
+        _git(self.repo, "add", "-A", when=stamp)
+        _git(self.repo, "commit", "-q", "-m", message, when=stamp)
 
     def dotnet_calls(self) -> list[list[str]]:
         """Every command line the stand-in has run, oldest first."""

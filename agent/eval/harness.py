@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from agent.choices import MEMORY_MODES, MemoryMode
 from agent.config import AgentConfig
 from agent.eval.fixture import Fixture, build_fixture, dotnet_on_path
 from agent.eval.record import TurnRecord, turns_to_json
@@ -38,16 +39,18 @@ MONDAY = (
     "Build the project I care about.",
     "What's left to finish the rename?",
 )
-ALL_MODES = ("none", "history", "window", "summary", "on-demand", "preloaded", "index")
 
 Progress = Callable[[int, int, str], None]
 
 
 @dataclass
 class EvalOptions:
-    modes: tuple[str, ...] = ALL_MODES
+    modes: tuple[MemoryMode, ...] = MEMORY_MODES
     runs: int = 3
     stale: bool = False
+    # Friday's memory is the reference one, which cites the call site, fingerprinted through
+    # the store; before Monday the rename is finished and committed (memory/evidence.py).
+    cited: bool = False
     config: AgentConfig = field(default_factory=AgentConfig)
     # Where the fixtures and data folders go; a temporary folder, removed after, when None.
     workdir: Path | None = None
@@ -94,6 +97,9 @@ class SessionRun:
     first_request_tokens: int | None
     first_request_error: str | None
     notes: str | None
+    # What the session's prompt said about memory as it started (preloaded files, the
+    # index, evidence): the report quotes it.
+    context: str = ""
 
 
 def run_session(
@@ -123,7 +129,7 @@ def run_session(
     if close:
         session.close()
         notes = _summary_notes(repo) if config.memory_mode == "summary" else None
-    return SessionRun(recorder.records, tokens, token_error, notes)
+    return SessionRun(recorder.records, tokens, token_error, notes, session.start.context)
 
 
 def count_first(session: Any, replayed: int) -> tuple[int | None, str | None]:
@@ -180,7 +186,7 @@ def _age_files(folder: Path, when: datetime) -> None:
             pass
 
 
-def _usage_total(turns: list[TurnRecord]) -> dict:
+def _usage_total(turns: list[TurnRecord]) -> dict[str, Any]:
     keys = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "api_calls", "cost_usd")
     return {k: round(sum(float(t.usage.get(k) or 0) for t in turns), 6) for k in keys}
 
@@ -189,7 +195,7 @@ def _errors(turns: list[TurnRecord]) -> list[str]:
     return [f"turn {i + 1}: {t.error}" for i, t in enumerate(turns) if t.error]
 
 
-def run_friday(fixture: Fixture, config: AgentConfig, data: Path, friday: datetime, client: Any) -> dict:
+def run_friday(fixture: Fixture, config: AgentConfig, data: Path, friday: datetime, client: Any) -> dict[str, Any]:
     with scoped_env(XDG_DATA_HOME=str(data)), dotnet_on_path(fixture):
         run = run_session(fixture.repo, config, FRIDAY, now=friday, client=client)
         folder = memory_folder(fixture.repo)
@@ -211,7 +217,7 @@ def run_friday(fixture: Fixture, config: AgentConfig, data: Path, friday: dateti
 
 def run_monday(
     fixture: Fixture, config: AgentConfig, friday_data: Path, data: Path, monday: datetime, client: Any, stale: bool
-) -> dict:
+) -> dict[str, Any]:
     shutil.copytree(friday_data, data)
     fixture.clear_dotnet_log()
     with scoped_env(XDG_DATA_HOME=str(data)), dotnet_on_path(fixture):
@@ -221,6 +227,7 @@ def run_monday(
     return {
         "first_request_tokens": run.first_request_tokens,
         "first_request_error": run.first_request_error,
+        "told": run.context,
         "score": score_monday(run.turns, stale=stale).to_json(),
         "usage": _usage_total(run.turns),
         "errors": _errors(run.turns),
@@ -230,7 +237,35 @@ def run_monday(
     }
 
 
-def run_eval(options: EvalOptions, progress: Progress | None = None) -> dict:
+def cite_call_site(fixture: Fixture, config: AgentConfig, data: Path, friday: datetime) -> str | None:
+    """The cited variant, between Friday and Monday.
+
+    Friday's memory becomes the reference one, which cites the call site, written through
+    the store so its evidence is fingerprinted against Friday's working tree; then someone
+    finishes the rename and commits it. Modes without the memory tool keep no memory.
+    """
+    from agent.choices import MEMORY_TOOL_MODES
+    from agent.eval.cited import CITED_INDEX, CITED_MEMORY, CITED_PATH
+    from memory.store import MemoryStore
+
+    text = None
+    if config.memory_mode in MEMORY_TOOL_MODES:
+        with scoped_env(XDG_DATA_HOME=str(data)):
+            store = MemoryStore.for_repository(fixture.repo)
+            for info in store.memories():
+                store.delete(info.path)
+            for path, body in ((CITED_PATH, CITED_MEMORY), ("/memories/MEMORY.md", CITED_INDEX)):
+                message, refused = store.save(path, body)
+                if refused:
+                    raise RuntimeError(message)
+        _age_files(data, friday)
+        text = CITED_MEMORY
+    fixture.fix_call_site()
+    fixture.commit("Finish the rename: ReviewOrchestrator reads file.Diff", when=friday + timedelta(days=1))
+    return text
+
+
+def run_eval(options: EvalOptions, progress: Progress | None = None) -> dict[str, Any]:
     """Runs every Friday and Monday; returns the results as the JSON structure of the report."""
     progress = progress or (lambda done, total, label: None)
     if options.workdir is not None and options.workdir.exists() and any(options.workdir.iterdir()):
@@ -245,7 +280,9 @@ def run_eval(options: EvalOptions, progress: Progress | None = None) -> dict:
         "model": options.config.model,
         "effort": options.config.effort,
         "runs": options.runs,
-        "stale": options.stale,
+        # The cited variant changes the repository before Monday too: it is scored as stale.
+        "stale": options.stale or options.cited,
+        "cited": options.cited,
         "friday": friday.isoformat(),
         "monday": monday.isoformat(),
         "friday_questions": list(FRIDAY),
@@ -266,13 +303,17 @@ def run_eval(options: EvalOptions, progress: Progress | None = None) -> dict:
             except Exception as err:
                 entry["friday"] = {"error": f"{type(err).__name__}: {err}", "memory_score": None}
             done += 1
-            if options.stale:
+            if options.cited:
+                entry["friday"]["cited_memory"] = cite_call_site(fixture, config, friday_data, friday)
+            elif options.stale:
                 fixture.fix_call_site()
             for number in range(1, options.runs + 1):
                 progress(done, total, f"{mode}: Monday {number} of {options.runs}")
                 data = place / f"monday-{number}-data"
                 try:
-                    result = run_monday(fixture, config, friday_data, data, monday, _client(options), options.stale)
+                    result = run_monday(
+                        fixture, config, friday_data, data, monday, _client(options), options.stale or options.cited
+                    )
                 except Exception as err:
                     result = {"error": f"{type(err).__name__}: {err}", "score": None}
                 entry["mondays"].append({"run": number, **result})

@@ -8,6 +8,7 @@ Order matters: "said the build is red before building" is a question about seque
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -24,7 +25,7 @@ class Shown:
 @dataclass
 class ToolRun:
     name: str
-    input: dict = field(default_factory=dict)
+    input: dict[str, Any] = field(default_factory=dict)
     result: str = ""
     is_error: bool = False
     tool_id: str = ""
@@ -37,7 +38,7 @@ Item = Said | Shown | ToolRun
 class TurnRecord:
     question: str
     items: list[Item] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
 
     def answer(self) -> str:
@@ -59,7 +60,7 @@ class TurnRecord:
         else:
             self.items.append(Said(text))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "question": self.question,
             "items": [_item_json(i) for i in self.items],
@@ -68,7 +69,7 @@ class TurnRecord:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> TurnRecord:
+    def from_json(cls, data: dict[str, Any]) -> TurnRecord:
         return cls(
             question=data["question"],
             items=[_item_from_json(i) for i in data.get("items", [])],
@@ -77,7 +78,7 @@ class TurnRecord:
         )
 
 
-def _item_json(item: Item) -> dict:
+def _item_json(item: Item) -> dict[str, Any]:
     if isinstance(item, Said):
         return {"kind": "said", "text": item.text}
     if isinstance(item, Shown):
@@ -92,7 +93,7 @@ def _item_json(item: Item) -> dict:
     }
 
 
-def _item_from_json(data: dict) -> Item:
+def _item_from_json(data: dict[str, Any]) -> Item:
     kind = data["kind"]
     if kind == "said":
         return Said(data["text"])
@@ -109,9 +110,9 @@ def _item_from_json(data: dict) -> Item:
     raise ValueError(f"unknown transcript item kind {kind!r}")
 
 
-def turns_to_json(turns: list[TurnRecord]) -> list[dict]:
+def turns_to_json(turns: list[TurnRecord]) -> list[dict[str, Any]]:
     return [t.to_json() for t in turns]
 
 
-def turns_from_json(data: list[dict]) -> list[TurnRecord]:
+def turns_from_json(data: list[dict[str, Any]]) -> list[TurnRecord]:
     return [TurnRecord.from_json(t) for t in data]

@@ -29,25 +29,26 @@ class TurnRecorder:
         turn = self.current
         if turn is None:
             return
-        if isinstance(event, TextDelta):
-            turn.add_text(event.text)
-        elif isinstance(event, ToolStarted):
-            run = ToolRun(name=event.name, tool_id=event.tool_id, result=event.summary)
-            self._runs[event.tool_id] = run
-            turn.items.append(run)
-        elif isinstance(event, ToolFinished):
-            run = self._runs.get(event.tool_id)
-            if run is not None:
-                run.is_error = event.is_error
-                run.result = event.log or event.summary
-        elif isinstance(event, ShowOnScreen):
-            turn.items.append(Shown(event.title, event.content))
-        elif isinstance(event, AgentError):
-            turn.error = event.message if turn.error is None else f"{turn.error} {event.message}"
-        elif isinstance(event, TurnFinished):
-            turn.usage = event.usage.to_dict()
+        match event:
+            case TextDelta(text=text):
+                turn.add_text(text)
+            case ToolStarted():
+                run = ToolRun(name=event.name, tool_id=event.tool_id, result=event.summary)
+                self._runs[event.tool_id] = run
+                turn.items.append(run)
+            case ToolFinished():
+                started = self._runs.get(event.tool_id)
+                if started is not None:
+                    started.is_error = event.is_error
+                    started.result = event.log or event.summary
+            case ShowOnScreen():
+                turn.items.append(Shown(event.title, event.content))
+            case AgentError(message=message):
+                turn.error = message if turn.error is None else f"{turn.error} {message}"
+            case TurnFinished():
+                turn.usage = event.usage.to_dict()
 
-    def finish(self, messages: list[dict]) -> TurnRecord:
+    def finish(self, messages: list[dict[str, Any]]) -> TurnRecord:
         """Fills tool inputs and results from the conversation, then files the turn."""
         turn = self.current
         assert turn is not None, "finish() without begin()"
@@ -62,8 +63,8 @@ class TurnRecorder:
         return turn
 
 
-def _tool_blocks(messages: list[dict]) -> tuple[dict[str, dict], dict[str, str]]:
-    inputs: dict[str, dict] = {}
+def _tool_blocks(messages: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    inputs: dict[str, dict[str, Any]] = {}
     results: dict[str, str] = {}
     for message in messages:
         content = message.get("content")

@@ -9,10 +9,12 @@ from __future__ import annotations
 import json
 import statistics
 from pathlib import Path
+from typing import Any
 
+from agent.choices import MemoryMode
 from agent.eval.scoring import correct_out_of
 
-MODE_LABELS = {
+MODE_LABELS: dict[MemoryMode, str] = {
     "none": "No memory",
     "history": "All of Friday's history",
     "window": "Friday's last turns",
@@ -23,7 +25,7 @@ MODE_LABELS = {
 }
 
 
-def _count(mondays: list[dict], key: str) -> str:
+def _count(mondays: list[dict[str, Any]], key: str) -> str:
     scored = [m for m in mondays if m.get("score")]
     return f"{sum(bool(m['score'][key]) for m in scored)} of {len(scored)}"
 
@@ -35,11 +37,11 @@ def _span(values: list[float], fmt: str) -> str:
     return fmt.format(low) if low == high else f"{fmt.format(low)}–{fmt.format(high)}"
 
 
-def _tokens(mondays: list[dict]) -> list[int]:
+def _tokens(mondays: list[dict[str, Any]]) -> list[int]:
     return [m["first_request_tokens"] for m in mondays if m.get("first_request_tokens") is not None]
 
 
-def mode_summary(mode: dict, stale: bool) -> dict:
+def mode_summary(mode: dict[str, Any], stale: bool) -> dict[str, Any]:
     """The numbers of one table row, also kept in the JSON for whoever plots them again."""
     mondays = mode["mondays"]
     scored = [m for m in mondays if m.get("score")]
@@ -65,7 +67,7 @@ def mode_summary(mode: dict, stale: bool) -> dict:
     }
 
 
-def markdown_table(results: dict) -> str:
+def markdown_table(results: dict[str, Any]) -> str:
     stale = bool(results.get("stale"))
     header = [
         "Monday starts with", "First request", "Says what was left", "Builds Core without asking",
@@ -115,7 +117,7 @@ def markdown_table(results: dict) -> str:
     return "\n".join(rows) + "\n\n" + "\n".join(notes) + "\n"
 
 
-def _friday_cell(friday: dict) -> str:
+def _friday_cell(friday: dict[str, Any]) -> str:
     if friday.get("error"):
         return "Friday failed"
     score = friday.get("memory_score") or {}
@@ -129,7 +131,33 @@ def _friday_cell(friday: dict) -> str:
     return cell
 
 
-def chart(results: dict, path: Path) -> Path:
+def told_section(results: dict[str, Any]) -> str:
+    """What each mode's first Monday was told about its memory's evidence, quoted."""
+    from agent.memory_context import EVIDENCE_HEADER
+
+    blocks = []
+    for mode in results["modes"]:
+        told = next((m.get("told") for m in mode["mondays"] if m.get("told")), "") or ""
+        if EVIDENCE_HEADER not in told:
+            continue
+        after = told[told.index(EVIDENCE_HEADER) + len(EVIDENCE_HEADER):]
+        lines = []
+        for line in after.lstrip("\n").splitlines():
+            if not line.startswith("- "):
+                break
+            lines.append(line)
+        label = MODE_LABELS.get(mode["mode"], mode["mode"]) + f" (`{mode['mode']}`)"
+        blocks.append(f"{label}:\n\n" + "\n".join(f"    {line}" for line in lines))
+    if not blocks:
+        return ""
+    intro = (
+        "## What Monday was told\n\nThe evidence lines in the first Monday prompt of each mode that has them: "
+        "what the memory cites, checked against the repository as the session started.\n\n"
+    )
+    return intro + "\n\n".join(blocks) + "\n"
+
+
+def chart(results: dict[str, Any], path: Path) -> Path:
     """First-request tokens against correct answers, one point per mode."""
     import matplotlib
 
@@ -159,18 +187,23 @@ def chart(results: dict, path: Path) -> Path:
     return path
 
 
-def write_report(results: dict, out: Path) -> dict[str, Path]:
+def write_report(results: dict[str, Any], out: Path) -> dict[str, Path]:
     """Writes results.json, report.md and chart.png into `out`; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
     stale = bool(results.get("stale"))
     results = {**results, "summary": [mode_summary(m, stale) for m in results["modes"]]}
     paths = {"json": out / "results.json", "markdown": out / "report.md", "chart": out / "chart.png"}
     paths["json"].write_text(json.dumps(results, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    heading = "# Friday and Monday" + (" (stale: the call site was fixed over the weekend)" if stale else "")
+    if results.get("cited"):
+        heading = "# Friday and Monday (cited: Friday's memory cites the call site; the rename was finished and committed before Monday)"
+    else:
+        heading = "# Friday and Monday" + (" (stale: the call site was fixed over the weekend)" if stale else "")
     meta = (
         f"Model {results.get('model')}, effort {results.get('effort')}, {results.get('runs')} Monday run(s) "
         f"per mode, every Monday of a mode from the same Friday."
     )
-    paths["markdown"].write_text(f"{heading}\n\n{meta}\n\n{markdown_table(results)}", encoding="utf-8")
+    told = told_section(results)
+    body = f"{heading}\n\n{meta}\n\n{markdown_table(results)}" + (f"\n{told}" if told else "")
+    paths["markdown"].write_text(body, encoding="utf-8")
     chart(results, paths["chart"])
     return paths

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from agent.eval.record import Said, Shown, ToolRun, TurnRecord
 
@@ -140,7 +141,7 @@ class MondayScore:
     cost_usd: float
     correct: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -199,7 +200,7 @@ class FridayScore:
     state_lines: int
     state: list[str]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 

@@ -34,3 +34,8 @@ SUMMARY_LEAD = "(The conversation so far was summarised when it grew too long; t
 @cache
 def compaction_request() -> str:
     return (HERE / "compaction_request.md").read_text(encoding="utf-8").strip()
+
+
+@cache
+def tidy_request() -> str:
+    return (HERE / "tidy_request.md").read_text(encoding="utf-8").strip()

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from agent.choices import ScreenFormat
+
 if TYPE_CHECKING:  # both are light, but the tools must load even before they exist
     from agent.cancel import Cancellation
     from agent.config import AgentConfig
@@ -31,27 +33,30 @@ class ToolResult:
     is_error: bool = False
     summary: str = ""
     log: str | None = None
-    screen: tuple[str, str, str] | None = None
+    screen: tuple[str, str, ScreenFormat] | None = None
     # An agent.events.ToolOutcome value; "" leaves it to is_error (ok or error).
     outcome: str = ""
+    # The tool's own code raised and a catch-all wrote the text: a bug, where is_error alone
+    # could be the model's bad input. The contract tests fail on it.
+    crashed: bool = False
 
 
 @runtime_checkable
 class Tool(Protocol):
     name: str
 
-    def definition(self) -> dict: ...
+    def definition(self) -> dict[str, Any]: ...
 
-    def summarize_input(self, input: dict) -> str: ...
+    def summarize_input(self, input: dict[str, Any]) -> str: ...
 
-    def run(self, input: dict, ctx: ToolContext) -> ToolResult: ...
+    def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 
 
 class ToolInputError(ValueError):
     """The model sent an input the tool cannot use; the message is written for the model."""
 
 
-def optional_str(input: dict, key: str) -> str | None:
+def optional_str(input: dict[str, Any], key: str) -> str | None:
     value = input.get(key)
     if value is None or value == "":
         return None
@@ -60,14 +65,14 @@ def optional_str(input: dict, key: str) -> str | None:
     return value
 
 
-def required_str(input: dict, key: str) -> str:
+def required_str(input: dict[str, Any], key: str) -> str:
     value = optional_str(input, key)
     if value is None:
         raise ToolInputError(f"Error: missing {key}.")
     return value
 
 
-def optional_int(input: dict, key: str) -> int | None:
+def optional_int(input: dict[str, Any], key: str) -> int | None:
     value = input.get(key)
     if value is None:
         return None
@@ -102,6 +107,7 @@ def guarded(name: str, body: Callable[[], ToolResult], cancel: Cancellation | No
             text=f"Error: {name} failed unexpectedly ({type(exc).__name__}: {exc}).",
             is_error=True,
             summary="failed",
+            crashed=True,
         )
     try:
         return mask_result(result, cancel)

@@ -21,8 +21,8 @@ from typing import Any
 from agent.events import ToolOutcome
 from agent.tools import log_noise, toolchains
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_str
-from agent.tools.diagnostics import Report, parse_diagnostics
-from agent.tools.masking import mask_text, masking_note
+from agent.tools.diagnostics import DiagnosticKey, Report, parse_diagnostics
+from agent.tools.masking import Masked, mask_text, masking_note
 from agent.tools.process import Outcome, run_command
 from agent.tools.test_reports import go_console
 from agent.tools.testresults import MAX_FAILURES, TestSummary
@@ -65,10 +65,10 @@ class _Runner:
     kind = "build"
     name = "build"
 
-    def run(self, input: dict, ctx: ToolContext) -> ToolResult:
+    def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return guarded(self.name, lambda: self._run(input, ctx))
 
-    def summarize_input(self, input: dict) -> str:
+    def summarize_input(self, input: dict[str, Any]) -> str:
         if not isinstance(input, dict):
             return self.kind
         parts = [str(input.get("project") or "")]
@@ -77,7 +77,7 @@ class _Runner:
         text = " ".join(p for p in parts if p).strip()
         return text[:80] or ("whole repository" if self.kind == "build" else "all tests")
 
-    def _run(self, input: dict, ctx: ToolContext) -> ToolResult:
+    def _run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if not isinstance(input, dict):
             raise ToolInputError("Error: the input must be an object.")
         project = optional_str(input, "project")
@@ -141,7 +141,7 @@ class _Runner:
                 break
         # Each step is masked on its own, with its line numbers counted in the joined log.
         masked_chunks: list[str] = []
-        hits = []
+        hits: list[Masked] = []
         offset = 0
         for chunk in chunks:
             masked, found = mask_text(chunk, "output line", line_offset=offset)
@@ -150,7 +150,16 @@ class _Runner:
             offset += chunk.count("\n") + 1
         return self._digest(plan, outcomes, masked_chunks, notes, hits, repo, timeout)
 
-    def _digest(self, plan, outcomes, chunks: list[str], notes: list[str], hits, repo: Path, timeout: float) -> ToolResult:
+    def _digest(
+        self,
+        plan: toolchains.Plan,
+        outcomes: list[tuple[toolchains.Step, Outcome]],
+        chunks: list[str],
+        notes: list[str],
+        hits: list[Masked],
+        repo: Path,
+        timeout: float,
+    ) -> ToolResult:
         log = "\n".join(chunks)
         name = toolchains.NAMES.get(plan.toolchain, plan.toolchain)
         if plan.environment:
@@ -168,7 +177,7 @@ class _Runner:
             return ToolResult(text=_join(text, [note]), is_error=True, summary="timed out", log=log, outcome=ToolOutcome.ERROR)
 
         diagnostics = []
-        seen: set[tuple] = set()
+        seen: set[DiagnosticKey] = set()
         for (step, _), section in zip(outcomes, chunks):
             for diagnostic in parse_diagnostics(section, repo, style=step.style):
                 if diagnostic.key() not in seen:
@@ -280,7 +289,7 @@ class BuildTool(_Runner):
     kind = "build"
     name = "build"
 
-    def definition(self) -> dict:
+    def definition(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "description": (
@@ -303,7 +312,7 @@ class TestTool(_Runner):
     name = "test"
     __test__ = False  # not a pytest test class, whatever its name says
 
-    def definition(self) -> dict:
+    def definition(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "description": (

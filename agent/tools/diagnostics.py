@@ -37,6 +37,10 @@ COLON = re.compile(
 PYRIGHT_RULE = re.compile(r"\s+\((?P<rule>report\w+)\)$")
 
 
+# What makes two diagnostics the same fix: severity, file, line, column, code, message.
+DiagnosticKey = tuple[str, str | None, int | None, int | None, str | None, str]
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     severity: str  # "error" | "warning"
@@ -47,7 +51,7 @@ class Diagnostic:
     code: str | None = None
     project: str | None = None
 
-    def key(self) -> tuple:
+    def key(self) -> DiagnosticKey:
         # The project is left out on purpose: the same line in two target frameworks is one fix.
         return (self.severity, self.file, self.line, self.column, self.code, self.message)
 
@@ -141,7 +145,7 @@ def parse_diagnostics(log: str, repo: Path | None = None, *, style: str = "msbui
     lines that name a severity; "colon" reads compiler lines of the gcc shape; "go" takes
     any path:line:col line as an error, since go prints no severity.
     """
-    seen: set[tuple] = set()
+    seen: set[DiagnosticKey] = set()
     found: list[Diagnostic] = []
     for raw in log.splitlines():
         line = raw.rstrip("\r")

@@ -20,6 +20,7 @@ import os
 import re
 import stat
 from pathlib import Path
+from typing import Any
 
 from agent.cancel import Cancellation
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_int, required_str
@@ -170,7 +171,7 @@ def resolve_in_repository(path: str, repo: Path) -> Path:
 class ReadFileTool:
     name = "read_file"
 
-    def definition(self) -> dict:
+    def definition(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "description": (
@@ -192,7 +193,7 @@ class ReadFileTool:
             },
         }
 
-    def summarize_input(self, input: dict) -> str:
+    def summarize_input(self, input: dict[str, Any]) -> str:
         if not isinstance(input, dict):
             return "read_file"
         path = str(input.get("path", ""))[:80]
@@ -201,10 +202,10 @@ class ReadFileTool:
             return f"{path}:{start or 1}-{end or ''}".rstrip("-")
         return path
 
-    def run(self, input: dict, ctx: ToolContext) -> ToolResult:
+    def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return guarded(self.name, lambda: self._run(input, ctx), ctx.cancel)
 
-    def _run(self, input: dict, ctx: ToolContext) -> ToolResult:
+    def _run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if not isinstance(input, dict):
             raise ToolInputError("Error: the input must be an object with a path.")
         path = required_str(input, "path")
@@ -252,7 +253,7 @@ class ReadFileTool:
             return ToolResult(text=f"{shown} is empty.", summary="empty")
         return self._page(text, shown, start, end, encoding_note, cancel)
 
-    def _page(self, text: str, shown: str, start: int | None, end: int | None, encoding_note: str, cancel=None) -> ToolResult:
+    def _page(self, text: str, shown: str, start: int | None, end: int | None, encoding_note: str, cancel: Cancellation | None = None) -> ToolResult:
         # Masked over the whole file, so a key spanning a page break is still caught and the
         # note's line numbers are the file's own.
         masked, hits = mask_text(text, "line", cancel=cancel)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agent.tools.base import ToolContext, ToolResult, guarded
-from agent.tools.process import run_command
+from agent.tools.process import Outcome, run_command
 
 GIT_TIMEOUT = 30.0
 MAX_LISTED = 40  # per group; a checkout of a generated folder can list thousands
@@ -146,7 +147,7 @@ def totals(counts: dict[str, tuple[str, str]]) -> str:
 class GitStatusTool:
     name = "git_status"
 
-    def definition(self) -> dict:
+    def definition(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "description": (
@@ -158,13 +159,13 @@ class GitStatusTool:
             "input_schema": {"type": "object", "properties": {}},
         }
 
-    def summarize_input(self, input: dict) -> str:
+    def summarize_input(self, input: dict[str, Any]) -> str:
         return "git status"
 
-    def run(self, input: dict, ctx: ToolContext) -> ToolResult:
+    def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return guarded(self.name, lambda: self._run(ctx), ctx.cancel)
 
-    def _git(self, ctx: ToolContext, *args: str):
+    def _git(self, ctx: ToolContext, *args: str) -> Outcome:
         return run_command(["git", *args], Path(ctx.repo), timeout=GIT_TIMEOUT, cancel=ctx.cancel, env=GIT_ENV)
 
     def _run(self, ctx: ToolContext) -> ToolResult:
@@ -201,7 +202,9 @@ class GitStatusTool:
             return {}
         return parse_numstat(outcome.output) if outcome.ok else {}
 
-    def _describe(self, status: Status, staged_counts, unstaged_counts) -> str:
+    def _describe(
+        self, status: Status, staged_counts: dict[str, tuple[str, str]], unstaged_counts: dict[str, tuple[str, str]]
+    ) -> str:
         lines = []
         if status.head is None:
             short = (status.oid or "")[:10]

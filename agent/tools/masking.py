@@ -39,7 +39,7 @@ def _asker(cancel: Any) -> Callable[[], bool] | None:
     if cancel is None:
         return None
     if callable(cancel):
-        return cancel
+        return lambda: bool(cancel())
     return lambda: bool(cancel.cancelled)
 
 
@@ -141,10 +141,10 @@ def _masked_block(block: Any) -> Any:
     return _masked_value(block)
 
 
-def mask_messages(messages: list[dict]) -> list[dict]:
+def mask_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Copies of replayed messages with every credential masked; a message without one
     is returned unchanged, so a replay stays byte for byte what was said."""
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     for message in messages:
         content = message.get("content")
         if isinstance(content, str):

@@ -2,27 +2,43 @@
 
 The definition has no schema of ours: the API knows the tool and its six commands. All the
 checking (paths, caps, secrets, the lock) is the store's; this adapts its answer to a
-ToolResult, words the one-line summary the app shows, and masks credentials in it.
+ToolResult, words the one-line summary the app shows, masks credentials in it, and
+applies the user's choice of memory writes: `auto` runs them, `review` holds them for the
+user (memory/pending.py), `off` refuses them with a sentence that says it is the user's
+choice.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from agent.choices import MemoryWrites
 from agent.tools.base import ToolContext, ToolResult
-from agent.tools.masking import ScanCancelled, mask_result, withheld
+from agent.tools.masking import ScanCancelled, mask_result, mask_text, withheld
+
+if TYPE_CHECKING:
+    from memory.pending import PendingChanges
+    from memory.roots import Memory
+
+WRITE_COMMANDS = ("create", "str_replace", "insert", "delete", "rename")
 
 
 class MemoryTool:
     name = "memory"
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Memory, writes: MemoryWrites = "auto", pending: PendingChanges | None = None) -> None:
         self.store = store
+        self.writes = writes
+        if pending is None and writes == "review":
+            from memory.pending import PendingChanges
 
-    def definition(self) -> dict:
+            pending = PendingChanges(store)
+        self.pending = pending
+
+    def definition(self) -> dict[str, Any]:
         return {"type": "memory_20250818", "name": "memory"}
 
-    def summarize_input(self, input: dict) -> str:
+    def summarize_input(self, input: dict[str, Any]) -> str:
         command = input.get("command")
         if not isinstance(command, str):
             return "?"
@@ -31,9 +47,19 @@ class MemoryTool:
         path = input.get("path")
         return f"{command} {path}" if isinstance(path, str) else command
 
-    def run(self, input: dict, ctx: ToolContext) -> ToolResult:
+    def _carry_out(self, input: dict[str, Any]) -> tuple[str, bool]:
+        command = input.get("command")
+        if command in WRITE_COMMANDS and self.writes == "off":
+            from memory.pending import read_only_result
+
+            return read_only_result(command), True
+        if command in WRITE_COMMANDS and self.writes == "review" and self.pending is not None:
+            return self.pending.hold(input)
+        return self.store.run(input)
+
+    def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
-            text, is_error = self.store.run(input)
+            text, is_error = self._carry_out(input)
         except Exception as err:  # the store promises not to raise; a turn must survive if it does
             text, is_error = f"Error: the memory command failed: {err}", True
         command = input.get("command") if isinstance(input.get("command"), str) else "memory"
@@ -41,6 +67,8 @@ class MemoryTool:
             summary = text.splitlines()[0][:80] if text else "failed"
         elif command == "view":
             summary = f"{len(text.splitlines())} lines"
+        elif text.startswith("Held for review"):
+            summary = "held for your review"
         else:
             summary = text.splitlines()[0][:80] if text else "done"
         # The store refuses credentials in writes, but a file edited by hand can hold one:
@@ -55,3 +83,31 @@ class MemoryTool:
                 is_error=True,
                 summary="output withheld",
             )
+
+    def news(self) -> str | None:
+        """One line about the user's decisions on held changes since the last turn."""
+        if self.pending is None:
+            return None
+        try:
+            news = self.pending.take_news()
+        except Exception:  # a busy or unreadable folder: tell it next turn instead
+            return None
+        if not news:
+            return None
+        # It quotes the held changes' summaries, which the model wrote; it reaches the
+        # model through the same mask as every tool result.
+        try:
+            return mask_text(news, "line")[0]
+        except Exception:
+            return "Memory review since your last turn: the user decided on held changes (details withheld)."
+
+    def mode_note(self) -> str:
+        """What the session's prompt says about memory writes, when they are not plain."""
+        if self.writes == "review":
+            return (
+                "Memory writes in this session wait for the user's review: a change you make with the memory "
+                "tool is held until the user accepts or rejects it, and is not in memory until then."
+            )
+        if self.writes == "off":
+            return "Memory is read-only in this session by the user's choice: view it, but do not try to change it."
+        return ""

@@ -7,6 +7,7 @@ parent if only the parent is killed.
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -16,7 +17,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from agent.tools.environments import user_environment
 
@@ -48,14 +49,14 @@ def _is_cancelled(cancel: Any) -> bool:
     return bool(cancel is not None and getattr(cancel, "cancelled", False))
 
 
-def _kill_group(proc: subprocess.Popen, sig: int) -> None:
+def _kill_group(proc: subprocess.Popen[bytes], sig: int) -> None:
     try:
         os.killpg(proc.pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def _stop(proc: subprocess.Popen[bytes]) -> None:
     # SIGKILL the group even when the leader obeyed SIGTERM: its children may not have.
     for sig in (signal.SIGTERM, signal.SIGKILL):
         _kill_group(proc, sig)
@@ -72,7 +73,7 @@ class _Reader(threading.Thread):
     printing a million short lines would otherwise spend its time in this loop.
     """
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream: io.BufferedReader) -> None:
         super().__init__(daemon=True)
         self.stream = stream
         self.head = bytearray()
@@ -140,46 +141,17 @@ def run_command(
         env=full_env,
         start_new_session=True,
     )
-    registered = False
-    if cancel is not None and hasattr(cancel, "register_process"):
+    registered = cancel is not None and hasattr(cancel, "register_process")
+    if registered:
         cancel.register_process(proc)
-        registered = True
-    reader = _Reader(proc.stdout)
+    # stdout=PIPE with the default buffering is a BufferedReader, whose read1 the reader uses
+    reader = _Reader(cast(io.BufferedReader, proc.stdout))
     reader.start()
     timed_out = cancelled = False
     try:
-        deadline = start + timeout
-        while True:
-            try:
-                proc.wait(POLL_SECONDS)
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            if _is_cancelled(cancel):
-                cancelled = True
-                _stop(proc)
-                break
-            if time.monotonic() >= deadline:
-                timed_out = True
-                _stop(proc)
-                break
-        reader.join(PIPE_GRACE_SECONDS)
-        if reader.is_alive():
-            _kill_group(proc, signal.SIGKILL)
-            reader.join(PIPE_GRACE_SECONDS)
+        timed_out, cancelled = _wait(proc, reader, start + timeout, cancel)
     finally:
-        if registered and hasattr(cancel, "unregister_process"):
-            cancel.unregister_process(proc)
-        if proc.poll() is None:  # only when something above raised
-            _stop(proc)
-        # A straggler that left our process group (setsid) may still hold the pipe, and the
-        # reader is blocked in read holding the stream's lock: closing would block too. The
-        # daemon thread ends when that process lets go.
-        if not reader.is_alive():
-            try:
-                proc.stdout.close()
-            except OSError:
-                pass
+        _let_go(proc, reader, cancel if registered else None)
     # Cancellation may come from cancel() killing the group while we waited.
     if not cancelled and _is_cancelled(cancel) and proc.returncode != 0:
         cancelled = True
@@ -191,3 +163,42 @@ def run_command(
         cancelled=cancelled,
         output_cut=reader.cut,
     )
+
+
+def _wait(proc: subprocess.Popen[bytes], reader: _Reader, deadline: float, cancel: Any) -> tuple[bool, bool]:
+    """Waits for the command, a cancel or the deadline, then for the pipe: (timed out, cancelled)."""
+    timed_out = cancelled = False
+    while True:
+        try:
+            proc.wait(POLL_SECONDS)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+        if _is_cancelled(cancel):
+            cancelled = True
+            _stop(proc)
+            break
+        if time.monotonic() >= deadline:
+            timed_out = True
+            _stop(proc)
+            break
+    reader.join(PIPE_GRACE_SECONDS)
+    if reader.is_alive():
+        _kill_group(proc, signal.SIGKILL)
+        reader.join(PIPE_GRACE_SECONDS)
+    return timed_out, cancelled
+
+
+def _let_go(proc: subprocess.Popen[bytes], reader: _Reader, registered_with: Any) -> None:
+    if registered_with is not None and hasattr(registered_with, "unregister_process"):
+        registered_with.unregister_process(proc)
+    if proc.poll() is None:  # only when something above raised
+        _stop(proc)
+    # A straggler that left our process group (setsid) may still hold the pipe, and the
+    # reader is blocked in read holding the stream's lock: closing would block too. The
+    # daemon thread ends when that process lets go.
+    if not reader.is_alive():
+        try:
+            reader.stream.close()
+        except OSError:
+            pass

@@ -62,11 +62,11 @@ def _venv(repo: Path, environ: Mapping[str, str]) -> PythonEnv | None:
     return None
 
 
-def _hatch_configured(repo: Path, tool: dict) -> bool:
+def _hatch_configured(repo: Path, tool: dict[str, Any]) -> bool:
     return bool(tool.get("hatch", {}).get("envs")) or (repo / "hatch.toml").is_file()
 
 
-def _tox_config(repo: Path, tool: dict) -> str | None:
+def _tox_config(repo: Path, tool: dict[str, Any]) -> str | None:
     """The tox configuration's text, or None when tox is not configured."""
     if (repo / "tox.ini").is_file():
         return _read(repo / "tox.ini")
@@ -94,7 +94,7 @@ def find(repo: Path, environ: Mapping[str, str]) -> PythonEnv:
     return found
 
 
-def _managed(repo: Path, environ: Mapping[str, str], tool: dict, notes: list[str]) -> PythonEnv | None:
+def _managed(repo: Path, environ: Mapping[str, str], tool: dict[str, Any], notes: list[str]) -> PythonEnv | None:
     if (repo / "uv.lock").is_file():
         uv = _which("uv", environ)
         if uv:
@@ -110,7 +110,7 @@ def _managed(repo: Path, environ: Mapping[str, str], tool: dict, notes: list[str
     return None
 
 
-def _configured(repo: Path, environ: Mapping[str, str], tool: dict, notes: list[str]) -> PythonEnv | None:
+def _configured(repo: Path, environ: Mapping[str, str], tool: dict[str, Any], notes: list[str]) -> PythonEnv | None:
     if _hatch_configured(repo, tool):
         hatch = _which("hatch", environ)
         if hatch:

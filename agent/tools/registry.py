@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.choices import MEMORY_TOOL_MODES, MemoryMode, MemoryWrites
 from agent.tools.base import Tool, ToolContext, ToolResult
-
-# Modes whose sessions can read and write memory through the tool.
-MEMORY_TOOL_MODES = ("on-demand", "preloaded", "index")
 
 
 class ToolRegistry:
@@ -20,7 +18,9 @@ class ToolRegistry:
         self._by_name = {t.name: t for t in self.tools}
 
     @classmethod
-    def for_mode(cls, mode: str, store: Any = None, developer: list[Tool] | None = None) -> ToolRegistry:
+    def for_mode(
+        cls, mode: MemoryMode, store: Any = None, developer: list[Tool] | None = None, *, memory_writes: MemoryWrites = "auto"
+    ) -> ToolRegistry:
         """developer_tools() (or `developer`, for tests and the evaluation), then the memory
         tool when the mode has one."""
         if developer is None:
@@ -31,14 +31,17 @@ class ToolRegistry:
         if mode in MEMORY_TOOL_MODES and store is not None:
             from agent.tools.memory_tool import MemoryTool
 
-            tools.append(MemoryTool(store))
+            tools.append(MemoryTool(store, memory_writes))
         return cls(tools)
 
     @property
     def names(self) -> list[str]:
         return [t.name for t in self.tools]
 
-    def definitions(self) -> list[dict]:
+    def get(self, name: str) -> Tool | None:
+        return self._by_name.get(name)
+
+    def definitions(self) -> list[dict[str, Any]]:
         return [t.definition() for t in self.tools]
 
     def summarize(self, name: str, input: Any) -> str:
@@ -65,6 +68,7 @@ class ToolRegistry:
                 text=f"Error: {name} failed: {type(err).__name__}: {err}",
                 is_error=True,
                 summary=f"failed: {type(err).__name__}",
+                crashed=True,
             )
         if not isinstance(result, ToolResult):
             return ToolResult(text=f"Error: {name} returned nothing usable.", is_error=True, summary="no result")

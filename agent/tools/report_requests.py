@@ -4,8 +4,9 @@ Reports go to a fresh folder outside the repository (never into the developer's 
 removed after the run. A Node test script is changed only where that is safe: arguments
 after `npm run test --` reach the last command of the script, so they are added only when
 the script is one command of a known runner; node's own runner takes its reporters from
-NODE_OPTIONS, which reaches it wherever it sits in the script. Everything else is read from
-the console.
+NODE_OPTIONS, which reaches it wherever it sits in the script. `dotnet test` is asked for
+TRX files unless Microsoft.Testing.Platform runs it, which refuses VSTest's options.
+Everything else is read from the console.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from agent.tools.testresults import Report
 
 # Order matters: "vitest" must not be read as a mention of "jest".
 NODE_RUNNERS = ("vitest", "jest", "mocha", "ava")
+# global.json's choice of the new test platform for `dotnet test` (.NET 10 and later)
+TESTING_PLATFORM = re.compile(r'"runner"\s*:\s*"Microsoft\.Testing\.Platform"', re.IGNORECASE)
 
 
 def report_folder() -> str:
@@ -80,3 +83,29 @@ def node_args(script: str, runner: str | None, folder: str, repo: str) -> tuple[
 def go_report(folder: str, repo: str) -> Report:
     """go test -json prints its events on stdout; the run keeps them here."""
     return Report("go-json", os.path.join(folder, "go.json"), repo)
+
+
+def dotnet_args(folder: str, repo: str) -> tuple[list[str], Report | None]:
+    """Arguments that make `dotnet test` write its TRX files into the folder. No LogFileName:
+    every test project of a solution would write that one file, and only the last would stay."""
+    if _testing_platform(repo):
+        return [], None
+    return ["--logger", "trx", "--results-directory", folder], Report("trx", folder, repo)
+
+
+def _testing_platform(repo: str) -> bool:
+    """Whether the global.json dotnet finds from the repository (the first one up the tree)
+    hands `dotnet test` to Microsoft.Testing.Platform."""
+    folder = os.path.abspath(repo)
+    while True:
+        path = os.path.join(folder, "global.json")
+        if os.path.isfile(path):
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    return TESTING_PLATFORM.search(handle.read()) is not None
+            except OSError:
+                return False
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from agent.choices import SCREEN_FORMATS, as_choice
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_str
 
-FORMATS = ("markdown", "text", "diff")
 # The pane scrolls, but a runaway payload would still cost the model output tokens and the
 # UI its memory; a limit far above any readable page is enough.
 MAX_CONTENT_CHARS = 200_000
@@ -13,7 +15,7 @@ MAX_CONTENT_CHARS = 200_000
 class ShowOnScreenTool:
     name = "show_on_screen"
 
-    def definition(self) -> dict:
+    def definition(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "description": (
@@ -29,7 +31,7 @@ class ShowOnScreenTool:
                     "content": {"type": "string", "description": "What to show."},
                     "format": {
                         "type": "string",
-                        "enum": list(FORMATS),
+                        "enum": list(SCREEN_FORMATS),
                         "description": "markdown (default), text (kept as typed, monospaced) or diff (unified diff, coloured).",
                     },
                 },
@@ -37,23 +39,24 @@ class ShowOnScreenTool:
             },
         }
 
-    def summarize_input(self, input: dict) -> str:
+    def summarize_input(self, input: dict[str, Any]) -> str:
         title = input.get("title") if isinstance(input, dict) else None
         return str(title)[:60] if title else "screen"
 
-    def run(self, input: dict, ctx: ToolContext) -> ToolResult:
+    def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return guarded(self.name, lambda: self._run(input), ctx.cancel)
 
-    def _run(self, input: dict) -> ToolResult:
+    def _run(self, input: dict[str, Any]) -> ToolResult:
         if not isinstance(input, dict):
             raise ToolInputError("Error: the input must be an object with title and content.")
         title = optional_str(input, "title") or "Untitled"
         content = input.get("content")
         if not isinstance(content, str):
             raise ToolInputError("Error: content must be a string.")
-        fmt = optional_str(input, "format") or "markdown"
-        if fmt not in FORMATS:
-            raise ToolInputError(f"Error: format must be one of {', '.join(FORMATS)}, not {fmt!r}.")
+        word = optional_str(input, "format") or SCREEN_FORMATS[0]
+        fmt = as_choice(word, SCREEN_FORMATS)
+        if fmt is None:
+            raise ToolInputError(f"Error: format must be one of {', '.join(SCREEN_FORMATS)}, not {word!r}.")
         cut = ""
         if len(content) > MAX_CONTENT_CHARS:
             content = content[:MAX_CONTENT_CHARS]

@@ -29,28 +29,28 @@ COUNT_WORDS = {
 class Rule:
     """A line naming a failed (or errored) test; the reason is inline or below it."""
 
-    pattern: re.Pattern  # group name; optional groups reason and kind
+    pattern: re.Pattern[str]  # group name; optional groups reason and kind
     error: bool = False
-    reason: re.Pattern | None = None  # the line below that says why (group why, or the line)
-    skip: re.Pattern | None = None  # the runner's own label lines between name and reason
-    more: re.Pattern | None = None  # lines right after the reason that belong to it
-    fallback: re.Pattern | None = None  # the reason when no line matches `reason`
+    reason: re.Pattern[str] | None = None  # the line below that says why (group why, or the line)
+    skip: re.Pattern[str] | None = None  # the runner's own label lines between name and reason
+    more: re.Pattern[str] | None = None  # lines right after the reason that belong to it
+    fallback: re.Pattern[str] | None = None  # the reason when no line matches `reason`
     window: int = 6
-    until: re.Pattern | None = None  # where the test's block ends
-    name_from: re.Pattern | None = None  # an earlier line that names it (group name)
+    until: re.Pattern[str] | None = None  # where the test's block ends
+    name_from: re.Pattern[str] | None = None  # an earlier line that names it (group name)
 
 
 @dataclass(frozen=True)
 class Grammar:
     name: str
-    counts: tuple[re.Pattern, ...]  # named groups, or a group `words` holding "N word" pairs
+    counts: tuple[re.Pattern[str], ...]  # named groups, or a group `words` holding "N word" pairs
     rules: tuple[Rule, ...] = ()
     accumulate: bool = False  # count lines add up: one per assembly, crate or package
-    empty: re.Pattern | None = None  # a line saying nothing ran
+    empty: re.Pattern[str] | None = None  # a line saying nothing ran
     finish: Callable[[list[str], TestSummary], None] | None = None
 
 
-def _add_counts(match: re.Match, summary: TestSummary, accumulate: bool, seen: set[str]) -> None:
+def _add_counts(match: re.Match[str], summary: TestSummary, accumulate: bool, seen: set[str]) -> None:
     found: dict[str, int] = {}
     groups = match.groupdict()
     words = groups.get("words")
@@ -106,7 +106,7 @@ def _more(rule: Rule, lines: list[str], at: int) -> str:
     return extra
 
 
-def _name(rule: Rule, match: re.Match, lines: list[str], index: int) -> str:
+def _name(rule: Rule, match: re.Match[str], lines: list[str], index: int) -> str:
     if rule.name_from is not None:
         for earlier in reversed(lines[:index]):
             found = rule.name_from.search(earlier)
@@ -144,7 +144,7 @@ def read(grammar: Grammar, log: str) -> TestSummary:
     return summary
 
 
-def _c(pattern: str, flags: int = 0) -> re.Pattern:
+def _c(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
 

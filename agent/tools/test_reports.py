@@ -1,5 +1,6 @@
 """Test summaries from the reports runners write when asked: JUnit XML (pytest, Vitest,
-mocha's xunit, node's junit reporter), Jest's JSON and `go test -json`.
+mocha's xunit, node's junit reporter), Jest's JSON, `go test -json` and dotnet's TRX files
+(read in trx_report).
 
 A report names every failed test with its message, where console output is cut to the
 terminal's width or leaves the cause out (pytest's "ERROR tests/x.py"). JUnit XML is read
@@ -18,28 +19,33 @@ from xml.etree.ElementTree import ParseError
 
 from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
+from agent.tools import trx_report
 from agent.tools.test_console import EXCEPTION_LINE
-from agent.tools.testresults import Report, TestSummary
-
-MAX_REPORT_BYTES = 50_000_000
+from agent.tools.testresults import MAX_REPORT_BYTES, Report, TestSummary
 
 
 def read(report: Report) -> TestSummary | None:
     """The summary in the report, or None when it is missing or cannot be read."""
     try:
-        if os.path.getsize(report.path) > MAX_REPORT_BYTES:
+        if report.format == "trx":
+            summary = trx_report.read_folder(report.path)
+        elif os.path.getsize(report.path) > MAX_REPORT_BYTES:
             return None
-        with open(report.path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-        if report.format == "go-json":
-            summary = read_go_json(text)
         else:
-            summary = {"junit": read_junit, "jest-json": read_jest_json}[report.format](text, report.root)
+            summary = _read_file(report)
     except (OSError, KeyError, ValueError, ParseError, TypeError, AttributeError):
         return None
     if summary is not None:
         summary.source = report.format
     return summary
+
+
+def _read_file(report: Report) -> TestSummary:
+    with open(report.path, encoding="utf-8", errors="replace") as handle:
+        text = handle.read()
+    if report.format == "go-json":
+        return read_go_json(text)
+    return {"junit": read_junit, "jest-json": read_jest_json}[report.format](text, report.root)
 
 
 def _first_meaningful(message: str | None, text: str | None) -> str:
@@ -66,7 +72,8 @@ def _cases(xml: JUnitXml | TestSuite) -> list[TestCase]:
     for suite in xml:
         cases += list(suite)
     # node's junit reporter puts test cases straight under <testsuites>.
-    cases += [TestCase.fromelem(e) for e in xml._elem.findall("testcase")]
+    # junitparser leaves fromelem unannotated; it returns the TestCase it is called on
+    cases += [TestCase.fromelem(e) for e in xml._elem.findall("testcase")]  # type: ignore[no-untyped-call]
     return cases
 
 
@@ -79,13 +86,13 @@ def read_junit(text: str, root: str | None = None) -> TestSummary:
         name = _case_name(case.classname, case.name, case._elem.get("file"), root)
         results = case.result
         if any(isinstance(r, Error) for r in results):
-            r = next(r for r in results if isinstance(r, Error))
+            error = next(r for r in results if isinstance(r, Error))
             summary.errors += 1
-            summary.add_failure(name, _first_meaningful(r.message, r.text), error=True)
+            summary.add_failure(name, _first_meaningful(error.message, error.text), error=True)
         elif any(isinstance(r, Failure) for r in results):
-            r = next(r for r in results if isinstance(r, Failure))
+            failure = next(r for r in results if isinstance(r, Failure))
             summary.failed += 1
-            summary.add_failure(name, _first_meaningful(r.message, r.text))
+            summary.add_failure(name, _first_meaningful(failure.message, failure.text))
         elif any(isinstance(r, Skipped) for r in results):
             summary.skipped += 1
         else:
@@ -113,7 +120,7 @@ def _case_name(classname: str | None, name: str | None, file: str | None = None,
     return joiner.join(p for p in (classname, name) if p) or "(unnamed test)"
 
 
-def _declared_tests(root) -> int | None:
+def _declared_tests(root: JUnitXml | TestSuite) -> int | None:
     try:
         value = root._elem.get("tests")
         if value is None and not isinstance(root, TestSuite):

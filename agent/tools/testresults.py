@@ -10,6 +10,7 @@ from agent.events import ToolOutcome
 
 MAX_FAILURES = 15
 MAX_DETAIL_CHARS = 300
+MAX_REPORT_BYTES = 50_000_000  # a report larger than this is not read: the console is
 
 
 @dataclass
@@ -81,6 +82,6 @@ def read(kind: str | None, log: str, report: Report | None = None) -> TestSummar
 class Report:
     """A machine-readable report a runner was asked to write: its format and its path."""
 
-    format: str  # "junit" | "jest-json" | "go-json"
-    path: str
+    format: str  # "junit" | "jest-json" | "go-json" | "trx"
+    path: str  # for "trx" the folder: dotnet writes one file per test project
     root: str | None = None  # the repository, so that paths in the report read relative to it

@@ -208,9 +208,15 @@ def dotnet_target(repo: Path, project: str | None) -> str:
 def dotnet_plan(repo: Path, kind: str, project: str | None, test_filter: str | None) -> Plan:
     target = dotnet_target(repo, project)
     argv = ["dotnet", kind, target, "-nologo"]
-    if kind == "test" and test_filter:
+    label = f"dotnet {kind} {target}"
+    if kind != "test":
+        return Plan("dotnet", [Step(argv, label)])
+    if test_filter:
         argv += ["--filter", test_filter]
-    return Plan("dotnet", [Step(argv, f"dotnet {kind} {target}")], results="dotnet" if kind == "test" else None)
+    folder = report_requests.report_folder()
+    extra, report = report_requests.dotnet_args(folder, str(repo))
+    step = Step(argv + extra, label)
+    return Plan("dotnet", [step], results="dotnet", report=report, report_folder=folder if report else None)
 
 
 # ---- Python -----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ load only when a module that needs them is imported, so the app can paint first.
 - controller.VoiceController: the app's voice seam (tui/voice_seam.py)
 - push_to_talk.PushToTalk: idle -> recording -> transcribing -> idle, events as dataclasses
 - recorder.Recorder: capture with end-of-speech detection; DeviceSource or WavSource
-- stt.Transcriber, tts.Voice, tts.Speaker: the models and the interruptible speaker
+- stt.Transcriber, synth.Voice, tts.Speaker: the models and the interruptible speaker
 - sentences, speakable: what of a streaming reply is said, and when
 - vocabulary.repository_vocabulary(): the repository's words, to bias recognition
 - status.voice_unavailable_reason(): why voice is off, in one line

@@ -12,7 +12,7 @@ import ctypes.util
 import threading
 
 _lock = threading.Lock()
-_handler = None  # kept alive for as long as ALSA may call it
+_handler: object = None  # kept alive for as long as ALSA may call it
 
 
 def quiet_alsa_errors() -> bool:

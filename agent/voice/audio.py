@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 
 WHISPER_RATE = 16000
+# A sound device as sounddevice takes it: an index, a name, or None for the default.
+Device = int | str | None
 
 
 def to_float32(samples: np.ndarray) -> np.ndarray:
@@ -24,7 +26,8 @@ def to_int16(samples: np.ndarray) -> np.ndarray:
     samples = np.asarray(samples)
     if samples.dtype == np.int16:
         return samples
-    return (np.clip(samples, -1.0, 1.0) * 32767.0).astype(np.int16)
+    scaled: np.ndarray = np.clip(samples, -1.0, 1.0) * 32767.0
+    return scaled.astype(np.int16)
 
 
 def resample(samples: np.ndarray, rate: int, target: int = WHISPER_RATE) -> np.ndarray:
@@ -112,7 +115,8 @@ def load_audio(path: Path, target: int = WHISPER_RATE) -> np.ndarray:
     except (wave.Error, ValueError, EOFError):
         from faster_whisper.audio import decode_audio
 
-        return decode_audio(str(path), sampling_rate=target)
+        decoded: np.ndarray = decode_audio(str(path), sampling_rate=target)
+        return decoded
     return resample(samples, rate, target)
 
 

@@ -6,8 +6,30 @@ import bisect
 import threading
 import time
 from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
+
+from agent.voice.audio import Device
+
+# What an output stream calls with each block: (outdata, frames, time info, status).
+OutputCallback = Callable[[np.ndarray, int, Any, Any], None]
+
+
+class OutputStream(Protocol):
+    """What the speaker uses of an output stream: sounddevice's, or a BufferStream."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def abort(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+# open_stream(rate, callback, *, device, blocksize, latency) -> a started stream
+OpenStream = Callable[..., OutputStream]
 
 
 class BufferStream:
@@ -17,7 +39,7 @@ class BufferStream:
     speaker runs exactly as it does with sounddevice; `audio` is what was "heard".
     """
 
-    def __init__(self, rate: int, callback: Callable, *, blocksize: int = 256,
+    def __init__(self, rate: int, callback: OutputCallback, *, blocksize: int = 256,
                  speed: float = 1.0) -> None:
         self.rate = rate
         self.blocksize = blocksize
@@ -68,8 +90,8 @@ class BufferStream:
         self.abort()
 
 
-def open_buffer_stream(rate: int, callback: Callable, *, device=None, blocksize: int = 256,
-                       latency=None, speed: float = 1.0) -> BufferStream:
+def open_buffer_stream(rate: int, callback: OutputCallback, *, device: Device = None, blocksize: int = 256,
+                       latency: str | float | None = None, speed: float = 1.0) -> BufferStream:
     stream = BufferStream(rate, callback, blocksize=blocksize, speed=speed)
     stream.start()
     return stream

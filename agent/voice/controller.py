@@ -1,8 +1,8 @@
 """Voice for the app, behind the seam the TUI defines (tui/voice_seam.py).
 
-It implements the `VoiceController` protocol of tui/voice_seam.py. The app is anything
-with `call_from_thread`, `set_voice_state` (taking a VoiceStatus), `submit_turn`, `repo`
-and `store`, so this module needs no Textual. Events from the
+It implements the `VoiceController` protocol of tui/voice_seam.py. The app is a
+`VoiceApp`: `call_from_thread`, `set_voice_state` (taking a VoiceStatus), `submit_turn`,
+`repo` and `store`, so this module needs no Textual. Events from the
 push-to-talk machine arrive on audio and worker threads; one dispatcher thread hands
 them to the app, newest status line only, so a slow UI never stalls the recorder.
 """
@@ -13,10 +13,13 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.voice.push_to_talk import (
     LevelChanged,
+    PttEvent,
     PttState,
     RecordingDiscarded,
     StateChanged,
@@ -25,36 +28,60 @@ from agent.voice.push_to_talk import (
 )
 from agent.voice.status import VoiceStatus, voice_off
 
+if TYPE_CHECKING:
+    from agent.voice.stack import VoiceStack
+    from agent.voice.tts import Speaker
+    from memory.roots import Memory
+
 METER = "▁▂▃▄▅▆▇█"
 METER_INTERVAL = 0.1
-_STOP = object()
+
+# Makes the stack from the repository and the sink of push-to-talk events (tests, benchmarks).
+StackFactory = Callable[[Path, Callable[[PttEvent], None]], "VoiceStack"]
+# What the dispatcher hands the app: ("status", VoiceStatus) or ("submit", transcript);
+# None ends it.
+_Entry = tuple[str, Any] | None
 
 
-def meter(levels) -> str:
+class VoiceApp(Protocol):
+    """What the controller needs of the app (DevAgentApp is one); Textual's App supplies
+    call_from_thread, which runs a function on the UI thread."""
+
+    repo: Path
+    store: Memory | None
+
+    def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
+
+    def set_voice_state(self, status: VoiceStatus) -> None: ...
+
+    def submit_turn(self, text: str) -> None: ...
+
+
+def meter(levels: Iterable[float]) -> str:
     return "".join(METER[min(len(METER) - 1, int(level * len(METER)))] for level in levels)
 
 
 class VoiceController:
-    def __init__(self, *, stack_factory: Callable | None = None, stt_model: str | None = None,
+    def __init__(self, *, stack_factory: StackFactory | None = None, stt_model: str | None = None,
                  voice: str | None = None, speak: bool = True, talk_key: str = "F2") -> None:
         self._factory = stack_factory
         self._talk_key = talk_key  # as the status line names it
-        self._options = {"stt_model": stt_model, "voice": voice, "speak": speak}
-        self.stack = None
-        self.app = None
+        self._stt_model, self._voice, self._speak = stt_model, voice, speak
+        self.stack: VoiceStack | None = None
+        self.app: VoiceApp | None = None
         self.loaded = threading.Event()
-        self._outbox: queue.Queue = queue.Queue()
+        self._outbox: queue.Queue[_Entry] = queue.Queue()
         self._levels: deque[float] = deque(maxlen=6)
         self._closed = False
         self._last_meter = 0.0
 
     # -- the seam ---------------------------------------------------------------------
 
-    def attach(self, app) -> None:
+    def attach(self, app: VoiceApp) -> None:
         self.app = app
         self._status(VoiceStatus("loading"))
-        threading.Thread(target=self._dispatch, name="voice-ui", daemon=True).start()
-        threading.Thread(target=self._load, name="voice-load", daemon=True).start()
+        threading.Thread(target=self._dispatch, args=(app,), name="voice-ui", daemon=True).start()
+        threading.Thread(target=self._load, args=(app,), name="voice-load", daemon=True).start()
 
     def push_to_talk(self) -> None:
         if self.stack is None:
@@ -101,7 +128,7 @@ class VoiceController:
                     stack.speaker.close()
             except Exception:
                 pass
-        self._outbox.put(_STOP)
+        self._outbox.put(None)
 
     # -- beyond the seam --------------------------------------------------------------
 
@@ -123,18 +150,18 @@ class VoiceController:
 
     # -- internals --------------------------------------------------------------------
 
-    def _speaker(self):
+    def _speaker(self) -> Speaker | None:
         return None if self.stack is None else self.stack.speaker
 
-    def _load(self) -> None:
+    def _load(self, app: VoiceApp) -> None:
         try:
             if self._factory is not None:
-                stack = self._factory(self.app.repo, self._on_event)
+                stack = self._factory(app.repo, self._on_event)
             else:
                 from agent.voice.stack import load_voice
 
-                stack = load_voice(self.app.repo, self._on_event,
-                                   store=getattr(self.app, "store", None), **self._options)
+                stack = load_voice(app.repo, self._on_event, store=app.store,
+                                   stt_model=self._stt_model, voice=self._voice, speak=self._speak)
         except Exception as error:  # load_voice never raises; a custom factory might
             from agent.voice.status import describe_error
 
@@ -159,38 +186,34 @@ class VoiceController:
             return VoiceStatus("ready", note, f"({self._talk_key}), muted")
         return VoiceStatus("ready", note, f"({self._talk_key})")
 
-    def _on_event(self, event) -> None:
-        if isinstance(event, LevelChanged):
-            self._levels.append(event.level)
-            # Ten repaints a second is a smooth meter; thirty would keep the UI busy.
-            now = time.monotonic()
-            if now - self._last_meter >= METER_INTERVAL:
-                self._last_meter = now
-                self._status(VoiceStatus("recording", detail=f"{event.elapsed:.1f}s {meter(self._levels)}"))
-        elif isinstance(event, StateChanged):
-            if event.state is PttState.RECORDING:
+    def _on_event(self, event: PttEvent) -> None:
+        match event:
+            case LevelChanged():
+                self._levels.append(event.level)
+                # Ten repaints a second is a smooth meter; thirty would keep the UI busy.
+                now = time.monotonic()
+                if now - self._last_meter >= METER_INTERVAL:
+                    self._last_meter = now
+                    self._status(VoiceStatus("recording", detail=f"{event.elapsed:.1f}s {meter(self._levels)}"))
+            case StateChanged(state=PttState.RECORDING):
                 self._levels.clear()
                 self._status(VoiceStatus("recording", detail="0.0s"))
-            elif event.state is PttState.TRANSCRIBING:
+            case StateChanged(state=PttState.TRANSCRIBING):
                 self._status(VoiceStatus("transcribing"))
-            elif event.state is PttState.IDLE and self.stack is not None:
+            case StateChanged(state=PttState.IDLE) if self.stack is not None:
                 self._status(self._ready_line())
-        elif isinstance(event, TranscriptReady):
-            if event.text.strip():
+            case TranscriptReady() if event.text.strip():
                 self.turn_started()
                 self._outbox.put(("submit", event.text.strip()))
-            else:
+            case TranscriptReady() | RecordingDiscarded(reason="no speech"):
                 self._status(self._ready_line("heard nothing"))
-        elif isinstance(event, RecordingDiscarded):
-            if event.reason == "no speech":
-                self._status(self._ready_line("heard nothing"))
-        elif isinstance(event, VoiceUnavailable):
-            self._status(voice_off(event.reason))
+            case VoiceUnavailable():
+                self._status(voice_off(event.reason))
 
     def _status(self, status: VoiceStatus) -> None:
         self._outbox.put(("status", status))
 
-    def _dispatch(self) -> None:
+    def _dispatch(self, app: VoiceApp) -> None:
         while True:
             item = self._outbox.get()
             batch = [item]
@@ -201,7 +224,7 @@ class VoiceController:
                     break
             latest_status = None
             for entry in batch:
-                if entry is _STOP:
+                if entry is None:
                     return
                 kind, value = entry
                 if kind == "status":
@@ -209,16 +232,16 @@ class VoiceController:
                     continue
                 # A transcript goes after the status lines that came before it.
                 if latest_status is not None:
-                    self._call(self.app.set_voice_state, latest_status)
+                    self._call(app, app.set_voice_state, latest_status)
                     latest_status = None
-                self._call(self.app.submit_turn, value)
+                self._call(app, app.submit_turn, value)
             if latest_status is not None:
-                self._call(self.app.set_voice_state, latest_status)
+                self._call(app, app.set_voice_state, latest_status)
 
-    def _call(self, function, *args) -> None:
-        if self._closed or self.app is None:
+    def _call(self, app: VoiceApp, function: Callable[..., None], *args: Any) -> None:
+        if self._closed:
             return
         try:
-            self.app.call_from_thread(function, *args)
+            app.call_from_thread(function, *args)
         except Exception:
             pass  # the app is shutting down

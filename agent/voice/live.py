@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agent.voice.audio import WHISPER_RATE
+
+if TYPE_CHECKING:
+    from agent.voice.stt import Transcriber
 
 # A piece shorter than this waits for the next pause: a word or two alone gives Whisper
 # too little context and tends to come back as a stock phrase.
@@ -31,7 +35,7 @@ MIN_SPEECH_FRAMES = 3
 
 
 class LiveTranscript:
-    def __init__(self, transcriber, vocabulary: Sequence[str] = (),
+    def __init__(self, transcriber: Transcriber, vocabulary: Sequence[str] = (),
                  speech_frames: Callable[[int, int], int] | None = None) -> None:
         """`speech_frames(start, end)`: frames of speech the recorder heard there."""
         self.transcriber = transcriber
@@ -118,12 +122,12 @@ class LiveTranscript:
                 generation, start, end = self._generation, self._done, self._wanted
                 piece = self._audio[start:end]
                 self._busy = True
+            text, error = "", None
             try:
                 heard = self.speech_frames is None or self.speech_frames(start, end) >= MIN_SPEECH_FRAMES
-                text: str | None = self.transcriber.transcribe_segment(piece, self.vocabulary) if heard else ""
-                error = None
+                text = self.transcriber.transcribe_segment(piece, self.vocabulary) if heard else ""
             except Exception as problem:
-                text, error = None, problem
+                error = problem
             with self._state:
                 self._busy = False
                 if generation == self._generation:

@@ -13,10 +13,16 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agent.voice.live import LiveTranscript
+
+if TYPE_CHECKING:
+    from agent.voice.recorder import Recorder
+    from agent.voice.stt import Transcriber
+    from agent.voice.tts import Speaker
 
 
 class PttState(enum.StrEnum):
@@ -65,8 +71,8 @@ PttEvent = StateChanged | LevelChanged | TranscriptReady | RecordingDiscarded | 
 
 
 class PushToTalk:
-    def __init__(self, recorder, transcriber, sink: Callable[[PttEvent], None], *,
-                 vocabulary: Sequence[str] = (), speaker=None,
+    def __init__(self, recorder: Recorder, transcriber: Transcriber, sink: Callable[[PttEvent], None], *,
+                 vocabulary: Sequence[str] = (), speaker: Speaker | None = None,
                  discard_without_speech: bool = True) -> None:
         self.recorder = recorder
         self.transcriber = transcriber
@@ -149,9 +155,6 @@ class PushToTalk:
             self.unavailable_reason = None
             if self.state is PttState.UNAVAILABLE:
                 self._set_state(PttState.IDLE)
-
-    def set_vocabulary(self, vocabulary: Sequence[str]) -> None:
-        self.vocabulary = tuple(vocabulary)
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         return self._idle.wait(timeout)

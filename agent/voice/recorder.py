@@ -16,11 +16,11 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
-from agent.voice.audio import WHISPER_RATE, StreamResampler, load_audio, rms_level, to_float32
+from agent.voice.audio import WHISPER_RATE, Device, StreamResampler, load_audio, rms_level, to_float32
 from agent.voice.vad import FRAME, StreamingVad
 
 SPEECH_THRESHOLD = 0.5
@@ -40,11 +40,11 @@ class AudioSource(Protocol):
 class DeviceSource:
     """The default (or a chosen) microphone through a sounddevice InputStream."""
 
-    def __init__(self, device=None, samplerate: int = WHISPER_RATE, blocksize: int = FRAME) -> None:
+    def __init__(self, device: Device = None, samplerate: int = WHISPER_RATE, blocksize: int = FRAME) -> None:
         self.device = device
         self.samplerate = samplerate
         self.blocksize = blocksize
-        self._stream = None
+        self._stream: Any = None  # a sounddevice.InputStream; sounddevice has no type information
 
     def start(self, callback: AudioCallback) -> None:
         import sounddevice
@@ -53,7 +53,7 @@ class DeviceSource:
 
         quiet_alsa_errors()
 
-        def open_at(rate: int, blocksize: int):
+        def open_at(rate: int, blocksize: int) -> Any:
             return sounddevice.InputStream(samplerate=rate, channels=1, dtype="float32",
                                            blocksize=blocksize, device=self.device,
                                            callback=callback)
@@ -89,6 +89,8 @@ class WavSource:
                  samplerate: int = WHISPER_RATE, blocksize: int = FRAME,
                  speed: float = 1.0, lead_silence: float = 0.0, noise: float = 0.0) -> None:
         if samples is None:
+            if path is None:
+                raise ValueError("a WavSource needs a path or samples")
             samples = load_audio(Path(path), samplerate)
         audio = to_float32(samples)
         if lead_silence:
@@ -160,7 +162,7 @@ class Recorder:
         self.on_pause = on_pause
         self.pause_ms = pause_ms
         self._vad: StreamingVad | None = None
-        self._blocks: queue.Queue = queue.Queue()
+        self._blocks: queue.Queue[np.ndarray | None] = queue.Queue()
         self._worker: threading.Thread | None = None
         self._lock = threading.Lock()
         self._reset()
@@ -179,7 +181,6 @@ class Recorder:
         self.overflows = 0
         self.recording = False
         self._accepting = False
-        self._started_at = 0.0
 
     @property
     def elapsed(self) -> float:
@@ -188,20 +189,22 @@ class Recorder:
 
     def prepare(self) -> Recorder:
         """Load the VAD ahead of the first recording."""
+        self._loaded_vad()
+        return self
+
+    def _loaded_vad(self) -> StreamingVad:
         if self._vad is None:
             self._vad = StreamingVad()
-        return self
+        return self._vad
 
     def start(self) -> None:
         if self.recording:
             return
-        self.prepare()
-        self._vad.reset()
+        self._loaded_vad().reset()
         self._reset()
         self._blocks = queue.Queue()
         self.recording = True
         self._accepting = True
-        self._started_at = time.monotonic()
         self._worker = threading.Thread(target=self._work, args=(self._blocks,),
                                         name="recorder", daemon=True)
         self._worker.start()
@@ -211,7 +214,7 @@ class Recorder:
             self._halt()
             raise
 
-    def callback(self, indata, frames, time_info, status) -> None:
+    def callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         """The sounddevice InputStream callback: copy and hand over, nothing more."""
         if status:
             self.overflows += 1
@@ -257,8 +260,8 @@ class Recorder:
             if worker is not threading.current_thread():
                 worker.join(timeout=5)
 
-    def _work(self, blocks: queue.Queue) -> None:
-        resampler = None
+    def _work(self, blocks: queue.Queue[np.ndarray | None]) -> None:
+        resampler: StreamResampler | None = None
         while True:
             block = blocks.get()
             if block is None:
@@ -295,10 +298,11 @@ class Recorder:
         # of silence, of which the VAD calls 3-6 frames silent), well short of a stop.
         pause_frames = max(1, round(self.pause_ms / 1000 * WHISPER_RATE / FRAME))
         consumed = self._samples - len(self._pending)
+        vad = self._loaded_vad()
         while len(self._pending) >= FRAME:
             frame, self._pending = self._pending[:FRAME], self._pending[FRAME:]
             consumed += FRAME
-            prob = self._vad(frame)
+            prob = vad(frame)
             if prob >= SPEECH_THRESHOLD:
                 self._speech_frames += 1
                 self._speech_ends.append(consumed)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 DEFAULT_KEY = "f2"
 
@@ -26,7 +27,7 @@ class VoiceSettings:
     speak: bool = True
 
 
-def voice_settings(environ: Mapping[str, str] | None = None, file: dict | None = None) -> VoiceSettings:
+def voice_settings(environ: Mapping[str, str] | None = None, file: dict[str, Any] | None = None) -> VoiceSettings:
     """Never raises: a value of the wrong kind is ignored and the default stays."""
     if file is None:
         from agent.config import load_user_config

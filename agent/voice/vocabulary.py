@@ -13,7 +13,12 @@ import os
 import re
 import tomllib
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memory.roots import Memory
 
 MAX_TERMS = 40
 MAX_FILES = 3000
@@ -33,10 +38,11 @@ _CODE = re.compile(r"\b[A-Z]{1,4}\d{3,5}\b")  # CS1591, IDE0005, CA2007, TS2322
 _DOTTED = re.compile(r"\b[A-Z][A-Za-z0-9]+(?:\.[A-Z][A-Za-z0-9]+)+\b")  # Contoso.Billing
 
 
-def repository_vocabulary(repo: Path, store=None, *, limit: int = MAX_TERMS) -> list[str]:
+def repository_vocabulary(repo: Path, store: Memory | None = None, *, limit: int = MAX_TERMS) -> list[str]:
     """Up to `limit` terms, the likeliest to be spoken first; never raises."""
     ranked: list[str] = []
-    for source in (_memory_terms, _project_names, _type_names):
+    sources: tuple[Callable[[Path, Memory | None], list[str]], ...] = (_memory_terms, _project_names, _type_names)
+    for source in sources:
         try:
             terms = source(Path(repo), store)
         except Exception:
@@ -57,7 +63,7 @@ def memory_terms(text: str) -> list[str]:
     return found
 
 
-def _memory_terms(repo: Path, store) -> list[str]:
+def _memory_terms(repo: Path, store: Memory | None) -> list[str]:
     if store is None:
         return []
     counts: Counter[str] = Counter()
@@ -71,7 +77,7 @@ def _memory_terms(repo: Path, store) -> list[str]:
     return [term for term, _ in counts.most_common()]
 
 
-def _walk(repo: Path):
+def _walk(repo: Path) -> Iterator[Path]:
     seen = 0
     for root, dirs, files in os.walk(repo):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
@@ -82,7 +88,7 @@ def _walk(repo: Path):
             yield Path(root) / name
 
 
-def _project_names(repo: Path, _store) -> list[str]:
+def _project_names(repo: Path, _store: Memory | None) -> list[str]:
     names: list[str] = []
 
     def add(name: str | None) -> None:
@@ -114,7 +120,7 @@ def _project_names(repo: Path, _store) -> list[str]:
     return names
 
 
-def _type_names(repo: Path, _store) -> list[str]:
+def _type_names(repo: Path, _store: Memory | None) -> list[str]:
     counts: Counter[str] = Counter()
     for path in _walk(repo):
         if path.suffix not in SOURCE_SUFFIXES:

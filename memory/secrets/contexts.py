@@ -182,7 +182,8 @@ def _private_keys(text: str, lowered: str) -> Iterator[Found]:
         if end_match is not None and end_match.start() - begin.end() <= _MAX_KEY:
             stop = end_match.end()
         else:
-            stop = _BODY.match(text, begin.end()).end()
+            body = _BODY.match(text, begin.end())  # matches, if only the empty string
+            stop = body.end() if body else begin.end()
         covered = stop
         yield "private key", begin.start(), stop
 

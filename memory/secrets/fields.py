@@ -73,11 +73,18 @@ _KEY_QUALIFIERS = (
 _PREVIOUS_WORD = re.compile(r"([A-Za-z]{2,20}+)[ \t]$")
 
 
-def value_span(match: re.Match[str], first: int) -> tuple[int, int] | None:
+def value_span(match: re.Match[str], first: int) -> tuple[int, int]:
+    """The span of the value's group: every pattern that calls this has one that matched."""
     for group in range(first, first + 4):
         if match.group(group) is not None:
             return match.span(group)
-    return None
+    raise ValueError(f"no value group from {first} matched in {match.re.pattern[:40]!r}")
+
+
+def _word_at(lowered: str, start: int) -> str:
+    # the field patterns start on a letter, so this always finds a word
+    found = _LETTERS.match(lowered, start)
+    return found.group() if found else ""
 
 
 def _family(text: str, word_start: int, word: str) -> str | None:
@@ -133,7 +140,7 @@ def fields_and_names(text: str, lowered: str) -> Iterator[Found]:
     for pattern in _FIELDS:
         for match in pattern.finditer(lowered):
             word_start = match.start()
-            word = _LETTERS.match(lowered, word_start).group()
+            word = _word_at(lowered, word_start)
             if match.group(7) is not None:
                 yield from _named(text, match, word_start, word)
                 continue
@@ -148,7 +155,7 @@ def fields_and_names(text: str, lowered: str) -> Iterator[Found]:
     for pattern in _LABELLED:
         for match in pattern.finditer(lowered):
             word_start = match.start()
-            word = _LETTERS.match(lowered, word_start).group()
+            word = _word_at(lowered, word_start)
             family = _family(text, word_start, word)
             span = value_span(match, 1)
             if family is not None:

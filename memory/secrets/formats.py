@@ -47,7 +47,15 @@ def _prefix(literal: str) -> str:
 _END = r"(?![A-Za-z0-9_\-])"
 
 
-def _rule(kind: str, pattern: str, *triggers: str, check=None, groups=(0,), lowered=False, lead=0) -> Rule:
+def _rule(
+    kind: str,
+    pattern: str,
+    *triggers: str,
+    check: Callable[[str], bool] | None = None,
+    groups: tuple[int, ...] = (0,),
+    lowered: bool = False,
+    lead: int = 0,
+) -> Rule:
     return Rule(kind, re.compile(pattern), groups, check, triggers, lowered, lead)
 
 

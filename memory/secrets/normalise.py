@@ -90,7 +90,7 @@ class _Rewritten(View):
 
     __slots__ = ("_view_starts", "_shifts", "_widths", "_base_widths")
 
-    def __init__(self, text: str, base: View | None, view_starts: list[int], shifts: list[int], widths, base_widths) -> None:
+    def __init__(self, text: str, base: View | None, view_starts: list[int], shifts: list[int], widths: list[int], base_widths: list[int]) -> None:
         super().__init__(text, base, view_starts)
         self._view_starts = view_starts
         self._shifts = shifts  # base start - view start, for each piece
@@ -112,7 +112,7 @@ class _Rewritten(View):
         return base_start if i < view_end else base_end + (i - view_end)
 
 
-def _offsets(pieces: list[str], tokens: list[str], token_width=None) -> list[int]:
+def _offsets(pieces: list[str], tokens: list[str], token_width: int | None = None) -> list[int]:
     """Where each token starts, from the text's pieces between tokens (C-level sums)."""
     widths = map(len, tokens) if token_width is None else (token_width for _ in tokens)
     steps = chain.from_iterable(zip(map(len, pieces), widths))

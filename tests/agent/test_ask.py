@@ -12,6 +12,7 @@ import pytest
 from tests.claude_double import error, reply, text, tool_use
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
@@ -102,3 +103,22 @@ def test_missing_key_is_one_sentence(claude_double, repo):
 def test_a_missing_repository_is_refused(claude_double, tmp_path):
     out = ask("--repo", str(tmp_path / "nowhere"), "hi")
     assert out.returncode == 2 and "is not a folder" in out.stderr
+
+
+def test_a_build_that_fails_is_printed_as_failed(claude_double, repo):
+    # A real build of a real repository: Python with a syntax error. The build tool call
+    # succeeds (is_error is False); the build it ran did not, and the line must say so.
+    (repo / "pyproject.toml").write_text('[project]\nname = "app"\nversion = "0.1.0"\n')
+    (repo / "app.py").write_text("def broken(:\n    pass\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    subprocess.run(["git", "add", "."], cwd=repo, check=True, env=env)
+    subprocess.run(["git", "commit", "-q", "-m", "broken"], cwd=repo, check=True, env=env)
+    claude_double.add(tool_use("build", {}, id="b1"), "The build fails: app.py line 1.")
+    out = ask("--repo", str(repo), "--memory", "none", "Does it build?")
+    assert out.returncode == 0, out.stderr  # the session did its work; the answer is the failure
+    (line,) = [line for line in out.stderr.splitlines() if line.startswith("[build ")]
+    assert line.startswith("[build × failed: ") and "1 error" in line
+    assert "done" not in line
+    assert "SyntaxError" in claude_double.messages_requests()[1].tool_results()[0]["content"]
+    usage = json.loads(out.stdout.strip().splitlines()[-1])
+    assert usage["tools"] == {"failed": 1}

@@ -104,6 +104,7 @@ def test_a_good_file_has_no_notice(write_config):
     assert voice_settings().speak is False
 
 
+@pytest.mark.e2e
 def test_ask_with_a_broken_config_runs_and_prints_one_line(claude_double, write_config, tmp_path):
     repo = tmp_path / "sandbox" / "app"
     repo.mkdir(parents=True)

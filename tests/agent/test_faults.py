@@ -135,6 +135,7 @@ def test_a_drop_before_the_first_words_is_retried(claude_double, tmp_path, dropp
     assert roles == ["user", "assistant", "user"]
 
 
+@pytest.mark.slow
 def test_drops_before_the_first_words_give_up_after_the_retries(claude_double, tmp_path):
     claude_double.add(*[reply("x", drop_after=1)] * 3, "Back.")
     session = make(tmp_path, max_retries=2)
@@ -200,6 +201,7 @@ def test_unreachable_api_is_a_sentence(claude_double, tmp_path, monkeypatch):
     assert errors(events) == ["Could not reach http://127.0.0.1:9; check the network and ask again."]
 
 
+@pytest.mark.e2e
 def test_base_url_is_honoured_in_another_process(claude_double, tmp_path):
     claude_double.add("From the double.")
     code = (

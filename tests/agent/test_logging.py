@@ -63,6 +63,7 @@ def test_a_drop_before_words_logs_the_retry_with_a_traceback(claude_double, tmp_
     assert "retry 1 of 4" in retry.getMessage() and retry.exc_info is not None
 
 
+@pytest.mark.e2e
 def test_ask_writes_devagent_log_rotated_private_and_masked(claude_double, tmp_path):
     repo = tmp_path / "sandbox" / "app"
     repo.mkdir(parents=True)

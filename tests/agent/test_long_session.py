@@ -88,6 +88,7 @@ def test_old_results_are_cleared_by_the_api_and_the_status_says_so(claude_double
     assert "item 98 is counted here" in json.dumps(s.messages[2]) and CLEARED not in json.dumps(s.messages)
 
 
+@pytest.mark.slow
 def test_the_save_notice_comes_once_near_clearing_and_only_with_a_memory_tool(claude_double, repo):
     claude_double.responder = reader
     s = session(repo, clear_at=5000, compact_at=50_000)

@@ -203,7 +203,7 @@ def test_on_demand_has_the_tool_and_the_rules_but_preloads_nothing(repo, claude_
     assert len(first.body["system"]) == 1
 
 
-def test_preloaded_puts_every_memory_with_its_age_and_staleness_in_the_prompt(repo, claude_double):
+def test_preloaded_puts_every_memory_with_its_age_and_evidence_in_the_prompt(repo, claude_double):
     write_memory(repo, claude_double, "preloaded")
     first, _ = first_monday_request(repo, claude_double, "preloaded")
     stable, memory = first.body["system"]
@@ -211,8 +211,8 @@ def test_preloaded_puts_every_memory_with_its_age_and_staleness_in_the_prompt(re
     assert '<memory path="/memories/core.md" age=' in memory["text"]
     assert "The Core project is the one the user cares about." in memory["text"]
     assert '<memory path="/memories/MEMORY.md"' in memory["text"]
-    # Friday's note names src/Review.cs:40, and the file has one line: flagged as stale.
-    assert "/memories/core.md: src/Review.cs:40" in memory["text"]
+    # Friday's note cites src/Review.cs:40, and the file has one line: its evidence says so.
+    assert "- /memories/core.md: src/Review.cs:40 changed (line 40 was past the end of the file when written)" in memory["text"]
     assert memory["cache_control"] == {"type": "ephemeral"}
     assert "memory" in first.tool_names()
     # The date stays out of the system prompt even with memories in it.

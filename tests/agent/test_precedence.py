@@ -27,10 +27,13 @@ LAYERS = {
     "effort": ("medium", "high", "max"),
     "memory_mode": ("window", "summary", "none"),
     "thinking": ("off", "4096", None),
+    "memory_writes": ("review", "off", "auto"),
 }
-FILE_KEY = {"model": "model", "effort": "effort", "memory_mode": "memory_mode", "thinking": "thinking"}
-ENV = {"model": "DEVAGENT_MODEL", "effort": "DEVAGENT_EFFORT", "memory_mode": "DEVAGENT_MEMORY", "thinking": "DEVAGENT_THINKING"}
-OPTION = {"model": "--model", "effort": "--effort", "memory_mode": "--memory"}
+FILE_KEY = {"model": "model", "effort": "effort", "memory_mode": "memory_mode", "thinking": "thinking",
+            "memory_writes": "memory_writes"}
+ENV = {"model": "DEVAGENT_MODEL", "effort": "DEVAGENT_EFFORT", "memory_mode": "DEVAGENT_MEMORY", "thinking": "DEVAGENT_THINKING",
+       "memory_writes": "DEVAGENT_MEMORY_WRITES"}
+OPTION = {"model": "--model", "effort": "--effort", "memory_mode": "--memory", "memory_writes": "--memory-writes"}
 
 
 @pytest.fixture
@@ -76,7 +79,17 @@ def test_each_layer_wins_over_the_ones_below(clean_env, setting, given):
 def test_argparse_defaults_mean_not_given():
     for parser, argv in ((app_parser(), []), (ask_parser(), ["a turn"])):
         args = parser.parse_args(argv)
-        assert (args.memory, args.model, args.effort) == (None, None, None)
+        assert (args.memory, args.memory_writes, args.model, args.effort) == (None, None, None, None)
+
+
+def test_memory_aging_days_from_the_file_and_bad_writes_are_named(clean_env):
+    config_file().write_text('memory_aging_days = 14\nmemory_writes = "sometimes"\n')
+    config = AgentConfig.from_env_and_args(app_parser().parse_args([]))
+    assert (config.memory_aging_days, config.memory_writes) == (14, "auto")
+    assert "memory_writes was ignored" in config.notice
+    clean_env.setenv("DEVAGENT_MEMORY_WRITES", "never")
+    config = AgentConfig.from_env_and_args(app_parser().parse_args([]))
+    assert "DEVAGENT_MEMORY_WRITES was ignored" in config.notice and config.memory_writes == "auto"
 
 
 @pytest.mark.parametrize("value", ["0", "off", "false"])
@@ -109,6 +122,7 @@ def test_a_bad_environment_value_leaves_the_file_value(clean_env):
     assert config.effort == "high"
 
 
+@pytest.mark.e2e
 def test_ask_end_to_end_takes_each_setting_from_its_layer(claude_double, clean_env, tmp_path):
     repo = tmp_path / "sandbox" / "app"
     repo.mkdir(parents=True)

@@ -148,6 +148,7 @@ def devagent(*args: str, **kw) -> subprocess.Popen:
     )
 
 
+@pytest.mark.e2e
 def test_ask_resumes_a_session_whose_process_was_killed_mid_turn(claude_double, repo, user_dirs):
     """End to end: `devagent ask` is killed while a build runs in its second turn, then
     `devagent ask --resume` goes on from the first turn's end, and `devagent sessions` lists it."""

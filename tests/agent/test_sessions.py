@@ -7,6 +7,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from agent import sessions, transcripts
 from agent.transcripts import Transcript
 
@@ -91,6 +93,7 @@ def test_prune_keeps_the_running_session_and_follows_no_link(tmp_path, user_dirs
     assert sorted(p.name for p in (tmp_path / "deep").iterdir()) == ["er", "precious.jsonl"]
 
 
+@pytest.mark.slow
 def test_prune_again_with_everything_but_its_sandbox_read_only(tmp_path):
     """The tests above in a mount namespace where only their sandbox can be written (see
     tests/memory/test_hostile_readonly.py): an unlink that escaped would fail with EROFS."""

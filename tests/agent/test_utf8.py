@@ -162,6 +162,7 @@ def test_send_never_raises_whatever_it_is_given(claude_double, sandbox, text):
     assert claude_double.messages_requests()[0].body["messages"]
 
 
+@pytest.mark.e2e
 def test_ask_with_an_argument_that_is_not_utf8(claude_double, tmp_path):
     repo = tmp_path / "sandbox" / "app"
     repo.mkdir(parents=True)

@@ -8,6 +8,7 @@ outputs are written, and that the staleness variant really fixes the call site.
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
@@ -63,6 +64,7 @@ def counts(requests):
 MODES = ("none", "history", "window", "summary", "on-demand", "preloaded", "index")
 
 
+@pytest.mark.slow
 def test_every_mode_against_the_double(claude_double, tmp_path):
     results, progress = run(claude_double, tmp_path, MODES, runs=2)
     assert [m["mode"] for m in results["modes"]] == list(MODES)
@@ -133,6 +135,7 @@ def test_every_mode_against_the_double(claude_double, tmp_path):
     print(markdown_table(results))
 
 
+@pytest.mark.slow
 def test_each_monday_gets_its_own_copy_of_friday(claude_double, tmp_path):
     results, _ = run(claude_double, tmp_path, ("history", "preloaded"), runs=2)
     work = tmp_path / "work"
@@ -153,6 +156,7 @@ def test_each_monday_gets_its_own_copy_of_friday(claude_double, tmp_path):
     assert history["mondays"][0]["first_request_tokens"] == history["mondays"][1]["first_request_tokens"]
 
 
+@pytest.mark.slow
 def test_stale_variant_fixes_the_call_site_before_monday(claude_double, tmp_path):
     results, progress = run(claude_double, tmp_path, ("preloaded",), runs=1, stale=True)
     mode = results["modes"][0]
@@ -174,6 +178,7 @@ def test_stale_variant_fixes_the_call_site_before_monday(claude_double, tmp_path
     assert monday["score"]["red_without_building"] is False
 
 
+@pytest.mark.slow
 def test_cli_writes_the_three_outputs_from_any_folder(claude_double, tmp_path, monkeypatch, capsys, user_dirs):
     import tempfile
 
@@ -222,6 +227,7 @@ def test_cli_refuses_an_unknown_mode(capsys):
     assert "forever" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_an_api_error_on_monday_is_recorded_and_the_run_goes_on(claude_double, tmp_path):
     from tests.claude_double import error
 
@@ -257,6 +263,7 @@ def test_cli_keep_refuses_a_folder_holding_an_earlier_run(claude_double, tmp_pat
     assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["work"]
 
 
+@pytest.mark.slow
 def test_stale_monday_that_repeats_the_note_is_caught(claude_double, tmp_path):
     from tests.claude_double import reply
 
@@ -276,3 +283,34 @@ def test_stale_monday_that_repeats_the_note_is_caught(claude_double, tmp_path):
     assert none["red_without_building"] is False
     rows = [line for line in markdown_table(results).splitlines() if line.startswith("| Memory, preloaded")]
     assert "| 1 of 1 | 1 of 1 | 1 of 1 | 1 of 1 |" in rows[0]
+
+
+@pytest.mark.slow
+def test_cited_variant_tells_monday_the_call_site_changed(claude_double, tmp_path):
+    claude_double.responder = respond
+    claude_double.count_tokens = tokens_of
+    options = EvalOptions(
+        modes=("none", "preloaded", "index"), runs=1, cited=True, config=AgentConfig(thinking="off"), workdir=tmp_path / "work"
+    )
+    results = run_eval(options)
+    assert results["cited"] is True and results["stale"] is True
+    repo = tmp_path / "work" / "preloaded" / "ClaudeReviewBot"
+    # The rename was finished and committed between Friday and Monday.
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=repo, capture_output=True, text=True, check=True).stdout
+    assert log.splitlines()[0] == "Finish the rename: ReviewOrchestrator reads file.Diff"
+    friday_head = subprocess.run(["git", "rev-parse", "--short=7", "HEAD~1"], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+    by_mode = {m["mode"]: m for m in results["modes"]}
+    assert by_mode["none"]["friday"]["cited_memory"] is None and not by_mode["none"]["mondays"][0]["told"]
+    for name in ("preloaded", "index"):
+        told = by_mode[name]["mondays"][0]["told"]
+        line = f"- /memories/project_rename.md: src/ClaudeReviewBot.Core/Review/ReviewOrchestrator.cs:111 changed since {friday_head}; 1 intact"
+        assert line in told, told
+    # What the model was told is what the double received.
+    first_monday = [r for r in claude_double.messages_requests() if "What was I doing on Friday?" in r.last_user_text()]
+    assert any("ReviewOrchestrator.cs:111 changed since" in r.system_text() for r in first_monday)
+    paths = write_report(results, tmp_path / "out")
+    report = paths["markdown"].read_text()
+    assert report.startswith("# Friday and Monday (cited: Friday's memory cites the call site")
+    section = report[report.index("## What Monday was told"):]
+    assert "Memory, preloaded (`preloaded`):" in section and f"ReviewOrchestrator.cs:111 changed since {friday_head}" in section
+    assert "`none`" not in section

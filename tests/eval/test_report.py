@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import json
 
+import pytest
+
 from agent.eval.report import markdown_table, mode_summary, write_report
 
 
@@ -70,6 +72,7 @@ def test_summary_keeps_the_plotted_numbers():
     assert none["mondays"] == 3 and none["failed_mondays"] == 1
 
 
+@pytest.mark.slow  # runs the stale evaluation end to end: seconds
 def test_stale_table_has_the_red_column_and_out_of_four(tmp_path):
     stale = copy.deepcopy({**RESULTS, "stale": True})
     stale["modes"] = [stale["modes"][1]]

@@ -98,6 +98,7 @@ def test_not_a_folder(tmp_path, capsys):
     assert "is not a folder" in capsys.readouterr().err
 
 
+@pytest.mark.e2e
 def test_uv_run_devagent_memory_list(repo):
     """The installed console script, the way a user runs it."""
     filled(repo)
@@ -113,6 +114,7 @@ def test_uv_run_devagent_memory_list(repo):
     assert done.stdout.splitlines()[0].startswith("/memories/feedback_cs1591.md\tfeedback\t")
 
 
+@pytest.mark.e2e
 def test_list_into_a_reader_that_stops_early_prints_no_traceback(repo):
     """`devagent memory list | head -1` on a folder whose listing overflows the pipe."""
     folder = memory_dir_for(repo)

@@ -29,6 +29,7 @@ def worker(*args: str) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 def test_two_processes_lose_no_update(tmp_path):
     folder = tmp_path / "memories"
     store = MemoryStore(folder, max_file_chars=10**7, max_total_chars=10**8)
@@ -50,6 +51,7 @@ def test_two_processes_lose_no_update(tmp_path):
     assert [p.name for p in folder.iterdir() if p.name.startswith(".tmp-")] == []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork to kill a writer mid-write cheaply")
 def test_writer_killed_mid_write_leaves_old_or_new_text(tmp_path):
     folder = tmp_path / "memories"
@@ -96,6 +98,7 @@ def test_orphaned_temp_files_are_swept_when_a_store_opens(tmp_path):
     assert all(k.exists() for k in keep)
 
 
+@pytest.mark.slow
 def test_live_sessions_write_in_flight_is_not_swept(tmp_path):
     folder = tmp_path / "memories"
     folder.mkdir()
@@ -113,6 +116,7 @@ def test_live_sessions_write_in_flight_is_not_swept(tmp_path):
         holder.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_busy_lock_gives_an_error_result_after_a_bounded_wait(tmp_path):
     folder = tmp_path / "memories"
     folder.mkdir()

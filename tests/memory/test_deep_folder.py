@@ -67,6 +67,7 @@ def deep_repo(request, tmp_path, monkeypatch):
         remove_tree(str(folder / request.param))
 
 
+@pytest.mark.slow
 def test_the_store_opens_lists_and_can_delete_the_chain(deep_repo):
     sandbox, _repo, folder, top = deep_repo
     before = outside_snapshot(sandbox, folder)
@@ -106,6 +107,7 @@ def cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.e2e
 def test_devagent_memory_list_show_and_path(deep_repo):
     _sandbox, repo, folder, _top = deep_repo
     listed = cli("memory", "list", str(repo))
@@ -119,6 +121,7 @@ def test_devagent_memory_list_show_and_path(deep_repo):
     assert (path.returncode, path.stdout) == (0, f"{folder}\n")
 
 
+@pytest.mark.e2e
 def test_devagent_ask_starts_with_the_usable_memory_preloaded(deep_repo, claude_double):
     _sandbox, repo, _folder, _top = deep_repo
     claude_double.add(reply("Use make."))

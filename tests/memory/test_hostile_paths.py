@@ -120,6 +120,7 @@ HOSTILE_SETTINGS = settings(
 )
 
 
+@pytest.mark.slow
 @HOSTILE_SETTINGS
 @given(sequence=st.lists(commands, min_size=1, max_size=6))
 def test_generated_commands_stay_inside_the_folder(tmp_path_factory, sequence):
@@ -142,6 +143,7 @@ def test_generated_commands_stay_inside_the_folder(tmp_path_factory, sequence):
                 assert str(path.resolve()).startswith(str(folder.resolve()) + os.sep)
 
 
+@pytest.mark.slow
 @HOSTILE_SETTINGS
 @given(path=hostile_paths, text=texts)
 def test_editor_calls_stay_inside_the_folder(tmp_path_factory, path, text):

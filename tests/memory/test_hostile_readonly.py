@@ -1,7 +1,8 @@
 """The hostile-path tests again, with everything but their sandbox mounted read-only.
 
 Inside a private mount namespace (`unshare -m`, needs root), every mount is remounted
-read-only except one sandbox folder, and pytest runs test_hostile_paths.py with its
+read-only except one sandbox folder, and pytest runs test_hostile_paths.py (and
+test_hostile_roots.py, the user folder and held changes) with its
 temporary files in that sandbox. A write that escaped the memory folder would then fail
 with EROFS, or land in the sandbox where the inner tests look for it, instead of touching
 the real machine.
@@ -29,6 +30,7 @@ MOUNT_SCRIPT = (
 )
 
 
+@pytest.mark.slow
 def test_hostile_module_under_a_read_only_mount_namespace(tmp_path):
     if shutil.which("unshare") is None:
         pytest.skip("unshare is not installed, so the read-only namespace cannot be made")
@@ -50,12 +52,13 @@ def test_hostile_module_under_a_read_only_mount_namespace(tmp_path):
         sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
         f"--basetemp={box / 'pytest'}", "--rootdir", str(ROOT),
         str(ROOT / "tests" / "memory" / "test_hostile_paths.py"),
+        str(ROOT / "tests" / "memory" / "test_hostile_roots.py"),
     ]
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
     if done.returncode == 97 or (done.returncode != 0 and done.stderr.startswith("unshare:")):
         pytest.skip(f"cannot make a read-only mount namespace here: {done.stderr.strip()[:200]}")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     # The probe test ran (not skipped), so the namespace really was read-only.
-    assert "4 passed" in done.stdout, done.stdout[-2000:]
+    assert "7 passed" in done.stdout, done.stdout[-2000:]
     leftovers = [p for p in box.rglob("*") if "pytest" not in p.parts and p.name not in ("data", "home")]
     assert leftovers == [], leftovers

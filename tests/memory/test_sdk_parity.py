@@ -218,6 +218,7 @@ commands = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sequence=st.lists(commands, max_size=12))
 def test_generated_sequences_match_the_sdk(tmp_path_factory, sequence):

@@ -8,6 +8,8 @@ benchmarks/secret_corpus.py prints the same figures and lists what was missed.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.memory.secret_corpus import credentials, measure, ordinary
 
 
@@ -21,6 +23,7 @@ def test_the_corpus_is_big_enough_and_fresh():
         assert case.secrets and all(s in case.text for s in case.secrets), case.note
 
 
+@pytest.mark.slow
 def test_credentials_are_refused_and_masked_and_notes_pass(tmp_path):
     figures = measure(tmp_path / "sandbox" / "memories")
     refused = figures.rate(figures.refused_by_all, figures.credentials)

@@ -140,6 +140,7 @@ READ_ONLY_BIND = 'mount --bind "$RO" "$RO" && mount -o remount,bind,ro "$RO" || 
 WITHOUT_FILE_MODE_OVERRIDE = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["read-only", "unreadable"])
 def test_in_a_read_only_mount_namespace(tmp_path, case):
     namespace_or_skip()

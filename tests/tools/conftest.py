@@ -26,6 +26,7 @@ def isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     monkeypatch.delenv("FAKE_DOTNET_SLEEP", raising=False)
     monkeypatch.delenv("FAKE_DOTNET_PIDS", raising=False)
+    monkeypatch.delenv("FAKE_DOTNET_TRX", raising=False)
 
 
 @pytest.fixture

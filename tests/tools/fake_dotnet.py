@@ -8,12 +8,16 @@ and again in the summary, once per target framework of a multi-targeted project.
 Environment knobs for the process tests: FAKE_DOTNET_SLEEP (seconds to hang, after starting
 a child process that hangs too), FAKE_DOTNET_PIDS (file to write both pids to) and
 FAKE_DOTNET_ARGV (file to append each call's arguments to, NUL-separated, one call a line).
+FAKE_DOTNET_TRX names TRX files (separated by os.pathsep) that `test --logger trx` copies
+into its --results-directory, one per test project as the real logger writes them; without
+it no TRX appears, as when a test platform ignores the logger.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -80,6 +84,17 @@ def diagnostics(csproj: Path) -> tuple[list[str], list[str]]:
     return errors, warnings
 
 
+def write_trx(argv: list[str]) -> None:
+    loggers = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--logger", "-l")]
+    if not any(logger.split(";")[0] == "trx" for logger in loggers) or "--results-directory" not in argv:
+        return
+    folder = Path(argv[argv.index("--results-directory") + 1])
+    folder.mkdir(parents=True, exist_ok=True)
+    for n, source in enumerate(p for p in os.environ.get("FAKE_DOTNET_TRX", "").split(os.pathsep) if p):
+        # the logger's own naming: user, machine, time to the millisecond
+        shutil.copyfile(source, folder / f"dev_buildhost_2026-11-30_11_08_2{n}.{100 + n}.trx")
+
+
 def main(argv: list[str]) -> int:
     if os.environ.get("FAKE_DOTNET_ARGV"):
         with open(os.environ["FAKE_DOTNET_ARGV"], "a") as log:
@@ -136,6 +151,7 @@ def main(argv: list[str]) -> int:
             print(f"  Failed {name} [12 ms]")
             print("  Error Message:")
             print("   Assert.Equal() Failure: Values differ")
+        write_trx(argv)
         verdict = "Failed!" if failing else "Passed!"
         print(
             f"{verdict}  - Failed: {len(failing):>5}, Passed: {len(names) - len(failing):>5}, "

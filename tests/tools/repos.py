@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import glob
+import os
 import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from agent.cancel import Cancellation
@@ -140,6 +143,11 @@ def python_repo(root: Path, *, venv: bool = True) -> Path:
 def tree(root: Path) -> set[str]:
     """Every path under root, to check that a test left nothing behind."""
     return {p.relative_to(root).as_posix() for p in root.rglob("*")}
+
+
+def reports_left() -> set[str]:
+    """The report folders of test runs (agent.tools.report_requests) still on disk."""
+    return set(glob.glob(os.path.join(tempfile.gettempdir(), "devagent-report-*")))
 
 
 def has(program: str) -> bool:

@@ -7,12 +7,17 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from agent.cancel import Cancellation
 from agent.config import AgentConfig
+from agent.events import ToolOutcome
 from agent.tools.base import ToolContext
 from agent.tools.build import BuildTool, TestTool
 from tests.processes import alive
-from tests.tools.repos import ctx_for, dotnet_repo
+from tests.tools.repos import ctx_for, dotnet_repo, reports_left, tree
+
+OUTPUT = Path(__file__).parent / "runner_output"
 
 
 def test_build_lists_the_error_once_and_counts_warnings_by_code(tmp_path, fake_dotnet):
@@ -115,10 +120,64 @@ def test_test_passes_the_filter_to_dotnet(tmp_path, fake_dotnet, monkeypatch):
     TestTool().run({"filter": "FullyQualifiedName~Runs", "project": "Shop.Tests"}, ctx_for(repo))
     TestTool().run({}, ctx_for(repo))
     argvs = [line.split("\0") for line in calls.read_text().splitlines()]
-    assert argvs == [
+    assert [argv[:-4] for argv in argvs] == [
         ["test", "tests/Shop.Tests/Shop.Tests.csproj", "-nologo", "--filter", "FullyQualifiedName~Runs"],
         ["test", "Shop.sln", "-nologo"],
     ]
+    # and each run asks for TRX files in a folder of its own, outside the repository
+    assert all(argv[-4:-1] == ["--logger", "trx", "--results-directory"] for argv in argvs)
+    assert argvs[0][-1] != argvs[1][-1] and not argvs[0][-1].startswith(str(repo))
+
+
+def test_test_reads_the_trx_files_dotnet_writes(tmp_path, fake_dotnet, monkeypatch):
+    # Two test projects, two TRX files (real ones, from xUnit and NUnit runs); the console
+    # of the stand-in says "1 failed, 1 passed", so the counts show which was read.
+    repo = dotnet_repo(tmp_path / "shop", broken=False, with_tests=True)
+    trx = [str(OUTPUT / "dotnet_xunit_failures.trx"), str(OUTPUT / "dotnet_nunit_failures.trx")]
+    monkeypatch.setenv("FAKE_DOTNET_TRX", os.pathsep.join(trx))
+    before = reports_left()
+    result = TestTool().run({}, ctx_for(repo))
+    assert result.summary == "8 failed, 7 passed, 2 skipped"
+    assert result.outcome == ToolOutcome.FAILED
+    assert result.text.startswith("Tests failed (.NET: dotnet test Shop.sln; exit code 1,")
+    assert "  DotnetTests.XUnitTests.CalculatorTests.Failing_Test: Assert.Equal() Failure; Expected: 3; Actual: 2" in result.text
+    assert "  SampleProject.NUnit.TestServiceTests.FailTest: Expected: True; But was: False" in result.text
+    assert "FailsOnEmptyDiff" not in result.text
+    assert reports_left() == before, "the TRX folder was left behind"
+    assert ".trx" not in "".join(tree(repo))
+
+
+def test_without_a_trx_file_the_console_is_read(tmp_path, fake_dotnet, monkeypatch):
+    # Asked for TRX, dotnet wrote none (a test platform that ignores the logger does that).
+    repo = dotnet_repo(tmp_path / "shop", broken=False, with_tests=True)
+    calls = tmp_path / "argv"
+    monkeypatch.setenv("FAKE_DOTNET_ARGV", str(calls))
+    result = TestTool().run({}, ctx_for(repo))
+    assert "--logger\0trx" in calls.read_text()
+    assert result.summary == "1 failed, 1 passed"
+    assert "FailsOnEmptyDiff: Assert.Equal() Failure: Values differ" in result.text
+
+
+def test_a_trx_file_that_cannot_be_read_leaves_the_console(tmp_path, fake_dotnet, monkeypatch):
+    repo = dotnet_repo(tmp_path / "shop", broken=False, with_tests=True)
+    cut = tmp_path / "cut.trx"
+    cut.write_bytes((OUTPUT / "dotnet_xunit_failures.trx").read_bytes()[:3000])  # a run killed mid-write
+    monkeypatch.setenv("FAKE_DOTNET_TRX", str(cut))
+    result = TestTool().run({}, ctx_for(repo))
+    assert result.summary == "1 failed, 1 passed"
+    assert "FailsOnEmptyDiff: Assert.Equal() Failure: Values differ" in result.text
+
+
+def test_microsoft_testing_platform_is_not_given_vstest_options(tmp_path, fake_dotnet, monkeypatch):
+    # With global.json choosing the new platform, dotnet test refuses --logger: ask nothing.
+    repo = dotnet_repo(tmp_path / "shop", broken=False, with_tests=True)
+    (repo / "global.json").write_text('{\n  // the new dotnet test\n  "test": { "runner": "Microsoft.Testing.Platform" }\n}\n')
+    calls = tmp_path / "argv"
+    monkeypatch.setenv("FAKE_DOTNET_ARGV", str(calls))
+    monkeypatch.setenv("FAKE_DOTNET_TRX", str(OUTPUT / "dotnet_xunit_failures.trx"))
+    result = TestTool().run({}, ctx_for(repo))
+    assert [line.split("\0") for line in calls.read_text().splitlines()] == [["test", "Shop.sln", "-nologo"]]
+    assert result.summary == "1 failed, 1 passed"
 
 
 def test_a_filter_that_looks_like_an_option_is_refused(tmp_path, fake_dotnet, monkeypatch):
@@ -168,6 +227,7 @@ def test_missing_dotnet_is_a_sentence(tmp_path, monkeypatch):
     assert result.text == "Error: dotnet is not installed on this machine (not found on PATH), so the build could not run."
 
 
+@pytest.mark.slow
 def test_timeout_stops_the_build_and_its_children(tmp_path, fake_dotnet, monkeypatch):
     repo = dotnet_repo(tmp_path / "shop")
     pids_file = tmp_path / "pids"

@@ -33,6 +33,7 @@ def rust_crate(root: Path, body: str) -> Path:
     return repo
 
 
+@pytest.mark.slow
 def test_cargo_build_error(tmp_path, rust_env):
     repo = rust_crate(tmp_path / "demo", "fn main() {\n    let y = x;\n}\n")
     result = BuildTool().run({}, ctx_for(repo))
@@ -40,6 +41,7 @@ def test_cargo_build_error(tmp_path, rust_env):
     assert "src/main.rs:2:13 E0425: cannot find value `x` in this scope" in result.text
 
 
+@pytest.mark.slow
 def test_cargo_test_failure(tmp_path, rust_env):
     repo = rust_crate(
         tmp_path / "demo",
@@ -58,6 +60,7 @@ def node_env():
         pytest.skip("npm is not installed on this machine")
 
 
+@pytest.mark.slow
 def test_npm_build_script_with_tsc_shaped_errors(tmp_path, node_env):
     repo = init_repo(tmp_path / "web")
     (repo / "package.json").write_text(json.dumps({"name": "web", "version": "1.0.0", "scripts": {"build": "node build.js"}}))
@@ -73,6 +76,7 @@ def test_npm_build_script_with_tsc_shaped_errors(tmp_path, node_env):
     assert "1 error, 0 warnings" in result.text
 
 
+@pytest.mark.slow
 def test_npm_test_with_node_test_runner(tmp_path, node_env):
     repo = init_repo(tmp_path / "web")
     (repo / "package.json").write_text(json.dumps({"name": "web", "version": "1.0.0", "scripts": {"test": "node --test"}}))
@@ -96,6 +100,7 @@ def go_env(tmp_path, monkeypatch):
     monkeypatch.setenv("GOPATH", str(tmp_path / "gopath"))
 
 
+@pytest.mark.slow
 def test_go_build_and_test(tmp_path, go_env):
     repo = init_repo(tmp_path / "svc")
     (repo / "go.mod").write_text("module example.com/svc\n\ngo 1.21\n")

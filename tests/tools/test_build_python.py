@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from agent.tools.build import BuildTool, TestTool
 from tests.tools.repos import ctx_for, install_executable, python_repo, tree
 
 
+@pytest.mark.slow
 def test_pytest_failures_and_counts(tmp_path):
     repo = python_repo(tmp_path / "calc")
     result = TestTool().run({}, ctx_for(repo))
@@ -19,6 +22,7 @@ def test_pytest_failures_and_counts(tmp_path):
     assert "def test_sub" in result.log  # the traceback stays in the log
 
 
+@pytest.mark.slow
 def test_pytest_filter_and_project(tmp_path):
     repo = python_repo(tmp_path / "calc")
     result = TestTool().run({"filter": "add", "project": "tests"}, ctx_for(repo))
@@ -26,6 +30,7 @@ def test_pytest_filter_and_project(tmp_path):
     assert "0 failed, 1 passed" in result.text
 
 
+@pytest.mark.slow
 def test_fixed_code_passes(tmp_path):
     repo = python_repo(tmp_path / "calc")
     init = repo / "calc" / "__init__.py"
@@ -35,6 +40,7 @@ def test_fixed_code_passes(tmp_path):
     assert result.summary == "0 failed, 2 passed · .venv"
 
 
+@pytest.mark.slow
 def test_collection_error_is_reported(tmp_path):
     repo = python_repo(tmp_path / "calc")
     (repo / "tests" / "test_broken.py").write_text("import not_a_module_anywhere\n")
@@ -44,6 +50,7 @@ def test_collection_error_is_reported(tmp_path):
     assert "tests/test_broken.py: ModuleNotFoundError: No module named 'not_a_module_anywhere'" in result.text
 
 
+@pytest.mark.slow
 def test_tests_leave_no_cache_in_the_repository(tmp_path):
     repo = python_repo(tmp_path / "calc")
     TestTool().run({}, ctx_for(repo))
@@ -122,6 +129,7 @@ def test_missing_pytest_is_a_sentence(tmp_path):
     assert result.text == f"Error: pytest is not installed for {repo / '.venv' / 'bin' / 'python'}, so the tests could not run."
 
 
+@pytest.mark.slow
 def test_secret_printed_by_a_test_is_masked(tmp_path):
     repo = python_repo(tmp_path / "calc")
     token = "ghp_" + "Z1" * 18

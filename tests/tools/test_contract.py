@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from agent.tools import developer_tools
 from agent.tools.base import Tool, ToolResult
 from agent.tools.masking import mask_result
+from agent.tools.registry import ToolRegistry
 from agent.tools.screen import ShowOnScreenTool
 from tests.tools.repos import ctx_for, init_repo
 
@@ -64,7 +65,38 @@ def test_run_never_raises(tmp_path_factory, input):
         result = tool.run(input, ctx_for(repo))
         assert isinstance(result, ToolResult)
         assert isinstance(result.text, str) and result.text
+        # An answer from the catch-all is a crash the tool should have turned into a sentence.
+        assert not result.crashed, result.text
         assert isinstance(tool.summarize_input(input), str)
+
+
+def test_a_crash_is_told_apart_from_a_bad_input(monkeypatch):
+    tool = ShowOnScreenTool()
+    bad = tool.run({"title": "x"}, ctx_for(None))
+    assert bad.is_error and not bad.crashed
+    monkeypatch.setattr(ShowOnScreenTool, "_run", lambda self, input: 1 / 0)
+    crashed = tool.run({"title": "x", "content": "y"}, ctx_for(None))
+    assert crashed.is_error and crashed.crashed
+    assert crashed.text == "Error: show_on_screen failed unexpectedly (ZeroDivisionError: division by zero)."
+
+
+def test_the_registry_marks_a_tool_that_escapes_its_own_guard():
+    class Escapes:
+        name = "escapes"
+
+        def definition(self) -> dict:
+            return {"name": self.name}
+
+        def summarize_input(self, input: dict) -> str:
+            return ""
+
+        def run(self, input: dict, ctx) -> ToolResult:
+            raise RuntimeError("no guard")
+
+    registry = ToolRegistry([Escapes()])
+    result = registry.run("escapes", {}, ctx_for(None))
+    assert result.is_error and result.crashed and result.summary == "failed: RuntimeError"
+    assert not registry.run("nothing", {}, ctx_for(None)).crashed
 
 
 def test_show_on_screen():

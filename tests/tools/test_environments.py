@@ -96,6 +96,7 @@ def test_a_repository_without_an_environment_is_not_tested_with_devagents_python
     assert found.label in ("python3 on PATH", "python on PATH", "no Python found")
 
 
+@pytest.mark.slow
 def test_an_in_repository_venv_is_used_and_activated(tmp_path):
     repo = python_repo(tmp_path / "calc")
     (repo / "tests" / "test_where.py").write_text(
@@ -108,6 +109,7 @@ def test_an_in_repository_venv_is_used_and_activated(tmp_path):
     assert f"VENV {repo / '.venv'}" in result.log and f"FIRST {repo / '.venv' / 'bin'}" in result.log
 
 
+@pytest.mark.slow
 def test_uv_lock_runs_through_uv_run(tmp_path, monkeypatch):
     if shutil.which("uv") is None:
         pytest.skip("uv is not installed")
@@ -157,6 +159,7 @@ def stand_in(bin_dir: Path, name: str, tmp_path: Path) -> Path:
         ("tox", "tox.ini", "[tox]\nenv_list = py\n[testenv]\ncommands = pytest {posargs}\n", "tox -e py", ["-e", "py", "--"]),
     ],
 )
+@pytest.mark.slow
 def test_configured_managers_are_used(tmp_path, monkeypatch, name, marker, content, label, runs):
     repo = python_repo(tmp_path / "calc", venv=False)
     (repo / marker).write_text(content)
@@ -169,6 +172,7 @@ def test_configured_managers_are_used(tmp_path, monkeypatch, name, marker, conte
     assert argv[: len(runs)] == runs
 
 
+@pytest.mark.slow
 def test_a_manager_that_is_not_installed_is_noted(tmp_path, monkeypatch):
     repo = python_repo(tmp_path / "calc")
     (repo / "poetry.lock").write_text("")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from agent.cancel import Cancellation
 from agent.config import AgentConfig
 from agent.events import ToolFinished, ToolOutcome
@@ -29,6 +31,7 @@ def test_a_build_exiting_101_is_failed_not_ok(tmp_path):
     assert result.summary != "ok, 0 warnings" and "101" in result.summary
 
 
+@pytest.mark.slow
 def test_pytest_errors_without_failures_are_errors(tmp_path):
     repo = python_repo(tmp_path / "calc")
     for i in range(5):
@@ -39,6 +42,7 @@ def test_pytest_errors_without_failures_are_errors(tmp_path):
     assert "5 errors" in result.summary
 
 
+@pytest.mark.slow
 def test_pytest_31_failed_297_passed_is_failed(tmp_path):
     repo = python_repo(tmp_path / "calc")
     (repo / "tests" / "test_calc.py").unlink()
@@ -51,6 +55,7 @@ def test_pytest_31_failed_297_passed_is_failed(tmp_path):
     assert result.outcome == ToolOutcome.FAILED
 
 
+@pytest.mark.slow
 def test_no_tests_collected_is_nothing_run(tmp_path):
     repo = python_repo(tmp_path / "calc")
     (repo / "tests" / "test_calc.py").unlink()
@@ -62,6 +67,7 @@ def test_no_tests_collected_is_nothing_run(tmp_path):
     assert result.outcome == ToolOutcome.EMPTY
 
 
+@pytest.mark.slow
 def test_passing_tests_are_ok(tmp_path):
     repo = python_repo(tmp_path / "calc")
     (repo / "tests" / "test_calc.py").write_text("def test_ok():\n    assert True\n")
@@ -79,6 +85,7 @@ def test_a_cancelled_run_is_cancelled(tmp_path):
     assert result.outcome == ToolOutcome.CANCELLED
 
 
+@pytest.mark.slow
 def test_the_outcome_reaches_the_tool_finished_event(claude_double, tmp_path):
     repo = python_repo(tmp_path / "calc")
     claude_double.add(tool_use("test", {}))

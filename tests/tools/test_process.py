@@ -6,6 +6,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from agent.cancel import Cancellation
 from agent.tools.process import MAX_OUTPUT_CHARS, run_command
 
@@ -26,6 +28,7 @@ def test_runs_in_the_given_folder_with_extra_env(tmp_path):
     assert outcome.output.strip() == f"{tmp_path} yes"
 
 
+@pytest.mark.slow
 def test_a_straggler_holding_the_pipe_does_not_hang_the_call(tmp_path):
     # The command exits at once but leaves a grandchild with its stdout open for a minute.
     code = (
@@ -40,6 +43,7 @@ def test_a_straggler_holding_the_pipe_does_not_hang_the_call(tmp_path):
     assert time.monotonic() - start < 15
 
 
+@pytest.mark.slow
 def test_huge_output_keeps_head_and_tail(tmp_path):
     lines = MAX_OUTPUT_CHARS // 20 * 2
     code = f"import sys\nfor i in range({lines}): sys.stdout.write(f'line {{i:>12}} xxxx\\n')\nprint('THE END')"
@@ -72,6 +76,7 @@ def test_cancel_from_another_thread(tmp_path):
     assert time.monotonic() - start < 15
 
 
+@pytest.mark.slow
 def test_timeout_stops_a_process_that_ignores_sigterm(tmp_path):
     code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('stubborn', flush=True); time.sleep(60)"
     start = time.monotonic()
@@ -86,6 +91,7 @@ def test_invalid_utf8_output_is_replaced_not_fatal(tmp_path):
     assert outcome.output == "caf\ufffd\n"
 
 
+@pytest.mark.slow
 def test_a_process_that_leaves_the_group_with_the_pipe_does_not_hang_the_call(tmp_path):
     pid_file = tmp_path / "pid"
     # The grandchild starts its own session, so killing our group does not reach it.

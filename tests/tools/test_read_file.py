@@ -291,6 +291,7 @@ def test_git_worktree_file_is_refused(tmp_path):
 SEGMENTS = ["..", ".", "src", "up", ".git", "config", "secret.txt", "repo", "repo-evil", "x.txt", "", "%2e%2e", "..\\", "C:", "link-out.txt", "gitdir", "innocent", "~"]
 
 
+@pytest.mark.slow
 def test_random_paths_never_leave_the_repository(sandbox):
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st

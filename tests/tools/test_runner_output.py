@@ -16,6 +16,7 @@ from agent.tools.test_console import GRAMMARS
 from agent.tools.test_console import read as read_console
 from agent.tools.test_reports import go_console, read_go_json, read_jest_json, read_junit
 from agent.tools.testresults import read
+from agent.tools.trx_report import read_trx
 
 OUTPUT = Path(__file__).parent / "runner_output"
 
@@ -122,6 +123,52 @@ def test_reports_of_real_projects(name, reader, expected, first):
     named = summary.errored + summary.failures
     assert named[0].startswith(first), named[0]
     assert len(named) == expected[1] + expected[2]
+
+
+# dotnet's TRX: (fixture, (passed, failed, errors, skipped), outcome, first failure named)
+TRX = [
+    ("dotnet_xunit_failures.trx", (5, 5, 0, 1), "failed",
+     "DotnetTests.XUnitTests.CalculatorTests.Should be even number(i: 3): Assert.True() Failure; Expected: True; Actual: False"),
+    # NUnit names a result by its method: the class comes from the test's definition
+    ("dotnet_nunit_failures.trx", (2, 3, 0, 1), "failed", "SampleProject.NUnit.TestServiceTests.FailTest: Expected: True; But was: False"),
+    # a data-driven test counts its three rows, not itself as a fourth
+    ("dotnet_mstest_passed.trx", (5, 0, 0, 0), "ok", None),
+    ("dotnet_nunit_no_tests.trx", (0, 0, 0, 0), "empty", None),
+]
+
+
+@pytest.mark.parametrize("name, expected, outcome, first", TRX, ids=[t[0] for t in TRX])
+def test_trx_files_of_real_projects(name, expected, outcome, first):
+    summary = read_trx((OUTPUT / name).read_bytes())
+    assert summary.seen and counts(summary) == expected
+    # dotnet exits non-zero exactly when a test failed
+    assert summary.outcome(exit_failed=expected[1] > 0) == outcome
+    named = summary.errored + summary.failures
+    assert len(named) == expected[1] + expected[2]
+    if first is not None:
+        assert named[0] == first
+
+
+def test_trx_keeps_each_failure_and_its_exception():
+    summary = read_trx((OUTPUT / "dotnet_xunit_failures.trx").read_bytes())
+    assert "DotnetTests.XUnitTests.CalculatorTests.Failing_Test: Assert.Equal() Failure; Expected: 3; Actual: 2" in summary.failures
+    assert "DotnetTests.XUnitTests.CalculatorTests.Exception_In_TargetTest: System.DivideByZeroException : Attempted to divide by zero." in summary.failures
+    # the adapter's "[FAIL]" run infos are marked Error: they are the failures again, not errors
+    assert summary.errors == 0
+
+
+def test_a_trx_of_a_crashed_test_host_is_an_error():
+    # The run info vstest writes when the test host dies (this text from a real report);
+    # the tests it had not reached are missing from the file.
+    crash = (
+        "<RunInfos><RunInfo computerName=\"ci\" outcome=\"Error\" timestamp=\"2026-08-01T10:00:00\"><Text>"
+        "The active test run was aborted. Reason: Test host process crashed : Stack overflow.</Text></RunInfo></RunInfos>"
+    )
+    data = (OUTPUT / "dotnet_mstest_passed.trx").read_bytes().replace(b"</ResultSummary>", crash.encode() + b"</ResultSummary>")
+    summary = read_trx(data)
+    assert counts(summary) == (5, 0, 1, 0)
+    assert summary.errored == ["(test run): The active test run was aborted. Reason: Test host process crashed : Stack overflow."]
+    assert summary.outcome(exit_failed=True) == "error"
 
 
 def test_the_report_names_the_cause_the_console_leaves_out():

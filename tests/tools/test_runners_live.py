@@ -9,18 +9,19 @@ jest, vitest, mocha or ava installed).
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from agent.events import ToolOutcome
 from agent.tools.build import TestTool
-from tests.tools.repos import ctx_for, init_repo
+from tests.tools.repos import ctx_for, init_repo, reports_left
+
+# Each test starts a real toolchain (node, go) on a project of its own.
+pytestmark = pytest.mark.slow
 
 
 def runner_path(name: str) -> str:
@@ -31,10 +32,6 @@ def runner_path(name: str) -> str:
     if found is None:
         pytest.skip(f"{name} is not installed here (set DEVAGENT_NODE_MODULES to a node_modules that has it)")
     return found
-
-
-def reports_left() -> set[str]:
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), "devagent-report-*")))
 
 
 def node_package(root: Path, script: str, files: dict[str, str]) -> Path:

@@ -151,6 +151,8 @@ def write_memories(store) -> None:
             raise RuntimeError(message)
         stamp = time.time() - days * 86400
         os.utime(Path(store.directory) / file, (stamp, stamp))
+    # a folder the agent kept has its index: each memory has its line in MEMORY.md
+    store.reindex()
 
 
 class DoubleProcess:

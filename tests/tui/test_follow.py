@@ -46,8 +46,7 @@ async def newest_reply_visible(app, size) -> None:
                 TextDelta(turn, f"After the build: all good END{turn}"),
                 TurnFinished(turn, Usage(), "", False),
             ])
-            await pilot.pause(0.2)
-            assert f"END{turn}" in visible(app), f"newest reply not visible at {size}:\n{visible(app)}"
+            await wait_for(pilot, lambda turn=turn: f"END{turn}" in visible(app), 10, f"END{turn} at {size}")
         # End goes to the real end too, after the user has gone up to read
         conversation = app.conversation
         conversation.scroll_home(animate=False)
@@ -69,8 +68,7 @@ async def test_scrolling_up_stops_following_and_the_bottom_resumes_it(make_app, 
         app.prompt.value = "first"
         await pilot.press("enter")
         await wait_for(pilot, lambda: not app.running, 120, "the first turn")
-        await pilot.pause(0.2)
-        assert "FIRST-END" in visible(app)
+        await wait_for(pilot, lambda: "FIRST-END" in visible(app), 10, "the end of the first reply")
 
         app.prompt.value = "second"
         await pilot.press("enter")
@@ -89,8 +87,7 @@ async def test_scrolling_up_stops_following_and_the_bottom_resumes_it(make_app, 
         assert "LAST-WORDS" not in visible(app)
         # Ctrl+End from the prompt: the real end, and the hint is gone
         await pilot.press("ctrl+end")
-        await pilot.pause(0.2)
-        assert "LAST-WORDS" in visible(app)
+        await wait_for(pilot, lambda: "LAST-WORDS" in visible(app), 10, "the real end")
         assert conversation.following and not conversation.border_subtitle
 
 
@@ -110,6 +107,5 @@ async def test_reaching_the_bottom_by_scrolling_follows_again(make_app, claude_d
         await pilot.pause()
         assert conversation.following
         await wait_for(pilot, lambda: not app.running, 30, "the end of the turn")
-        await pilot.pause(0.3)
-        assert "TAIL" in visible(app)
+        await wait_for(pilot, lambda: "TAIL" in visible(app), 10, "the tail")
         assert isinstance(conversation.children[-1], Reply)

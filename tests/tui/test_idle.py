@@ -43,8 +43,8 @@ async def test_the_activity_timer_runs_only_while_a_turn_does(make_app, claude_d
         await wait_for(pilot, lambda: app.turns.session is not None, 120, "the session")
         await app.submit_turn("a question")
         assert any(name.endswith("_tick_activity") for name in running_short_timers(app))
-        await wait_for(pilot, lambda: not app.running, 60, "the turn")
-        assert app.status.info.activity == ""
+        # the status is cleared once the turn's end has been shown, just after it stops running
+        await wait_for(pilot, lambda: not app.running and app.status.info.activity == "", 60, "the turn's end")
         await wait_for(pilot, lambda: not app.prompt.cursor_blink, 5, "the cursor to stop blinking")
         await pilot.pause(0.2)
         assert running_short_timers(app) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import threading
 
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
 from textual.geometry import Region
 
 from agent.voice.status import VoiceStatus, voice_off
@@ -193,8 +193,9 @@ async def test_voice_seam(make_app, no_key):
         await pilot.pause()
         assert any("type your question" in n.message for n in app._notifications)
         # without a controller the line still says why voice is off here, in one line
-        await pilot.pause(0.5)
-        voice = app.query_one(StatusLine).info.voice
+        status = app.query_one(StatusLine)
+        await wait_for(pilot, lambda: status.info.voice.off and bool(status.info.voice.reason), 10, "the probe")
+        voice = status.info.voice
         assert voice.off and voice.reason and str(voice).startswith("voice: off — ")
         app.set_voice_state(VoiceStatus("ready", detail="(F2)"))
         assert str(app.query_one(StatusLine).info.voice) == "voice: ready (F2)"
@@ -324,7 +325,9 @@ async def test_command_palette_lists_the_app_actions(make_app, no_key):
         assert isinstance(app.screen, CommandPalette)
         for key in "toggle memory":
             await pilot.press("space" if key == " " else key)
-        await pilot.pause(0.3)
+        # the palette searches in the background; Enter before a hit would run nothing
+        commands = app.screen.query_one(CommandList)
+        await wait_for(pilot, lambda: commands.option_count > 0, 10, "the palette's search")
         await pilot.press("enter")
         await pilot.pause()
         assert not app.memory_pane.display
@@ -354,9 +357,8 @@ async def test_a_folder_that_is_not_a_repository_opens(tmp_path, user_dirs, no_k
     folder.mkdir()
     app = DevAgentApp(folder, AgentConfig(), store=MemoryStore.for_repository(folder), probe_voice=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.3)
-        line = app.query_one(StatusLine).render().plain
-        assert "notes" in line
+        status = app.query_one(StatusLine)
+        await wait_for(pilot, lambda: "notes" in status.render().plain, 10, "the status line")
         assert app.query_one(MemoryPane).listing.problem is None
 
 

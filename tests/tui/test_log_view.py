@@ -10,6 +10,7 @@ from textual.containers import VerticalScroll
 from textual.geometry import Region
 from textual.widgets import Static
 
+from tests.tui.conftest import wait_for
 from tui.widgets.screen_pane import ScreenItem, ScreenPane, first_failure, render_plain
 
 OUTPUT = Path(__file__).parents[1] / "tools" / "runner_output"
@@ -78,9 +79,9 @@ async def test_a_log_opens_at_its_first_failure():
     async with app.run_test(size=(60, 24)) as pilot:
         pane = app.query_one(ScreenPane)
         await pane.show("build — full log", log, "log")
-        await pilot.pause(0.2)
         body = pane.query_one("#screen-body", VerticalScroll)
-        assert body.scroll_y > 100  # the 120 wrapped lines above are scrolled past
+        # the 120 wrapped lines above are scrolled past, once the log is laid out
+        await wait_for(pilot, lambda: body.scroll_y > 100, 10, "the scroll to the failure")
         static = body.query_one(Static)
         width = static.content_region.width
         (top,) = static.render_lines(Region(0, int(body.scroll_y), width, 1))

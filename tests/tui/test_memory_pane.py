@@ -86,16 +86,16 @@ async def test_selecting_shows_the_text(make_app, store, no_key):
         assert app.focused.id == "memory-preview"
 
 
-async def test_stale_memory_is_marked(make_app, store, repo, no_key):
+async def test_a_memory_citing_a_missing_file_is_marked_gone(make_app, store, repo, no_key):
     write_memory(store, "project_gone.md", "Gone file", "names a file that is not there", "See `src/Gone.cs:12` for the fix.", "project")
     app = make_app()
     async with app.run_test(size=(160, 48)) as pilot:
         await loaded(pilot, 1)
-        stale = store.stale_references(repo)
-        assert stale, "the store should flag the missing file"
-        await wait_for(pilot, lambda: pane(app).listing.stale == stale, 5, "the staleness marks")
-        assert "▲" in str(pane(app).border_subtitle)
-        assert "src/Gone.cs" in str(app.query_one("#memory-text").render())
+        await wait_for(pilot, lambda: pane(app).listing.trust is not None, 5, "the evidence marks")
+        marks = pane(app).listing.trust.marks["/memories/project_gone.md"]
+        assert marks.worst == "gone"
+        assert "× 1 gone" in str(pane(app).border_subtitle)
+        assert "src/Gone.cs:12 gone" in str(app.query_one("#memory-text").render())
 
 
 async def test_edit_saves_through_the_store(make_app, style_memory, no_key):

@@ -34,6 +34,10 @@ def test_one_line_sanitizes_too():
     assert fmt.one_line(f"a{CLEAR}b", 40) == "a␛[2Jb"
 
 
+def shown(app) -> str:
+    return "\n".join(screen_lines(app))
+
+
 def assert_screen_is_text(app) -> None:
     for row in screen_lines(app):
         assert not ACTIVE.search(row), repr(row)
@@ -46,9 +50,8 @@ async def test_a_reply_with_escape_sequences_is_shown_as_text(make_app, claude_d
         app.prompt.value = f"my own paste {CLEAR}"
         await pilot.press("enter")
         await wait_for(pilot, lambda: not app.running and "done" in app.conversation.reply_text, 120, "the reply")
-        await pilot.pause(0.2)
-        shown = "\n".join(screen_lines(app))
-        assert "␛[2J" in shown and "␛]0;pwned␇" in shown
+        await wait_for(pilot, lambda: "␛]0;pwned␇" in shown(app), 10, "the reply on screen")
+        assert "␛[2J" in shown(app)
         assert_screen_is_text(app)
 
 
@@ -66,13 +69,11 @@ async def test_tool_lines_screen_items_and_toasts_are_shown_as_text(make_app, no
         ]:
             await app.show(token, event)
         app.notify(f"[b]not markup[/] {CLEAR} [/unbalanced]", title=TITLE)
-        await pilot.pause(0.3)
-        shown = "\n".join(screen_lines(app))
-        assert "␛[2J" in shown and "[/unbalanced]" in shown
+        await wait_for(pilot, lambda: "[/unbalanced]" in shown(app), 10, "the toast")
+        assert "␛[2J" in shown(app)
         assert_screen_is_text(app)
         await pilot.press("ctrl+l")  # the tool's log on the screen pane
-        await pilot.pause(0.2)
-        assert "log ␛[2J line" in "\n".join(screen_lines(app))
+        await wait_for(pilot, lambda: "log ␛[2J line" in shown(app), 10, "the log")
         assert_screen_is_text(app)
 
 
@@ -81,9 +82,8 @@ async def test_a_memory_with_escape_sequences_is_shown_as_text(make_app, store, 
     app = make_app()
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for(pilot, lambda: len(app.memory_pane.names) == 1, 10, "the memory")
-        await pilot.pause(0.2)
-        shown = "\n".join(screen_lines(app))
-        assert "Evil␛[2Jname" in shown and "Body ␛[2J text [/b] more" in shown
+        await wait_for(pilot, lambda: "Body ␛[2J text [/b] more" in shown(app), 10, "the preview")
+        assert "Evil␛[2Jname" in shown(app)
         assert_screen_is_text(app)
         app.query_one("#memory-list", OptionList).focus()
         await pilot.press("d")
@@ -95,9 +95,8 @@ async def test_a_memory_with_escape_sequences_is_shown_as_text(make_app, store, 
         app.query_one("#memory-list", OptionList).focus()
         await pilot.press("e")
         assert isinstance(app.screen, MemoryEditor)
-        await pilot.pause(0.2)
         assert "␛[2J" in app.screen.query_one("#text", TextArea).text
-        assert "control characters" in "\n".join(screen_lines(app))
+        await wait_for(pilot, lambda: "control characters" in shown(app), 10, "the editor's warning")
         assert_screen_is_text(app)
 
 
@@ -110,6 +109,5 @@ async def test_a_repository_named_with_an_escape_is_shown_as_text(tmp_path, user
     folder.mkdir()
     app = DevAgentApp(folder, AgentConfig(), store=MemoryStore.for_repository(folder), probe_voice=False)
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.pause(0.3)
-        assert "repo␛[2Jx" in screen_lines(app)[-2] + screen_lines(app)[-3]
+        await wait_for(pilot, lambda: "repo␛[2Jx" in screen_lines(app)[-2] + screen_lines(app)[-3], 10, "the status line")
         assert_screen_is_text(app)

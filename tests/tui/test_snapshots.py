@@ -6,6 +6,8 @@ tokens and cost are the same on every run.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from agent.config import AgentConfig
@@ -61,12 +63,31 @@ def snapshot_app(repo, store, no_key, monkeypatch):
     return make
 
 
+async def steady(pilot, timeout: float = 30) -> None:
+    """Until two frames 0.2 s apart are the same: a fixed pause is too short on a loaded
+    machine for what follows a key (a scroll after refresh, a dialog's focus)."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        await pilot.pause(0.2)
+        frame = pilot.app.export_screenshot()
+        if frame == last:
+            return
+        last = frame
+
+
 async def settle(pilot) -> None:
     app = pilot.app
     # a blinking cursor would make the picture depend on the moment it is taken
     app.query_one("#prompt").cursor_blink = False
-    await wait_for(pilot, lambda: len(app.memory_pane.names) == 3 and app.status.info.branch, 10, "the panes")
-    await pilot.pause(0.1)
+    # the evidence marks follow the listing in a second step: wait for them too
+    await wait_for(pilot, lambda: len(app.memory_pane.names) == 3 and app.status.info.branch
+                   and app.memory_pane.listing.trust is not None, 30, "the panes")
+    # focus restarts the blink, and its stop is a timer: on a loaded machine it can come
+    # after a fixed pause, and the picture would catch the cursor in its dark phase
+    prompt = app.query_one("#prompt")
+    await wait_for(pilot, lambda: prompt.has_focus and not prompt.cursor_blink, 30, "the cursor to stop blinking")
+    await steady(pilot)
 
 
 async def replay(pilot) -> None:
@@ -75,7 +96,7 @@ async def replay(pilot) -> None:
     token = app.turns.begin()
     for event in TURN:
         await app.show(token, event)
-    await pilot.pause(0.2)
+    await steady(pilot)
 
 
 def test_first_run_without_key_80x24(snap_compare, snapshot_app):
@@ -97,7 +118,7 @@ def test_build_log_on_screen_pane_120x40(snap_compare, snapshot_app, monkeypatch
         await settle(pilot)
         await replay(pilot)
         await pilot.press("ctrl+l")
-        await pilot.pause(0.1)
+        await steady(pilot)
 
     assert snap_compare(snapshot_app(), terminal_size=(120, 40), run_before=run_before)
 
@@ -109,7 +130,7 @@ def test_memory_editor_120x40(snap_compare, snapshot_app):
         await pilot.press("e")
         await wait_for(pilot, lambda: pilot.app.screen.query("#text") and pilot.app.screen.query_one("#text").has_focus, 5, "the editor")
         pilot.app.screen.query_one("#text").cursor_blink = False
-        await pilot.pause(0.1)
+        await steady(pilot)
 
     assert snap_compare(snapshot_app(), terminal_size=(120, 40), run_before=run_before)
 
@@ -119,7 +140,7 @@ def test_delete_confirm_120x40(snap_compare, snapshot_app):
         await settle(pilot)
         pilot.app.query_one("#memory-list").focus()
         await pilot.press("down", "d")
-        await pilot.pause(0.1)
+        await steady(pilot)
 
     assert snap_compare(snapshot_app(), terminal_size=(120, 40), run_before=run_before)
 
@@ -128,6 +149,6 @@ def test_help_100x40(snap_compare, snapshot_app):
     async def run_before(pilot):
         await settle(pilot)
         await pilot.press("f1")
-        await pilot.pause(0.1)
+        await steady(pilot)
 
     assert snap_compare(snapshot_app(), terminal_size=(100, 40), run_before=run_before)

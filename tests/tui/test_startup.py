@@ -37,11 +37,10 @@ async def test_a_question_typed_at_once_says_what_it_waits_for(make_app, claude_
         app.prompt.value = "first question"
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.turns.loading_stage == "the session to start (memory, tools)", 30, "the stage")
-        await pilot.pause(0.3)
-        assert "waiting for the session to start" in app.status.info.activity
+        await wait_for(pilot, lambda: "waiting for the session to start" in app.status.info.activity, 10, "the activity")
         (thinking,) = app.query(ThinkingLine)
         assert thinking.label == "waiting for the session to start (memory, tools)"
         gate.set()
-        await wait_for(pilot, lambda: not app.running, 60, "the turn")
+        # the status is cleared once the turn's end has been shown, just after it stops running
+        await wait_for(pilot, lambda: not app.running and app.status.info.activity == "", 60, "the turn's end")
         assert "Here now." in app.query_one(Reply).source
-        assert app.status.info.activity == ""

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = r"""
@@ -59,6 +61,7 @@ sys.exit(tui.cli.run_app(Namespace(path=sys.argv[1], memory=None, model=None, ef
 """
 
 
+@pytest.mark.e2e
 def test_a_crash_is_summed_up_after_the_terminal_is_back(tmp_path, repo):
     import pty
     import select

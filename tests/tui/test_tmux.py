@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_double import reply, text
+from tests.claude_double import error, reply, text
 from tests.tui.scenario import QUESTION, DoubleProcess, build_world, double_script
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 
 class Tmux:
@@ -98,7 +98,7 @@ def test_devagent_in_tmux_streams_a_reply_and_tool_lines(tmp_path):
         quit_app(tmux)
 
 
-# --- a first hour of daily use at 80x24 (issue 10: points 1, 2, 4 and 9) -------------------
+# --- a first hour of daily use at 80x24 (issue 10: points 1, 2, 4, 5 and 9) ----------------
 
 TRACE = 'Traceback (most recent call last):\n  File "shop/app.py", line 3, in <module>\n    main()\nValueError: boom'
 LONG_WORDS = ("alpha", "bravo", "charlie")
@@ -111,7 +111,15 @@ def daily_script() -> dict:
 
     rules = [{"contains": name, "reply": long_reply(name)} for name in LONG_WORDS]
     rules.append({"contains": "escape", "reply": reply(text("Watch: \x1b[2J and \x1b]0;pwned\x07 done."))})
+    # slow enough to be cancelled mid-stream; and a request the API refuses every time
+    rules.append({"contains": "slowly", "reply": reply(text("drip " * 3000), chunk=5, delay=0.02)})
+    rules.append({"contains": "broken", "reply": error(400, "messages: the request is malformed (scripted)")})
     return {"replies": [], "default": reply(text("Got it.")), "rules": rules}
+
+
+def message_texts(message: dict) -> str:
+    content = message.get("content", "")
+    return content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
 
 
 def last_user_texts(double) -> list[str]:
@@ -228,4 +236,42 @@ def test_a_first_hour_at_80x24_in_tmux(tmp_path):
         focus_memory_pane(tmux)
         tmux.run("send-keys", "-t", "app", "u")
         wait_until(lambda: sorted(p.name for p in memories.glob("*.md") if p.name != "MEMORY.md") == files, "the undo")
+
+        # 5: a cancelled question is not asked again with the next one
+        ask_in_tmux(tmux, "go slowly")
+        tmux.wait_for("drip drip", timeout=60)
+        tmux.run("send-keys", "-t", "app", "Escape")
+        tmux.wait_for("Cancelled.", timeout=20)
+        sent = len(double.requests())
+        ask_in_tmux(tmux, "next one after the cancel")
+        wait_until(lambda: len(double.requests()) > sent, "the question after the cancel", 60)
+        messages = double.requests()[-1]["body"]["messages"]
+        assert "after the cancel" in message_texts(messages[-1]) and "slowly" not in message_texts(messages[-1])
+        # the model may see that it was asked and cancelled, as an earlier turn of its own
+        assert any("slowly" in message_texts(m) for m in messages[:-1])
+        tmux.wait_for("Got it.", timeout=60)
+        # a request the API refuses is shown, and its text is not sent again
+        ask_in_tmux(tmux, "this one is broken")
+        tmux.wait_for("malformed", timeout=60)
+        sent = len(double.requests())
+        ask_in_tmux(tmux, "and after the error")
+        wait_until(lambda: len(double.requests()) > sent, "the question after the error", 60)
+        assert not any("broken" in message_texts(m) for m in double.requests()[-1]["body"]["messages"])
+        # Ctrl+N: a new conversation, without restarting; the turns above are no longer sent
+        wait_until(lambda: "working" not in tmux.screen(), "the turn to end", 60)
+        tmux.run("send-keys", "-t", "app", "C-n")
+        tmux.wait_for("New conversation", timeout=30)
+        sent = len(double.requests())
+        ask_in_tmux(tmux, "fresh start")
+        wait_until(lambda: len(double.requests()) > sent, "the first question of the new conversation", 60)
+        texts = [message_texts(m) for m in double.requests()[-1]["body"]["messages"]]
+        assert "fresh start" in texts[-1] and not any("escape please" in t or "after the error" in t for t in texts)
         quit_app(tmux)
+
+
+def ask_in_tmux(tmux: Tmux, question: str) -> None:
+    """Type and send; Enter waits until the words are in the prompt (which the first
+    letter focuses, from wherever the focus was)."""
+    tmux.run("send-keys", "-t", "app", "-l", question)
+    tmux.wait_for(f"▊ {question}", timeout=20)
+    tmux.run("send-keys", "-t", "app", "Enter")

@@ -30,7 +30,7 @@ def runtime_dir(tmp_path_factory, monkeypatch) -> Path:
 def voice():
     """The default voice without sampling noise: the same words give the same audio in
     every run, so a test that fails has a reason."""
-    from agent.voice.tts import Voice
+    from agent.voice.synth import Voice
 
     return Voice(variation=0.0).load()
 
@@ -97,6 +97,23 @@ def _zombie(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
     except OSError:
         return True
+
+
+def word_error_rate(reference: str, hypothesis: str) -> tuple[int, int]:
+    """(word edits from reference to hypothesis, words in the reference)."""
+    ref, hyp = words(reference), words(hypothesis)
+    row = list(range(len(hyp) + 1))
+    for i, word in enumerate(ref, 1):
+        previous, row[0] = row[0], i
+        for j, other in enumerate(hyp, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (word != other))
+    return row[len(hyp)], len(ref)
+
+
+def heard_as_said(heard: str, said: str, slack: int = 1) -> bool:
+    """The same words, but for at most `slack` (a word edit): audio through a sound server
+    on a loaded machine can drop a few milliseconds, and "branch" comes back "brand"."""
+    return word_error_rate(said, heard)[0] <= slack
 
 
 def words(text: str) -> list[str]:

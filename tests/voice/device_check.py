@@ -54,7 +54,8 @@ def speaker_round_trip(sentence: str, long_text: str) -> dict:
     """The speaker talks into the sink; the recorder hears it; stop() silences it."""
     from agent.voice.recorder import DeviceSource, Recorder
     from agent.voice.stt import Transcriber
-    from agent.voice.tts import Speaker, Voice
+    from agent.voice.synth import Voice
+    from agent.voice.tts import Speaker
 
     transcriber = Transcriber().load()
     speaker = Speaker(Voice(variation=0.0), device="pulse").load()
@@ -101,7 +102,8 @@ def talk_over_the_speaker(wav: str, long_text: str) -> dict:
     from agent.voice.push_to_talk import PttState, PushToTalk, TranscriptReady
     from agent.voice.recorder import DeviceSource, Recorder
     from agent.voice.stt import Transcriber
-    from agent.voice.tts import Speaker, Voice
+    from agent.voice.synth import Voice
+    from agent.voice.tts import Speaker
 
     transcriber = Transcriber().load()
     speaker = Speaker(Voice(variation=0.0), device="pulse").load()

@@ -5,7 +5,12 @@ import subprocess
 import sys
 import wave
 
+import pytest
+
 from tests.voice.conftest import REPO_ROOT, words
+
+# Each command loads a real model in a process of its own.
+pytestmark = pytest.mark.audio
 
 
 def devagent(*args: str, env=None) -> subprocess.CompletedProcess:

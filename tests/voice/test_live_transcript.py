@@ -14,7 +14,7 @@ from agent.voice.live import LiveTranscript
 from agent.voice.push_to_talk import PttState, PushToTalk, TranscriptReady, VoiceUnavailable
 from agent.voice.recorder import Recorder, WavSource
 from agent.voice.stt import Transcriber
-from tests.voice.conftest import words
+from tests.voice.conftest import word_error_rate, words
 
 RECORDINGS = [
     ["Open the settings file.", "Then show me what changed in the build script.",
@@ -40,16 +40,6 @@ def recording(speech, sentences: list[str]) -> np.ndarray:
     for sentence in sentences:
         parts += [trimmed(speech(sentence)), gap]
     return np.concatenate(parts[:-1])
-
-
-def word_error_rate(reference: str, hypothesis: str) -> tuple[int, int]:
-    ref, hyp = words(reference), words(hypothesis)
-    row = list(range(len(hyp) + 1))
-    for i, word in enumerate(ref, 1):
-        previous, row[0] = row[0], i
-        for j, other in enumerate(hyp, 1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (word != other))
-    return row[len(hyp)], len(ref)
 
 
 class CountingTranscriber(Transcriber):

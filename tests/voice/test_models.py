@@ -63,7 +63,7 @@ def test_the_vocabulary_prompt_is_bounded():
 def test_a_missing_model_fails_to_load_with_a_plain_message(tmp_path):
     from agent.voice.status import model_problem
     from agent.voice.stt import Transcriber
-    from agent.voice.tts import Voice
+    from agent.voice.synth import Voice
 
     problem = model_problem(("speech model", Transcriber(str(tmp_path / "nowhere")).load))
     assert problem == f"the speech model would not load: no speech model at {tmp_path / 'nowhere'}"

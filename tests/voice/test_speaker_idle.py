@@ -9,7 +9,8 @@ import pytest
 
 import agent.voice.tts as tts
 from agent.voice.audio import resample
-from agent.voice.tts import Speaker, Voice, open_buffer_stream
+from agent.voice.synth import Voice
+from agent.voice.tts import Speaker, open_buffer_stream
 from tests.voice.conftest import words
 
 

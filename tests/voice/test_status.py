@@ -51,7 +51,7 @@ def test_without_an_audio_device(tmp_path):
 
 def test_with_a_device_and_models_voice_is_on(pulse):
     code = ("from agent.voice.status import voice_unavailable_reason as r;"
-            "from agent.voice.stt import Transcriber; from agent.voice.tts import Voice;"
+            "from agent.voice.stt import Transcriber; from agent.voice.synth import Voice;"
             "print(repr(r(transcriber=Transcriber(), voice=Voice())))")
     result = run_python(code, env=pulse.env)
     assert result.returncode == 0, result.stderr

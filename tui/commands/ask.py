@@ -3,6 +3,11 @@
 Each reply is printed as it streams; tool calls and errors go to stderr so stdout holds
 the replies and, last, one JSON line of usage for scripts to parse. Every `ask` is a new
 session of the repository, so memory modes behave as they do between app sessions.
+
+A tool line ends with the app's mark and a word for how the run ended (`[build × failed:
+2 errors, 0 warnings]`), and the JSON line counts the runs by outcome under "tools". The
+exit status stays about devagent itself (1: a turn could not be answered, 2: a wrong call):
+a build that fails is an answer, and a turn that fixes it may run it again and pass.
 """
 
 from __future__ import annotations
@@ -10,7 +15,25 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from agent.events import (
+    AgentError,
+    Compacted,
+    Event,
+    Notice,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+)
+from tui.outcomes import OUTCOME_MARKS
+
+if TYPE_CHECKING:
+    from agent.config import AgentConfig
+    from agent.session import Session
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
@@ -25,18 +48,53 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
 
 
 def run(name: str, args: argparse.Namespace) -> int:
-    from agent.config import AgentConfig, api_key_problem
+    from agent.config import AgentConfig
     from tui.terminal import start_logging
 
     start_logging()
     repo = Path(args.repo).expanduser()
-    if not repo.is_dir():
-        print(f"devagent ask: {repo} is not a folder.", file=sys.stderr)
-        return 2
-    problem = api_key_problem()
+    problem = _refusal(repo, args)
     if problem:
         print(problem, file=sys.stderr)
         return 2
+    config = AgentConfig.from_env_and_args(args, repo=repo)
+    if config.notice:
+        print(f"devagent: {config.notice}", file=sys.stderr)
+
+    from agent import sessions
+
+    sessions.prune_for(config)
+    session = _open(repo, config, args.resume)
+    if isinstance(session, int):
+        return session
+    printer = Printer(sys.stdout, sys.stderr)
+    try:
+        for turn in args.turns:
+            session.send(turn, printer)
+    except KeyboardInterrupt:
+        printer.failed = True
+    finally:
+        session.close()
+    # close() may spend a call (summary mode); the session's own total counts it.
+    record = {**session.usage.to_dict(), "turns": len(args.turns), "model": session.config.model,
+              "memory": session.config.memory_mode, "tools": dict(printer.tools)}
+    if session.transcript is not None and session.transcript.path.exists():
+        record["transcript"] = str(session.transcript.path)
+    printer.out.write(json.dumps(record) + "\n")
+    printer.out.flush()
+    return 1 if printer.failed else 0
+
+
+def _refusal(repo: Path, args: argparse.Namespace) -> str | None:
+    """Why the call cannot run, before any session starts; `args` gets its turns sorted
+    out of --resume on the way."""
+    from agent.config import api_key_problem
+
+    if not repo.is_dir():
+        return f"devagent ask: {repo} is not a folder."
+    problem = api_key_problem()
+    if problem:
+        return problem
     if args.resume:
         # `ask --resume "first turn"`: what followed --resume was a turn, not an id.
         from agent.sessions import resume_value
@@ -46,66 +104,59 @@ def run(name: str, args: argparse.Namespace) -> int:
         if rest is not None:
             args.turns.insert(0, rest)
     if not args.turns:
-        print("devagent ask: say at least one turn.", file=sys.stderr)
-        return 2
-    config = AgentConfig.from_env_and_args(args, repo=repo)
-    if config.notice:
-        print(f"devagent: {config.notice}", file=sys.stderr)
+        return "devagent ask: say at least one turn."
+    return None
 
+
+def _open(repo: Path, config: AgentConfig, resume: str | None) -> Session | int:
+    """A new session, or the saved one `resume` names ("" the latest); else the exit status."""
     from agent import sessions
-    from agent.events import AgentError, Compacted, Notice, TextDelta, ToolFinished, ToolStarted, TurnFinished
     from agent.session import Session
 
-    sessions.prune_for(config)
-
-    out, err = sys.stdout, sys.stderr
-    failed = False
-
-    def sink(event) -> None:
-        nonlocal failed
-        if isinstance(event, TextDelta):
-            out.write(event.text)
-            out.flush()
-        elif isinstance(event, ToolStarted):
-            err.write(f"[{event.name}{': ' + event.summary if event.summary else ''}]\n")
-        elif isinstance(event, ToolFinished):
-            mark = "failed" if event.is_error else "done"
-            err.write(f"[{event.name} {mark}{': ' + event.summary if event.summary else ''}]\n")
-        elif isinstance(event, AgentError):
-            failed = True
-            err.write(f"devagent: {event.message}\n")
-        elif isinstance(event, Notice):
-            err.write(f"devagent: {event.message}\n")
-        elif isinstance(event, Compacted):
-            err.write("[earlier conversation summarised]\n")
-        elif isinstance(event, TurnFinished):
-            out.write("\n")
-            out.flush()
-
     try:
-        if args.resume is None:
-            session = Session(repo, config)
-        else:
-            session, said = sessions.open_saved(repo, config, args.resume or None)
-            if session is None:
-                print(f"devagent ask: {said}", file=sys.stderr)
-                return 2
-            print(f"devagent: {said}", file=sys.stderr)
+        if resume is None:
+            return Session(repo, config)
+        session, said = sessions.open_saved(repo, config, resume or None)
+        if session is None:
+            print(f"devagent ask: {said}", file=sys.stderr)
+            return 2
+        print(f"devagent: {said}", file=sys.stderr)
+        return session
     except Exception as error:
         print(f"devagent ask: could not start a session: {error}", file=sys.stderr)
         return 1
-    try:
-        for turn in args.turns:
-            session.send(turn, sink)
-    except KeyboardInterrupt:
-        failed = True
-    finally:
-        session.close()
-    # close() may spend a call (summary mode); the session's own total counts it.
-    total = session.usage
-    record = {**total.to_dict(), "turns": len(args.turns), "model": session.config.model, "memory": session.config.memory_mode}
-    if session.transcript is not None and session.transcript.path.exists():
-        record["transcript"] = str(session.transcript.path)
-    out.write(json.dumps(record) + "\n")
-    out.flush()
-    return 1 if failed else 0
+
+
+class Printer:
+    """The session's sink: the reply to stdout as it streams, the rest to stderr."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out, self.err = out, err
+        self.failed = False  # a turn could not be answered
+        self.tools: Counter[str] = Counter()  # tool runs by outcome, for the JSON line
+
+    def __call__(self, event: Event) -> None:
+        match event:
+            case TextDelta(text=text):
+                self.out.write(text)
+                self.out.flush()
+            case ToolStarted():
+                self.err.write(f"[{event.name}{_summary(event.summary)}]\n")
+            case ToolFinished():
+                shown = OUTCOME_MARKS[event.ended]
+                self.tools[str(event.outcome)] += 1
+                self.err.write(f"[{event.name} {shown.mark} {shown.word}{_summary(event.summary)}]\n")
+            case AgentError(message=message):
+                self.failed = True
+                self.err.write(f"devagent: {message}\n")
+            case Notice(message=message):
+                self.err.write(f"devagent: {message}\n")
+            case Compacted():
+                self.err.write("[earlier conversation summarised]\n")
+            case TurnFinished():
+                self.out.write("\n")
+                self.out.flush()
+
+
+def _summary(summary: str) -> str:
+    return f": {summary}" if summary else ""

@@ -10,8 +10,9 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import TextIO
 
-from agent.eval.harness import ALL_MODES as MODES
+from agent.choices import MEMORY_MODES, MemoryMode
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
@@ -21,11 +22,16 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--modes",
         type=_modes,
-        default=MODES,
-        help="comma-separated memory modes to measure (default: all of " + ",".join(MODES) + ")",
+        default=MEMORY_MODES,
+        help="comma-separated memory modes to measure (default: all of " + ",".join(MEMORY_MODES) + ")",
     )
     parser.add_argument(
         "--stale", action="store_true", help="someone fixes the call site between Friday and Monday"
+    )
+    parser.add_argument(
+        "--cited", action="store_true",
+        help="Friday's memory cites the call site (fingerprinted), and the rename is finished and "
+        "committed before Monday; the report quotes the evidence each Monday was told",
     )
     parser.add_argument(
         "--out", type=Path, default=None,
@@ -45,20 +51,21 @@ def _positive(text: str) -> int:
     return value
 
 
-def _modes(text: str) -> tuple[str, ...]:
+def _modes(text: str) -> tuple[MemoryMode, ...]:
     chosen = tuple(m.strip() for m in text.split(",") if m.strip())
-    unknown = [m for m in chosen if m not in MODES]
+    known: dict[str, MemoryMode] = {m: m for m in MEMORY_MODES}
+    unknown = [m for m in chosen if m not in known]
     if unknown or not chosen:
         raise argparse.ArgumentTypeError(
-            f"unknown mode(s) {', '.join(unknown) or '(none given)'}; choose from {','.join(MODES)}"
+            f"unknown mode(s) {', '.join(unknown) or '(none given)'}; choose from {','.join(MEMORY_MODES)}"
         )
-    return tuple(dict.fromkeys(chosen))
+    return tuple(dict.fromkeys(known[m] for m in chosen))
 
 
 class TerminalProgress:
     """A one-line bar on stderr: runs done, runs left, what is running now."""
 
-    def __init__(self, stream=None, width: int = 28) -> None:
+    def __init__(self, stream: TextIO | None = None, width: int = 28) -> None:
         self.stream = stream or sys.stderr
         self.width = width
         self.started = time.monotonic()
@@ -96,10 +103,11 @@ def run(name: str, args: argparse.Namespace) -> int:
         if workdir.exists() and any(workdir.iterdir()):
             print(f"{workdir} already holds an earlier run's fixtures; choose another --out.", file=sys.stderr)
             return 2
-    options = EvalOptions(modes=args.modes, runs=args.runs, stale=args.stale, config=config, workdir=workdir)
+    options = EvalOptions(modes=args.modes, runs=args.runs, stale=args.stale, cited=args.cited, config=config, workdir=workdir)
     print(
         f"Measuring {', '.join(args.modes)}: one Friday and {args.runs} Monday(s) each"
-        f"{' (stale variant)' if args.stale else ''}, model {config.model}, effort {config.effort}.",
+        f"{' (cited variant)' if args.cited else ' (stale variant)' if args.stale else ''}, "
+        f"model {config.model}, effort {config.effort}.",
         file=sys.stderr,
     )
     try:

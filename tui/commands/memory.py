@@ -1,6 +1,7 @@
 """`devagent memory path|list|show`: a repository's memory, in plain text for scripts.
 
     devagent memory path [REPO]        the folder that holds REPO's memory
+    devagent memory path --user        the folder of memories about you, shared by every repository
     devagent memory list [REPO]        one line per memory: path, type, size, modified, name, description
     devagent memory show NAME [REPO]   one memory file; NAME is a file name, a stem, a
                                        frontmatter name or a /memories/... path
@@ -8,6 +9,8 @@
 Problems with the index (a memory with no line, a line with no file), what the folder
 holds that is not read as a memory, and problems met opening the folder are written to
 stderr by `list`, so stdout stays one memory per line.
+
+Review and hygiene (pending, accept, reject, check) are in tui/commands/memory_review.py.
 """
 
 from __future__ import annotations
@@ -17,17 +20,25 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memory.store import MemoryStore
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     path = actions.add_parser("path", help="print the folder that holds the repository's memory")
     path.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    path.add_argument("--user", action="store_true", help="the folder of memories about you, shared by every repository")
     listing = actions.add_parser("list", help="list the memories, one per line, tab-separated")
     listing.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
     show = actions.add_parser("show", help="print one memory file")
     show.add_argument("name", help="file name, stem, frontmatter name, or /memories/... path")
     show.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    from tui.commands import memory_review
+
+    memory_review.add_arguments(actions)
 
 
 def _repo(value: str) -> Path | None:
@@ -55,9 +66,18 @@ def run(name: str, args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from memory.location import memory_dir_for
 
+    if args.action == "path" and args.user:
+        from memory.location import user_memory_dir
+
+        print(user_memory_dir())
+        return 0
     repo = _repo(args.repo)
     if repo is None:
         return 2
+    from tui.commands import memory_review
+
+    if args.action in memory_review.ACTIONS:
+        return memory_review.run(args, repo)
     if args.action == "path":
         # Printing the path must not create the folder: a script may only want to know it.
         print(memory_dir_for(repo))
@@ -78,7 +98,7 @@ def _run(args: argparse.Namespace) -> int:
     return _show(store, args.name)
 
 
-def _list(store) -> int:
+def _list(store: MemoryStore) -> int:
     for info in store.memories():
         modified = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.modified))
         fields = [info.path, info.type or "-", str(info.size), modified, info.name, info.description]
@@ -92,7 +112,7 @@ def _list(store) -> int:
     return 0
 
 
-def _find(store, wanted: str) -> str | None:
+def _find(store: MemoryStore, wanted: str) -> str | None:
     if wanted.startswith(store.ROOT + "/"):
         return wanted
     memories = store.memories()
@@ -115,7 +135,7 @@ def _find(store, wanted: str) -> str | None:
     return None
 
 
-def _show(store, wanted: str) -> int:
+def _show(store: MemoryStore, wanted: str) -> int:
     from memory.errors import MemoryStoreError
 
     path = _find(store, wanted)

@@ -43,9 +43,9 @@ def run(name: str, args: argparse.Namespace) -> int:
         return 1
 
 
-def _say(args) -> int:
+def _say(args: argparse.Namespace) -> int:
     from agent.voice.audio import resample, to_int16, write_wav
-    from agent.voice.tts import Voice
+    from agent.voice.synth import Voice
 
     audio, rate = Voice(args.voice, variation=args.variation).synthesize(args.text)
     if args.rate and args.rate != rate:
@@ -56,7 +56,7 @@ def _say(args) -> int:
     return 0
 
 
-def _transcribe(args) -> int:
+def _transcribe(args: argparse.Namespace) -> int:
     if not args.file.is_file():
         print(f"devagent transcribe: no such file: {args.file}", file=sys.stderr)
         return 1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,9 +11,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from agent.choices import as_choice
 from tui import format as fmt
 
 Choice = Literal["theirs", "mine", "both"]
+CHOICES: tuple[Choice, ...] = get_args(Choice)
 
 
 class Conflict(ModalScreen[Choice | None]):
@@ -26,8 +28,9 @@ class Conflict(ModalScreen[Choice | None]):
         super().__init__()
         self.path = path
         self.deleted = deleted
-        # the choice that throws nothing away has focus from the first frame
-        self.AUTO_FOCUS = "#mine" if deleted else "#both"
+        # the choice that throws nothing away has focus from the first frame; Textual
+        # declares AUTO_FOCUS a ClassVar but reads it from the instance
+        self.AUTO_FOCUS = "#mine" if deleted else "#both"  # type: ignore[misc]
 
     def compose(self) -> ComposeResult:
         path = fmt.sanitize(self.path)
@@ -52,7 +55,7 @@ class Conflict(ModalScreen[Choice | None]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id)
+        self.dismiss(as_choice(event.button.id, CHOICES))
 
     def action_back(self) -> None:
         self.dismiss(None)

@@ -18,7 +18,7 @@ INTRO = (
     "Type a question and press Enter. Replies stream into the conversation; each tool call is "
     "one line that turns into ✓ or × with its duration. Long answers, diffs and logs go to the "
     "screen pane. The memory pane lists what the agent remembers about this repository and "
-    "follows the folder live, whoever writes it."
+    "about you, and follows both folders live, whoever writes them."
 )
 
 SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
@@ -54,13 +54,17 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("d", "delete it, after a confirmation (Ctrl+D, or Tab to Delete and Enter)"),
             ("u", "bring back the memory deleted last (for the rest of the session)"),
             ("n", "write a new memory"),
+            ("v", "still true: set its verified date to today"),
+            ("m", "move it between this repository and you, in every repository"),
+            ("a / r", "accept / reject a change the agent made that waits for you"),
             ("other letters", "go to the prompt, as they do from every pane"),
         ],
     ),
 ]
 
 OUTRO = (
-    "A memory marked ▲ names a file or line the repository no longer has. A save the store "
+    "Before a memory's name, its evidence: ✓ the code it cites is intact, → moved, ≠ changed, "
+    "× gone, ? not fingerprinted; ◷ it is aging; ▲ tags what memory check found. A save the store "
     "refuses (too long, over the total cap, a credential in the text) says why and keeps your text "
     "in the editor; a memory changed on disk meanwhile lets you keep theirs, keep yours, or see "
     "both side by side. A new memory needs a name and a description."
@@ -101,7 +105,7 @@ class HelpScreen(ModalScreen[None]):
             box.border_subtitle = "Esc closes"
             yield Static(help_renderable(self.voice, self.talk_key), id="help-text")
 
-    async def action_dismiss(self, result=None) -> None:
+    async def action_dismiss(self, result: object = None) -> None:
         self.dismiss(None)
 
     def close_for_typing(self) -> None:

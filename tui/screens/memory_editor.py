@@ -9,6 +9,7 @@ needs a file name, a name and a description before it saves.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -21,7 +22,10 @@ from textual.widgets import Button, Input, Static, TextArea
 
 from memory.notes import frontmatter
 from tui import format as fmt
-from tui.screens.conflict import Conflict
+from tui.screens.conflict import Choice, Conflict
+
+if TYPE_CHECKING:
+    from memory.roots import Memory
 
 PLACEHOLDER = "one line on what this memory is for"
 TEMPLATE = f"""---
@@ -63,7 +67,7 @@ class MemoryEditor(ModalScreen[str | None]):
         Binding("escape", "discard", "Discard"),
     ]
 
-    def __init__(self, store, path: str | None, original: str | None, *, name: str = "") -> None:
+    def __init__(self, store: Memory, path: str | None, original: str | None, *, name: str = "") -> None:
         """`path` None writes a new memory, starting from `original` when given (an undone
         delete the store refused to take back as it was) and named `name`."""
         super().__init__()
@@ -94,7 +98,7 @@ class MemoryEditor(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         self._start_text = TEMPLATE.format(name="") if self.original is None else fmt.sanitize(self.original)
         with Vertical(id="editor") as box:
-            box.border_title = "New memory" if self.is_new else f"Edit {escape(fmt.sanitize(self.path))}"
+            box.border_title = "New memory" if self.path is None else f"Edit {escape(fmt.sanitize(self.path))}"
             if self.is_new:
                 yield Input(self.start_name, placeholder="file name, e.g. feedback_build_warnings.md", id="name")
             with Horizontal(id="texts"):
@@ -170,18 +174,22 @@ class MemoryEditor(ModalScreen[str | None]):
     @work(exclusive=True, group="memory-save")
     async def action_save(self) -> None:
         text = self.text
-        if self.is_new:
+        path = self.path
+        if path is None:
             await self._save_new(text)
             return
-        message, refused = await asyncio.to_thread(self.store.save, self.path, text, expected=self.original)
+        message, refused = await asyncio.to_thread(self.store.save, path, text, expected=self.original)
         if not refused:
             self.dismiss(message)
             return
         theirs = await asyncio.to_thread(self._on_disk)
         if theirs != self.original:
             self._refuse(message)
-            self.app.push_screen(Conflict(self.path, deleted=theirs is None),
-                                 lambda choice: self._resolve(choice, theirs))
+
+            def resolve(choice: Choice | None) -> None:
+                self._resolve(choice, theirs)
+
+            self.app.push_screen(Conflict(path, deleted=theirs is None), resolve)
             return
         # the text stays in the editor so nothing typed is lost
         self._refuse(message)
@@ -208,14 +216,16 @@ class MemoryEditor(ModalScreen[str | None]):
             self._refuse(message)
 
     def _on_disk(self) -> str | None:
-        """The file as it is now; None when it is gone."""
+        """The file as it is now; None when it is gone (or not written yet)."""
+        if self.path is None:
+            return None
         try:
             return self.store.read(self.path)
         except Exception:
             return None
 
     @work(exclusive=True, group="memory-save")
-    async def _resolve(self, choice: str | None, theirs: str | None) -> None:
+    async def _resolve(self, choice: Choice | None, theirs: str | None) -> None:
         if choice is None:
             self.query_one("#text", TextArea).focus()
         elif choice == "theirs":

@@ -43,13 +43,16 @@ class SessionsScreen(ModalScreen[tuple[str, str] | None]):
                 yield Static("No saved sessions yet. Esc closes.", id="sessions-help")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(("continue", event.option.id))
+        if event.option.id is not None:  # every option is made with the session's id
+            self.dismiss(("continue", event.option.id))
 
     def action_read(self) -> None:
         options = self.query(OptionList)
-        if options and options.first().highlighted is not None:
-            option = options.first().get_option_at_index(options.first().highlighted)
-            self.dismiss(("read", option.id))
+        highlighted = options.first().highlighted if options else None
+        if highlighted is not None:
+            option = options.first().get_option_at_index(highlighted)
+            if option.id is not None:
+                self.dismiss(("read", option.id))
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)

@@ -9,24 +9,19 @@ from typing import Any
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from agent.events import ToolOutcome, outcome_of
 from tui import format as fmt
 from tui.blocks import cut_point
+from tui.outcomes import OUTCOME_MARKS
 
 # quarter circles: drawn by every common monospace font, braille is not
 SPINNER = "◐◓◑◒"
-
-# how a finished tool run ended: its mark, the mark's style and the result's colour
-OUTCOME_MARKS = {
-    "ok": ("✓", "bold green", ""),
-    "failed": ("×", "bold red", "red"),  # in every common terminal font, unlike ✗
-    "error": ("!", "bold magenta", "magenta"),
-    "empty": ("○", "bold yellow", "yellow"),
-    "cancelled": ("■", "dim", "dim"),
-}
 
 # how often streamed text is written into the reply
 FLUSH_SECONDS = 0.2
@@ -83,10 +78,10 @@ class _Spinning(Widget):
     _Spinning { height: 1; }
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.started = time.monotonic()
-        self._timer = None
+        self._timer: Timer | None = None
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(0.1, self._tick)
@@ -138,13 +133,13 @@ class ToolLine(_Spinning):
         self.tool_name = fmt.sanitize(name)
         self.input_summary = fmt.sanitize(summary)
         self.finished: tuple[float, bool, str] | None = None  # duration, is_error, summary
-        self.outcome = ""  # an agent.events.ToolOutcome value once finished
+        self.outcome = ToolOutcome.OK  # how it ended, once finished
         self.tool_log: str | None = None
         self.cancelled = False
 
     def finish(self, duration: float, is_error: bool, summary: str, log: str | None, outcome: str = "") -> None:
         self.finished = (duration, is_error, fmt.sanitize(summary))
-        self.outcome = outcome if outcome in OUTCOME_MARKS else ("error" if is_error else "ok")
+        self.outcome = outcome_of(outcome, is_error)
         self.tool_log = log
         self.remove_class("-running")
         self.add_class("-error" if is_error else "-ok")
@@ -166,8 +161,9 @@ class ToolLine(_Spinning):
         if self.finished is None and not self.cancelled:
             head.append(self.spinner(), "bold")
         else:
-            mark, style, colour = OUTCOME_MARKS["cancelled" if self.finished is None else self.outcome]
-            head.append(mark, style)
+            shown = OUTCOME_MARKS[ToolOutcome.CANCELLED if self.finished is None else self.outcome]
+            colour = shown.colour
+            head.append(shown.mark, shown.style)
         head.append(f" {self.tool_name}", "bold")
         # what must stay visible: mark, name, outcome, time; the input gets what is left
         timing = Text()
@@ -218,7 +214,7 @@ class Conversation(VerticalScroll):
 
     HINT = "▼ new output below · Ctrl+End or PgDn"
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._reply: Any = None  # the Reply piece being written
         self._piece_text = ""  # the text written to it so far
@@ -229,7 +225,7 @@ class Conversation(VerticalScroll):
         self._tools: dict[str, ToolLine] = {}
         self.reply_text = ""  # everything streamed in the current turn, for tests and voice
         self._unwritten: list[str] = []
-        self._flush_timer = None
+        self._flush_timer: Timer | None = None
         self._typed_at = 0.0
         self._held_since: float | None = None
         self.following = True
@@ -242,7 +238,7 @@ class Conversation(VerticalScroll):
             # only a move up means the user went to read; the end moving away does not
             self._set_following(False)
 
-    def watch_virtual_size(self, old, new) -> None:
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
         if self.following:
             # after this layout pass, so the end is where the new content put it
             self.call_next(self._to_end)
@@ -267,7 +263,7 @@ class Conversation(VerticalScroll):
         self._set_following(True)
         self.scroll_end(animate=False, immediate=True)
 
-    async def _add(self, widget) -> None:
+    async def _add(self, widget: Widget) -> None:
         last = self.children[-1] if self.children else None
         if not _is_reply(last):
             # a reply ends with its own blank line; anything else needs one put before

@@ -6,9 +6,9 @@ session, an editor), the pane hears it through watchfiles and lists it again.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -22,6 +22,16 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui import format as fmt
+from tui.widgets import memory_trust as trust_view
+from tui.widgets.memory_delete import DeleteActions
+from tui.widgets.memory_review import ReviewActions
+
+if TYPE_CHECKING:
+    from textual.worker import Worker
+
+    from memory.notes import MemoryInfo
+    from memory.preload import LeftOut
+    from memory.roots import Memory
 
 # watchfiles waits 1.6 s for a burst of changes to settle by default; a memory save is one
 # rename, so a short debounce shows it at once and still folds an editor's save dance into one.
@@ -39,17 +49,18 @@ EMPTY = "No memories yet.\nThe agent saves what it should remember here; press n
 
 @dataclass
 class Listing:
-    memories: list = field(default_factory=list)  # memory.notes.MemoryInfo
+    memories: list[MemoryInfo] = field(default_factory=list)
     total: int = 0
     cap: int = 0
-    stale: dict[str, list[str]] = field(default_factory=dict)
+    # evidence, aging, findings and held changes: read after the listing, on the same worker
+    trust: trust_view.Trust | None = None
     problem: str | None = None
-    left_out: list = field(default_factory=list)  # memory.preload.LeftOut: not in the prompt
+    left_out: list[LeftOut] = field(default_factory=list)  # not in the prompt
     file_cap: int = 0
 
 
-def load_listing(store) -> Listing:
-    """Read the folder; never raises, a failure becomes a sentence in the pane. The staleness
+def load_listing(store: Memory) -> Listing:
+    """Read the folder; never raises, a failure becomes a sentence in the pane. The evidence
     check reads the repository and comes after, in `MemoryPane.reload`."""
     try:
         memories = store.memories()
@@ -76,20 +87,17 @@ def preload_warning(listing: Listing) -> str | None:
     )
 
 
-STALE = "▲"
-
-
-def option_prompt(info, stale: list[str] | None, now: float | None = None) -> Table:
-    """Two lines a memory: name with size and age on the right; type and description."""
+def option_prompt(info: MemoryInfo, marks: trust_view.MemoryMarks | None, now: float | None = None) -> Table:
+    """Two lines a memory: marks, name, size and age on the right; findings, type and description."""
     grid = Table.grid(expand=True, padding=(0, 1))
     grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
     grid.add_column(no_wrap=True, justify="right")
-    name = Text(no_wrap=True, overflow="ellipsis")
-    if stale:
-        name.append(f"{STALE} ", "bold yellow")
+    name = trust_view.name_marks(marks)
+    name.overflow = "ellipsis"
     name.append(fmt.sanitize(info.name), "bold")
     grid.add_row(name, Text(f"{fmt.chars(info.size)} · {fmt.age(info.modified, now)}", "dim"))
-    about = Text(no_wrap=True, overflow="ellipsis")
+    about = trust_view.finding_tags(marks)
+    about.overflow = "ellipsis"
     if info.type:
         about.append(fmt.sanitize(info.type), TYPE_STYLE.get(info.type, "dim"))
         about.append(" · ", "dim")
@@ -112,14 +120,23 @@ def styled_memory(body: str) -> Text:
 class _Cancelled:
     """The stop event watchfiles checks every step: the watching worker was cancelled."""
 
-    def __init__(self, worker) -> None:
+    def __init__(self, worker: Worker[None]) -> None:
         self.worker = worker
 
     def is_set(self) -> bool:
         return self.worker.is_cancelled
 
 
-class MemoryPane(Vertical):
+def watched_directories(store: Memory) -> list[Path]:
+    """The folders the pane follows: the repository's and the user-wide one. A store built
+    on first use names them without being built, so watching starts before anything slow."""
+    known = getattr(store, "directories", None)
+    if known is not None:
+        return [Path(d) for d in known]
+    return [Path(root.directory) for root in trust_view.roots_of(store)]
+
+
+class MemoryPane(ReviewActions, DeleteActions, Vertical):
     DEFAULT_CSS = """
     MemoryPane #memory-warning {
         color: $text-warning;
@@ -134,18 +151,23 @@ class MemoryPane(Vertical):
         Binding("d,delete", "delete", "Delete"),
         Binding("n", "new", "New"),
         Binding("u", "undo_delete", "Undo delete"),
+        Binding("v", "verify", "Still true"),
+        Binding("m", "move", "Move"),
+        Binding("a", "accept", "Accept"),
+        Binding("r", "reject", "Reject"),
     ]
 
     class Changed(Message):
         """The listing was read again (tests and the benchmark wait for it)."""
 
-    def __init__(self, store, repo: Path | None, **kwargs) -> None:
+    def __init__(self, store: Memory, repo: Path | None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.border_title = "Memory"
         self.store = store
         self.repo = repo
         self.listing = Listing()
         self.loads = 0
+        self._waiting = False  # whether held changes were listed last time
         self._ages: list[str] = []  # as the list shows them
         # (path, text) of every memory deleted from this pane, newest last: undo for the session
         self.deleted: list[tuple[str, str]] = []
@@ -167,21 +189,23 @@ class MemoryPane(Vertical):
 
     @work(thread=True, exclusive=True, group="memory-load")
     def reload(self) -> None:
-        # the listing shows first; the staleness check reads the repository and may take
-        # longer, so its marks follow in a second step
+        # the listing shows first, with the marks it had; the evidence check reads the
+        # repository and runs git, so fresh marks follow in a second step
         listing = load_listing(self.store)
         if listing.problem is None:
-            known = self.listing.stale
-            listing.stale = {m.path: known[m.path] for m in listing.memories if m.path in known}
+            listing.trust = self.listing.trust
         self.app.call_from_thread(self._apply, listing)
-        if listing.problem is None and self.repo is not None:
+        if listing.problem is None:
+            config = getattr(self.app, "config", None)
             try:
-                stale = self.store.stale_references(self.repo)
-            except Exception:
+                trust = trust_view.load_trust(
+                    self.store, self.repo, aging_days=getattr(config, "memory_aging_days", 30)
+                )
+            except Exception as exc:  # the marks are advice: the list stays, the title says why
+                self.app.call_from_thread(self._title_problem, f"could not check the evidence: {exc}")
                 return
-            if stale != listing.stale:
-                listing = replace(listing, stale=stale)
-                self.app.call_from_thread(self._apply, listing)
+            listing = replace(listing, trust=trust)
+            self.app.call_from_thread(self._apply, listing)
 
     @work(thread=True, exclusive=True, group="memory-watch")
     def _watch(self) -> None:
@@ -192,15 +216,16 @@ class MemoryPane(Vertical):
         from watchfiles import watch
 
         worker = get_current_worker()
-        directory = Path(self.store.directory)
+        directories = watched_directories(self.store)
         try:
-            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            for directory in directories:
+                directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as exc:
             self.app.call_from_thread(self._title_problem, f"cannot watch {directory}: {exc}")
             return
         self.app.call_from_thread(self.reload)
         try:
-            for _changes in watch(directory, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=_Cancelled(worker)):
+            for _changes in watch(*directories, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=_Cancelled(worker)):
                 self.app.call_from_thread(self.reload)
         except Exception as exc:
             if not worker.is_cancelled:
@@ -219,18 +244,22 @@ class MemoryPane(Vertical):
         options = self.query_one("#memory-list", OptionList)
         keep = self.selected_path
         options.clear_options()
-        # in one call: each add_option renders every option already in the list again
-        options.add_options([Option(option_prompt(info, listing.stale.get(info.path)), id=info.path)
-                             for info in listing.memories])
-        paths = [m.path for m in listing.memories]
+        paths = self._add_options(options, listing)
         if paths:
-            options.highlighted = paths.index(keep) if keep in paths else 0
+            keep = keep if keep in paths else paths[0]
+            options.highlighted = next(i for i in range(options.option_count) if options.get_option_at_index(i).id == keep)
         self._update_title()
         warning = self.query_one("#memory-warning", Static)
         text = preload_warning(listing)
         warning.update(text or "")
         warning.display = text is not None
         self._show_preview()
+        waiting = bool(listing.trust is not None and listing.trust.pending)
+        if waiting != self._waiting:
+            # a and r come and go with the held changes; only then, as the footer redraws
+            # itself whole on each refresh
+            self._waiting = waiting
+            self.refresh_bindings()
         self.post_message(self.Changed())
 
     def _update_title(self) -> None:
@@ -243,8 +272,33 @@ class MemoryPane(Vertical):
         used = f"{fmt.chars(listing.total)}/{fmt.chars(listing.cap)} chars"
         if listing.cap and listing.total > listing.cap:
             used = f"[$text-error]{used}[/]"
-        stale = sum(1 for m in listing.memories if listing.stale.get(m.path))
-        self.border_subtitle = used + (f" · [$text-warning]{STALE} {stale} stale[/]" if stale else "")
+        counts = trust_view.subtitle_counts(listing.trust, listing.memories)
+        self.border_subtitle = used + (f" · {counts}" if counts else "")
+
+    def _add_options(self, options: OptionList, listing: Listing) -> list[str]:
+        """The held changes first, then the memories, in a group per folder; the ids in order."""
+        trust = listing.trust
+        marks = trust.marks if trust is not None else {}
+        ids: list[str] = []
+        if trust is not None and trust.pending:
+            options.add_option(Option(trust_view.group_header(trust_view.GROUP_PENDING, len(trust.pending)), disabled=True))
+            for change in trust.pending:
+                ids.append(trust_view.PENDING_PREFIX + change.id)
+                options.add_option(Option(trust_view.pending_prompt(change), id=ids[-1]))
+        from memory.roots import is_user_path
+
+        groups = [
+            (trust_view.GROUP_REPOSITORY, [m for m in listing.memories if not is_user_path(m.path)]),
+            (trust_view.GROUP_USER, [m for m in listing.memories if is_user_path(m.path)]),
+        ]
+        headed = len(trust_view.roots_of(self.store)) > 1 or bool(ids)
+        for title, members in groups:
+            if headed and (members or title == trust_view.GROUP_USER):
+                options.add_option(Option(trust_view.group_header(title, len(members)), disabled=True))
+            for info in members:
+                ids.append(info.path)
+                options.add_option(Option(option_prompt(info, marks.get(info.path)), id=info.path))
+        return ids
 
     @property
     def names(self) -> list[str]:
@@ -257,7 +311,7 @@ class MemoryPane(Vertical):
             return None
         return options.get_option_at_index(options.highlighted).id
 
-    def selected_info(self):
+    def selected_info(self) -> MemoryInfo | None:
         path = self.selected_path
         return next((m for m in self.listing.memories if m.path == path), None)
 
@@ -270,6 +324,14 @@ class MemoryPane(Vertical):
 
     def _show_preview(self) -> None:
         static = self.query_one("#memory-text", Static)
+        change_id = self.selected_change_id()
+        trust = self.listing.trust
+        if change_id is not None and trust is not None:
+            change = next((c for c in trust.pending if c.id == change_id), None)
+            if change is not None:
+                static.set_class(False, "empty")
+                static.update(trust_view.diff_preview(change))
+                return
         info = self.selected_info()
         if info is None:
             static.update(EMPTY if not self.listing.problem else "")
@@ -284,13 +346,9 @@ class MemoryPane(Vertical):
         text = Text()
         text.append(fmt.sanitize(info.path), "bold")
         text.append(f"  {fmt.chars(info.size)} chars · changed {fmt.ago(info.modified)}\n", "dim")
-        stale = self.listing.stale.get(info.path)
-        if stale:
-            text.append(f"{STALE} refers to what the repository no longer has: ", "yellow")
-            text.append(fmt.sanitize(", ".join(stale)), "yellow")
-            text.append("\n")
+        text.append_text(trust_view.evidence_preview(trust.marks.get(info.path) if trust is not None else None))
         text.append("\n")
-        text.append_text(styled_memory(body))
+        text.append_text(styled_memory(fmt.sanitize(body)))
         static.update(text)
 
     # --- changing: everything goes through the store ------------------------------------
@@ -318,60 +376,3 @@ class MemoryPane(Vertical):
         if message:
             self.app.notify(message, title="Memory")
         self.reload()
-
-    def action_delete(self) -> None:
-        info = self.selected_info()
-        if info is None:
-            self.app.notify("No memory selected.", severity="warning")
-            return
-        from tui.screens.confirm import Confirm
-
-        try:
-            text = self.store.read(info.path)
-            after = "You can undo it for the rest of this session (u in this pane)."
-        except Exception as exc:
-            text = None
-            after = f"It cannot be undone: {exc}"
-        question = Text.assemble(
-            "Delete the memory ", (fmt.sanitize(info.name), "bold"), "?\n\n",
-            f"{fmt.sanitize(info.path)} ({fmt.chars(info.size)} chars) is removed from disk; the agent will not see it again. ",
-            after,
-        )
-        self.app.push_screen(Confirm("Delete memory", question, yes="Delete"), lambda ok: self._delete(info.path, text, ok))
-
-    @work(group="memory-delete")
-    async def _delete(self, path: str, text: str | None, confirmed: bool | None) -> None:
-        if not confirmed:
-            return
-        message, refused = await asyncio.to_thread(self.store.delete, path)
-        if not refused and text is not None:
-            self.deleted.append((path, text))
-            message += " Press u in the memory pane (or Undo delete in Ctrl+P) to bring it back."
-        self.app.notify(message, title="Memory", severity="error" if refused else "information")
-        self.reload()
-
-    @work(group="memory-delete")
-    async def action_undo_delete(self) -> None:
-        if not self.deleted:
-            self.app.notify("No memory was deleted in this session.", title="Memory")
-            return
-        path, text = self.deleted.pop()
-        existing = await asyncio.to_thread(self.store.memories)
-        if any(m.path == path for m in existing):
-            # written again meanwhile: both are kept, the old text as a new memory beside it
-            self._restore_in_editor(path, text, f"{path} exists again.", path.removesuffix(".md") + "_restored.md")
-            return
-        message, refused = await asyncio.to_thread(self.store.save, path, text)
-        if refused:
-            # the store will not take the text back as it was; nothing is lost, it goes to the editor
-            self._restore_in_editor(path, text, f"Could not restore {path} as it was: {message}", path)
-            return
-        self.app.notify(f"Restored {path}.", title="Memory")
-        self.reload()
-
-    def _restore_in_editor(self, path: str, text: str, why: str, name: str) -> None:
-        from tui.screens.memory_editor import MemoryEditor
-
-        self.app.notify(f"{why} The deleted text is in the editor; save it from there.", title="Memory",
-                        severity="warning")
-        self.app.push_screen(MemoryEditor(self.store, None, text, name=name), self._after_edit)

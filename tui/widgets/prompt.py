@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Any
 
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import TextArea
 
 from tui import format as fmt
@@ -48,7 +50,7 @@ class Prompt(TextArea):
             self.text = text
             self.value = value
 
-    def __init__(self, placeholder: str = "", **kwargs) -> None:
+    def __init__(self, placeholder: str = "", **kwargs: Any) -> None:
         super().__init__(placeholder=placeholder, soft_wrap=True, show_line_numbers=False,
                          tab_behavior="focus", highlight_cursor_line=False, **kwargs)
         self.sent: list[str] = []
@@ -56,7 +58,7 @@ class Prompt(TextArea):
         self._draft = ""
         self.pastes: dict[int, str] = {}  # folded pastes by number, for the whole session
         self._blink_until = 0.0
-        self._blink_check = None
+        self._blink_check: Timer | None = None
 
     # --- the cursor blinks only after a key -------------------------------------------
 

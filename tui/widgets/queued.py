@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from rich.text import Text
 from textual.widgets import Static
 
 from tui import format as fmt
+
+if TYPE_CHECKING:
+    from tui.widgets.prompt import Prompt
 
 
 class QueuedTurns(Static):
@@ -23,7 +28,7 @@ class QueuedTurns(Static):
     }
     """
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.texts: list[str] = []  # what is sent, in order
         self._typed: list[str] = []  # the same as typed (long pastes still folded)
@@ -46,7 +51,7 @@ class QueuedTurns(Static):
         self._show()
         return typed
 
-    def take_back_into(self, prompt) -> bool:
+    def take_back_into(self, prompt: Prompt) -> bool:
         """Every queued question back into `prompt`, before what it holds; False when none."""
         taken = self.take_all()
         if taken:

@@ -7,6 +7,7 @@ imports it in the background once its first frame is out.
 
 from __future__ import annotations
 
+from textual.geometry import Size
 from textual.widgets import Markdown
 
 # how much text the open piece of a reply gathers before it may be cut
@@ -30,7 +31,7 @@ class Reply(Markdown):
         """No more text comes to this piece."""
         self.sealed = True
 
-    def get_content_height(self, container, viewport, width: int) -> int:
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if self.sealed and self._sealed_height is not None and self._sealed_height[0] == width:
             return self._sealed_height[1]
         height = super().get_content_height(container, viewport, width)

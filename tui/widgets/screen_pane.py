@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,7 +14,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.markup import escape
 from textual.widgets import Static
 
+from agent.choices import ScreenFormat
 from tui import format as fmt
+
+# What show_on_screen may hand over, and the tools' logs, which only the app shows.
+PaneFormat = Literal[ScreenFormat, "log"]
 
 EMPTY = (
     "Nothing on screen yet.\n\nLong answers, diffs and build or test logs appear here; "
@@ -41,7 +47,7 @@ _PROGRESS = re.compile(r"^(?P<marks>[.FEsxXp]+)(?P<tail>\s+\[\s*\d+%\])$")
 class ScreenItem:
     title: str
     content: str
-    format: str  # markdown | text | diff | log
+    format: PaneFormat
 
 
 def first_failure(content: str) -> int | None:
@@ -87,7 +93,7 @@ def render_plain(item: ScreenItem, width: int | None = None) -> Text:
     return text
 
 
-def _lines(content: str):
+def _lines(content: str) -> Iterator[tuple[int, str]]:
     offset = 0
     for line in content.expandtabs(4).split("\n"):
         yield offset, line
@@ -100,7 +106,7 @@ class ScreenPane(Vertical):
         Binding("right,right_square_bracket", "newer", "Newer", show=True),
     ]
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.border_title = "Screen"
         self.items: list[ScreenItem] = []
@@ -114,7 +120,7 @@ class ScreenPane(Vertical):
     def current(self) -> ScreenItem | None:
         return self.items[self.index] if self.items else None
 
-    async def show(self, title: str, content: str, format: str) -> None:
+    async def show(self, title: str, content: str, format: PaneFormat) -> None:
         self.items.insert(0, ScreenItem(fmt.sanitize(title), fmt.sanitize(content), format))
         self.index = 0
         await self._render_current()

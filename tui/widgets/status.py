@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from agent.events import ContextStatus, Usage
 from agent.voice.status import VoiceStatus
 from tui import format as fmt
 
@@ -26,10 +28,10 @@ class StatusInfo:
     model: str = ""
     effort: str = ""
     memory_mode: str = ""
-    usage: object | None = None  # agent.events.Usage of the last finished turn
+    usage: Usage | None = None  # of the last finished turn
     activity: str = ""  # "working 3.2s", "cancelling", ""
     voice: VoiceStatus = VoiceStatus("off")
-    context: object | None = None  # agent.events.ContextStatus of the latest request
+    context: ContextStatus | None = None  # of the latest request
 
 
 def where(repo: str, branch: str | None, limit: int | None = None) -> Text:
@@ -59,7 +61,7 @@ class StatusLine(Widget):
 
     info: reactive[StatusInfo] = reactive(StatusInfo, layout=False)
 
-    def update_info(self, **changes) -> None:
+    def update_info(self, **changes: Any) -> None:
         self.info = replace(self.info, **changes)
 
     def segments(self, level: int = 0) -> list[tuple[int, Text]]:
@@ -81,7 +83,7 @@ class StatusLine(Widget):
             tokens_in, tokens_out = fmt.tokens(usage.input_tokens), fmt.tokens(usage.output_tokens)
             price = fmt.cost(usage.cost_usd)
             if level == 0:
-                cached = fmt.tokens(getattr(usage, "cache_read_tokens", 0))
+                cached = fmt.tokens(usage.cache_read_tokens)
                 text = f"in {tokens_in} · out {tokens_out} · cached {cached} · {price}"
             elif level < 3:
                 text = f"{tokens_in} in · {tokens_out} out · {price}"
@@ -99,11 +101,11 @@ class StatusLine(Widget):
         room = width - 2  # the leading space and one cell of slack
         separator = "  │  " if width >= 120 else " │ "
 
-        def length(kept) -> int:
+        def length(kept: list[tuple[int, Text]]) -> int:
             return sum(len(t) for _, t in kept) + len(separator) * (len(kept) - 1)
 
         # short forms first, then a shorter branch, and only then whole segments go
-        kept = []
+        kept: list[tuple[int, Text]] = []
         for level in range(4):
             kept = self.segments(level)
             if length(kept) <= room:

@@ -1,0 +1,209 @@
+"""What a session is told about its memory as it starts: the files or the index, each
+memory's age, and the evidence behind it.
+
+Preloading gives every file with its age (since it was written or last verified); aging
+memories come after the fresh ones, marked, so an old claim reads as old. Both preloading
+and the index mode add one evidence line per memory that cites code, changed or gone
+citations first (memory/evidence.py), so the model knows which claims to check before it
+repeats them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memory import paths
+from memory.freshness import DEFAULT_AGING_DAYS, Freshness, freshness
+from memory.notes import INDEX_NAME
+from memory.preload import LeftOut
+from memory.secrets import mask_secrets
+
+EMPTY = (
+    "Your memory directory /memories is empty: nothing has been saved for this "
+    "repository yet. No need to view it."
+)
+EVIDENCE_HEADER = (
+    "Evidence, checked against the working tree as this session started: the code each memory "
+    "cites is intact, moved (the same text at other lines now), changed (the text is no longer "
+    "there) or gone (the file is gone). Before you repeat a memory with a changed or gone "
+    "citation, check it with a tool, then fix or delete the memory."
+)
+
+
+@dataclass
+class MemoryFile:
+    path: str  # virtual
+    text: str
+    modified: float
+    age: Freshness | None  # None for an index
+
+
+def _roots(store: Any) -> list[Any]:
+    roots = getattr(store, "roots", None)
+    return list(roots()) if callable(roots) else [store]
+
+
+def _files(store: Any, now: float, aging_days: int) -> tuple[list[MemoryFile], list[LeftOut]]:
+    """What each root preloads within its caps: indexes first, then fresh memories, then
+    aging ones; and what the caps left out (memory.preload.LeftOut)."""
+    indexes: list[MemoryFile] = []
+    fresh: list[MemoryFile] = []
+    aging: list[MemoryFile] = []
+    left_out: list[LeftOut] = []
+    for root in _roots(store):
+        loaded = root.preload()
+        left_out += loaded.left_out
+        index = f"{getattr(root, 'ROOT', paths.ROOT)}/{INDEX_NAME}"
+        for item in loaded.files:
+            if item.path == index:
+                indexes.append(MemoryFile(item.path, item.text, item.modified, None))
+                continue
+            age = freshness(item.text, item.modified, now, aging_days)
+            (aging if age.aging else fresh).append(MemoryFile(item.path, item.text, item.modified, age))
+    for group in (indexes, fresh, aging):
+        group.sort(key=lambda f: f.path)
+    return indexes + fresh + aging, left_out
+
+
+def age_text(seconds: float) -> str:
+    """How old a memory is, in the unit a reader would use."""
+    seconds = max(0.0, seconds)
+    for limit, unit, size in (
+        (3600, "minute", 60),
+        (86400, "hour", 3600),
+        (14 * 86400, "day", 86400),
+        (60 * 86400, "week", 7 * 86400),
+        (730 * 86400, "month", 30 * 86400),
+        (float("inf"), "year", 365 * 86400),
+    ):
+        if seconds < limit:
+            count = int(seconds // size)
+            if unit == "minute" and count == 0:
+                return "just now"
+            return f"{count} {unit}" + ("" if count == 1 else "s")
+    return "unknown"  # pragma: no cover
+
+
+MAX_NAMED = 20  # left-out files named in the prompt
+
+
+def left_out_note(left_out: list[LeftOut]) -> str:
+    """The lines that tell the model what is in the folder but not in its prompt."""
+    lines = ["Not preloaded (read one with the memory tool's view command when a question needs it):"]
+    lines += [f"- {item.path}: {item.reason}" for item in left_out[:MAX_NAMED]]
+    if len(left_out) > MAX_NAMED:
+        lines.append(f"- and {len(left_out) - MAX_NAMED:,} more")
+    return "\n".join(lines) + "\n"
+
+
+def memory_snapshot(loaded: Any, now: float, aging_days: int = DEFAULT_AGING_DAYS) -> str:
+    """One folder's preload (memory.preload.Preload) as prompt text, in its own order: each
+    file with its age, then what the caps left out. Empty when there is no memory."""
+    files = [
+        MemoryFile(item.path, item.text, item.modified,
+                   None if item.path.endswith("/" + INDEX_NAME) else freshness(item.text, item.modified, now, aging_days))
+        for item in loaded.files
+    ]
+    text = "".join(_element(f, now) for f in files)
+    return text + (left_out_note(loaded.left_out) if loaded.left_out else "")
+
+
+def _escape(value: str) -> str:
+    for raw, escaped in (("&", "&amp;"), ('"', "&quot;"), ("<", "&lt;"), (">", "&gt;")):
+        value = value.replace(raw, escaped)
+    return value
+
+
+def _element(file: MemoryFile, now: float) -> str:
+    # A memory must not be able to close its own element and speak as the prompt.
+    body = file.text.rstrip().replace("</memory>", "<\\/memory>")
+    attributes = f'path="{_escape(file.path)}"'
+    if file.age is not None:
+        attributes += f' age="{age_text(file.age.age_seconds(now))}"'
+        if file.age.verified is not None:
+            attributes += f' verified="{file.age.verified.isoformat()}"'
+        if file.age.aging:
+            attributes += ' aging="true"'
+    else:
+        attributes += f' age="{age_text(now - file.modified)}"'
+    return f"<memory {attributes}>\n{body}\n</memory>\n"
+
+
+def evidence_lines(store: Any, repo: Path | None) -> str:
+    """One line per memory that cites code, the ones with changed or gone citations first."""
+    from memory.evidence import CHANGED, GONE, summary
+
+    try:
+        checks = store.evidence(repo)
+    except Exception:  # a repository that cannot be read must not stop the session
+        return ""
+    rows = [(path, found) for path, found in checks.items() if found]
+    if not rows:
+        return ""
+    rows.sort(key=lambda row: (not any(c.state in (CHANGED, GONE) for c in row[1]), row[0]))
+    lines = [EVIDENCE_HEADER] + [f"- {path}: {summary(found)}" for path, found in rows]
+    return mask_secrets("\n".join(lines))[0]
+
+
+def _aging_note(aging_days: int) -> str:
+    return (
+        f' A memory marked aging="true" was neither written nor verified for {aging_days} days or more; '
+        "those come last. When a tool confirms a memory, set its verified: date."
+    )
+
+
+def preloaded(store: Any, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> str:
+    now = time.time() if now is None else now
+    files, left_out = _files(store, now, aging_days)
+    if not files and not left_out:
+        return EMPTY
+    header = (
+        "Your memory directory as this session started: every file, with its age since it was written "
+        "or last verified. It is already loaded, so there is no need to view it before answering; "
+        "use the memory tool to change it."
+    )
+    if any(f.age is not None and f.age.aging for f in files):
+        header += _aging_note(aging_days)
+    snapshot = "".join(_element(f, now) for f in files)
+    if left_out:
+        snapshot += left_out_note(left_out)
+    parts = [header, snapshot]
+    evidence = evidence_lines(store, repo)
+    if evidence:
+        parts.append(evidence)
+    return "\n\n".join(parts)
+
+
+def index(store: Any, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> str:
+    """The index mode: MEMORY.md of each root, the aging memories, the evidence lines."""
+    now = time.time() if now is None else now
+    elements = []
+    for root in _roots(store):
+        text = root.index_text().strip()
+        if text:
+            elements.append(f'<memory path="{_escape(getattr(root, "ROOT", paths.ROOT))}/{INDEX_NAME}">\n{text}\n</memory>')
+    if elements:
+        parts = [
+            "Your memory index, /memories/MEMORY.md, as this session started. Read a memory file "
+            "with the memory tool when it is relevant to the question.",
+            "\n\n".join(elements),
+        ]
+    else:
+        parts = [
+            "Your memory index /memories/MEMORY.md is empty or missing. Memory files, if any, "
+            "can still be listed with the memory tool's view command."
+        ]
+    aging = [(f.path, f.age) for f in _files(store, now, aging_days)[0] if f.age is not None and f.age.aging]
+    if aging:
+        listed = ", ".join(f"{path} ({age_text(age.age_seconds(now))})" for path, age in aging)
+        parts.append(
+            f"Aging, neither written nor verified for {aging_days} days or more: {listed}. "
+            "Check one before relying on it; when a tool confirms it, set its verified: date."
+        )
+    evidence = evidence_lines(store, repo)
+    if evidence:
+        parts.append(evidence)
+    return "\n\n".join(parts)

