@@ -51,7 +51,7 @@ async def test_lists_name_type_description_size_age_and_total(make_app, store, n
         await loaded(pilot, 2)
         memories = {m.name: m for m in pane(app).listing.memories}
         prompt = option_prompt(memories["CS1591 is noise"], None)
-        left, right = ([str(c) for c in col._cells] for col in prompt.columns)
+        left, right = [line.plain for line, _ in prompt.lines], [size.plain for _, size in prompt.lines]
         assert left[0] == "CS1591 is noise"
         assert left[1] == "feedback · missing XML doc warnings are ignored"
         assert right[0].endswith("· 3d")

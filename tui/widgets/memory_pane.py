@@ -6,11 +6,12 @@ session, an editor), the pane hears it through watchfiles and lists it again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -24,7 +25,9 @@ from textual.widgets.option_list import Option
 from tui import format as fmt
 from tui.widgets import memory_trust as trust_view
 from tui.widgets.memory_delete import DeleteActions
+from tui.widgets.memory_list import MemoryList
 from tui.widgets.memory_review import ReviewActions
+from tui.widgets.memory_row import MemoryRow
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -87,23 +90,21 @@ def preload_warning(listing: Listing) -> str | None:
     )
 
 
-def option_prompt(info: MemoryInfo, marks: trust_view.MemoryMarks | None, now: float | None = None) -> Table:
+def option_prompt(info: MemoryInfo, marks: trust_view.MemoryMarks | None, now: float | None = None) -> MemoryRow:
     """Two lines a memory: marks, name, size and age on the right; findings, type and description."""
-    grid = Table.grid(expand=True, padding=(0, 1))
-    grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-    grid.add_column(no_wrap=True, justify="right")
     name = trust_view.name_marks(marks)
-    name.overflow = "ellipsis"
     name.append(fmt.sanitize(info.name), "bold")
-    grid.add_row(name, Text(f"{fmt.chars(info.size)} · {fmt.age(info.modified, now)}", "dim"))
     about = trust_view.finding_tags(marks)
-    about.overflow = "ellipsis"
     if info.type:
         about.append(fmt.sanitize(info.type), TYPE_STYLE.get(info.type, "dim"))
         about.append(" · ", "dim")
     about.append(fmt.one_line(info.description, 200) if info.description else "no description", "dim italic")
-    grid.add_row(about, "")
-    return grid
+    size_and_age = Text(f"{fmt.chars(info.size)} · {fmt.age(info.modified, now)}", "dim")
+    return MemoryRow([(name, size_and_age), (about, Text())])
+
+
+def memory_option(info: MemoryInfo, marks: trust_view.MemoryMarks | None) -> Option:
+    return Option(option_prompt(info, marks), id=info.path)
 
 
 def styled_memory(body: str) -> Text:
@@ -169,12 +170,14 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         self.loads = 0
         self._waiting = False  # whether held changes were listed last time
         self._ages: list[str] = []  # as the list shows them
+        self._warning: str | None = None  # as the warning line shows it
+        self._preview_key: object = None  # what the preview shows
         # (path, text) of every memory deleted from this pane, newest last: undo for the session
         self.deleted: list[tuple[str, str]] = []
 
     def compose(self) -> ComposeResult:
         yield Static("", id="memory-warning", markup=False)
-        yield OptionList(id="memory-list")
+        yield MemoryList(id="memory-list")
         with VerticalScroll(id="memory-preview"):
             yield Static(READING, id="memory-text", classes="empty")
 
@@ -241,18 +244,20 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         self._ages = ages
         self.listing = listing
         self.loads += 1
-        options = self.query_one("#memory-list", OptionList)
+        options = self.query_one("#memory-list", MemoryList)
         keep = self.selected_path
-        options.clear_options()
         paths = self._add_options(options, listing)
         if paths:
             keep = keep if keep in paths else paths[0]
             options.highlighted = next(i for i in range(options.option_count) if options.get_option_at_index(i).id == keep)
         self._update_title()
-        warning = self.query_one("#memory-warning", Static)
         text = preload_warning(listing)
-        warning.update(text or "")
-        warning.display = text is not None
+        if text != self._warning:
+            # only on a change: an update lays the whole screen out again
+            self._warning = text
+            warning = self.query_one("#memory-warning", Static)
+            warning.update(text or "")
+            warning.display = text is not None
         self._show_preview()
         waiting = bool(listing.trust is not None and listing.trust.pending)
         if waiting != self._waiting:
@@ -275,30 +280,38 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         counts = trust_view.subtitle_counts(listing.trust, listing.memories)
         self.border_subtitle = used + (f" · {counts}" if counts else "")
 
-    def _add_options(self, options: OptionList, listing: Listing) -> list[str]:
+    def _add_options(self, options: MemoryList, listing: Listing) -> list[str]:
         """The held changes first, then the memories, in a group per folder; the ids in order."""
         trust = listing.trust
         marks = trust.marks if trust is not None else {}
-        ids: list[str] = []
+        rows: list[tuple[str, object, Option]] = []
+
+        def row(slot: str, shows: object, make: Callable[[], Option]) -> None:
+            rows.append((slot, shows, options.option(slot, shows, make)))
+
+        def header(title: str, count: int) -> None:
+            row(f"header:{title}", count, partial(Option, trust_view.group_header(title, count), disabled=True))
+
         if trust is not None and trust.pending:
-            options.add_option(Option(trust_view.group_header(trust_view.GROUP_PENDING, len(trust.pending)), disabled=True))
+            header(trust_view.GROUP_PENDING, len(trust.pending))
             for change in trust.pending:
-                ids.append(trust_view.PENDING_PREFIX + change.id)
-                options.add_option(Option(trust_view.pending_prompt(change), id=ids[-1]))
+                prompt = trust_view.pending_prompt(change)
+                row(trust_view.PENDING_PREFIX + change.id, change, partial(Option, prompt, id=trust_view.PENDING_PREFIX + change.id))
         from memory.roots import is_user_path
 
         groups = [
             (trust_view.GROUP_REPOSITORY, [m for m in listing.memories if not is_user_path(m.path)]),
             (trust_view.GROUP_USER, [m for m in listing.memories if is_user_path(m.path)]),
         ]
-        headed = len(trust_view.roots_of(self.store)) > 1 or bool(ids)
+        headed = len(trust_view.roots_of(self.store)) > 1 or bool(rows)
         for title, members in groups:
             if headed and (members or title == trust_view.GROUP_USER):
-                options.add_option(Option(trust_view.group_header(title, len(members)), disabled=True))
+                header(title, len(members))
             for info in members:
-                ids.append(info.path)
-                options.add_option(Option(option_prompt(info, marks.get(info.path)), id=info.path))
-        return ids
+                mark = marks.get(info.path)
+                row(info.path, (info, mark, fmt.age(info.modified)), partial(memory_option, info, mark))
+        options.set_rows(rows)
+        return [option.id for _, _, option in rows if option.id is not None]
 
     @property
     def names(self) -> list[str]:
@@ -323,16 +336,29 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         self.query_one("#memory-preview").focus()
 
     def _show_preview(self) -> None:
-        static = self.query_one("#memory-text", Static)
         change_id = self.selected_change_id()
         trust = self.listing.trust
+        change = None
         if change_id is not None and trust is not None:
             change = next((c for c in trust.pending if c.id == change_id), None)
-            if change is not None:
-                static.set_class(False, "empty")
-                static.update(trust_view.diff_preview(change))
-                return
-        info = self.selected_info()
+        info = self.selected_info() if change is None else None
+        # what the preview shows depends on nothing else; the same again is not redrawn
+        # (each list change highlights again, and an update lays the screen out anew)
+        key = (
+            change,
+            info,
+            fmt.ago(info.modified) if info is not None else None,
+            trust.marks.get(info.path) if info is not None and trust is not None else None,
+            self.listing.problem,
+        )
+        if key == self._preview_key:
+            return
+        self._preview_key = key
+        static = self.query_one("#memory-text", Static)
+        if change is not None:
+            static.set_class(False, "empty")
+            static.update(trust_view.diff_preview(change))
+            return
         if info is None:
             static.update(EMPTY if not self.listing.problem else "")
             static.set_class(True, "empty")

@@ -1,0 +1,48 @@
+"""The memory pane's list: an OptionList that draws a row once while it stays the same.
+
+The pane lists the folder again on every change, and OptionList forgets every rendered row
+when its options are replaced: drawing them all again took most of the time an outside
+write needed to reach the screen. Here a row that comes back unchanged (the same Option,
+reused by `rows()`) at the same place and width keeps the lines it had, so a new memory
+costs the drawing of one row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from textual.strip import Strip
+from textual.style import Style
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+
+class MemoryList(OptionList):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._drawn: dict[tuple[Any, ...], list[Strip]] = {}
+        self._made: dict[str, tuple[object, Option]] = {}
+
+    def option(self, slot: str, shows: object, make: Callable[[], Option]) -> Option:
+        """The Option for the row at `slot` (a memory's path, a header's title): the last
+        listing's if it showed the same (`shows` compares equal), else made now."""
+        found = self._made.get(slot)
+        return found[1] if found is not None and found[0] == shows else make()
+
+    def set_rows(self, rows: Sequence[tuple[str, object, Option]]) -> None:
+        """Replace the options: (slot, what the row shows, its Option from `option`) each."""
+        self._made = {slot: (shows, option) for slot, shows, option in rows}
+        kept = {id(option) for _, _, option in rows}
+        self._drawn = {key: strips for key, strips in self._drawn.items() if id(key[0]) in kept}
+        self.clear_options()
+        self.add_options([option for _, _, option in rows])
+
+    def _get_option_render(self, option: Option, style: Style) -> list[Strip]:
+        # the index is in the lines (as the option's mouse target), so it is in the key too
+        key = (option, style, self._option_to_index[option], self.scrollable_content_region.width)
+        strips = self._drawn.get(key)
+        if strips is None:
+            strips = super()._get_option_render(option, style)
+            self._drawn[key] = strips
+        return strips
