@@ -296,6 +296,9 @@ class DevAgentApp(App):
         waiting = self.turns.waiting_for()
         self.conversation.set_waiting(waiting)
         doing = f"waiting for {waiting}" if waiting else "working"
+        held = self.conversation.held_chars
+        if held:
+            doing = f"reply waits while you type ({fmt.chars(held)} chars)"
         self.status.update_info(activity=f"● {doing} {fmt.duration(elapsed)}")
 
     def _stop_activity(self) -> None:

@@ -154,6 +154,9 @@ class VoiceController:
         return None if self.stack is None else self.stack.speaker
 
     def _load(self, app: VoiceApp) -> None:
+        from agent.voice.priority import yield_to_app
+
+        yield_to_app()  # seconds of CPU, and the models' thread pools are started from here
         try:
             if self._factory is not None:
                 stack = self._factory(app.repo, self._on_event)

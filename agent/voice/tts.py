@@ -253,6 +253,9 @@ class Speaker:
                 self._worker.start()
 
     def _synthesize_loop(self) -> None:
+        from agent.voice.priority import yield_to_app
+
+        yield_to_app()
         while True:
             try:
                 item = self._texts.get(timeout=PAUSE_STREAM_AFTER if self._stream_running else None)

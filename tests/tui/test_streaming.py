@@ -60,3 +60,56 @@ async def test_text_waits_while_the_user_types(make_app, no_key, monkeypatch):
         await conversation.add_text(" third")
         await conversation.end_turn()
         assert app.query(Reply).last().source == "first second third"
+
+
+async def test_text_waits_for_as_long_as_the_typing_goes_on_and_catches_up_in_slices(make_app, no_key, monkeypatch):
+    monkeypatch.setattr(conv, "TYPING_HOLD_SECONDS", 0.4)
+    monkeypatch.setattr(conv, "CATCH_UP_CHARS", 50)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        conversation = app.conversation
+        await conversation.add_text("start ")
+        written = [len(app.query(Reply).last().source)]
+        # typing for well over the old two-second cap, a key every tenth of a second
+        for i in range(30):
+            await pilot.press("a")
+            await conversation.add_text(f"word{i:02d} ")
+            await pilot.pause(0.1)
+        assert app.query(Reply).last().source == "start ", "text landed while the user was typing"
+        held = conversation.held_chars
+        assert held == len("word00 ") * 30
+        # the pause: it comes through, a slice at a time (each write a little more)
+        async def grew() -> None:
+            written.append(len("".join(r.source for r in app.query(Reply))))
+        for _ in range(200):
+            await pilot.pause(0.02)
+            await grew()
+            if written[-1] == len("start ") + held:
+                break
+        assert written[-1] == len("start ") + held
+        steps = sorted(set(written))
+        assert len(steps) >= 4, f"all at once, not in slices: {steps}"
+        assert conversation.held_chars == 0
+        assert "".join(r.source for r in app.query(Reply)) == "start " + "".join(f"word{i:02d} " for i in range(30))
+
+
+async def test_typing_again_stops_the_catch_up_and_the_rest_keeps_its_order(make_app, no_key, monkeypatch):
+    monkeypatch.setattr(conv, "TYPING_HOLD_SECONDS", 0.3)
+    monkeypatch.setattr(conv, "CATCH_UP_CHARS", 20)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        conversation = app.conversation
+        await conversation.add_text("start ")
+        await pilot.press("a")
+        expected = "start " + "".join(f"part{i:03d} " for i in range(60))
+        for i in range(60):
+            await conversation.add_text(f"part{i:03d} ")
+        await wait_for(pilot, lambda: len(app.query(Reply).last().source) > len("start "), 5, "the catch-up")
+        await pilot.press("b")  # typing again part way
+        await pilot.pause(0.1)
+        partial = "".join(r.source for r in app.query(Reply))
+        assert len(partial) < len(expected), "the catch-up went on while the user typed"
+        assert expected.startswith(partial)
+        await conversation.add_text("last")
+        await conversation.end_turn()  # the end of the turn writes everything, in order
+        assert "".join(r.source for r in app.query(Reply)) == expected + "last"

@@ -25,10 +25,12 @@ SPINNER = "◐◓◑◒"
 
 # how often streamed text is written into the reply
 FLUSH_SECONDS = 0.2
-# while the user types, streamed text waits (up to this long) so keys never queue behind
-# the layout a growing reply causes
+# Writing reply text lays the screen out again, tens of milliseconds on a small machine:
+# a key pressed meanwhile would wait for it. So while the user types, streamed text waits
+# for a pause this long, however long the typing goes on (the status line says how much
+# is waiting), and then catches up a slice at a time, stopping when typing starts again.
 TYPING_HOLD_SECONDS = 0.3
-MAX_HOLD_SECONDS = 2.0
+CATCH_UP_CHARS = 1500
 
 
 # a user turn longer than this (a pasted log, say) shows its first lines and a count
@@ -227,7 +229,7 @@ class Conversation(VerticalScroll):
         self._unwritten: list[str] = []
         self._flush_timer: Timer | None = None
         self._typed_at = 0.0
-        self._held_since: float | None = None
+        self._catching_up = False  # the writer works through held text in slices
         self.following = True
 
     def watch_scroll_y(self, old: float, new: float) -> None:
@@ -317,30 +319,33 @@ class Conversation(VerticalScroll):
             self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
 
     def typing(self) -> None:
-        """The user pressed a key: hold streamed text back for a moment."""
+        """The user pressed a key: hold streamed text back until they pause."""
         self._typed_at = time.monotonic()
+
+    def _typed_lately(self) -> bool:
+        return time.monotonic() - self._typed_at < TYPING_HOLD_SECONDS
+
+    @property
+    def held_chars(self) -> int:
+        """Reply text received but held back while the user types (the status line shows it)."""
+        return sum(map(len, self._unwritten)) + (sum(map(len, self._to_write)) if self._catching_up else 0)
 
     async def _flush(self, force: bool = False) -> None:
         # Every write grows the reply, which lays out and repaints the whole pane; doing
         # that per delta would keep the UI busy and make typed keys wait behind it.
         self._flush_timer = None
-        now = time.monotonic()
-        if not force and self._unwritten:
-            if self._held_since is None:
-                self._held_since = now
-            typing = now - self._typed_at < TYPING_HOLD_SECONDS
-            if typing and now - self._held_since < MAX_HOLD_SECONDS:
-                self._flush_timer = self.set_timer(TYPING_HOLD_SECONDS, self._flush)
-                return
-        self._held_since = None
+        if not force and self._unwritten and self._typed_lately():
+            self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
+            return
         if self._unwritten and self._replying:
             text, self._unwritten = "".join(self._unwritten), []
-            self._write(text)
+            self._write(text, catch_up=not force)
 
-    def _write(self, text: str) -> None:
+    def _write(self, text: str, catch_up: bool = False) -> None:
         # A task of its own writes, so that the app goes on handling keys while the
         # new blocks mount (the event that brought the text does not wait for them).
         self._to_write.append(text)
+        self._catching_up = catch_up and (self._catching_up or self._writer is None)
         if self._writer is None:
             self._writer = asyncio.create_task(self._drain())
 
@@ -348,9 +353,22 @@ class Conversation(VerticalScroll):
         try:
             while self._to_write:
                 text, self._to_write = "".join(self._to_write), []
+                if self._catching_up and len(text) > CATCH_UP_CHARS:
+                    text, rest = text[:CATCH_UP_CHARS], text[CATCH_UP_CHARS:]
+                    self._to_write.insert(0, rest)
                 await self._write_now(text)
+                if self._catching_up and self._to_write:
+                    # let the screen catch up, and any key in, before the next slice
+                    await asyncio.sleep(FLUSH_SECONDS / 4)
+                    if self._typed_lately() and self._catching_up:
+                        # typing again: the rest waits for the next pause
+                        self._unwritten[:0] = self._to_write
+                        self._to_write = []
+                        if self._flush_timer is None:
+                            self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
         finally:
             self._writer = None
+            self._catching_up = False
 
     async def _wait_written(self) -> None:
         while self._writer is not None:
