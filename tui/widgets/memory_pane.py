@@ -190,14 +190,21 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
 
     # --- reading ------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="memory-load")
-    def reload(self) -> None:
-        # the listing shows first, with the marks it had; the evidence check reads the
-        # repository and runs git, so fresh marks follow in a second step
+    def _list_now(self) -> Listing:
+        """The folder as it is, with the marks it had (any thread)."""
         listing = load_listing(self.store)
         if listing.problem is None:
             listing.trust = self.listing.trust
-        self.app.call_from_thread(self._apply, listing)
+        return listing
+
+    @work(thread=True, exclusive=True, group="memory-load")
+    def reload(self, shown: Listing | None = None) -> None:
+        # the listing shows first, with the marks it had (unless `shown` already is); the
+        # evidence check reads the repository and runs git, so fresh marks follow
+        listing = shown
+        if listing is None:
+            listing = self._list_now()
+            self.app.call_from_thread(self._apply, listing)
         if listing.problem is None:
             config = getattr(self.app, "config", None)
             try:
@@ -229,10 +236,15 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         self.app.call_from_thread(self.reload)
         try:
             for _changes in watch(*directories, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=_Cancelled(worker)):
-                self.app.call_from_thread(self.reload)
+                # listed here and shown at once; only the evidence check needs a worker
+                self.app.call_from_thread(self._show_then_check, self._list_now())
         except Exception as exc:
             if not worker.is_cancelled:
                 self.app.call_from_thread(self._title_problem, f"stopped following the folder: {exc}")
+
+    def _show_then_check(self, listing: Listing) -> None:
+        self._apply(listing)
+        self.reload(listing)
 
     def _title_problem(self, sentence: str) -> None:
         self.border_subtitle = f"[$text-warning]{escape(fmt.sanitize(sentence))}[/]"
