@@ -99,7 +99,7 @@ class DevAgentApp(App):
         self.voice: VoiceController | None = voice
         self.key_problem = api_key_problem()
         self._activity_timer: Timer | None = None  # runs only while a turn does
-        self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), loaded=session_loaded,
+        self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), loaded=lambda: session_loaded(self),
                                 resume=resume)
         self.typing = TypingRouter()
 

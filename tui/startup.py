@@ -19,10 +19,19 @@ from agent.voice.status import voice_off
 
 
 def start_background(app: Any) -> None:
-    """The branch, the session (when there is a key) and the voice, each in the background."""
+    """The branch, the session (when there is a key) and the voice, each in the background.
+
+    The voice starts once the session is up: both are seconds of imports in one interpreter,
+    and run side by side each takes about twice as long, so a question typed at once would
+    wait for the voice's share too. A typed question needs only the session."""
     app.run_worker(partial(show_branch, app), thread=True, group="startup")
     if not app.key_problem:
         app.turns.load()
+    else:
+        start_voice(app)
+
+
+def start_voice(app: Any) -> None:
     if app.voice is None and app.voice_factory is not None:
         try:
             app.voice = app.voice_factory()
@@ -36,13 +45,17 @@ def start_background(app: Any) -> None:
         app.run_worker(partial(explain_voice, app), thread=True, group="startup")
 
 
-def session_loaded() -> None:
+def session_loaded(app: Any) -> None:
     """On the loading thread, once the session has loaded (or failed to): the first reply's
     Markdown is imported now (see tui.widgets.reply), after the session rather than beside
-    it, so a question asked at once does not wait for both; then the heap is frozen."""
+    it, so a question asked at once does not wait for both; then the voice starts."""
     import tui.widgets.reply  # noqa: F401
 
     settle_heap()
+    try:
+        app.call_from_thread(start_voice, app)
+    except RuntimeError:
+        pass  # the app closed while the session loaded
 
 
 def show_branch(app: Any) -> None:

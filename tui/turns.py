@@ -87,6 +87,13 @@ class TurnDriver:
             self._loading = True
         threading.Thread(target=self._load, name="session-load", daemon=True).start()
 
+    def wait_while_loading(self, timeout: float) -> None:
+        """Block (a worker thread) while the session loads; at once when it is not loading."""
+        with self._lock:
+            loading = self._loading
+        if loading:
+            self.ready.wait(timeout)
+
     def _load(self) -> None:
         try:
             from agent import sessions

@@ -44,6 +44,9 @@ DEBOUNCE_MS = 50
 # shows within two steps.
 STEP_MS = 25
 
+# how long the evidence check waits for a loading session before it runs anyway
+SESSION_WAIT_SECONDS = 20
+
 TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "cyan", "reference": "blue"}
 
 READING = "Reading the memory folder…"
@@ -206,6 +209,11 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
             listing = self._list_now()
             self.app.call_from_thread(self._apply, listing)
         if listing.problem is None:
+            turns = getattr(self.app, "turns", None)
+            if turns is not None:
+                # the evidence check reads the repository and runs git: after the session
+                # has loaded, which is what a question asked at once is waiting for
+                turns.wait_while_loading(SESSION_WAIT_SECONDS)
             config = getattr(self.app, "config", None)
             try:
                 trust = trust_view.load_trust(
