@@ -243,3 +243,13 @@ def warm_client(session: Any) -> None:
         import opentelemetry.propagate  # noqa: F401  (the SDK's first request pulls it in)
     except Exception:
         pass
+    try:
+        # The first streamed event builds pydantic's validator for the event union, a
+        # tenth of a second or more; build it now, through the SDK's own cache. (Its module
+        # is private: if it moves, the first request simply pays as before.)
+        from anthropic._models import construct_type
+        from anthropic.types.beta import BetaRawMessageStreamEvent
+
+        construct_type(type_=BetaRawMessageStreamEvent, value={"type": "message_stop"})
+    except Exception:
+        pass
