@@ -113,3 +113,40 @@ async def test_typing_again_stops_the_catch_up_and_the_rest_keeps_its_order(make
         await conversation.add_text("last")
         await conversation.end_turn()  # the end of the turn writes everything, in order
         assert "".join(r.source for r in app.query(Reply)) == expected + "last"
+
+
+async def test_first_words_do_not_wait_for_markdown_to_import(make_app, no_key, monkeypatch):
+    from tui.widgets import reply as reply_module
+    from tui.widgets.plain_reply import PlainReply
+
+    imported = {"done": False}  # as if Markdown were still being imported at launch
+    monkeypatch.setattr(conv, "markdown_ready", lambda: reply_module if imported["done"] else None)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        conversation = app.conversation
+        await conversation.add_user("which island is it?")
+        await conversation.add_text("**Zanzibar** is")
+        await wait_for(pilot, lambda: app.query(PlainReply), 5, "the plain first words")
+        assert app.query_one(PlainReply).source == "**Zanzibar** is"
+        assert not app.query(Reply), "the first words waited for Markdown"
+        imported["done"] = True
+        await conversation.add_text(" the island.")
+        await conversation.end_text()
+        assert not app.query(PlainReply)
+        (only,) = app.query(Reply)
+        assert only.source == "**Zanzibar** is the island."
+        assert only.has_class("-spaced"), "placed as the plain piece was (a blank line after the question)"
+
+
+async def test_a_reply_that_ends_before_markdown_is_here_still_ends_as_markdown(make_app, no_key, monkeypatch):
+    from tui.widgets.plain_reply import PlainReply
+
+    monkeypatch.setattr(conv, "markdown_ready", lambda: None)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        conversation = app.conversation
+        await conversation.add_text("Short `answer`.")
+        await wait_for(pilot, lambda: app.query(PlainReply), 5, "the plain first words")
+        await conversation.end_text()  # the end of the turn waits for the import, off the UI thread
+        assert not app.query(PlainReply)
+        assert app.query_one(Reply).source == "Short `answer`."

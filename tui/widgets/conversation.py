@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import time
 from typing import Any
 
@@ -19,6 +20,7 @@ from agent.events import ToolOutcome, outcome_of
 from tui import format as fmt
 from tui.blocks import cut_point
 from tui.outcomes import OUTCOME_MARKS
+from tui.widgets.plain_reply import REPLY_MODULE, PlainReply, markdown_ready
 
 # quarter circles: drawn by every common monospace font, braille is not
 SPINNER = "◐◓◑◒"
@@ -230,6 +232,7 @@ class Conversation(VerticalScroll):
         self._flush_timer: Timer | None = None
         self._typed_at = 0.0
         self._catching_up = False  # the writer works through held text in slices
+        self._importing: asyncio.Task[None] | None = None  # Markdown, for a plain first piece
         self.following = True
 
     def watch_scroll_y(self, old: float, new: float) -> None:
@@ -370,6 +373,24 @@ class Conversation(VerticalScroll):
             self._writer = None
             self._catching_up = False
 
+    def _markdown_soon(self) -> None:
+        """Import Markdown off the UI thread; then the writer turns the plain piece into it."""
+
+        async def imported() -> None:
+            await asyncio.to_thread(importlib.import_module, REPLY_MODULE)
+            if isinstance(self._reply, PlainReply):
+                self._write("")
+
+        self._importing = asyncio.create_task(imported())
+
+    async def _to_markdown(self, reply: Any) -> None:
+        plain = self._reply
+        piece = reply.Reply(classes=" ".join(plain.classes))  # -spaced, -after-tools as placed
+        await self.mount(piece, after=plain)
+        await piece.update(plain.source)
+        await plain.remove()
+        self._reply = piece
+
     async def _wait_written(self) -> None:
         while self._writer is not None:
             await asyncio.shield(self._writer)
@@ -378,8 +399,19 @@ class Conversation(VerticalScroll):
         """Reply text to the open piece; once it has gathered enough, the piece ends at the
         last safe cut and a new one takes the rest."""
         pending = self._piece_text + text
-        from tui.widgets import reply
-
+        reply = markdown_ready()
+        if reply is None:
+            # Markdown is still being imported (a question asked at launch): the first
+            # words show as plain text, and the piece becomes Markdown once it is here
+            if self._reply is None:
+                self._reply = PlainReply(classes="reply")
+                await self._add(self._reply)
+                self._markdown_soon()
+            await self._reply.append(pending[len(self._piece_text):])
+            self._piece_text = pending
+            return
+        if isinstance(self._reply, PlainReply):
+            await self._to_markdown(reply)
         cut = cut_point(pending) if len(pending) >= reply.PIECE_CHARS else 0
         if cut and self._reply is not None:
             piece = self._reply
@@ -405,6 +437,8 @@ class Conversation(VerticalScroll):
             self._flush_timer.stop()
         await self._flush(force=True)
         await self._wait_written()
+        if isinstance(self._reply, PlainReply):
+            await self._to_markdown(await asyncio.to_thread(importlib.import_module, REPLY_MODULE))
         if self._reply is not None:
             self._reply.seal()
         self._reply, self._piece_text, self._replying = None, "", False

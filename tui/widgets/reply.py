@@ -38,3 +38,5 @@ class Reply(Markdown):
         if self.sealed:
             self._sealed_height = (width, height)
         return height
+
+READY = True  # set last: tui.widgets.plain_reply.markdown_ready() looks for it
