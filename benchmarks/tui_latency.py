@@ -18,8 +18,10 @@ Everything runs under a temporary folder, against the Claude double in its own p
 
     uv run python benchmarks/tui_latency.py [--launches 3] [--keys 200] [--writes 10] [--settle 4]
 
-While the user types, the app holds streamed text back (up to 2 s) so keys never wait behind
-the layout a growing reply causes; the key figures include that policy.
+While the user types, the app holds streamed text back until a pause (tui.widgets.conversation)
+so keys never wait behind the layout a growing reply causes, and the voice's threads run at a
+lower priority than the app's; the key figures include both. Keys here come 30 ms apart with
+no pause, so the reply waits for the whole run of keys.
 """
 
 from __future__ import annotations

@@ -61,6 +61,7 @@ class Panes(Horizontal):
         self._store = store
         self._repo = repo
         self.last_log: ToolLine | None = None  # the tool line whose log Ctrl+L opens
+        self._shown: tuple[dict[str, bool], bool, int] | None = None  # as last styled
 
     def compose(self) -> ComposeResult:
         yield Conversation(id="conversation")
@@ -98,8 +99,13 @@ class Panes(Horizontal):
         classes = {"-screen": self.screen_shown, "-no-memory": not self.memory_shown}
         classes.update({f"-memory-{i}": i == self.memory_step for i in range(len(MEMORY_WIDTHS))})
         classes.update({f"-screen-{i}": i == self.screen_step for i in range(len(SCREEN_WIDTHS))})
+        panes = list(self.query(ScreenPane))  # none before compose
+        shown = (classes, self.narrow, len(panes))
+        if shown == self._shown:
+            return  # every watcher runs once at mount: the styles are worked out once
+        self._shown = shown
         self.update_classes(classes)
-        for screen_pane in self.query(ScreenPane):  # none before compose
+        for screen_pane in panes:
             screen_pane.set_hint("F3 conversation" if self.narrow else "")
 
     # --- what the keys do ---------------------------------------------------------------
