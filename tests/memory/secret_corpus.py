@@ -71,32 +71,32 @@ def _fill(template: str, rng: random.Random) -> tuple[str, list[str]]:
     return MARK.sub(value, template), secrets
 
 
-def _zero_width(s: str) -> str:
+def zero_width(s: str) -> str:
     return "\u200b".join(s)
 
 
-def _soft_hyphen(s: str) -> str:
+def soft_hyphens(s: str) -> str:
     return "\u00ad".join(s[i : i + 4] for i in range(0, len(s), 4))
 
 
-def _full_width(s: str) -> str:
+def full_width(s: str) -> str:
     return "".join(chr(ord(c) + 0xFEE0) if 0x21 <= ord(c) <= 0x7E else c for c in s)
 
 
-def _percent(s: str) -> str:
+def percent_encoded(s: str) -> str:
     return "".join(f"%{ord(c):02X}" for c in s)
 
 
-def _entities(s: str) -> str:
+def hex_entities(s: str) -> str:
     return "".join(f"&#x{ord(c):x};" for c in s)
 
 
 DISGUISES = {
-    "zero-width": _zero_width,
-    "soft-hyphen": _soft_hyphen,
-    "full-width": _full_width,
-    "percent": _percent,
-    "entities": _entities,
+    "zero-width": zero_width,
+    "soft-hyphen": soft_hyphens,
+    "full-width": full_width,
+    "percent": percent_encoded,
+    "entities": hex_entities,
 }
 
 

@@ -13,7 +13,14 @@ import random
 import pytest
 
 from memory.secrets import find_secrets, mask_secrets
-from tests.memory.secret_corpus import ALPHABETS, leaked
+from tests.memory.secret_corpus import (
+    ALPHABETS,
+    full_width,
+    leaked,
+    percent_encoded,
+    soft_hyphens,
+    zero_width,
+)
 
 _rng = random.Random(9)
 
@@ -146,27 +153,13 @@ def test_ordinary_names_with_secret_words_are_accepted(store):
 ANTHROPIC = "sk-ant-api03-" + fake("url", 93) + "AA"
 
 
-def _zero_width(s: str) -> str:
-    return "\u200b".join(s)
-
-
-def _soft_hyphens(s: str) -> str:
-    return "\u00ad".join(s[i : i + 4] for i in range(0, len(s), 4))
-
-
-def _full_width(s: str) -> str:
-    return "".join(chr(ord(c) + 0xFEE0) if 0x21 <= ord(c) <= 0x7E else c for c in s)
-
-
-def _percent(s: str) -> str:
-    return "".join(f"%{ord(c):02X}" for c in s)
-
-
-def _entities(s: str) -> str:
+def mixed_entities(s: str) -> str:
+    """Decimal and hex character references in turn (the corpus uses hex only)."""
     return "".join(f"&#x{ord(c):x};" if i % 2 else f"&#{ord(c)};" for i, c in enumerate(s))
 
 
-@pytest.mark.parametrize("disguise", [_zero_width, _soft_hyphens, _full_width, _percent, _entities], ids=lambda f: f.__name__[1:])
+@pytest.mark.parametrize("disguise", [zero_width, soft_hyphens, full_width, percent_encoded, mixed_entities],
+                         ids=["zero_width", "soft_hyphens", "full_width", "percent", "entities"])
 @pytest.mark.parametrize("secret", [ANTHROPIC, GITHUB, AWS_ID])
 def test_a_disguised_key_is_found_and_masked_with_its_disguise(disguise, secret):
     hidden = disguise(secret)
@@ -178,7 +171,7 @@ def test_a_disguised_key_is_found_and_masked_with_its_disguise(disguise, secret)
 
 
 def test_the_mask_covers_the_disguise_exactly():
-    hidden = _zero_width(GITHUB)
+    hidden = zero_width(GITHUB)
     text = f"a {hidden} b"
     [secret] = find_secrets(text)
     assert text[secret.start : secret.end] == hidden
