@@ -99,6 +99,7 @@ class DevAgentApp(App):
         self.voice: VoiceController | None = voice
         self.key_problem = api_key_problem()
         self._activity_timer: Timer | None = None  # runs only while a turn does
+        self._activity_said = ""  # what the status line says the turn does, without counts
         self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), loaded=lambda: session_loaded(self),
                                 resume=resume)
         self.typing = TypingRouter()
@@ -298,7 +299,15 @@ class DevAgentApp(App):
         doing = f"waiting for {waiting}" if waiting else "working"
         held = self.conversation.held_chars
         if held:
-            doing = f"reply waits while you type ({fmt.chars(held)} chars)"
+            doing = "reply waits while you type"
+            if self.conversation.typing_now() and self._activity_said == doing:
+                # it says so already: its counts catch up at the pause, as a redraw now
+                # would hold up the key being typed
+                return
+            self._activity_said = doing
+            doing = f"{doing} ({fmt.chars(held)} chars)"
+        else:
+            self._activity_said = doing
         self.status.update_info(activity=f"● {doing} {fmt.duration(elapsed)}")
 
     def _stop_activity(self) -> None:

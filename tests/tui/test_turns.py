@@ -232,3 +232,30 @@ async def test_earlier_turns_come_back_with_up(make_app, claude_double):
         assert prompt.value == "first question"
         await pilot.press("down", "down")
         assert prompt.value == "draft"
+
+
+async def test_while_the_user_types_the_status_says_the_reply_waits_and_keeps_still(make_app, claude_double, monkeypatch):
+    from tui.widgets import conversation as conv
+
+    # a pause is two seconds here: a test's key presses can be slow on a loaded machine
+    monkeypatch.setattr(conv, "TYPING_HOLD_SECONDS", 2.0)
+    long = " ".join(f"word{i}" for i in range(400))
+    claude_double.add(reply(long, chunk=8, delay=0.03))
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ask(pilot, "a long answer, please")
+        await wait_for(pilot, lambda: "word1" in replies(app), 20, "the first words")
+        said: list[str] = []
+        held: list[int] = []
+        for _ in range(25):  # typing, ten keys a second
+            await pilot.press("x")
+            await pilot.pause(0.1)
+            if app.running:
+                said.append(app.query_one(StatusLine).info.activity)
+                held.append(app.conversation.held_chars)
+        waits = [s for s in said if "reply waits while you type" in s]
+        assert waits, f"the status never said the reply waits: {said[-3:]}"
+        assert len(set(waits)) == 1, f"the status line kept changing while the user typed: {sorted(set(waits))}"
+        assert max(held) > 0, "the reply did not wait"
+        await finished(pilot)  # the pause: everything is written
+        assert replies(app).strip() == long

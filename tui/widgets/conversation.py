@@ -325,7 +325,9 @@ class Conversation(VerticalScroll):
         """The user pressed a key: hold streamed text back until they pause."""
         self._typed_at = time.monotonic()
 
-    def _typed_lately(self) -> bool:
+    def typing_now(self) -> bool:
+        """Whether the user is typing (a key within the hold): the reply and the status
+        line keep still."""
         return time.monotonic() - self._typed_at < TYPING_HOLD_SECONDS
 
     @property
@@ -337,7 +339,7 @@ class Conversation(VerticalScroll):
         # Every write grows the reply, which lays out and repaints the whole pane; doing
         # that per delta would keep the UI busy and make typed keys wait behind it.
         self._flush_timer = None
-        if not force and self._unwritten and self._typed_lately():
+        if not force and self._unwritten and self.typing_now():
             self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
             return
         if self._unwritten and self._replying:
@@ -363,7 +365,7 @@ class Conversation(VerticalScroll):
                 if self._catching_up and self._to_write:
                     # let the screen catch up, and any key in, before the next slice
                     await asyncio.sleep(FLUSH_SECONDS / 4)
-                    if self._typed_lately() and self._catching_up:
+                    if self.typing_now() and self._catching_up:
                         # typing again: the rest waits for the next pause
                         self._unwritten[:0] = self._to_write
                         self._to_write = []
