@@ -300,15 +300,13 @@ class DevAgentApp(App):
         held = self.conversation.held_chars
         if held:
             doing = "reply waits while you type"
-            if self.conversation.typing_now() and self._activity_said == doing:
-                # it says so already: its counts catch up at the pause, as a redraw now
-                # would hold up the key being typed
-                return
-            self._activity_said = doing
-            doing = f"{doing} ({fmt.chars(held)} chars)"
-        else:
-            self._activity_said = doing
-        self.status.update_info(activity=f"● {doing} {fmt.duration(elapsed)}")
+        if self.conversation.typing_now() and self._activity_said == doing:
+            # it says so already: the time and counts catch up at the pause, as a redraw
+            # now would hold up the key being typed
+            return
+        self._activity_said = doing
+        counts = f" ({fmt.chars(held)} chars)" if held else ""
+        self.status.update_info(activity=f"● {doing}{counts} {fmt.duration(elapsed)}")
 
     def _stop_activity(self) -> None:
         # a timer left running between turns wakes the idle app four times a second

@@ -92,6 +92,9 @@ class _Spinning(Widget):
         self._tick()
 
     def _tick(self) -> None:
+        typing_now = getattr(self.parent, "typing_now", None)
+        if typing_now is not None and typing_now():
+            return  # still while the user types: a redraw would hold up their key
         self.refresh()
 
     def render(self) -> Text:
