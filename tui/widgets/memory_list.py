@@ -12,10 +12,26 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from textual.css.styles import RulesMap
 from textual.strip import Strip
 from textual.style import Style
+from textual.visual import RichVisual, Visual
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
+
+from tui.widgets.memory_row import MemoryRow
+
+
+class RowVisual(RichVisual):
+    """A memory's row as the list draws it, with its height known without drawing it
+    (the list measures every row on each change; a rich renderable is drawn to be measured)."""
+
+    def __init__(self, widget: OptionList, row: MemoryRow) -> None:
+        super().__init__(widget, row)
+        self.row = row
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return len(self.row.lines)
 
 
 class MemoryList(OptionList):
@@ -23,6 +39,7 @@ class MemoryList(OptionList):
         super().__init__(**kwargs)
         self._drawn: dict[tuple[Any, ...], list[Strip]] = {}
         self._made: dict[str, tuple[object, Option]] = {}
+        self._visuals: dict[int, Visual] = {}  # id(option): its visual, for the rows shown
 
     def option(self, slot: str, shows: object, make: Callable[[], Option]) -> Option:
         """The Option for the row at `slot` (a memory's path, a header's title): the last
@@ -35,8 +52,17 @@ class MemoryList(OptionList):
         self._made = {slot: (shows, option) for slot, shows, option in rows}
         kept = {id(option) for _, _, option in rows}
         self._drawn = {key: strips for key, strips in self._drawn.items() if id(key[0]) in kept}
+        self._visuals = {key: visual for key, visual in self._visuals.items() if key in kept}
         self.clear_options()
         self.add_options([option for _, _, option in rows])
+
+    def _get_visual(self, option: Option) -> Visual:
+        if not isinstance(option.prompt, MemoryRow):
+            return super()._get_visual(option)
+        visual = self._visuals.get(id(option))
+        if visual is None:
+            visual = self._visuals[id(option)] = RowVisual(self, option.prompt)
+        return visual
 
     def _get_option_render(self, option: Option, style: Style) -> list[Strip]:
         # the index is in the lines (as the option's mouse target), so it is in the key too

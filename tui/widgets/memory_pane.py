@@ -252,7 +252,9 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
 
     def _show_then_check(self, listing: Listing) -> None:
         self._apply(listing)
-        self.reload(listing)
+        # the evidence check (git, the repository) starts once the list is on screen, not
+        # beside the drawing of it
+        self.call_after_refresh(self.reload, listing)
 
     def _title_problem(self, sentence: str) -> None:
         self.border_subtitle = f"[$text-warning]{escape(fmt.sanitize(sentence))}[/]"
