@@ -46,7 +46,7 @@ from tui.screens.main import MainScreen
 from tui.startup import session_loaded, start_background, welcome, welcome_without_key
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
 from tui.voice_seam import VoiceController
-from tui.widgets.conversation import Conversation
+from tui.widgets.conversation import LOADING_FRAME_SECONDS, Conversation
 from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.panes import BREAKPOINTS, Panes
 from tui.widgets.prompt import Prompt
@@ -100,6 +100,7 @@ class DevAgentApp(App):
         self.key_problem = api_key_problem()
         self._activity_timer: Timer | None = None  # runs only while a turn does
         self._activity_said = ""  # what the status line says the turn does, without counts
+        self._activity_at = 0.0  # when it last said it
         self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), loaded=lambda: session_loaded(self),
                                 resume=resume)
         self.typing = TypingRouter()
@@ -293,9 +294,13 @@ class DevAgentApp(App):
         if not self.running:
             self._stop_activity()
             return
-        elapsed = time.monotonic() - self.turns.started_at
+        now = time.monotonic()
+        elapsed = now - self.turns.started_at
         waiting = self.turns.waiting_for()
         self.conversation.set_waiting(waiting)
+        if waiting and self._activity_said == f"waiting for {waiting}" and now - self._activity_at < LOADING_FRAME_SECONDS:
+            return  # the session is loading: once a second is enough (see LOADING_FRAME_SECONDS)
+        self._activity_at = now
         doing = f"waiting for {waiting}" if waiting else "working"
         held = self.conversation.held_chars
         if held:

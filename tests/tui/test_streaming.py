@@ -150,3 +150,31 @@ async def test_a_reply_that_ends_before_markdown_is_here_still_ends_as_markdown(
         await conversation.end_text()  # the end of the turn waits for the import, off the UI thread
         assert not app.query(PlainReply)
         assert app.query_one(Reply).source == "Short `answer`."
+
+
+async def test_spinners_move_once_a_second_while_the_session_loads_and_not_while_typing(make_app, no_key):
+    from tui.widgets.conversation import ThinkingLine
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        conversation = app.conversation
+        await conversation.thinking()
+        line = app.query_one(ThinkingLine)
+        line._timer.stop()  # ticked by hand here
+        drawn: list[int] = []
+        line.refresh = lambda *a, **k: drawn.append(1)  # type: ignore[method-assign]
+        for _ in range(5):
+            line._tick()
+        assert len(drawn) == 5, "a spinner that moves at its own pace"
+        drawn.clear()
+        conversation.set_waiting("the SDK")  # a question waits for the session to load
+        for _ in range(5):
+            line._tick()
+        assert len(drawn) <= 1
+        conversation.set_waiting(None)
+        await pilot.press("a")  # typing in the prompt
+        assert conversation.typing_now()
+        drawn.clear()
+        for _ in range(5):
+            line._tick()
+        assert drawn == []

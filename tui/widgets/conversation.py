@@ -24,6 +24,10 @@ from tui.widgets.plain_reply import REPLY_MODULE, PlainReply, markdown_ready
 
 # quarter circles: drawn by every common monospace font, braille is not
 SPINNER = "◐◓◑◒"
+# While a question waits for the session to load, the spinner and the status clock move
+# once a second: ten redraws a second on the app's thread slowed the load (it shares the
+# interpreter) by a quarter on a small machine.
+LOADING_FRAME_SECONDS = 1.0
 
 # how often streamed text is written into the reply
 FLUSH_SECONDS = 0.2
@@ -86,6 +90,7 @@ class _Spinning(Widget):
         super().__init__(**kwargs)
         self.started = time.monotonic()
         self._timer: Timer | None = None
+        self._drawn_at = 0.0
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(0.1, self._tick)
@@ -95,6 +100,10 @@ class _Spinning(Widget):
         typing_now = getattr(self.parent, "typing_now", None)
         if typing_now is not None and typing_now():
             return  # still while the user types: a redraw would hold up their key
+        now = time.monotonic()
+        if getattr(self.parent, "session_loading", False) and now - self._drawn_at < LOADING_FRAME_SECONDS:
+            return  # the session is loading: the app's thread leaves it the interpreter
+        self._drawn_at = now
         self.refresh()
 
     def render(self) -> Text:
@@ -235,6 +244,7 @@ class Conversation(VerticalScroll):
         self._flush_timer: Timer | None = None
         self._typed_at = 0.0
         self._catching_up = False  # the writer works through held text in slices
+        self.session_loading = False  # a turn waits for the session to load (spinners slow down)
         self._importing: asyncio.Task[None] | None = None  # Markdown, for a plain first piece
         self.following = True
 
@@ -301,6 +311,7 @@ class Conversation(VerticalScroll):
 
     def set_waiting(self, what: str | None) -> None:
         """Say on the thinking line what the turn still waits for (None: the model itself)."""
+        self.session_loading = what is not None
         if self._thinking is not None:
             self._thinking.label = f"waiting for {what}" if what else "thinking"
 
