@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import Row, machine, median, print_rows  # noqa: E402
-from benchmarks.tui_latency import FIRST_PAINT, Terminal  # noqa: E402
+from benchmarks.tui_latency import FIRST_PAINT, Terminal, app_env  # noqa: E402
 from tests.claude_double import reply, text  # noqa: E402
 from tests.tui.scenario import DoubleProcess, build_world  # noqa: E402
 
@@ -83,14 +82,7 @@ def measure(runs: int, later: float) -> list[Row]:
         world = build_world(Path(tmp) / "world")
         world.apply()  # this process too: nothing may land in the real data folder
         with DoubleProcess(script, Path(tmp) / "double") as double:
-            env = {k: v for k, v in os.environ.items()
-                   if k not in ("COLUMNS", "LINES", "DEVAGENT_MODEL", "DEVAGENT_EFFORT", "DEVAGENT_MEMORY")}
-            env.update(world.env)
-            env.update(double.env)
-            env.update({"TERM": "xterm-256color", "HOME": str(Path(tmp) / "home")})
-            # as an installed app starts: from compiled bytecode (see tui_latency)
-            env.pop("PYTHONDONTWRITEBYTECODE", None)
-            env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+            env = app_env(world.env, double.env, Path(tmp))
             argv = [str(binary), str(world.repo)]
             # fill the bytecode cache, not timed: the session's modules, then the app's own
             # (else the first timed launch compiles the app, its voice stack and Textual)

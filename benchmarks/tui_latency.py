@@ -193,6 +193,20 @@ def atomic_write(folder: Path, name: str, body: str) -> float:
     return moment
 
 
+def app_env(world: dict[str, str], double: dict[str, str], tmp: Path) -> dict[str, str]:
+    """The app's environment: this world's folders and double, a terminal, no settings from
+    the caller's shell, and compiled bytecode in a cache of the run's own (as an installed
+    app starts, even where PYTHONDONTWRITEBYTECODE is set)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("COLUMNS", "LINES", "DEVAGENT_MODEL", "DEVAGENT_EFFORT", "DEVAGENT_MEMORY")}
+    env.update(world)
+    env.update(double)
+    env.update({"TERM": "xterm-256color", "HOME": str(tmp / "home")})
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    return env
+
+
 def voice_settled(term: Terminal, timeout: float = 120.0) -> None:
     """Until the status line says the voice is ready or off (it loads after the session)."""
     deadline = time.perf_counter() + timeout
@@ -260,12 +274,7 @@ def measure(launches: int, keys: int, writes: int, paragraphs: int, settle: floa
         world = build_world(Path(tmp) / "world")
         world.apply()  # this process too: nothing may land in the real data folder
         with DoubleProcess(script, Path(tmp) / "double") as double:
-            env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "DEVAGENT_MODEL", "DEVAGENT_EFFORT", "DEVAGENT_MEMORY")}
-            env.update(world.env)
-            env.update(double.env)
-            env.update({"TERM": "xterm-256color", "HOME": str(Path(tmp) / "home")})
-            env.pop("PYTHONDONTWRITEBYTECODE", None)
-            env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+            env = app_env(world.env, double.env, Path(tmp))
             argv = [str(binary), str(world.repo)]
             bare_argv = [sys.executable, str(ROOT / "benchmarks" / "_bare_app.py")]
             paints, bare_paints = first_paints(argv, bare_argv, env, launches)
