@@ -106,5 +106,10 @@ async def test_the_warning_shows_in_the_running_pane(crowded, tmp_path, monkeypa
                 break
             await pilot.pause(0.02)
         warning = pane.query_one("#memory-warning", Static)
+        # laid out on the next refresh after the listing
+        for _ in range(100):
+            if warning.display and warning.region.height >= 1:
+                break
+            await pilot.pause(0.02)
         assert warning.display and warning.region.height >= 1
         assert "Not preloaded: dump.md" in str(warning.render())
