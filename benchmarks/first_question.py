@@ -19,7 +19,6 @@ import argparse
 import json
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -27,9 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import Row, machine, median, print_rows  # noqa: E402
-from benchmarks.tui_latency import FIRST_PAINT, Terminal, app_env  # noqa: E402
+from benchmarks.tui_latency import FIRST_PAINT, Terminal, launched_world  # noqa: E402
 from tests.claude_double import reply, text  # noqa: E402
-from tests.tui.scenario import DoubleProcess, build_world  # noqa: E402
 
 QUESTION = "which island is it?"
 ANSWER = "Zanzibar"
@@ -75,23 +73,17 @@ def ask(argv: list[str], env: dict[str, str], wait: float) -> float:
 
 def measure(runs: int, later: float) -> list[Row]:
     print(f"machine: {machine()}")
-    binary = Path(sys.executable).with_name("devagent")
     script = {"replies": [], "rules": [], "default": reply(text(f"{ANSWER} is the island."))}
     firsts, laters, loads = [], [], []
-    with tempfile.TemporaryDirectory(prefix="devagent-bench-") as tmp:
-        world = build_world(Path(tmp) / "world")
-        world.apply()  # this process too: nothing may land in the real data folder
-        with DoubleProcess(script, Path(tmp) / "double") as double:
-            env = app_env(world.env, double.env, Path(tmp))
-            argv = [str(binary), str(world.repo)]
-            # fill the bytecode cache, not timed: the session's modules, then the app's own
-            # (else the first timed launch compiles the app, its voice stack and Textual)
-            session_load(env, world.repo)
-            ask(argv, env, 0.0)
-            for _ in range(runs):
-                loads.append(session_load(env, world.repo))
-                firsts.append(ask(argv, env, 0.0))
-                laters.append(ask(argv, env, later))
+    with launched_world(script) as (world, env, argv, _):
+        # fill the bytecode cache, not timed: the session's modules, then the app's own
+        # (else the first timed launch compiles the app, its voice stack and Textual)
+        session_load(env, world.repo)
+        ask(argv, env, 0.0)
+        for _ in range(runs):
+            loads.append(session_load(env, world.repo))
+            firsts.append(ask(argv, env, 0.0))
+            laters.append(ask(argv, env, later))
     ms = lambda values: ", ".join(f"{v * 1000:.0f}" for v in values)  # noqa: E731
     print(f"first word, asked at first paint: {ms(firsts)} ms; asked {later:.0f} s later: {ms(laters)} ms;"
           f" session load alone: {ms(loads)} ms")

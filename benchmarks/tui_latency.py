@@ -39,14 +39,17 @@ import tempfile
 import termios
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import Row, median, percentile, print_rows  # noqa: E402
 from tests.claude_double import reply, text  # noqa: E402
-from tests.tui.scenario import DoubleProcess, build_world  # noqa: E402
+from tests.tui.scenario import DoubleProcess, World, build_world  # noqa: E402
 
 COLUMNS, ROWS = 160, 48
 # the input's placeholder; its first letter sits under the cursor, styled apart from the rest
@@ -193,6 +196,18 @@ def atomic_write(folder: Path, name: str, body: str) -> float:
     return moment
 
 
+@contextmanager
+def launched_world(script: dict[str, Any]) -> Iterator[tuple[World, dict[str, str], list[str], Path]]:
+    """A fresh world under a temporary folder, the Claude double in its own process playing
+    `script`: (the world, the app's environment, the devagent command line, the folder)."""
+    with tempfile.TemporaryDirectory(prefix="devagent-bench-") as tmp:
+        world = build_world(Path(tmp) / "world")
+        world.apply()  # this process too: nothing may land in the real data folder
+        with DoubleProcess(script, Path(tmp) / "double") as double:
+            binary = Path(sys.executable).with_name("devagent")
+            yield world, app_env(world.env, double.env, Path(tmp)), [str(binary), str(world.repo)], Path(tmp)
+
+
 def app_env(world: dict[str, str], double: dict[str, str], tmp: Path) -> dict[str, str]:
     """The app's environment: this world's folders and double, a terminal, no settings from
     the caller's shell, and compiled bytecode in a cache of the run's own (as an installed
@@ -256,7 +271,6 @@ def type_keys(term: Terminal, count: int) -> list[float]:
 
 
 def measure(launches: int, keys: int, writes: int, paragraphs: int, settle: float) -> list[Row]:
-    binary = Path(sys.executable).with_name("devagent")
     # a long spoken-style answer: paragraphs and a short list (code goes to the screen pane)
     long_reply = "\n\n".join(
         f"Paragraph {i}: the build log shows the same error in the review orchestrator again, "
@@ -270,56 +284,51 @@ def measure(launches: int, keys: int, writes: int, paragraphs: int, settle: floa
         "rules": [{"contains": "long", "reply": reply(text(long_reply), chunk=8, delay=0.005)}],
         "default": reply(text("ok")),
     }
-    with tempfile.TemporaryDirectory(prefix="devagent-bench-") as tmp:
-        world = build_world(Path(tmp) / "world")
-        world.apply()  # this process too: nothing may land in the real data folder
-        with DoubleProcess(script, Path(tmp) / "double") as double:
-            env = app_env(world.env, double.env, Path(tmp))
-            argv = [str(binary), str(world.repo)]
-            bare_argv = [sys.executable, str(ROOT / "benchmarks" / "_bare_app.py")]
-            paints, bare_paints = first_paints(argv, bare_argv, env, launches)
+    with launched_world(script) as (world, env, argv, tmp):
+        bare_argv = [sys.executable, str(ROOT / "benchmarks" / "_bare_app.py")]
+        paints, bare_paints = first_paints(argv, bare_argv, env, launches)
 
-            bare_folder = Path(tmp) / "bare-watch"
-            bare_folder.mkdir()
-            watcher = BareWatcher(bare_folder)
-            term = Terminal(argv, env)
-            try:
-                term.wait_for(FIRST_PAINT)
-                # steady state: the SDK import and the voice start-up (seconds of CPU in the
-                # background after the first frame, the voice after the session) are done
-                # before anything is timed
-                voice_settled(term)
-                time.sleep(settle)
-                store_dir = Path(world.store().directory)
+        bare_folder = tmp / "bare-watch"
+        bare_folder.mkdir()
+        watcher = BareWatcher(bare_folder)
+        term = Terminal(argv, env)
+        try:
+            term.wait_for(FIRST_PAINT)
+            # steady state: the SDK import and the voice start-up (seconds of CPU in the
+            # background after the first frame, the voice after the session) are done
+            # before anything is timed
+            voice_settled(term)
+            time.sleep(settle)
+            store_dir = Path(world.store().directory)
 
-                # memory: atomic outside writes while nothing else happens, each one also
-                # into the bare watcher's folder
-                shown, bare_shown = [], []
-                for i in range(writes):
-                    name = f"bench{i}ψ"
-                    body = f"---\nname: {name}\ndescription: benchmark\ntype: reference\n---\n\nx\n"
-                    start = atomic_write(bare_folder, f"reference_bench{i}.md", body)
-                    bare_shown.append(watcher.seen(f"reference_bench{i}.md") - start)
-                    time.sleep(0.1)
-                    since = term.mark()
-                    start = atomic_write(store_dir, f"reference_bench{i}.md", body)
-                    shown.append(term.wait_for(name.encode(), since, timeout=10) - start)
-                    time.sleep(0.2)
-
-                quiet_keys = type_keys(term, keys)
-
-                # keys while a long reply streams
+            # memory: atomic outside writes while nothing else happens, each one also
+            # into the bare watcher's folder
+            shown, bare_shown = [], []
+            for i in range(writes):
+                name = f"bench{i}ψ"
+                body = f"---\nname: {name}\ndescription: benchmark\ntype: reference\n---\n\nx\n"
+                start = atomic_write(bare_folder, f"reference_bench{i}.md", body)
+                bare_shown.append(watcher.seen(f"reference_bench{i}.md") - start)
+                time.sleep(0.1)
                 since = term.mark()
-                for char in "please give me a long answer":
-                    term.write(char.encode())
-                    time.sleep(0.005)
-                term.write(b"\r")
-                term.wait_for(b"Paragraph 2", since, timeout=30)
-                latencies = type_keys(term, keys)
-                still_streaming = f"Paragraph {paragraphs - 1}".encode() not in term.output
-            finally:
-                term.close()
-                watcher.close()
+                start = atomic_write(store_dir, f"reference_bench{i}.md", body)
+                shown.append(term.wait_for(name.encode(), since, timeout=10) - start)
+                time.sleep(0.2)
+
+            quiet_keys = type_keys(term, keys)
+
+            # keys while a long reply streams
+            since = term.mark()
+            for char in "please give me a long answer":
+                term.write(char.encode())
+                time.sleep(0.005)
+            term.write(b"\r")
+            term.wait_for(b"Paragraph 2", since, timeout=30)
+            latencies = type_keys(term, keys)
+            still_streaming = f"Paragraph {paragraphs - 1}".encode() not in term.output
+        finally:
+            term.close()
+            watcher.close()
 
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; streamed reply {len(long_reply)} chars")
     print(f"first paint        median {ms(median(paints))}  (runs: {', '.join(ms(p) for p in paints)});"
