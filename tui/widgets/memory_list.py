@@ -3,7 +3,7 @@
 The pane lists the folder again on every change, and OptionList forgets every rendered row
 when its options are replaced: drawing them all again took most of the time an outside
 write needed to reach the screen. Here a row that comes back unchanged (the same Option,
-reused by `rows()`) at the same place and width keeps the lines it had, so a new memory
+reused through `option()`) at the same place and width keeps the lines it had, so a new memory
 costs the drawing of one row.
 """
 
