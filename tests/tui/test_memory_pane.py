@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, OptionList, TextArea
 
-from tests.tui.conftest import memory_text, wait_for, write_memory
+from tests.tui.conftest import memory_text, screen_lines, wait_for, write_memory
 from tui.screens.confirm import Confirm
 from tui.screens.memory_editor import MemoryEditor
 from tui.widgets.memory_pane import MemoryPane, option_prompt
@@ -187,3 +187,46 @@ async def test_an_empty_folder_says_so_and_how_to_write_one(make_app, no_key):
         app.query_one("#memory-list", OptionList).focus()
         await pilot.press("n")
         assert isinstance(app.screen, MemoryEditor)
+
+
+async def test_a_growing_list_never_flashes_a_scrollbar_and_a_long_one_gets_one(make_app, store, no_key):
+    # a list sized to its rows hears of a new row before the layout that grows it; a
+    # scrollbar shown for that one layout redrew every row twice on each outside write
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 0)
+        options = app.query_one("#memory-list", OptionList)
+        shown: list[bool] = []
+
+        def heard(value: bool) -> None:
+            shown.append(value)
+
+        app.watch(options, "show_vertical_scrollbar", heard, init=False)
+        for count in range(1, 6):
+            write_memory(store, f"user_note{count}.md", f"Note {count}", "a note", "Body.")
+            await loaded(pilot, count)
+            await pilot.pause()
+        assert shown == [] and not options.show_vertical_scrollbar
+        assert options.region.height == options.virtual_size.height  # grown to fit, none hidden
+
+        # past its greatest height (60% of the pane), it scrolls
+        for count in range(6, 30):
+            write_memory(store, f"user_note{count}.md", f"Note {count}", "a note", "Body.")
+        await loaded(pilot, 29)
+        await wait_for(pilot, lambda: options.show_vertical_scrollbar, 5, "the scrollbar of a long list")
+        assert options.region.height < options.virtual_size.height
+
+
+async def test_the_count_and_the_size_in_the_border_follow_the_folder(make_app, store, no_key):
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 0)
+        write_memory(store, "user_note.md", "Note", "a note", "Body of the note.")
+        await loaded(pilot, 1)
+        await pilot.pause()
+        memory = pane(app)
+        lines = screen_lines(app)
+        top, bottom = (lines[y][memory.region.x:memory.region.right] for y in (memory.region.y, memory.region.bottom - 1))
+        assert "Memory · 1" in top
+        size = store.total_chars()
+        assert f"{size}/" in bottom or f"{size / 1000:.1f}k/" in bottom, bottom

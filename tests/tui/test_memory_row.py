@@ -55,8 +55,7 @@ async def test_a_row_that_comes_back_unchanged_is_not_drawn_again():
 
     class Counting(MemoryList):
         def _get_option_render(self, option, style):  # type: ignore[no-untyped-def]
-            key = (option, style, self._option_to_index[option], self.scrollable_content_region.width)
-            if key not in self._drawn:
+            if (option, style, self.scrollable_content_region.width) not in self._plain:
                 drawn.append(str(option.id))
             return super()._get_option_render(option, style)
 
@@ -79,4 +78,16 @@ async def test_a_row_that_comes_back_unchanged_is_not_drawn_again():
         assert drawn == ["d"]
         drawn.clear()
         listing.set_rows(rows(["0", "a", "b", "c", "d"], listing))  # every row moves down one
-        await wait_for(pilot, lambda: len(drawn) == 5, 5, "the moved rows")
+        await wait_for(pilot, lambda: "0" in drawn, 5, "the row above them")
+        await pilot.pause()
+        assert drawn == ["0"]  # the moved rows keep their lines
+        # ... and each line's mouse target is its new place, not the one it was drawn at
+        await pilot.pause()
+        for index, name in enumerate(["0", "a", "b", "c", "d"]):
+            strip = listing.render_line(index)
+            assert strip.text.strip() == name
+            targets = {segment.style.meta.get("option") for segment in strip if segment.style and segment.style.meta}
+            assert targets == {index}, (name, targets)
+        top = listing.content_region.y - listing.region.y
+        await pilot.click(Counting, offset=(2, top + 3))
+        assert listing.highlighted == 3

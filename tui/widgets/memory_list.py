@@ -12,10 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rich.segment import Segment
+from rich.style import Style as RichStyle
 from textual.css.styles import RulesMap
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RichVisual, Visual
+from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -37,7 +40,8 @@ class RowVisual(RichVisual):
 class MemoryList(OptionList):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._drawn: dict[tuple[Any, ...], list[Strip]] = {}
+        self._drawn: dict[tuple[Any, ...], list[Strip]] = {}  # with the row's index
+        self._plain: dict[tuple[Any, ...], list[Strip]] = {}  # first drawn, at any index
         self._made: dict[str, tuple[object, Option]] = {}
         self._visuals: dict[int, Visual] = {}  # id(option): its visual, for the rows shown
 
@@ -52,9 +56,27 @@ class MemoryList(OptionList):
         self._made = {slot: (shows, option) for slot, shows, option in rows}
         kept = {id(option) for _, _, option in rows}
         self._drawn = {key: strips for key, strips in self._drawn.items() if id(key[0]) in kept}
+        self._plain = {key: strips for key, strips in self._plain.items() if id(key[0]) in kept}
         self._visuals = {key: visual for key, visual in self._visuals.items() if key in kept}
         self.clear_options()
         self.add_options([option for _, _, option in rows])
+
+    def _refresh_scrollbars(self) -> None:
+        # A list sized to its rows learns its new length before the layout that grows it:
+        # Textual would show a scrollbar for that layout and hide it in a second, drawing
+        # every row at both widths. A list that will fit once grown gets none meanwhile.
+        if not self.show_vertical_scrollbar and self._fits_when_grown():
+            return
+        super()._refresh_scrollbars()
+
+    def _fits_when_grown(self) -> bool:
+        height, parent = self.styles.height, self.parent
+        if height is None or not height.is_auto or not isinstance(parent, Widget):
+            return False
+        room = parent.content_region.size
+        limit = self.styles.max_height
+        most = room.height if limit is None else int(limit.resolve(room, self.app.size))
+        return self.virtual_size.height + self.styles.gutter.height <= min(most, room.height)
 
     def _get_visual(self, option: Option) -> Visual:
         if not isinstance(option.prompt, MemoryRow):
@@ -65,10 +87,22 @@ class MemoryList(OptionList):
         return visual
 
     def _get_option_render(self, option: Option, style: Style) -> list[Strip]:
-        # the index is in the lines (as the option's mouse target), so it is in the key too
-        key = (option, style, self._option_to_index[option], self.scrollable_content_region.width)
+        # The index is in the lines (as the option's mouse target), so it is in the key too;
+        # a row that only moved (a memory added above it) takes its drawn lines and gets
+        # its new index, which is cheap beside drawing them again.
+        index = self._option_to_index[option]
+        width = self.scrollable_content_region.width
+        key = (option, style, index, width)
         strips = self._drawn.get(key)
-        if strips is None:
+        if strips is not None:
+            return strips
+        plain = self._plain.get((option, style, width))
+        if plain is None:
             strips = super()._get_option_render(option, style)
-            self._drawn[key] = strips
+            self._plain[(option, style, width)] = strips
+        else:
+            # after the segments' own style, so the new index replaces the one drawn with
+            target = RichStyle.from_meta({"option": index})
+            strips = [Strip(Segment.apply_style(list(strip), post_style=target), strip.cell_length) for strip in plain]
+        self._drawn[key] = strips
         return strips

@@ -10,13 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Region
 from textual.markup import escape
 from textual.message import Message
 from textual.widgets import OptionList, Static
@@ -257,7 +258,33 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         self.call_after_refresh(self.reload, listing)
 
     def _title_problem(self, sentence: str) -> None:
-        self.border_subtitle = f"[$text-warning]{escape(fmt.sanitize(sentence))}[/]"
+        self._set_border(self.border_title, f"[$text-warning]{escape(fmt.sanitize(sentence))}[/]")
+
+    _border_only = False  # while set, a whole-pane refresh is taken as the border's own
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        if self._border_only and not (regions or layout or recompose):
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def _set_border(self, title: str | None, subtitle: str | None) -> None:
+        """Title and subtitle, repainting only the two lines they are on: setting either
+        repaints the whole pane (every line of it, 40 or more), and the count and the size
+        change with every memory written."""
+        if (title, subtitle) == (self.border_title, self.border_subtitle):
+            return
+        width, height = self.outer_size
+        if height < 2:
+            self.border_title, self.border_subtitle = title, subtitle
+            return
+        self._border_only = True
+        try:
+            self.border_title, self.border_subtitle = title, subtitle
+        finally:
+            self._border_only = False
+        # regions are counted from the content's corner; the border lies outside it
+        left, top = self.content_offset
+        self.refresh(Region(-left, -top, width, 1), Region(-left, height - 1 - top, width, 1))
 
     def _apply(self, listing: Listing) -> None:
         ages = [fmt.age(m.modified) for m in listing.memories]
@@ -292,15 +319,14 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
     def _update_title(self) -> None:
         listing = self.listing
         if listing.problem:
-            self.border_subtitle = f"[$text-warning]{escape(fmt.sanitize(listing.problem))}[/]"
+            self._set_border(self.border_title, f"[$text-warning]{escape(fmt.sanitize(listing.problem))}[/]")
             return
         count = len(listing.memories)
-        self.border_title = f"Memory · {count}"
         used = f"{fmt.chars(listing.total)}/{fmt.chars(listing.cap)} chars"
         if listing.cap and listing.total > listing.cap:
             used = f"[$text-error]{used}[/]"
         counts = trust_view.subtitle_counts(listing.trust, listing.memories)
-        self.border_subtitle = used + (f" · {counts}" if counts else "")
+        self._set_border(f"Memory · {count}", used + (f" · {counts}" if counts else ""))
 
     def _add_options(self, options: MemoryList, listing: Listing) -> list[str]:
         """The held changes first, then the memories, in a group per folder; the ids in order."""
