@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -80,8 +81,10 @@ def _one_line(value: Any) -> str:
     return " ".join(str(value).split())
 
 
+@lru_cache(maxsize=1024)
 def describe(text: str, stem: str) -> tuple[str, str | None, str]:
-    """(name, type, description) of a memory file's text."""
+    """(name, type, description) of a memory file's text. Kept by the text itself: the pane
+    lists the folder on every change, and parsing each file's YAML again was most of it."""
     meta = frontmatter(text)
     name = _one_line(meta.get("name")) or stem
     kind = meta.get("type")
