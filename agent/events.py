@@ -8,10 +8,13 @@ cancelled a turn drops the late events of that turn by comparing ids.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from agent.choices import ScreenFormat
+
+# apart, so the app can draw a tool line's mark before it imports the events; named here too
+from agent.tool_outcome import ToolOutcome as ToolOutcome
+from agent.tool_outcome import outcome_of as outcome_of
 
 
 @dataclass(frozen=True)
@@ -79,17 +82,6 @@ class ToolStarted:
     summary: str
 
 
-class ToolOutcome(StrEnum):
-    """How a tool run ended, for the mark on its line: a build that ran and failed is a
-    successful tool call (is_error is False) but not a success."""
-
-    OK = "ok"
-    FAILED = "failed"  # it ran and reported failures: failed tests, a failed build
-    ERROR = "error"  # it could not do its work: test errors, a timeout, a bad call
-    EMPTY = "empty"  # nothing ran: no tests collected, a filter that matched none
-    CANCELLED = "cancelled"
-
-
 @dataclass(frozen=True)
 class ToolFinished:
     turn: int
@@ -108,15 +100,6 @@ class ToolFinished:
     def ended(self) -> ToolOutcome:
         """`outcome`, which __post_init__ has made a ToolOutcome whatever it was given."""
         return outcome_of(self.outcome, self.is_error)
-
-
-def outcome_of(word: str, is_error: bool) -> ToolOutcome:
-    """The outcome a tool said, or, when it said none (or a word this version does not
-    know), the one its is_error implies."""
-    try:
-        return ToolOutcome(word)
-    except ValueError:
-        return ToolOutcome.ERROR if is_error else ToolOutcome.OK
 
 
 @dataclass(frozen=True)

@@ -38,9 +38,14 @@ from typing import Any
 
 from memory.citations import Citation, FileNames, find, locate
 
-INTACT, MOVED, CHANGED, GONE, UNRECORDED = "intact", "moved", "changed", "gone", "unrecorded"
-# Worst first: the order of a memory's evidence line and of its mark in the pane.
-SEVERITY = (GONE, CHANGED, MOVED, UNRECORDED, INTACT)
+# the states live apart so that showing them does not import the checking; named here too
+from memory.evidence_states import CHANGED as CHANGED
+from memory.evidence_states import GONE as GONE
+from memory.evidence_states import INTACT as INTACT
+from memory.evidence_states import MOVED as MOVED
+from memory.evidence_states import SEVERITY as SEVERITY
+from memory.evidence_states import UNRECORDED as UNRECORDED
+
 # Past this a cited file is only checked for being there: hashing it would stall the pane.
 MAX_FILE_BYTES = 4 * 1024 * 1024
 _COMMIT = re.compile(r"^[0-9a-f]{7,64}$")

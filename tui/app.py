@@ -23,19 +23,6 @@ from textual.widget import Widget
 from textual.widgets import Footer, TextArea
 
 from agent.config import AgentConfig, api_key_problem
-from agent.events import (
-    AgentError,
-    Compacted,
-    ContextStatus,
-    Notice,
-    ShowOnScreen,
-    TextDelta,
-    ThinkingStarted,
-    ToolFinished,
-    ToolStarted,
-    TurnFinished,
-    TurnStarted,
-)
 from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
 from tui import format as fmt
@@ -43,7 +30,7 @@ from tui.keys import TypingRouter
 from tui.memory_commands import memory_commands
 from tui.palette import APP_BINDINGS, app_commands
 from tui.screens.main import MainScreen
-from tui.startup import session_loaded, start_background, welcome, welcome_without_key
+from tui.startup import release_collector, session_loaded, start_background, welcome, welcome_without_key
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
 from tui.voice_seam import VoiceController
 from tui.widgets.conversation import LOADING_FRAME_SECONDS, Conversation
@@ -159,6 +146,7 @@ class DevAgentApp(App):
         # The first frame is out. The SDK import and the voice probe are seconds of CPU
         # (and hold import locks the first frame's lazy imports would wait on), so they
         # start only now.
+        release_collector()
         self.set_timer(0.05, self._start_background)
 
     def _start_background(self) -> None:
@@ -237,6 +225,21 @@ class DevAgentApp(App):
 
     async def show(self, token: int, event: object) -> None:
         """One event from the driver: shown when it belongs to the live turn."""
+        # imported with the first event: a dozen dataclasses, slow to build for the first frame
+        from agent.events import (
+            AgentError,
+            Compacted,
+            ContextStatus,
+            Notice,
+            ShowOnScreen,
+            TextDelta,
+            ThinkingStarted,
+            ToolFinished,
+            ToolStarted,
+            TurnFinished,
+            TurnStarted,
+        )
+
         if isinstance(event, LoadFailed | SessionNotice):
             await self.conversation.add_notice(event.message, "error" if isinstance(event, LoadFailed) else "info")
             return

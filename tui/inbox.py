@@ -11,8 +11,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 
-from agent.events import TextDelta
-
 
 class Inbox:
     def __init__(self, wake: Callable[[], object]) -> None:
@@ -37,6 +35,8 @@ class Inbox:
 
 
 def joined(items: list[tuple[int, object]]) -> list[tuple[int, object]]:
+    from agent.events import TextDelta  # not before the first frame: the events are slow to build
+
     out: list[tuple[int, object]] = []
     for token, event in items:
         if out and isinstance(event, TextDelta):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from agent.events import ToolOutcome
+from agent.tool_outcome import ToolOutcome
 
 
 class OutcomeMark(NamedTuple):

@@ -21,7 +21,6 @@ from typing import Any
 
 from agent.cancel import Cancellation
 from agent.config import AgentConfig
-from agent.events import AgentError, TurnStarted
 from tui.inbox import Inbox
 
 LOADING_SDK = "the Claude SDK to load"
@@ -183,6 +182,8 @@ class TurnDriver:
         return token
 
     def _run(self, text: str, token: int, cancel: Cancellation) -> None:
+        from agent.events import AgentError  # the events are built after the first frame
+
         def sink(event: object) -> None:
             self.inbox.put(token, event)
 
@@ -201,6 +202,8 @@ class TurnDriver:
 
     def accepts(self, token: int, event: object) -> bool:
         """Whether `event` belongs to the live turn (and so is shown)."""
+        from agent.events import TurnStarted
+
         with self._lock:
             if token != self._live:
                 return False  # from a turn that was cancelled or has ended

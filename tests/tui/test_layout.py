@@ -340,6 +340,7 @@ def test_footer_shows_the_main_keys():
 
 
 def test_run_app_refuses_a_missing_folder(tmp_path, capsys):
+    import gc
     from argparse import Namespace
 
     from tui.cli import run_app
@@ -347,6 +348,7 @@ def test_run_app_refuses_a_missing_folder(tmp_path, capsys):
     code = run_app(Namespace(path=str(tmp_path / "nowhere"), memory="preloaded", model=None, effort=None))
     assert code == 2
     assert "is not a folder" in capsys.readouterr().out
+    assert gc.isenabled()  # held for the start-up that never came, and given back
 
 
 async def test_a_folder_that_is_not_a_repository_opens(tmp_path, user_dirs, no_key):

@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from agent.events import ToolOutcome, outcome_of
+from agent.tool_outcome import ToolOutcome, outcome_of
 from tui import format as fmt
 from tui.blocks import cut_point
 from tui.outcomes import OUTCOME_MARKS

@@ -15,14 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from memory import evidence as ev
-from memory.freshness import DEFAULT_AGING_DAYS, Freshness, freshness
+from memory import evidence_states as ev
 from tui import format as fmt
 
 if TYPE_CHECKING:
     # memory.check brings the secret scanner, whose patterns take a fifth of a second to
-    # compile: the pane's first frame does without it, its first listing loads it
+    # compile: the pane's first frame does without it, its first listing loads it. The
+    # evidence and aging checks come with the listing too.
     from memory.check import Finding
+    from memory.evidence import CitationCheck
+    from memory.freshness import Freshness
 
 EVIDENCE_MARK = {
     ev.INTACT: ("✓", "green"),
@@ -42,7 +44,7 @@ GROUP_PENDING = "waiting for your review"
 
 @dataclass
 class MemoryMarks:
-    checks: list[ev.CitationCheck] = field(default_factory=list)  # worst first
+    checks: list[CitationCheck] = field(default_factory=list)  # worst first
     findings: list[Finding] = field(default_factory=list)
     age: Freshness | None = None
 
@@ -64,11 +66,15 @@ def roots_of(store: Any) -> list[Any]:
     return list(roots()) if callable(roots) else [store]
 
 
-def load_trust(store: Any, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> Trust:
-    """Everything the marks need; raises only what the caller turns into a sentence."""
+def load_trust(store: Any, repo: Path | None, *, now: float | None = None, aging_days: int | None = None) -> Trust:
+    """Everything the marks need; raises only what the caller turns into a sentence.
+    `aging_days`: None for memory.freshness's default."""
     from memory.check import by_memory, check_store
+    from memory.freshness import DEFAULT_AGING_DAYS, freshness
     from memory.pending import PendingChanges
 
+    if aging_days is None:
+        aging_days = DEFAULT_AGING_DAYS
     now = time.time() if now is None else now
     trust = Trust()
     for root in roots_of(store):

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from agent.events import ContextStatus, Usage
 from agent.voice.status import VoiceStatus
 from tui import format as fmt
+
+if TYPE_CHECKING:
+    from agent.events import ContextStatus, Usage
 
 # the repository and branch give up characters to the other segments down to this width
 MIN_WHERE = 18
