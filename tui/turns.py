@@ -65,6 +65,10 @@ class TurnDriver:
         self.session: Any = None
         self.error: str | None = None
         self.ready = threading.Event()
+        # set once the session is up and no question waits on it for its first answer: what
+        # can wait (the memory checks, Markdown, the voice) waits for this, so a question
+        # asked at launch does not share the interpreter with them
+        self.settled = threading.Event()
         # what a turn sent now would still wait for; None once the session and client are up
         self.loading_stage: str | None = LOADING_SDK
         self.started_at = 0.0
@@ -86,12 +90,18 @@ class TurnDriver:
             self._loading = True
         threading.Thread(target=self._load, name="session-load", daemon=True).start()
 
-    def wait_while_loading(self, timeout: float) -> None:
-        """Block (a worker thread) while the session loads; at once when it is not loading."""
+    def wait_until_settled(self, timeout: float) -> None:
+        """Block (a worker thread) while the session loads, and then while a question asked
+        meanwhile waits for its first answer; at once when the session is not loading."""
         with self._lock:
             loading = self._loading
         if loading:
-            self.ready.wait(timeout)
+            self.settled.wait(timeout)
+
+    def _settle_unless_asked(self) -> None:
+        with self._lock:
+            if self._live is None:
+                self.settled.set()
 
     def _load(self) -> None:
         try:
@@ -110,6 +120,7 @@ class TurnDriver:
         finally:
             self.loading_stage = None
             self.ready.set()
+            self._settle_unless_asked()
             if self._on_loaded is not None:
                 self._on_loaded()
 
@@ -211,13 +222,18 @@ class TurnDriver:
                 self._turn = event.turn
                 return True
             turn = getattr(event, "turn", -1)
-            return self._turn is None or turn in (self._turn, -1)
+            shown = self._turn is None or turn in (self._turn, -1)
+            if shown and self.ready.is_set():
+                self.settled.set()  # the model has answered: what waited may go
+            return shown
 
     def finish(self) -> None:
         """The live turn is over as far as the screen goes."""
         with self._lock:
             self._live = None
             self._turn = None
+        if self.ready.is_set():
+            self.settled.set()
 
     def cancel(self) -> None:
         """Stop the live turn's stream and tools; in a thread, so the UI never waits on it."""
@@ -225,6 +241,8 @@ class TurnDriver:
             cancel = self._cancel
             self._live = None
             self._turn = None
+        if self.ready.is_set():
+            self.settled.set()
         if cancel is not None:
             threading.Thread(target=cancel.cancel, name="cancel-turn", daemon=True).start()
 

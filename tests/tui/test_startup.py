@@ -44,3 +44,32 @@ async def test_a_question_typed_at_once_says_what_it_waits_for(make_app, claude_
         # the status is cleared once the turn's end has been shown, just after it stops running
         await wait_for(pilot, lambda: not app.running and app.status.info.activity == "", 60, "the turn's end")
         assert "Here now." in app.query_one(Reply).source
+
+
+async def test_what_can_wait_waits_for_the_first_answer_to_a_question_asked_at_launch(make_app, claude_double):
+    from tests.claude_double import reply
+
+    # the answer starts two seconds after the question reaches the model
+    claude_double.add(reply(text("Here it is."), wait=2.0))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.prompt.value = "first question"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.turns.ready.is_set(), 120, "the session")
+        await wait_for(pilot, lambda: len(claude_double.requests) == 1, 30, "the question to reach the model")
+        # the session is up, but the question still waits for its answer: the memory
+        # checks, Markdown and the voice wait with it
+        assert not app.turns.settled.is_set()
+        await pilot.pause(0.5)
+        assert app.memory_pane.listing.trust is None
+        await wait_for(pilot, lambda: "Here it is." in "".join(r.source for r in app.query(Reply)), 30, "the answer")
+        assert app.turns.settled.is_set()
+        await wait_for(pilot, lambda: app.memory_pane.listing.trust is not None, 30, "the memory checks")
+
+
+async def test_without_a_question_what_can_wait_goes_once_the_session_is_up(make_app, claude_double):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.turns.ready.is_set(), 120, "the session")
+        await wait_for(pilot, lambda: app.turns.settled.is_set(), 5, "the rest of the start-up")
+        await wait_for(pilot, lambda: app.memory_pane.listing.trust is not None, 30, "the memory checks")

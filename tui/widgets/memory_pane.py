@@ -213,8 +213,8 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
             turns = getattr(self.app, "turns", None)
             if turns is not None:
                 # the evidence check reads the repository and runs git: after the session
-                # has loaded, which is what a question asked at once is waiting for
-                turns.wait_while_loading(SESSION_WAIT_SECONDS)
+                # has loaded and a question asked at once has its first answer
+                turns.wait_until_settled(SESSION_WAIT_SECONDS)
             config = getattr(self.app, "config", None)
             try:
                 trust = trust_view.load_trust(
