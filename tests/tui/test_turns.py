@@ -259,3 +259,29 @@ async def test_while_the_user_types_the_status_says_the_reply_waits_and_keeps_st
         assert max(held) > 0, "the reply did not wait"
         await finished(pilot)  # the pause: everything is written
         assert replies(app).strip() == long
+
+
+async def test_past_the_most_turns_shown_the_oldest_go_and_one_line_says_so(make_app, claude_double, monkeypatch):
+    import tui.widgets.conversation as conversation_module
+
+    monkeypatch.setattr(conversation_module, "MAX_SHOWN_TURNS", 3)
+    claude_double.add(tool_use("git_status", {}))
+    for n in range(1, 6):
+        claude_double.add(text(f"Answer {n}."))
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        for n in range(1, 6):
+            await ask(pilot, f"question {n}")
+            await finished(pilot)
+        conversation = app.conversation
+        shown = [str(turn.render()) for turn in conversation.query(UserTurn)]
+        assert shown == ["question 3", "question 4", "question 5"]
+        assert "Answer 1." not in replies(app) and "Answer 5." in replies(app)
+        assert not app.query(ToolLine)  # the first turn's tool line went with it
+        said = [str(notice.render()) for notice in app.query(Notice)]
+        assert sum("first 2 turns are no longer shown" in line for line in said) == 1
+        # the welcome stays first, the line about the forgotten turns right after it
+        kinds = [type(child).__name__ for child in conversation.children]
+        assert kinds[:3] == ["Notice", "Notice", "UserTurn"]
+        # the model's history is the session's, not the pane's: all five turns went to it
+        assert "question 1" in str(claude_double.messages_requests()[-1].body["messages"][0])

@@ -39,6 +39,11 @@ TYPING_HOLD_SECONDS = 0.3
 CATCH_UP_CHARS = 1500
 
 
+# Turns the pane keeps. Each is a handful of widgets with their drawn lines, kept for as
+# long as the app runs, and every layout of the pane walks them all: after this many the
+# oldest goes with each new one (the session's transcript keeps the whole conversation).
+MAX_SHOWN_TURNS = 100
+
 # a user turn longer than this (a pasted log, say) shows its first lines and a count
 USER_TURN_LINES = 12
 USER_TURN_SHOWN = 6
@@ -247,6 +252,8 @@ class Conversation(VerticalScroll):
         self.session_loading = False  # a turn waits for the session to load (spinners slow down)
         self._importing: asyncio.Task[None] | None = None  # Markdown, for a plain first piece
         self.following = True
+        self.forgotten = 0  # the oldest turns no longer shown
+        self._forgotten_notice: Notice | None = None
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
@@ -297,6 +304,27 @@ class Conversation(VerticalScroll):
         await self.end_text()
         self.reply_text = ""
         await self._add(UserTurn(text))
+        await self._forget_oldest()
+
+    async def _forget_oldest(self) -> None:
+        """Past MAX_SHOWN_TURNS, the oldest turn goes, and one line where it was says so."""
+        children = list(self.children)
+        turns = [index for index, child in enumerate(children) if isinstance(child, UserTurn)]
+        over = len(turns) - MAX_SHOWN_TURNS
+        if over <= 0:
+            return
+        keep_from = children[turns[over]]
+        gone = children[turns[0]:turns[over]]
+        self.forgotten += over
+        await self.remove_children(gone)
+        said = (f"The first {self.forgotten} turns are no longer shown here; the session's "
+                "transcript keeps the whole conversation.")
+        if self._forgotten_notice is None:
+            self._forgotten_notice = Notice(said)
+            self._forgotten_notice.add_class("-spaced")
+            await self.mount(self._forgotten_notice, before=keep_from)
+        else:
+            self._forgotten_notice.update(Text(said))
 
     async def add_notice(self, text: str, kind: str = "info") -> Notice:
         await self.end_text()
