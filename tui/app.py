@@ -23,6 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, TextArea
 
 from agent.config import AgentConfig, api_key_problem
+from agent.heap import trim_soon
 from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
 from tui import format as fmt
@@ -292,6 +293,8 @@ class DevAgentApp(App):
         following = self.queued.pop_next()
         if following is not None:
             await self.submit_turn(following)
+        else:
+            trim_soon()  # what the turn's threads freed goes back (see agent.heap)
 
     def _tick_activity(self) -> None:
         if not self.running:

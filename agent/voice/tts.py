@@ -253,6 +253,7 @@ class Speaker:
                 self._worker.start()
 
     def _synthesize_loop(self) -> None:
+        from agent.heap import trim
         from agent.voice.priority import yield_to_app
 
         yield_to_app()
@@ -285,6 +286,8 @@ class Speaker:
                 if generation == self._generation:
                     self._pending -= 1
                     self._maybe_idle()
+            if self._texts.empty():
+                trim()  # the sentence's buffers go back (see agent.heap)
 
     def _warm_voice(self) -> None:
         try:

@@ -1,5 +1,10 @@
 """The real Whisper and Piper models from their wheels, on speech the voice makes."""
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -106,3 +111,34 @@ def test_wav_files_of_any_rate_width_and_channels_load_as_16k_mono(speech, trans
     expected = resample(clip[:4410], 44100, 16000)
     assert len(loaded) == len(expected)
     assert np.allclose(loaded, expected, atol=1e-3)
+
+
+MEMORY_PROBE = """
+import json
+from agent.heap import trim
+from agent.voice.synth import Voice
+
+def rss_mb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+
+voice = Voice().load()
+sizes = []
+# each sentence longer than any before it, as a session's replies come
+for words in range(2, 40, 3):
+    voice.synthesize(" ".join(["build"] * words) + ".")
+    trim()
+    sizes.append(rss_mb())
+print(json.dumps([voice._piper.session.get_session_options().enable_cpu_mem_arena, sizes]))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
+def test_ever_longer_sentences_do_not_grow_the_voice_for_good():
+    result = subprocess.run([sys.executable, "-c", MEMORY_PROBE], cwd=Path(__file__).resolve().parents[2],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    arena, sizes = json.loads(result.stdout.strip().splitlines()[-1])
+    assert arena is False  # onnxruntime's arena would keep the longest sentence's buffers
+    assert sizes[-1] - sizes[1] < 8, sizes  # MB: what a sentence needed is given back after it

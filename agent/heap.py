@@ -1,0 +1,37 @@
+"""Giving freed memory back to the system between turns and between spoken replies.
+
+A turn's work is spread over threads (the turn's own, the HTTP client's, the voice's), and
+glibc's malloc keeps what each of them freed for later: the voice's buffers above all,
+sized by the sentence, so each longer sentence than any before left the app megabytes
+larger for the rest of the session. `malloc_trim` hands free pages back. Elsewhere than
+glibc this does nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+import threading
+from functools import cache
+from typing import Any
+
+
+@cache
+def _malloc_trim() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return None
+
+
+def trim() -> bool:
+    """Return free heap pages to the system; whether anything was returned."""
+    malloc_trim = _malloc_trim()
+    return bool(malloc_trim(0)) if malloc_trim is not None else False
+
+
+def trim_soon() -> None:
+    """`trim` on a thread of its own: it walks every arena, and the caller is the UI."""
+    threading.Thread(target=trim, name="heap-trim", daemon=True).start()
