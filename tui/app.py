@@ -148,7 +148,7 @@ class DevAgentApp(App):
         # (and hold import locks the first frame's lazy imports would wait on), so they
         # start only now.
         release_collector()
-        self.set_timer(0.05, self._start_background)
+        self.call_next(self._start_background)
 
     def _start_background(self) -> None:
         start_background(self)

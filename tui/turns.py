@@ -105,10 +105,7 @@ class TurnDriver:
 
     def _load(self) -> None:
         try:
-            from agent import sessions
-
             self.loading_stage = LOADING_SESSION
-            sessions.prune_for(self.config)
             session = self._open(self.resume)
             self.loading_stage = LOADING_CLIENT
             warm_client(session)
@@ -121,8 +118,17 @@ class TurnDriver:
             self.loading_stage = None
             self.ready.set()
             self._settle_unless_asked()
+            self._prune_transcripts()
             if self._on_loaded is not None:
                 self._on_loaded()
+
+    def _prune_transcripts(self) -> None:
+        """Old transcripts go once the session is up (a question asked at launch waits for
+        the session, not for this), never the one this session writes."""
+        from agent import sessions
+
+        transcript = getattr(self.session, "transcript", None)
+        sessions.prune_for(self.config, keep=getattr(transcript, "path", None))
 
     def _open(self, resume: str | None) -> Any:
         """A new session, or the saved one `resume` names (saying which, or why not)."""

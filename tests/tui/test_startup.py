@@ -73,3 +73,23 @@ async def test_without_a_question_what_can_wait_goes_once_the_session_is_up(make
         await wait_for(pilot, lambda: app.turns.ready.is_set(), 120, "the session")
         await wait_for(pilot, lambda: app.turns.settled.is_set(), 5, "the rest of the start-up")
         await wait_for(pilot, lambda: app.memory_pane.listing.trust is not None, 30, "the memory checks")
+
+
+async def test_once_the_session_is_up_old_transcripts_go_but_not_a_resumed_one(repo, store, claude_double):
+    from datetime import UTC, datetime
+
+    from agent.config import AgentConfig
+    from tests.agent.test_sessions import age, write_session
+    from tui.app import DevAgentApp
+
+    start = datetime(2026, 1, 2, 9, 30, tzinfo=UTC)
+    ancient = write_session(repo, start, ["a question from long ago"])
+    resumed = write_session(repo, start.replace(day=3), ["the one to go on with"])
+    for path in (ancient, resumed):
+        age(path, 400)
+    app = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False, resume=resumed.name.split(".")[0])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.turns.session is not None, 120, "the session")
+        await wait_for(pilot, lambda: not ancient.exists(), 10, "the old transcript to go")
+        assert resumed.exists()  # the session writes on into it
+        assert app.turns.session.transcript.path == resumed
