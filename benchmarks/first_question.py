@@ -1,6 +1,6 @@
 """Whether the first question is slower than later ones by more than what is still loading.
 
-    uv run python benchmarks/first_question.py [--runs 2] [--later 10]
+    uv run python benchmarks/first_question.py [--runs 3] [--later 10]
 
 The real `devagent` binary in a pseudo-terminal, against the Claude double: a question is
 typed the moment the first frame is out, and in another launch the same question ten
@@ -93,12 +93,12 @@ def measure(runs: int, later: float) -> list[Row]:
 
 
 def run() -> list[Row]:
-    return measure(runs=2, later=10.0)
+    return measure(runs=3, later=10.0)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--later", type=float, default=10.0, help="seconds after the first frame")
     args = parser.parse_args()
     print_rows(measure(args.runs, args.later))
