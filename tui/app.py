@@ -20,7 +20,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer, TextArea
+from textual.widgets import TextArea
 
 from agent.config import AgentConfig, api_key_problem
 from agent.heap import trim_soon
@@ -35,6 +35,7 @@ from tui.startup import release_collector, session_loaded, start_background, wel
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
 from tui.voice_seam import VoiceController
 from tui.widgets.conversation import LOADING_FRAME_SECONDS, Conversation
+from tui.widgets.footer import Footer
 from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.panes import BREAKPOINTS, Panes
 from tui.widgets.prompt import Prompt

@@ -104,11 +104,14 @@ class TurnDriver:
                 self.settled.set()
 
     def _load(self) -> None:
+        from agent.heap import building_for_good
+
         try:
             self.loading_stage = LOADING_SESSION
-            session = self._open(self.resume)
-            self.loading_stage = LOADING_CLIENT
-            warm_client(session)
+            with building_for_good():
+                session = self._open(self.resume)
+                self.loading_stage = LOADING_CLIENT
+                warm_client(session)
             # set last: a question waits on the session, and then finds its client ready
             self.session = session
         except Exception as exc:
