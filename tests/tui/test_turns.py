@@ -285,3 +285,73 @@ async def test_past_the_most_turns_shown_the_oldest_go_and_one_line_says_so(make
         assert kinds[:3] == ["Notice", "Notice", "UserTurn"]
         # the model's history is the session's, not the pane's: all five turns went to it
         assert "question 1" in str(claude_double.messages_requests()[-1].body["messages"][0])
+
+
+async def test_first_words_shown_plain_become_markdown_once_when_a_tool_call_follows(make_app, claude_double, monkeypatch):
+    # a question asked at launch: Markdown is still being imported when the first words
+    # come, and a tool call ends the text while the import finishes
+    import importlib
+    import threading
+    import time as clock
+
+    import tui.widgets.conversation as conversation_module
+
+    imported = threading.Event()
+    real_import = importlib.import_module
+    calls: list[str] = []
+
+    class SlowImport:
+        @staticmethod
+        def import_module(name: str):
+            # the import started with the first words ends first; the one the end of the
+            # text waits on ends while the writer is turning the piece into Markdown
+            calls.append(name)
+            clock.sleep(0.2 if len(calls) == 1 else 0.25)
+            module = real_import(name)
+            imported.set()
+            return module
+
+    monkeypatch.setattr(conversation_module, "importlib", SlowImport)
+    monkeypatch.setattr(conversation_module, "markdown_ready", lambda: real_import("tui.widgets.reply") if imported.is_set() else None)
+    claude_double.add(reply(text("Let me look at the branch."), tool_use("git_status", {}), delay=0.01))
+    claude_double.add(text("You are on main."))
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await ask(pilot, "where am I?")
+        await finished(pilot, 30)
+        await pilot.pause(0.5)
+        shown = [piece.source.strip() for piece in app.conversation.children if getattr(piece, "is_reply", False)]
+        assert shown == ["Let me look at the branch.", "You are on main."], shown
+        assert not app.query(conversation_module.PlainReply)  # all of it Markdown now
+
+
+async def test_a_plain_piece_turned_into_markdown_from_two_sides_at_once_is_turned_once(monkeypatch):
+    # the writer (woken when the import ends) and the end of the text (a tool call) can
+    # both turn the plain first piece into Markdown while either is still mounting
+    import asyncio
+    import importlib
+
+    from textual.app import App, ComposeResult
+
+    import tui.widgets.conversation as conversation_module
+    from tui.widgets.conversation import Conversation
+
+    reply_module = importlib.import_module("tui.widgets.reply")
+    monkeypatch.setattr(conversation_module, "markdown_ready", lambda: None)
+    monkeypatch.setattr(Conversation, "_markdown_soon", lambda self: None)
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Conversation()
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        conversation = app.query_one(Conversation)
+        await conversation.add_text("Let me look at the branch.")
+        await pilot.pause()
+        assert isinstance(conversation._reply, conversation_module.PlainReply)
+        await asyncio.gather(conversation._to_markdown(reply_module), conversation._to_markdown(reply_module))
+        await pilot.pause()
+        pieces = [child for child in conversation.children if getattr(child, "is_reply", False)]
+        assert [type(p).__name__ for p in pieces] == ["Reply"]
+        assert pieces[0].source == "Let me look at the branch."

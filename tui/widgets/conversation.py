@@ -251,6 +251,7 @@ class Conversation(VerticalScroll):
         self._catching_up = False  # the writer works through held text in slices
         self.session_loading = False  # a turn waits for the session to load (spinners slow down)
         self._importing: asyncio.Task[None] | None = None  # Markdown, for a plain first piece
+        self._converting = asyncio.Lock()  # the plain first piece into Markdown
         self.following = True
         self.forgotten = 0  # the oldest turns no longer shown
         self._forgotten_notice: Notice | None = None
@@ -428,12 +429,17 @@ class Conversation(VerticalScroll):
         self._importing = asyncio.create_task(imported())
 
     async def _to_markdown(self, reply: Any) -> None:
-        plain = self._reply
-        piece = reply.Reply(classes=" ".join(plain.classes))  # -spaced, -after-tools as placed
-        await self.mount(piece, after=plain)
-        await piece.update(plain.source)
-        await plain.remove()
-        self._reply = piece
+        # once only: the writer (woken by the import) and the end of the text (a tool call
+        # coming) can both get here while the piece is still plain
+        async with self._converting:
+            plain = self._reply
+            if not isinstance(plain, PlainReply):
+                return  # the other one did it
+            piece = reply.Reply(classes=" ".join(plain.classes))  # -spaced, -after-tools as placed
+            await self.mount(piece, after=plain)
+            await piece.update(plain.source)
+            await plain.remove()
+            self._reply = piece
 
     async def _wait_written(self) -> None:
         while self._writer is not None:
@@ -483,6 +489,7 @@ class Conversation(VerticalScroll):
         await self._wait_written()
         if isinstance(self._reply, PlainReply):
             await self._to_markdown(await asyncio.to_thread(importlib.import_module, REPLY_MODULE))
+            await self._wait_written()  # a write the import woke meanwhile ends first
         if self._reply is not None:
             self._reply.seal()
         self._reply, self._piece_text, self._replying = None, "", False
