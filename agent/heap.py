@@ -1,4 +1,5 @@
-"""Giving freed memory back to the system between turns and between spoken replies.
+"""The app's heap: out of the garbage collector's way while start-up builds what lives as
+long as the app, and freed memory given back to the system between turns and replies.
 
 A turn's work is spread over threads (the turn's own, the HTTP client's, the voice's), and
 glibc's malloc keeps what each of them freed for later: the voice's buffers above all,
@@ -49,9 +50,46 @@ def building_for_good() -> Iterator[None]:
     try:
         yield
     finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
+        _freeze_and_resume(was_enabled)
+
+
+def _freeze_and_resume(resume: bool = True) -> None:
+    gc.freeze()
+    if resume:
+        gc.enable()
+
+
+@contextmanager
+def collector_held() -> Iterator[None]:
+    """No garbage collection until the first frame (`release_collector`), or until the
+    block ends if the app never got that far.
+
+    Start-up builds the heap the app lives on, tens of thousands of objects by the first
+    frame, and the collector kept walking it as it grew: one full pass of about 50 ms and
+    dozens of younger ones, all before anything showed. What start-up allocates lives as
+    long as the app, so there is nothing worth collecting yet."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def release_collector() -> None:
+    """At the first frame, inside `collector_held`: what start-up built is frozen (as in
+    `settle_heap`) and collection resumes for what comes later."""
+    if not gc.isenabled():
+        _freeze_and_resume()
+
+
+def settle_heap() -> None:
+    """Put everything allocated so far out of the garbage collector's reach.
+
+    Start-up leaves a large heap that lives as long as the app (the SDK, the voice stack),
+    and every full collection walks all of it: 60-130 ms on a small machine, during which
+    typed keys wait. Frozen, it is skipped; collections then only walk what came later.
+    """
+    gc.freeze()
 
 
 def trim_soon() -> None:

@@ -23,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 
 from agent.config import AgentConfig, api_key_problem
-from agent.heap import trim_soon
+from agent.heap import release_collector, trim_soon
 from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
 from tui import format as fmt
@@ -31,7 +31,7 @@ from tui.keys import TypingRouter
 from tui.memory_commands import memory_commands
 from tui.palette import APP_BINDINGS, app_commands
 from tui.screens.main import MainScreen
-from tui.startup import release_collector, session_loaded, start_background, welcome, welcome_without_key
+from tui.startup import session_loaded, start_background, welcome, welcome_without_key
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
 from tui.voice_seam import VoiceController
 from tui.widgets.conversation import LOADING_FRAME_SECONDS, Conversation

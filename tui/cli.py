@@ -143,7 +143,7 @@ def voice_factory_for(settings: VoiceSettings) -> Callable[[], VoiceController]:
 
 def run_app(args: argparse.Namespace, *, no_voice: bool = False) -> int:
     """Open the app on `args.path`; `no_voice` loads no speech models and opens no audio device."""
-    from tui.startup import collector_held
+    from agent.heap import collector_held
 
     with collector_held():  # until the first frame (DevAgentApp.on_ready)
         return open_app(args, no_voice=no_voice)

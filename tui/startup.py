@@ -7,16 +7,14 @@ piece runs in a worker thread of the app and reports through the app's thread-sa
 
 from __future__ import annotations
 
-import gc
 import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from textual.worker import get_current_worker
 
+from agent.heap import settle_heap
 from agent.voice.status import voice_off
 
 
@@ -94,40 +92,6 @@ def explain_voice(app: Any) -> None:
         return
     if reason:
         app.call_from_thread(app.set_voice_state, voice_off(reason))
-
-
-@contextmanager
-def collector_held() -> Iterator[None]:
-    """No garbage collection until the first frame (`release_collector`), or until the
-    block ends if the app never got that far.
-
-    Start-up builds the heap the app lives on, tens of thousands of objects by the first
-    frame, and the collector kept walking it as it grew: one full pass of about 50 ms and
-    dozens of younger ones, all before anything showed. What start-up allocates lives as
-    long as the app, so there is nothing worth collecting yet."""
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-def release_collector() -> None:
-    """At the first frame, inside `collector_held`: what start-up built is frozen (as in
-    `settle_heap`) and collection resumes for what comes later."""
-    if not gc.isenabled():
-        gc.freeze()
-        gc.enable()
-
-
-def settle_heap() -> None:
-    """Put everything allocated so far out of the garbage collector's reach.
-
-    Start-up leaves a large heap that lives as long as the app (the SDK, the voice stack),
-    and every full collection walks all of it: 60-130 ms on a small machine, during which
-    typed keys wait. Frozen, it is skipped; collections then only walk what came later.
-    """
-    gc.freeze()
 
 
 def read_branch(repo: Path) -> str | None:

@@ -51,7 +51,7 @@ def test_nothing_slow_is_imported_before_the_first_frame(repo, user_dirs):
 COLLECTOR_PROBE = """
 import gc, json, sys
 from pathlib import Path
-from tui.startup import collector_held
+from agent.heap import collector_held
 
 held = collector_held()  # as `devagent` does before it imports the app
 held.__enter__()
