@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import os
+import threading
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -230,3 +234,38 @@ async def test_the_count_and_the_size_in_the_border_follow_the_folder(make_app, 
         assert "Memory · 1" in top
         size = store.total_chars()
         assert f"{size}/" in bottom or f"{size / 1000:.1f}k/" in bottom, bottom
+
+
+async def test_a_listing_that_arrives_while_the_app_closes_is_dropped(make_app, store, style_memory, no_key):
+    """A worker's listing can land after the app has begun closing and the list it would fill
+    is gone; it is dropped, not raised from the worker (which fails the whole app)."""
+    app = make_app()
+    errors: list[BaseException] = []
+    delivered = threading.Event()
+
+    def late_worker(memory_pane: MemoryPane, the_list: OptionList, listing) -> None:
+        # the same path a worker takes: wait until the close has removed the list, then hand
+        # the pane a listing from this thread
+        while the_list.is_running:
+            threading.Event().wait(0.005)
+        try:
+            memory_pane._from_thread(memory_pane._apply, listing)
+        except BaseException as exc:  # noqa: BLE001 - what the worker would have raised
+            errors.append(exc)
+        delivered.set()
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot, 1)
+        memory_pane = pane(app)
+        the_list = app.query_one("#memory-list", OptionList)
+        # unlike the one shown, so the pane cannot skip it as nothing new
+        listing = replace(memory_pane._list_now(), memories=[])
+        # in the app's context, as a worker thread is
+        context = contextvars.copy_context()
+        thread = threading.Thread(
+            target=context.run, args=(late_worker, memory_pane, the_list, listing), daemon=True
+        )
+        thread.start()
+    await asyncio.to_thread(delivered.wait, 10)
+    assert delivered.is_set(), "the late listing was never handed over"
+    assert errors == []

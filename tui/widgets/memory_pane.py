@@ -208,7 +208,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         listing = shown
         if listing is None:
             listing = self._list_now()
-            self.app.call_from_thread(self._apply, listing)
+            self._from_thread(self._apply, listing)
         if listing.problem is None:
             turns = getattr(self.app, "turns", None)
             if turns is not None:
@@ -221,10 +221,10 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
                     self.store, self.repo, aging_days=getattr(config, "memory_aging_days", 30)
                 )
             except Exception as exc:  # the marks are advice: the list stays, the title says why
-                self.app.call_from_thread(self._title_problem, f"could not check the evidence: {exc}")
+                self._from_thread(self._title_problem, f"could not check the evidence: {exc}")
                 return
             listing = replace(listing, trust=trust)
-            self.app.call_from_thread(self._apply, listing)
+            self._from_thread(self._apply, listing)
 
     @work(thread=True, exclusive=True, group="memory-watch")
     def _watch(self) -> None:
@@ -240,16 +240,26 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
             for directory in directories:
                 directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as exc:
-            self.app.call_from_thread(self._title_problem, f"cannot watch {directory}: {exc}")
+            self._from_thread(self._title_problem, f"cannot watch {directory}: {exc}")
             return
-        self.app.call_from_thread(self.reload)
+        self._from_thread(self.reload)
         try:
             for _changes in watch(*directories, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=_Cancelled(worker)):
                 # listed here and shown at once; only the evidence check needs a worker
-                self.app.call_from_thread(self._show_then_check, self._list_now())
+                self._from_thread(self._show_then_check, self._list_now())
         except Exception as exc:
             if not worker.is_cancelled:
-                self.app.call_from_thread(self._title_problem, f"stopped following the folder: {exc}")
+                self._from_thread(self._title_problem, f"stopped following the folder: {exc}")
+
+    def _from_thread(self, callback: Callable[..., object], *args: object) -> None:
+        """Run `callback` on the event loop unless the pane is going: a worker's listing can
+        arrive while the app closes, after the list it would fill has been removed."""
+
+        def if_open() -> None:
+            if self.app.is_running and self.is_attached and not (self._closing or self._closed):
+                callback(*args)
+
+        self.app.call_from_thread(if_open)
 
     def _show_then_check(self, listing: Listing) -> None:
         self._apply(listing)
