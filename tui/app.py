@@ -190,6 +190,11 @@ class DevAgentApp(App):
         if isinstance(event.text_area, Prompt) and self.screen_stack:
             self.conversation.typing()
 
+    def typing_now(self) -> bool:
+        """Whether the user is typing a question: what can wait (the reply's next words,
+        the status clock, the memory ages) waits for the pause."""
+        return self.conversation.typing_now()
+
     async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
         # Enter while recording ends the recording; the typed text stays where it is
         if self.voice is not None and self.voice.enter():

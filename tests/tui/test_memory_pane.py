@@ -269,3 +269,33 @@ async def test_a_listing_that_arrives_while_the_app_closes_is_dropped(make_app, 
     await asyncio.to_thread(delivered.wait, 10)
     assert delivered.is_set(), "the late listing was never handed over"
     assert errors == []
+
+
+async def test_the_ages_wait_while_the_user_types(make_app, style_memory, no_key, monkeypatch):
+    """The periodic re-read that moves the ages on lays the list out again; while a question
+    is being typed it waits for the pause, then runs."""
+    from tui.widgets import memory_pane
+
+    monkeypatch.setattr(memory_pane, "TYPING_RETRY_SECONDS", 0.2)
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 1)
+        memory_pane_widget = pane(app)
+        reloads: list[tuple] = []
+        monkeypatch.setattr(memory_pane_widget, "reload", lambda *args: reloads.append(args))
+
+        memory_pane_widget._ages_move_on()
+        assert reloads == [()], "with nobody typing the ages move on at once"
+
+        app.prompt.focus()
+        await pilot.press("h", "e", "l", "l", "o")
+        assert app.typing_now()
+        memory_pane_widget._ages_move_on()
+        memory_pane_widget._ages_move_on()  # the next period while still typing
+        await pilot.pause()
+        assert reloads == [()], "re-read while the user was typing"
+
+        await wait_for(pilot, lambda: len(reloads) == 2, 5, "the ages after the pause")
+        assert not app.typing_now()
+        await pilot.pause(0.5)
+        assert len(reloads) == 2, "one re-read after the pause, however many periods were held"

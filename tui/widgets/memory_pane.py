@@ -47,6 +47,11 @@ STEP_MS = 25
 
 # how long the evidence check waits for a loading session before it runs anyway
 SESSION_WAIT_SECONDS = 20
+# The ages move on (a re-read every AGES_SECONDS), but not while the user types: a new age
+# lays the list out again, and a key typed meanwhile waits for that; it is tried again
+# TYPING_RETRY_SECONDS later.
+AGES_SECONDS = 30
+TYPING_RETRY_SECONDS = 1.0
 
 TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "cyan", "reference": "blue"}
 
@@ -189,8 +194,23 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         # Both wait for the first frame: the watcher imports watchfiles, the listing reads
         # every memory and the repository. The watcher lists the folder once it is set up.
         self.call_after_refresh(self._watch)
-        # ages move on while the app stays open
-        self.set_interval(30, self.reload)
+        self.set_interval(AGES_SECONDS, self._ages_move_on)
+
+    _ages_due = False
+
+    def _ages_move_on(self) -> None:
+        """The periodic re-read that keeps the ages true, held while the user types."""
+        typing_now = getattr(self.app, "typing_now", None)
+        if typing_now is not None and typing_now():
+            if not self._ages_due:
+                self._ages_due = True
+                self.set_timer(TYPING_RETRY_SECONDS, self._ages_retry)
+            return
+        self.reload()
+
+    def _ages_retry(self) -> None:
+        self._ages_due = False
+        self._ages_move_on()
 
     # --- reading ------------------------------------------------------------------------
 
