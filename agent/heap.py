@@ -54,7 +54,7 @@ def building_for_good() -> Iterator[None]:
 
 
 def _freeze_and_resume(resume: bool = True) -> None:
-    gc.freeze()
+    settle_heap()
     if resume:
         gc.enable()
 

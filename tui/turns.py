@@ -98,6 +98,12 @@ class TurnDriver:
         if loading:
             self.settled.wait(timeout)
 
+    def _settle_once_ready(self) -> None:
+        """No question waits for a first answer any more: what waited may go, once the
+        session is up."""
+        if self.ready.is_set() and not self.settled.is_set():
+            self.settled.set()
+
     def _settle_unless_asked(self) -> None:
         with self._lock:
             if self._live is None:
@@ -232,8 +238,8 @@ class TurnDriver:
                 return True
             turn = getattr(event, "turn", -1)
             shown = self._turn is None or turn in (self._turn, -1)
-            if shown and self.ready.is_set():
-                self.settled.set()  # the model has answered: what waited may go
+            if shown:
+                self._settle_once_ready()  # the model has answered: what waited may go
             return shown
 
     def finish(self) -> None:
@@ -241,8 +247,7 @@ class TurnDriver:
         with self._lock:
             self._live = None
             self._turn = None
-        if self.ready.is_set():
-            self.settled.set()
+        self._settle_once_ready()
 
     def cancel(self) -> None:
         """Stop the live turn's stream and tools; in a thread, so the UI never waits on it."""
@@ -250,8 +255,7 @@ class TurnDriver:
             cancel = self._cancel
             self._live = None
             self._turn = None
-        if self.ready.is_set():
-            self.settled.set()
+        self._settle_once_ready()
         if cancel is not None:
             threading.Thread(target=cancel.cancel, name="cancel-turn", daemon=True).start()
 
