@@ -17,6 +17,9 @@ from memory.quoting import quoted
 from memory.secrets import find_secrets, mask_secrets
 from memory.walk import walk
 
+# what a name or description may not hold, and the backslash of a YAML escape that spells it
+_SHOWS_OTHERWISE = paths.BIDI_CONTROLS | paths.INVISIBLE | {"\\"}
+
 _MERGE = "Merge or delete entries that are no longer true, then try again."
 
 
@@ -101,6 +104,8 @@ def _refuse_secrets(path: str, text: str, old_text: str | None) -> None:
 def _refuse_lookalike_frontmatter(path: str, text: str, old_text: str | None) -> None:
     """The pane shows a memory by its frontmatter name and description: neither may hold
     characters that make it show as something else (unless it already did)."""
+    if _SHOWS_OTHERWISE.isdisjoint(text):
+        return  # no such character, and no escape that YAML could turn into one: no parse
     meta = frontmatter(text) if text.startswith("---") else {}
     old = frontmatter(old_text) if meta and old_text and old_text.startswith("---") else {}
     for key in ("name", "description"):

@@ -82,6 +82,16 @@ def test_frontmatter_shown_in_the_pane_refuses_them_too(store, field):
     assert names(store) == []
 
 
+@pytest.mark.parametrize("escape", ["\\u202e", "\\u200B", "\\U0000202E", "\\xad"])
+def test_a_yaml_escape_that_spells_one_is_refused_too(store, escape):
+    # the text holds only ASCII; the parsed description holds the character
+    text = f'---\nname: build\ndescription: "how to {escape}build"\n---\nBody.\n'
+    assert text.isascii()
+    message, is_error = store.run({"command": "create", "path": "/memories/a.md", "file_text": text})
+    assert is_error and "the description in /memories/a.md's frontmatter holds U+" in message
+    assert names(store) == []
+
+
 def test_a_frontmatter_already_on_disk_does_not_block_other_edits(store):
     (store.directory / "a.md").write_text("---\nname: x\u202ey\n---\nold body\n")
     text, is_error = store.run({"command": "str_replace", "path": "/memories/a.md", "old_str": "old", "new_str": "new"})
