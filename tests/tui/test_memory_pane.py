@@ -27,6 +27,13 @@ async def loaded(pilot, count: int) -> None:
     await wait_for(pilot, lambda: len(pane(pilot.app).names) == count, 10, f"{count} memories in the pane")
 
 
+async def checked(pilot) -> None:
+    """Until the evidence check that follows a listing has been shown too."""
+    await wait_for(pilot, lambda: not any(w.group == "memory-load" and not w.is_finished for w in pilot.app.workers),
+                   10, "the evidence check")
+    await pilot.pause()
+
+
 async def focus_list(pilot) -> None:
     pilot.app.query_one("#memory-list", OptionList).focus()
     await pilot.pause()
@@ -193,32 +200,101 @@ async def test_an_empty_folder_says_so_and_how_to_write_one(make_app, no_key):
         assert isinstance(app.screen, MemoryEditor)
 
 
-async def test_a_growing_list_never_flashes_a_scrollbar_and_a_long_one_gets_one(make_app, store, no_key):
-    # a list sized to its rows hears of a new row before the layout that grows it; a
-    # scrollbar shown for that one layout redrew every row twice on each outside write
+async def test_the_list_keeps_its_height_as_memories_arrive_and_a_long_one_scrolls(make_app, store, no_key):
+    # a list that grew with each memory laid the screen out again and moved the preview on
+    # every outside write; now a write repaints the list alone
     app = make_app()
     async with app.run_test(size=(160, 48)) as pilot:
-        await loaded(pilot, 0)
+        await wait_for(pilot, lambda: pane(app).loads >= 1, 10, "the first listing")
         options = app.query_one("#memory-list", OptionList)
+        preview = app.query_one("#memory-preview")
+        assert not options.display, "with nothing to pick, the preview has the pane"
         shown: list[bool] = []
 
         def heard(value: bool) -> None:
             shown.append(value)
 
         app.watch(options, "show_vertical_scrollbar", heard, init=False)
+        places = set()
         for count in range(1, 6):
             write_memory(store, f"user_note{count}.md", f"Note {count}", "a note", "Body.")
             await loaded(pilot, count)
             await pilot.pause()
+            places.add((options.region, preview.region))
+        assert len(places) == 1, places
+        assert options.display and options.region.height > options.virtual_size.height
         assert shown == [] and not options.show_vertical_scrollbar
-        assert options.region.height == options.virtual_size.height  # grown to fit, none hidden
 
-        # past its greatest height (60% of the pane), it scrolls
+        # past its height (half the pane), it scrolls
         for count in range(6, 30):
             write_memory(store, f"user_note{count}.md", f"Note {count}", "a note", "Body.")
         await loaded(pilot, 29)
         await wait_for(pilot, lambda: options.show_vertical_scrollbar, 5, "the scrollbar of a long list")
+        assert (options.region, preview.region) in places
         assert options.region.height < options.virtual_size.height
+
+
+async def test_a_memory_written_out_of_view_scrolls_into_view_unless_the_user_is_in_the_list(make_app, store, no_key):
+    for count in range(20):
+        write_memory(store, f"user_note{count:02}.md", f"Note {count:02}", "a note", "Body.")
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 20)
+        await checked(pilot)
+        options = app.query_one("#memory-list", OptionList)
+        memory = pane(app)
+        assert options.show_vertical_scrollbar and app.focused is app.query_one("#prompt")
+        highlighted = memory.selected_path
+
+        def in_the_list(name: str) -> bool:
+            shown = options.region
+            return any(name in row[shown.x:shown.right]
+                       for row in screen_lines(app)[shown.y:shown.bottom])
+
+        # a memory changed elsewhere lists the folder again, and the list stays where it was
+        options.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        bottom, loads = options.scroll_y, memory.loads
+        assert bottom > 0
+        write_memory(store, "user_note05.md", "Note 05", "a note, changed", "Body.")
+        await wait_for(pilot, lambda: memory.loads > loads, 10, "the changed memory")
+        await checked(pilot)
+        assert options.scroll_y == bottom and memory.selected_path == highlighted
+
+        options.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        assert not in_the_list("Zebra")
+        write_memory(store, "user_zebra.md", "Zebra", "sorts last", "Body.")
+        await loaded(pilot, 21)
+        await checked(pilot)
+        assert in_the_list("Zebra"), "a new memory below the fold comes into view"
+        assert memory.selected_path == highlighted, "the highlight stays where it was"
+
+        # a user moving through the list keeps their place
+        options.focus()
+        options.highlighted = 0
+        options.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        write_memory(store, "user_zz.md", "Zz last", "sorts last", "Body.")
+        await loaded(pilot, 22)
+        await checked(pilot)
+        assert options.scroll_y == 0 and not in_the_list("Zz last")
+
+
+async def test_the_last_memory_deleted_hands_the_focus_to_the_preview(make_app, store, no_key):
+    write_memory(store, "user_note.md", "Note", "a note", "Body.")
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 1)
+        options = app.query_one("#memory-list", OptionList)
+        options.focus()
+        await pilot.pause()
+        (store.directory / "user_note.md").unlink()
+        await loaded(pilot, 0)
+        await pilot.pause()
+        assert not options.display
+        assert app.focused is app.query_one("#memory-preview"), app.focused
+        assert "No memories yet" in str(app.query_one("#memory-text").render())
 
 
 async def test_the_count_and_the_size_in_the_border_follow_the_folder(make_app, store, no_key):

@@ -15,10 +15,10 @@ from typing import Any
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.css.styles import RulesMap
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RichVisual, Visual
-from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -58,25 +58,20 @@ class MemoryList(OptionList):
         self._drawn = {key: strips for key, strips in self._drawn.items() if id(key[0]) in kept}
         self._plain = {key: strips for key, strips in self._plain.items() if id(key[0]) in kept}
         self._visuals = {key: visual for key, visual in self._visuals.items() if key in kept}
+        place = self.scroll_y
         self.clear_options()
         self.add_options([option for _, _, option in rows])
+        self.scroll_y = place  # a new listing keeps the list where it was (clamped to its end)
 
-    def _refresh_scrollbars(self) -> None:
-        # A list sized to its rows learns its new length before the layout that grows it:
-        # Textual would show a scrollbar for that layout and hide it in a second, drawing
-        # every row at both widths. A list that will fit once grown gets none meanwhile.
-        if not self.show_vertical_scrollbar and self._fits_when_grown():
+    def reveal(self, index: int) -> None:
+        """Scroll so the option at `index` shows whole, the highlight left where it is (as
+        OptionList.scroll_to_highlight does for the highlighted one)."""
+        self._update_lines()
+        try:
+            y, height = self._index_to_line[index], self._heights[index]
+        except KeyError:
             return
-        super()._refresh_scrollbars()
-
-    def _fits_when_grown(self) -> bool:
-        height, parent = self.styles.height, self.parent
-        if height is None or not height.is_auto or not isinstance(parent, Widget):
-            return False
-        room = parent.content_region.size
-        limit = self.styles.max_height
-        most = room.height if limit is None else int(limit.resolve(room, self.app.size))
-        return self.virtual_size.height + self.styles.gutter.height <= min(most, room.height)
+        self.scroll_to_region(Region(0, y, self.scrollable_content_region.width, height), animate=False, immediate=True)
 
     def _get_visual(self, option: Option) -> Visual:
         if not isinstance(option.prompt, MemoryRow):

@@ -321,14 +321,29 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         if self.loads and listing == self.listing and ages == self._ages:
             return  # the periodic re-read found nothing new: no layout for nothing
         self._ages = ages
+        known = {m.path for m in self.listing.memories} if self.loads else None
         self.listing = listing
         self.loads += 1
         options = self.query_one("#memory-list", MemoryList)
         keep = self.selected_path
         paths = self._add_options(options, listing)
+        # with nothing to pick, the list's room goes to the preview, which says why (and
+        # takes the focus, so the pane's keys still reach it)
+        if not paths and options.has_focus:
+            self.query_one("#memory-preview").focus()
+        options.display = bool(paths)
         if paths:
             keep = keep if keep in paths else paths[0]
-            options.highlighted = next(i for i in range(options.option_count) if options.get_option_at_index(i).id == keep)
+            if options.has_focus:
+                options.highlighted = options.get_option_index(keep)  # in view, as the user moves it
+            else:
+                # the list keeps its place rather than scrolling back to the highlight
+                options.set_reactive(OptionList.highlighted, options.get_option_index(keep))
+                fresh = [m.path for m in listing.memories if known is not None and m.path not in known]
+                if fresh:
+                    # a memory written meanwhile (by the agent, an editor, another session)
+                    # comes into view; a user moving through the list is left where they are
+                    options.reveal(options.get_option_index(fresh[0]))
         self._update_title()
         text = preload_warning(listing)
         if text != self._warning:
