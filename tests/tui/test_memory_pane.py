@@ -293,7 +293,9 @@ async def test_the_last_memory_deleted_hands_the_focus_to_the_preview(make_app, 
         await loaded(pilot, 0)
         await pilot.pause()
         assert not options.display
-        assert app.focused is app.query_one("#memory-preview"), app.focused
+        preview = app.query_one("#memory-preview")
+        assert app.focused is preview, app.focused
+        assert preview.region.y == pane(app).content_region.y and not preview.styles.border_top[0]
         assert "No memories yet" in str(app.query_one("#memory-text").render())
 
 

@@ -332,6 +332,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         if not paths and options.has_focus:
             self.query_one("#memory-preview").focus()
         options.display = bool(paths)
+        self.set_class(not paths, "-no-list")
         if paths:
             keep = keep if keep in paths else paths[0]
             if options.has_focus:
