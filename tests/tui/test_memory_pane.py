@@ -314,9 +314,12 @@ async def test_the_count_and_the_size_in_the_border_follow_the_folder(make_app, 
         assert f"{size}/" in bottom or f"{size / 1000:.1f}k/" in bottom, bottom
 
 
-async def test_a_listing_that_arrives_while_the_app_closes_is_dropped(make_app, store, style_memory, no_key):
+async def late_listing_is_dropped(make_app, in_the_apps_context: bool) -> None:
     """A worker's listing can land after the app has begun closing and the list it would fill
-    is gone; it is dropped, not raised from the worker (which fails the whole app)."""
+    is gone; it is dropped, not raised from the worker (which fails the whole app). Textual
+    runs a thread worker with no context of its own (run_in_executor copies none), so the
+    pane cannot find its app from the thread once it is removed; with the app's context it
+    can, and the list is what is missing."""
     app = make_app()
     errors: list[BaseException] = []
     delivered = threading.Event()
@@ -338,15 +341,20 @@ async def test_a_listing_that_arrives_while_the_app_closes_is_dropped(make_app, 
         the_list = app.query_one("#memory-list", OptionList)
         # unlike the one shown, so the pane cannot skip it as nothing new
         listing = replace(memory_pane._list_now(), memories=[])
-        # in the app's context, as a worker thread is
-        context = contextvars.copy_context()
-        thread = threading.Thread(
-            target=context.run, args=(late_worker, memory_pane, the_list, listing), daemon=True
-        )
+        run = contextvars.copy_context().run if in_the_apps_context else contextvars.Context().run
+        thread = threading.Thread(target=run, args=(late_worker, memory_pane, the_list, listing), daemon=True)
         thread.start()
     await asyncio.to_thread(delivered.wait, 10)
     assert delivered.is_set(), "the late listing was never handed over"
     assert errors == []
+
+
+async def test_a_listing_that_arrives_while_the_app_closes_is_dropped(make_app, store, style_memory, no_key):
+    await late_listing_is_dropped(make_app, in_the_apps_context=False)
+
+
+async def test_a_listing_from_a_thread_in_the_apps_context_is_dropped_too(make_app, store, style_memory, no_key):
+    await late_listing_is_dropped(make_app, in_the_apps_context=True)
 
 
 async def test_the_ages_wait_while_the_user_types(make_app, style_memory, no_key, monkeypatch):

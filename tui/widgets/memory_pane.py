@@ -191,6 +191,9 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
             yield Static(READING, id="memory-text", classes="empty")
 
     def on_mount(self) -> None:
+        # The workers' threads reach the app through this: Textual finds `self.app` from a
+        # thread by walking up the DOM, and a pane removed while the app closes has none.
+        self._host = self.app
         # Both wait for the first frame: the watcher imports watchfiles, the listing reads
         # every memory and the repository. The watcher lists the folder once it is set up.
         self.call_after_refresh(self._watch)
@@ -230,12 +233,12 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
             listing = self._list_now()
             self._from_thread(self._apply, listing)
         if listing.problem is None:
-            turns = getattr(self.app, "turns", None)
+            turns = getattr(self._host, "turns", None)
             if turns is not None:
                 # the evidence check reads the repository and runs git: after the session
                 # has loaded and a question asked at once has its first answer
                 turns.wait_until_settled(SESSION_WAIT_SECONDS)
-            config = getattr(self.app, "config", None)
+            config = getattr(self._host, "config", None)
             try:
                 trust = trust_view.load_trust(
                     self.store, self.repo, aging_days=getattr(config, "memory_aging_days", 30)
@@ -275,11 +278,16 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         """Run `callback` on the event loop unless the pane is going: a worker's listing can
         arrive while the app closes, after the list it would fill has been removed."""
 
+        app = self._host
+
         def if_open() -> None:
-            if self.app.is_running and self.is_attached and not (self._closing or self._closed):
+            if app.is_running and self.is_attached and not (self._closing or self._closed):
                 callback(*args)
 
-        self.app.call_from_thread(if_open)
+        try:
+            app.call_from_thread(if_open)
+        except RuntimeError:
+            pass  # the app has stopped: there is nothing left to show it on
 
     def _show_then_check(self, listing: Listing) -> None:
         self._apply(listing)
