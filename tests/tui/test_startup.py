@@ -46,15 +46,28 @@ async def test_a_question_typed_at_once_says_what_it_waits_for(make_app, claude_
         assert "Here now." in app.query_one(Reply).source
 
 
-async def test_what_can_wait_waits_for_the_first_answer_to_a_question_asked_at_launch(make_app, claude_double):
+async def test_what_can_wait_waits_for_the_first_answer_to_a_question_asked_at_launch(make_app, claude_double, monkeypatch):
+    import agent.session
     from tests.claude_double import reply
 
+    # the session starts only once the question is in, as on a slow machine: in a test run
+    # whose earlier tests imported everything, it could otherwise be up before the key
+    asked = threading.Event()
+
+    class StartsAfterTheQuestion(agent.session.Session):
+        def __init__(self, *args, **kwargs) -> None:
+            asked.wait(60)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(agent.session, "Session", StartsAfterTheQuestion)
     # the answer starts two seconds after the question reaches the model
     claude_double.add(reply(text("Here it is."), wait=2.0))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         app.prompt.value = "first question"
         await pilot.press("enter")
+        await wait_for(pilot, lambda: app.turns.running, 10, "the question")
+        asked.set()
         await wait_for(pilot, lambda: app.turns.ready.is_set(), 120, "the session")
         await wait_for(pilot, lambda: len(claude_double.requests) == 1, 30, "the question to reach the model")
         # the session is up, but the question still waits for its answer: the memory
