@@ -15,7 +15,8 @@ from typing import Any
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.css.styles import RulesMap
-from textual.geometry import Region
+from textual.geometry import Region, Size
+from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RichVisual, Visual
@@ -38,6 +39,11 @@ class RowVisual(RichVisual):
 
 
 class MemoryList(OptionList):
+    # The pane sets the list's height, not its rows (app.tcss): a row added or gone needs
+    # the rows and the scrollbar repainted, not the whole screen laid out again. A scrollbar
+    # that comes or goes still lays out (show_vertical_scrollbar does).
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._drawn: dict[tuple[Any, ...], list[Strip]] = {}  # with the row's index
