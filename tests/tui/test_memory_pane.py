@@ -6,6 +6,7 @@ import asyncio
 import contextvars
 import os
 import threading
+import time
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -219,6 +220,8 @@ async def test_the_list_keeps_its_height_as_memories_arrive_and_a_long_one_scrol
         for count in range(1, 6):
             write_memory(store, f"user_note{count}.md", f"Note {count}", "a note", "Body.")
             await loaded(pilot, count)
+            # the first memory shows the list, which takes its place at the next frame
+            await wait_for(pilot, lambda: bool(options.region), 5, "the list on screen")
             await pilot.pause()
             places.add((options.region, preview.region))
         assert len(places) == 1, places
@@ -279,6 +282,29 @@ async def test_a_memory_written_out_of_view_scrolls_into_view_unless_the_user_is
         await loaded(pilot, 22)
         await checked(pilot)
         assert options.scroll_y == 0 and not in_the_list("Zz last")
+
+
+async def test_a_memory_written_before_the_watcher_is_up_is_listed_too(make_app, store, no_key, monkeypatch):
+    """A write that lands after the first listing but before the watcher has started is
+    never heard; the pane lists the folder once more after the watcher's first quiet spell."""
+    import watchfiles
+
+    real_watch = watchfiles.watch
+    app = make_app()
+
+    def late_start(*args, **kwargs):
+        # the first listing is on screen, and the watcher is not up yet: a write lands now
+        deadline = time.monotonic() + 10
+        while app.memory_pane.loads < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        write_memory(store, "user_early.md", "Early bird", "written as the pane started", "Body.")
+        yield from real_watch(*args, **kwargs)
+
+    monkeypatch.setattr(watchfiles, "watch", late_start)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: pane(app).loads >= 1, 10, "the first listing")
+        await loaded(pilot, 1)
+        assert pane(app).names == ["Early bird"]
 
 
 async def test_the_last_memory_deleted_hands_the_focus_to_the_preview(make_app, store, no_key):

@@ -45,6 +45,10 @@ DEBOUNCE_MS = 50
 # shows within two steps.
 STEP_MS = 25
 
+# The watcher cannot say when it has started; after its first quiet spell this long, the
+# folder is listed once more (and after every later one it goes on waiting).
+CATCH_UP_MS = 500
+
 # how long the evidence check waits for a loading session before it runs anyway
 SESSION_WAIT_SECONDS = 20
 # The ages move on (a re-read every AGES_SECONDS), but not while the user types: a new age
@@ -266,8 +270,21 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
             self._from_thread(self._title_problem, f"cannot watch {directory}: {exc}")
             return
         self._from_thread(self.reload)
+        caught_up = False
         try:
-            for _changes in watch(*directories, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=_Cancelled(worker)):
+            for changes in watch(*directories, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=_Cancelled(worker),
+                                 rust_timeout=CATCH_UP_MS, yield_on_timeout=True):
+                if not changes:
+                    # A quiet spell: once, the folder is listed again, for what was written
+                    # after the first listing and before the watcher was up to hear it.
+                    if caught_up:
+                        continue
+                    caught_up = True
+                    listing = self._list_now()
+                    if listing != self.listing:
+                        self._from_thread(self._show_then_check, listing)
+                    continue
+                caught_up = True
                 # listed here and shown at once; only the evidence check needs a worker
                 self._from_thread(self._show_then_check, self._list_now())
         except Exception as exc:
