@@ -307,6 +307,40 @@ async def test_a_memory_written_before_the_watcher_is_up_is_listed_too(make_app,
         assert pane(app).names == ["Early bird"]
 
 
+async def test_an_evidence_check_that_ends_after_a_newer_listing_does_not_put_the_old_one_back(make_app, store, no_key, monkeypatch):
+    """The check of the first listing runs git and reads the repository; a memory written
+    meanwhile is listed and shown at once, and the late check must not undo that."""
+    from tui.widgets import memory_trust
+
+    write_memory(store, "user_first.md", "First", "there at start", "Body.")
+    real_load_trust = memory_trust.load_trust
+    release, late_check_done = threading.Event(), threading.Event()
+    calls = []
+
+    def slow_first_check(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            release.wait(10)
+            try:
+                return real_load_trust(*args, **kwargs)
+            finally:
+                late_check_done.set()
+        return real_load_trust(*args, **kwargs)
+
+    monkeypatch.setattr(memory_trust, "load_trust", slow_first_check)
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await loaded(pilot, 1)
+        await wait_for(pilot, lambda: len(calls) >= 1, 10, "the first check to start")
+        write_memory(store, "user_second.md", "Second", "written during the check", "Body.")
+        await loaded(pilot, 2)
+        release.set()
+        await asyncio.to_thread(late_check_done.wait, 10)
+        await checked(pilot)
+        await pilot.pause(0.2)
+        assert pane(app).names == ["First", "Second"]
+
+
 async def test_the_last_memory_deleted_hands_the_focus_to_the_preview(make_app, store, no_key):
     write_memory(store, "user_note.md", "Note", "a note", "Body.")
     app = make_app()

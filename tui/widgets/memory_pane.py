@@ -250,8 +250,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
             except Exception as exc:  # the marks are advice: the list stays, the title says why
                 self._from_thread(self._title_problem, f"could not check the evidence: {exc}")
                 return
-            listing = replace(listing, trust=trust)
-            self._from_thread(self._apply, listing)
+            self._from_thread(self._apply_checked, replace(listing, trust=trust))
 
     @work(thread=True, exclusive=True, group="memory-watch")
     def _watch(self) -> None:
@@ -305,6 +304,13 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
             app.call_from_thread(if_open)
         except RuntimeError:
             pass  # the app has stopped: there is nothing left to show it on
+
+    def _apply_checked(self, listing: Listing) -> None:
+        """The evidence check's result, unless a newer listing is on screen meanwhile (a
+        write landed while the check ran): that one's own check follows, and this one would
+        put the old listing back."""
+        if listing.memories == self.listing.memories:
+            self._apply(listing)
 
     def _show_then_check(self, listing: Listing) -> None:
         self._apply(listing)
