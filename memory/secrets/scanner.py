@@ -84,16 +84,14 @@ def _woken(lowered: str, stop: _Stop) -> list[int]:
     asking rule by rule. In a long text a trigger with a character the text lacks is absent
     without a search: a log of digits or a run of one letter skips most of them."""
     woken = set(_ALWAYS)
-    if len(lowered) > 4096:
-        chars = set(lowered)
-        for trigger, ranks in _WAKES.items():
+    chars = set(lowered) if len(lowered) > 4096 else None
+    for trigger, ranks in _WAKES.items():
+        if chars is not None:
             stop()  # each search is a pass over a long text
-            if chars.issuperset(trigger) and trigger in lowered:
-                woken.update(ranks)
-    else:
-        for trigger, ranks in _WAKES.items():
-            if trigger in lowered:
-                woken.update(ranks)
+            if not chars.issuperset(trigger):
+                continue
+        if trigger in lowered:
+            woken.update(ranks)
     return sorted(woken)
 
 
