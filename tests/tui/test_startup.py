@@ -18,19 +18,23 @@ async def test_the_session_and_its_client_are_ready_before_any_question(make_app
         assert app.turns.loading_stage is None and app.turns.waiting_for() is None
 
 
-async def test_a_question_typed_at_once_says_what_it_waits_for(make_app, claude_double, monkeypatch):
+def hold_the_session(monkeypatch) -> threading.Event:
+    """The real session, held back (as a slow machine would hold it) until the event is set."""
     import agent.session
 
     gate = threading.Event()
 
     class SlowToStart(agent.session.Session):
-        """The real session, held back as a slow machine would hold it."""
-
         def __init__(self, *args, **kwargs) -> None:
             gate.wait(60)
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(agent.session, "Session", SlowToStart)
+    return gate
+
+
+async def test_a_question_typed_at_once_says_what_it_waits_for(make_app, claude_double, monkeypatch):
+    gate = hold_the_session(monkeypatch)
     claude_double.add(text("Here now."))
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -47,19 +51,11 @@ async def test_a_question_typed_at_once_says_what_it_waits_for(make_app, claude_
 
 
 async def test_what_can_wait_waits_for_the_first_answer_to_a_question_asked_at_launch(make_app, claude_double, monkeypatch):
-    import agent.session
     from tests.claude_double import reply
 
     # the session starts only once the question is in, as on a slow machine: in a test run
     # whose earlier tests imported everything, it could otherwise be up before the key
-    asked = threading.Event()
-
-    class StartsAfterTheQuestion(agent.session.Session):
-        def __init__(self, *args, **kwargs) -> None:
-            asked.wait(60)
-            super().__init__(*args, **kwargs)
-
-    monkeypatch.setattr(agent.session, "Session", StartsAfterTheQuestion)
+    asked = hold_the_session(monkeypatch)
     # the answer starts two seconds after the question reaches the model
     claude_double.add(reply(text("Here it is."), wait=2.0))
     app = make_app()
