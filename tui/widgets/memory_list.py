@@ -69,6 +69,15 @@ class MemoryList(OptionList):
         self.add_options([option for _, _, option in rows])
         self.scroll_y = place  # a new listing keeps the list where it was (clamped to its end)
 
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # A scroll view keeps its own virtual size (its rows) and ignores the layout's, yet
+        # resizes its scrollbars whenever the two differ: for a list with more rows than fit,
+        # that was every layout of the screen (each streamed write of a reply), a repaint
+        # of the scrollbar and one more screen update each time, for nothing.
+        if size == self._size and size - self.styles.gutter.totals == self._container_size:
+            return False
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
     def reveal(self, index: int) -> None:
         """Scroll so the option at `index` shows whole, the highlight left where it is (as
         OptionList.scroll_to_highlight does for the highlighted one)."""
