@@ -1,5 +1,6 @@
 """The app's heap: out of the garbage collector's way while start-up builds what lives as
-long as the app, and freed memory given back to the system between turns and replies.
+long as the app, full collections at the app's pauses, and freed memory given back to the
+system between turns and replies.
 
 A turn's work is spread over threads (the turn's own, the HTTP client's, the voice's), and
 glibc's malloc keeps what each of them freed for later: the voice's buffers above all,
@@ -90,6 +91,33 @@ def settle_heap() -> None:
     typed keys wait. Frozen, it is skipped; collections then only walk what came later.
     """
     gc.freeze()
+
+
+# younger collections after which the interpreter starts a full one by itself (its own
+# default is 10) once full collections wait for pauses: the backstop for a pause that does
+# not come (a long turn typed over)
+FULL_COLLECTION_BACKSTOP = 100
+# younger collections after which a pause runs one: when the interpreter would have
+FULL_COLLECTION_DUE = 10
+
+
+def full_collections_at_pauses() -> None:
+    """Full collections wait for the caller's pauses (`collect_at_pause`).
+
+    A full collection walks every object made since the heap was last frozen: 15 to 20 ms
+    on a small machine once a turn or two has run, and the interpreter starts one wherever
+    the count says, in the middle of a key's echo as likely as anywhere. Younger
+    collections, a millisecond or two, go on as before."""
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_COLLECTION_BACKSTOP)
+
+
+def collect_at_pause() -> bool:
+    """The full collection, if the interpreter would have run one by now; whether it ran."""
+    if gc.get_count()[2] < FULL_COLLECTION_DUE:
+        return False
+    gc.collect()
+    return True
 
 
 def trim_soon() -> None:

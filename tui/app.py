@@ -23,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 
 from agent.config import AgentConfig, api_key_problem
-from agent.heap import release_collector, trim_soon
+from agent.heap import collect_at_pause, full_collections_at_pauses, release_collector, trim_soon
 from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
 from tui import format as fmt
@@ -34,7 +34,7 @@ from tui.screens.main import MainScreen
 from tui.startup import session_loaded, start_background, welcome, welcome_without_key
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
 from tui.voice_seam import VoiceController
-from tui.widgets.conversation import LOADING_FRAME_SECONDS, Conversation
+from tui.widgets.conversation import LOADING_FRAME_SECONDS, TYPING_HOLD_SECONDS, Conversation
 from tui.widgets.footer import Footer
 from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.panes import BREAKPOINTS, Panes
@@ -149,6 +149,7 @@ class DevAgentApp(App):
         # (and hold import locks the first frame's lazy imports would wait on), so they
         # start only now.
         release_collector()
+        full_collections_at_pauses()
         self.call_next(self._start_background)
 
     def _start_background(self) -> None:
@@ -300,7 +301,16 @@ class DevAgentApp(App):
         if following is not None:
             await self.submit_turn(following)
         else:
-            trim_soon()  # what the turn's threads freed goes back (see agent.heap)
+            self._tidy_heap()
+
+    def _tidy_heap(self) -> None:
+        """Between turns, once the user pauses: the full collection that waited for a pause,
+        then what the turn's threads freed goes back to the system (see agent.heap)."""
+        if self.conversation.typing_now():
+            self.set_timer(TYPING_HOLD_SECONDS, self._tidy_heap)
+            return
+        collect_at_pause()
+        trim_soon()
 
     def _tick_activity(self) -> None:
         if not self.running:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import subprocess
 import time
@@ -88,7 +89,11 @@ def make_app(repo, store):
         config.setdefault("thinking", "off")
         return DevAgentApp(repo, AgentConfig(**config), store=store, probe_voice=probe_voice)
 
-    return make
+    # the app sets the collector's thresholds for the whole process (agent.heap): the next
+    # test starts with the interpreter's own
+    thresholds = gc.get_threshold()
+    yield make
+    gc.set_threshold(*thresholds)
 
 
 def memory_text(name: str, description: str, body: str, type: str = "user") -> str:
