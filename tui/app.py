@@ -253,6 +253,8 @@ class DevAgentApp(App):
             return
         if not self.turns.accepts(token, event):
             return
+        if not isinstance(event, TurnStarted) and not self.turns.settled.is_set():
+            self.call_after_refresh(self.turns.answered)
         conversation = self.conversation
         match event:
             case TurnStarted():

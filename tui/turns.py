@@ -237,10 +237,13 @@ class TurnDriver:
                 self._turn = event.turn
                 return True
             turn = getattr(event, "turn", -1)
-            shown = self._turn is None or turn in (self._turn, -1)
-            if shown:
-                self._settle_once_ready()  # the model has answered: what waited may go
-            return shown
+            return self._turn is None or turn in (self._turn, -1)
+
+    def answered(self) -> None:
+        """The model's first answer to the live turn is on screen: what waited may go. Not
+        as soon as it arrives: the imports that waited (Markdown's above all) would share
+        the interpreter with the drawing of it."""
+        self._settle_once_ready()
 
     def finish(self) -> None:
         """The live turn is over as far as the screen goes."""

@@ -72,7 +72,8 @@ async def test_what_can_wait_waits_for_the_first_answer_to_a_question_asked_at_l
         await pilot.pause(0.5)
         assert app.memory_pane.listing.trust is None
         await wait_for(pilot, lambda: "Here it is." in "".join(r.source for r in app.query(Reply)), 30, "the answer")
-        assert app.turns.settled.is_set()
+        # once the answer has been drawn (the refresh after it), not before
+        await wait_for(pilot, lambda: app.turns.settled.is_set(), 5, "what waited, after the answer")
         await wait_for(pilot, lambda: app.memory_pane.listing.trust is not None, 30, "the memory checks")
 
 
