@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -303,16 +304,7 @@ class DevAgentApp(App):
         if following is not None:
             await self.submit_turn(following)
         else:
-            self._tidy_heap()
-
-    def _tidy_heap(self) -> None:
-        """Between turns, once the user pauses: the full collection that waited for a pause,
-        then what the turn's threads freed goes back to the system (see agent.heap)."""
-        if self.conversation.typing_now():
-            self.set_timer(TYPING_HOLD_SECONDS, self._tidy_heap)
-            return
-        collect_at_pause()
-        trim_soon()
+            tidy_heap(self.conversation)
 
     def _tick_activity(self) -> None:
         if not self.running:
@@ -456,3 +448,15 @@ class DevAgentApp(App):
         yield from super().get_system_commands(screen)
         yield from app_commands(self)
         yield from memory_commands(self)
+
+
+def tidy_heap(conversation: Conversation) -> None:
+    """Between turns, once the user pauses typing: the full collection that waited for a
+    pause, then what the turn's threads freed goes back to the system (see agent.heap).
+    The wait is a timer of the conversation's, which ends with it: a quit while the user
+    types leaves nothing to go off in an app that has closed."""
+    if conversation.typing_now():
+        conversation.set_timer(TYPING_HOLD_SECONDS, partial(tidy_heap, conversation))
+        return
+    collect_at_pause()
+    trim_soon()

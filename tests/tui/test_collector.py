@@ -72,3 +72,22 @@ async def test_a_full_collection_waits_for_the_turn_to_end_and_the_user_to_pause
             assert gc.get_count()[2] < heap.FULL_COLLECTION_DUE
     finally:
         gc.callbacks.remove(heard)
+
+
+async def test_quitting_while_the_collection_waits_for_the_pause_leaves_nothing_to_go_off(make_app, claude_double, monkeypatch):
+    # The user is still typing when the turn ends, and quits: the wait for their pause used
+    # to be a timer of the app's, which went off while the app closed, with no screen left
+    # to ask whether they still typed (a traceback on the way out).
+    from tui import app as app_module
+    from tui.widgets.conversation import Conversation
+
+    claude_double.add(text("Done."))
+    monkeypatch.setattr(app_module, "TYPING_HOLD_SECONDS", 0.01)  # it asks again and again
+    monkeypatch.setattr(Conversation, "typing_now", lambda self: True)  # and the user never pauses
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.turns.session is not None, 120, "the session")
+        await app.submit_turn("a question")
+        await wait_for(pilot, lambda: not app.running and app.status.info.activity == "", 60, "the turn's end")
+        await pilot.pause(0.1)
+    # leaving the block closes the app, and raises whatever failed in it meanwhile
