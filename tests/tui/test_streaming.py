@@ -184,9 +184,10 @@ async def test_spinners_move_once_a_second_while_the_session_loads_and_not_while
 
 
 async def test_a_streamed_write_lays_the_screen_out_once_and_leaves_the_memory_list_alone(make_app, no_key, store, monkeypatch):
-    # A write lays out the reply's new blocks; before, the size that layout gave them asked
-    # for a second layout of the whole screen, and every layout repainted the memory list's
-    # scrollbar once more: a key typed meanwhile waited behind all three.
+    # A write lays out the reply's new blocks (and a list's rows); before, the size that
+    # layout gave them asked for a second layout of the whole screen, and every layout
+    # repainted the memory list's scrollbar once more: a key typed meanwhile waited behind
+    # all three.
     from textual.screen import Screen
 
     from tests.tui.conftest import write_memory
@@ -208,15 +209,20 @@ async def test_a_streamed_write_lays_the_screen_out_once_and_leaves_the_memory_l
         await wait_for(pilot, lambda: options.option_count == 40 and options.show_vertical_scrollbar, 10, "the list")
         await wait_for(pilot, lambda: not any(w.group == "memory-load" and not w.is_finished for w in app.workers),
                        10, "the evidence check")
-        await app.conversation.add_text("The first paragraph of the answer.\n\n")
+        # taller than the screen already: a scrollbar coming is a layout of its own
+        await app.conversation.add_text("".join(f"Paragraph {n} of the answer.\n\n" for n in range(30)))
         await pilot.pause(0.5)
+        assert app.conversation.show_vertical_scrollbar
         bar_repaints = []
         scrollbar = options.vertical_scrollbar
         repaint = scrollbar.refresh
         monkeypatch.setattr(scrollbar, "refresh", lambda *a, **k: (bar_repaints.append(1), repaint(*a, **k))[1])
         for i in range(3):
             layouts.clear()
-            await app.conversation.add_text(f"Paragraph {i} of the answer.\n\nAnd one more, {i}.\n\n")
+            # lists too: Markdown builds their rows of plain containers, not of its blocks
+            await app.conversation.add_text(f"Item {i} of the answer.\n\n- rename the call site\n"
+                                            f"- build again\n  - nested\n\n1. one\n2. two\n\n"
+                                            f"And one more, {i}.\n\n")
             await pilot.pause(conv.FLUSH_SECONDS + 0.3)
             assert f"one more, {i}" in app.query(Reply).last().source
             assert len(layouts) == 1, f"write {i}: {len(layouts)} layouts"

@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
@@ -21,6 +22,7 @@ from tui import format as fmt
 from tui.blocks import cut_point
 from tui.outcomes import OUTCOME_MARKS
 from tui.widgets.plain_reply import REPLY_MODULE, PlainReply, markdown_ready
+from tui.widgets.sizing import sized_by_layout
 
 # quarter circles: drawn by every common monospace font, braille is not
 SPINNER = "◐◓◑◒"
@@ -232,6 +234,8 @@ class Conversation(VerticalScroll):
     """
 
     BINDINGS = [Binding("end", "follow", "Newest", show=False)]
+    # each streamed write grows it: the layout of that write has placed everything already
+    virtual_size: Reactive[Size] = sized_by_layout()
 
     HINT = "▼ new output below · Ctrl+End or PgDn"
 

@@ -24,6 +24,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.widgets.memory_row import MemoryRow
+from tui.widgets.sizing import sized_by_layout
 
 
 class RowVisual(RichVisual):
@@ -40,9 +41,8 @@ class RowVisual(RichVisual):
 
 class MemoryList(OptionList):
     # The pane sets the list's height, not its rows (app.tcss): a row added or gone needs
-    # the rows and the scrollbar repainted, not the whole screen laid out again. A scrollbar
-    # that comes or goes still lays out (show_vertical_scrollbar does).
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+    # the rows and the scrollbar repainted, not the whole screen laid out again.
+    virtual_size: Reactive[Size] = sized_by_layout()
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

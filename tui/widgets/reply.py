@@ -7,23 +7,18 @@ imports it in the background once its first frame is out.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
+from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
+from tui.widgets.sizing import sized_by_layout
+
 # how much text the open piece of a reply gathers before it may be cut
 PIECE_CHARS = 1500
-
-
-def _sized_by_layout() -> Reactive[Size]:
-    """A virtual size whose change asks for no layout of its own.
-
-    The layout that places a piece or a block sets its size; Textual's own virtual size
-    then asks for a second layout of the whole screen, which gives the same result (its
-    partial layouts already set it this way). Scrollbars, which do change the layout (a
-    code block's), still ask for it themselves."""
-    return Reactive(Size(0, 0), layout=False)
 
 
 def _laid_out_once(block: type[MarkdownBlock]) -> type[MarkdownBlock]:
@@ -41,7 +36,42 @@ def _laid_out_once(block: type[MarkdownBlock]) -> type[MarkdownBlock]:
         # not mounted yet: the mount lays it out with whatever it holds by then
         return block.refresh(self, *regions, repaint=repaint, layout=layout and self.is_mounted, recompose=recompose)
 
-    return type(block.__name__, (block,), {"virtual_size": _sized_by_layout(), "refresh": refresh, "__module__": __name__})
+    namespace: dict[str, object] = {"virtual_size": sized_by_layout(), "refresh": refresh, "__module__": __name__}
+    if block in _LISTS:
+        namespace["compose"] = _rows_laid_out_once(block)
+    return type(block.__name__, (block,), namespace)
+
+
+# Markdown's list blocks (their module is private: they are found by the tokens they take)
+_LISTS = {Markdown.BLOCKS.get("bullet_list_open"), Markdown.BLOCKS.get("ordered_list_open")}
+_row_parts: dict[type[Widget], type[Widget]] = {}
+
+
+def _row_part(widget: type[Widget]) -> type[Widget]:
+    """`widget` under its own name, with a size that asks for no layout (made once)."""
+    if widget not in _row_parts:
+        _row_parts[widget] = type(widget.__name__, (widget,), {"virtual_size": sized_by_layout(),
+                                                               "__module__": __name__})
+    return _row_parts[widget]
+
+
+def _rows_laid_out_once(block: type[MarkdownBlock]) -> object:
+    """A list's compose whose rows ask for no second layout either.
+
+    Markdown's lists build each item as a row of plain containers, not of its blocks, so
+    the sizes the first layout gives a row (a Horizontal), its bullet and its column (a
+    Vertical) would each ask for another layout of the whole screen. Markdown builds the
+    row as before; the row and those two then become their same-named kin whose size asks
+    for none. (What the column holds are the reply's own blocks already.)"""
+
+    def compose(self: MarkdownBlock) -> Iterator[Widget]:
+        for row in block.compose(self):
+            for part in (row, *row._pending_children):
+                if type(part) not in _row_parts.values():
+                    part.__class__ = _row_part(type(part))
+            yield row
+
+    return compose
 
 
 def _blocks() -> dict[str, type[MarkdownBlock]]:
@@ -63,7 +93,7 @@ class Reply(Markdown):
     """
 
     BLOCKS = _blocks()
-    virtual_size: Reactive[Size] = _sized_by_layout()
+    virtual_size: Reactive[Size] = sized_by_layout()
 
     is_reply = True  # what the conversation checks, without importing this module
     sealed = False
