@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import Row, machine, median, percentile, print_rows  # noqa: E402
 from tests.voice.pulse import PulseServer  # noqa: E402
+from tests.voice.words import word_error_rate  # noqa: E402
 
 COMMAND = "Show me the latest commit on the main branch."
 # Several sentences, said with the short pauses people leave between them (each shorter
@@ -88,20 +89,6 @@ def recording(voice, sentences: list[str]) -> np.ndarray:
     return np.concatenate(parts[:-1])
 
 
-def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
-    """(edit distance in words, words in the reference)."""
-    import re
-
-    ref = re.findall(r"[a-z0-9']+", reference.lower())
-    hyp = re.findall(r"[a-z0-9']+", hypothesis.lower())
-    row = list(range(len(hyp) + 1))
-    for i, word in enumerate(ref, 1):
-        previous, row[0] = row[0], i
-        for j, other in enumerate(hyp, 1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (word != other))
-    return row[len(hyp)], len(ref)
-
-
 def one_transcript(transcriber, speech: np.ndarray, stop: str, lead: float = 0.5):
     """(seconds from the end of speech to the transcript, the event)."""
     from agent.voice.push_to_talk import PushToTalk, TranscriptReady
@@ -142,7 +129,7 @@ def transcripts(transcriber, voice, runs: int) -> list[Row]:
                 theirs.append(time.perf_counter() - started)
                 took, event = one_transcript(transcriber, clip, stop)
                 mine.append(took)
-                wrong, count = word_errors(whole, event.text)
+                wrong, count = word_error_rate(whole, event.text)
                 errors, reference_words = errors + wrong, reference_words + count
                 live += bool(event.early)
                 if wrong:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ import numpy as np
 import pytest
 
 from tests.voice.pulse import PulseServer, pulse_available
+from tests.voice.words import word_error_rate
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,26 +99,10 @@ def _zombie(pid: int) -> bool:
         return True
 
 
-def word_error_rate(reference: str, hypothesis: str) -> tuple[int, int]:
-    """(word edits from reference to hypothesis, words in the reference)."""
-    ref, hyp = words(reference), words(hypothesis)
-    row = list(range(len(hyp) + 1))
-    for i, word in enumerate(ref, 1):
-        previous, row[0] = row[0], i
-        for j, other in enumerate(hyp, 1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (word != other))
-    return row[len(hyp)], len(ref)
-
-
 def heard_as_said(heard: str, said: str, slack: int = 1) -> bool:
     """The same words, but for at most `slack` (a word edit): audio through a sound server
     on a loaded machine can drop a few milliseconds, and "branch" comes back "brand"."""
     return word_error_rate(said, heard)[0] <= slack
-
-
-def words(text: str) -> list[str]:
-    # "one's" and "ones" are the same word heard; the apostrophe is the decoder's guess
-    return re.findall(r"[a-z0-9]+", re.sub(r"['\u2019]", "", text.lower()))
 
 
 def run_python(code: str, *, env: dict[str, str] | None = None, timeout: float = 120,

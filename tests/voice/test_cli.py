@@ -7,7 +7,8 @@ import wave
 
 import pytest
 
-from tests.voice.conftest import REPO_ROOT, words
+from tests.voice.conftest import REPO_ROOT
+from tests.voice.words import words
 
 # Each command loads a real model in a process of its own.
 pytestmark = pytest.mark.audio

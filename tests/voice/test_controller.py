@@ -13,7 +13,7 @@ from agent.voice.controller import VoiceController, meter
 from agent.voice.push_to_talk import PttState, PushToTalk
 from agent.voice.recorder import Recorder, WavSource
 from agent.voice.stack import VoiceStack
-from tests.voice.conftest import words
+from tests.voice.words import words
 
 SENTENCE = "Show me the latest commit on the main branch."
 

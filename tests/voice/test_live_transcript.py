@@ -14,7 +14,7 @@ from agent.voice.live import LiveTranscript
 from agent.voice.push_to_talk import PttState, PushToTalk, TranscriptReady, VoiceUnavailable
 from agent.voice.recorder import Recorder, WavSource
 from agent.voice.stt import Transcriber
-from tests.voice.conftest import word_error_rate, words
+from tests.voice.words import word_error_rate, words
 
 RECORDINGS = [
     ["Open the settings file.", "Then show me what changed in the build script.",

@@ -10,7 +10,7 @@ import pytest
 
 from agent.voice.audio import resample
 from agent.voice.stt import vocabulary_prompt
-from tests.voice.conftest import words
+from tests.voice.words import words
 
 PLAIN = "Please open the settings file and show me what changed."
 JARGON = "The ReviewOrchestrator class still raises warning CS1591."

@@ -15,7 +15,8 @@ from agent.voice.push_to_talk import (
     VoiceUnavailable,
 )
 from agent.voice.recorder import Recorder, WavSource
-from tests.voice.conftest import no_audio_env, run_python, words
+from tests.voice.conftest import no_audio_env, run_python
+from tests.voice.words import words
 
 SENTENCE = "Run the build again and tell me about the warnings."
 JARGON = "Fix warning CS1591 in the ReviewOrchestrator class."

@@ -5,7 +5,7 @@ import threading
 import numpy as np
 
 from agent.voice.recorder import Recorder, WavSource
-from tests.voice.conftest import words
+from tests.voice.words import words
 
 SENTENCE = "Show me the latest commit on the main branch."
 

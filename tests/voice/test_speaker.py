@@ -13,7 +13,7 @@ import pytest
 from agent.voice.audio import resample
 from agent.voice.speakable import ON_SCREEN
 from agent.voice.tts import Speaker, open_buffer_stream
-from tests.voice.conftest import words
+from tests.voice.words import words
 
 SENTENCE = "Run the build again and tell me about the warnings."
 

@@ -11,7 +11,7 @@ import agent.voice.tts as tts
 from agent.voice.audio import resample
 from agent.voice.synth import Voice
 from agent.voice.tts import Speaker, open_buffer_stream
-from tests.voice.conftest import words
+from tests.voice.words import words
 
 
 class CountingVoice(Voice):
