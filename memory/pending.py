@@ -11,7 +11,8 @@ One path has at most one pending change: a second write to it (a `str_replace` o
 the model just created, say) folds into the first, so accepting never depends on order.
 
 Decisions are kept until the model has been told: a rejection reaches it at the start
-of its next turn, in one line (`take_news`).
+of its next turn, in one line (`take_news`). A conflict stays listed for the user:
+accepting it again puts it back in review against the file as it is, rejecting drops it.
 """
 
 from __future__ import annotations
@@ -126,9 +127,10 @@ class PendingChanges:
         """The changes still waiting for the user, oldest first."""
         return [c for c in self._all() if c.status == PENDING]
 
-    def get(self, change_id: str) -> Change | None:
+    def _decidable(self, change_id: str) -> Change | None:
+        """A change the user can still decide on: waiting, or refused by a conflict."""
         change = self._load(f"{change_id}.json") if _valid_id(change_id) else None
-        return change if change is not None and change.status == PENDING else None
+        return change if change is not None and change.status in (PENDING, CONFLICT) else None
 
     # -- writing, under the store's lock --------------------------------------------------
 
@@ -233,12 +235,17 @@ class PendingChanges:
     # -- the user's decisions -------------------------------------------------------------
 
     def accept(self, change_id: str) -> tuple[str, bool]:
-        """Applies a change through the store: (sentence for the user, refused)."""
+        """Applies a change through the store: (sentence for the user, refused).
+
+        A change that met a conflict is not applied on a second try: it goes back in review,
+        against the file as it is now, so the user sees a diff that undoes nothing unseen."""
         try:
             with self.store.locked():
-                change = self.get(change_id)
+                change = self._decidable(change_id)
                 if change is None:
                     return f"There is no pending memory change {change_id}.", True
+                if change.status == CONFLICT:
+                    return self._rebase(change)
                 try:
                     self.store.apply_change(change.path, change.before, change.after, change.new_path)
                 except CommandError as error:
@@ -252,12 +259,13 @@ class PendingChanges:
             return f"Could not accept {change_id}: {error}", True
 
     def reject(self, change_id: str) -> tuple[str, bool]:
+        """Drops a change, one waiting or one that met a conflict; the model hears so."""
         try:
             with self.store.locked():
-                change = self.get(change_id)
+                change = self._decidable(change_id)
                 if change is None:
                     return f"There is no pending memory change {change_id}.", True
-                change.status = REJECTED
+                change.status, change.told = REJECTED, False
                 self._save(change)
             return f"Rejected: {change.summary}", False
         except (MemoryStoreError, OSError) as error:
@@ -266,15 +274,16 @@ class PendingChanges:
     def decide_all(self, decide: Callable[[str], tuple[str, bool]]) -> builtins.list[tuple[str, bool]]:
         return [decide(change.id) for change in self.list()]
 
-    def retry(self, change_id: str) -> tuple[str, bool]:
-        """Puts a conflicting change back in the queue, rebased on the file as it is now
-        (the user read the conflict and still wants it)."""
-        with self.store.locked():
-            change = self._load(f"{change_id}.json") if _valid_id(change_id) else None
-            if change is None or change.status != CONFLICT:
-                return f"There is no conflicting memory change {change_id}.", True
-            change.before, change.status, change.note = self.store.current_text(change.path), PENDING, ""
-            self._save(change)
+    def _rebase(self, change: Change) -> tuple[str, bool]:
+        """A conflicting change back in review, based on the file as it is now."""
+        for path in (change.path, change.new_path):
+            newer = self._waiting_for(path) if path is not None else None
+            if newer is not None:
+                return (f"A newer change to {path} waits for review ({newer.summary}): decide on that one, "
+                        f"or reject this one."), True
+        change.before, change.status, change.note = self.store.current_text(change.path), PENDING, ""
+        change.told = False  # the model heard of the conflict; it hears of the decision too
+        self._save(change)
         return f"Back in review, against the file as it is now: {change.summary}", False
 
     def conflicts(self) -> builtins.list[Change]:
@@ -294,16 +303,10 @@ class PendingChanges:
             for change in decided:
                 if change.status == CONFLICT:
                     change.told = True
-                    self._save(change)  # stays listed for the user until retried or dropped
+                    self._save(change)  # stays listed for the user to accept again or reject
                 else:
                     self._remove(change)
         return "Memory review since your last turn: the user " + "; ".join(parts) + "."
-
-    def drop(self, change_id: str) -> None:
-        with self.store.locked():
-            change = self._load(f"{change_id}.json") if _valid_id(change_id) else None
-            if change is not None:
-                self._remove(change)
 
 
 def _valid_id(change_id: str) -> bool:

@@ -79,7 +79,20 @@ def test_accept_all_reports_a_conflict_and_exits_1(repo):
     done = cli("accept", "--all", str(repo))
     assert done.returncode == 1 and "changed since this change was proposed" in done.stderr
     assert "matters most" in store.read("/memories/core.md")
-    assert f"{change}\tconflict: edit /memories/core.md" in cli("pending", str(repo)).stderr
+    listed = cli("pending", str(repo))
+    assert f"{change}\tconflict: edit /memories/core.md" in listed.stderr and listed.stdout == ""
+    assert "`devagent memory accept ID` puts it back in review" in listed.stderr
+    # accepted again, it is not applied but comes back for review against the file as it is
+    done = cli("accept", change, str(repo))
+    assert (done.returncode, done.stdout.strip()) == (0, "Back in review, against the file as it is now: edit /memories/core.md")
+    listed = cli("pending", str(repo), "--diff")
+    assert listed.stdout.startswith(f"{change}\tedit /memories/core.md\t") and "conflict" not in listed.stderr
+    assert "    -The Core project matters most." in listed.stdout.splitlines()
+    done = cli("reject", change, str(repo))
+    assert (done.returncode, done.stdout.strip()) == (0, "Rejected: edit /memories/core.md")
+    assert "matters most" in store.read("/memories/core.md")
+    listed = cli("pending", str(repo))
+    assert (listed.stdout, listed.stderr) == ("", "")
 
 
 def test_accept_needs_an_id_or_all(repo):

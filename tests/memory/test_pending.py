@@ -63,11 +63,47 @@ def test_a_conflict_can_go_back_into_review(store):
     store.save("/memories/a.md", NOTE + "More.\n")
     change = pending.list()[0]
     assert pending.accept(change.id)[1] is True
-    assert pending.retry(change.id)[1] is False
-    # Rebased: the diff the user now reviews shows the line they added going away.
-    assert "-More." in pending.list()[0].diff()
+    assert [c.id for c in pending.conflicts()] == [change.id]
+    assert pending.take_news() == "Memory review since your last turn: the user could not apply (the file changed since) edit /memories/a.md."
+    # Accepting it again applies nothing: it is rebased, and the diff the user now reviews
+    # shows the line they added going away.
+    assert pending.accept(change.id) == ("Back in review, against the file as it is now: edit /memories/a.md", False)
+    assert store.read("/memories/a.md") == NOTE + "More.\n"
+    assert pending.conflicts() == [] and "-More." in pending.list()[0].diff()
     assert pending.accept(change.id) == ("Accepted: edit /memories/a.md", False)
     assert store.read("/memories/a.md") == NOTE.replace("Core project matters", "Core project matters most")
+    # the model heard of the conflict, and hears of the decision too; then nothing is left
+    assert pending.take_news() == "Memory review since your last turn: the user accepted edit /memories/a.md."
+    assert list(pending.folder.iterdir()) == []
+
+
+def test_a_conflict_can_be_rejected_and_is_then_gone(store):
+    store.run({"command": "create", "path": "/memories/a.md", "file_text": NOTE})
+    pending = PendingChanges(store)
+    pending.hold({"command": "str_replace", "path": "/memories/a.md", "old_str": "Core", "new_str": "Cli"})
+    store.save("/memories/a.md", NOTE + "More.\n")
+    change = pending.list()[0]
+    assert pending.accept(change.id)[1] is True
+    pending.take_news()
+    assert pending.reject(change.id) == ("Rejected: edit /memories/a.md", False)
+    assert pending.conflicts() == [] and pending.list() == []
+    assert pending.take_news() == "Memory review since your last turn: the user rejected edit /memories/a.md."
+    assert list(pending.folder.iterdir()) == [] and store.read("/memories/a.md") == NOTE + "More.\n"
+    assert pending.reject(change.id) == (f"There is no pending memory change {change.id}.", True)
+
+
+def test_a_conflict_does_not_come_back_beside_a_newer_change_to_its_file(store):
+    store.run({"command": "create", "path": "/memories/a.md", "file_text": NOTE})
+    pending = PendingChanges(store)
+    pending.hold({"command": "str_replace", "path": "/memories/a.md", "old_str": "Core", "new_str": "Cli"})
+    store.save("/memories/a.md", NOTE + "More.\n")
+    old = pending.list()[0]
+    assert pending.accept(old.id)[1] is True
+    pending.hold({"command": "str_replace", "path": "/memories/a.md", "old_str": "More.", "new_str": "Less."})
+    message, refused = pending.accept(old.id)
+    assert refused and message.startswith("A newer change to /memories/a.md waits for review (edit /memories/a.md)")
+    assert [c.id for c in pending.conflicts()] == [old.id] and len(pending.list()) == 1
+    assert store.read("/memories/a.md") == NOTE + "More.\n"
 
 
 def test_news_names_each_decision_once(store):

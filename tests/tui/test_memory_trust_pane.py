@@ -133,6 +133,60 @@ async def test_a_held_change_shows_its_diff_and_a_accepts_it(repo, memory, app_o
         assert "rejected create /memories/cli.md" in pending.take_news()
 
 
+def row_text(app, option_id: str) -> str:
+    found = app.query_one("#memory-list", OptionList)
+    return str(found.get_option(option_id).prompt)
+
+
+async def conflicted(pilot, memory) -> str:
+    """A held edit of core.md that meets the user's own edit when accepted; its option id."""
+    memory.run({"command": "create", "path": "/memories/core.md", "file_text": memory_text("Core", "d", "Core matters.", "project")})
+    pending = PendingChanges(memory)
+    pending.hold({"command": "str_replace", "path": "/memories/core.md", "old_str": "Core matters.", "new_str": "Core matters most."})
+    change = pending.list()[0]
+    row = f"pending:{change.id}"
+    await marked(pilot, lambda t: len(t.pending) == 1, "the held change")
+    memory.save("/memories/core.md", memory.read("/memories/core.md") + "Mine.\n")
+    await select(pilot, row)
+    await pilot.press("a")
+    await marked(pilot, lambda t: [c.id for c in t.conflicts] == [change.id], "the conflict")
+    return row
+
+
+async def test_a_conflict_stays_in_review_and_a_brings_it_back_against_the_file_as_it_is(repo, memory, app_on, no_key):
+    app = app_on(memory_writes="review")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await marked(pilot, lambda t: True, "the marks")
+        row = await conflicted(pilot, memory)
+        assert row in options(app) and "a" in app.screen.active_bindings
+        assert row_text(app, row) == "! edit core.md · conflict"
+        await select(pilot, row)
+        assert "Not applied:" in preview(app) and "a puts it back in review" in preview(app)
+        assert memory.read("/memories/core.md").endswith("Mine.\n")
+        await pilot.press("a")
+        await marked(pilot, lambda t: not t.conflicts and len(t.pending) == 1, "the change back in review")
+        await wait_for(pilot, lambda: row_text(app, row) == "● edit core.md", 10, "the row to say so")
+        await select(pilot, row)
+        await wait_for(pilot, lambda: "-Mine." in preview(app), 10, "the diff against the file as it is")
+        await pilot.press("a")
+        await marked(pilot, lambda t: not t.waiting, "the change applied")
+        assert memory.read("/memories/core.md").endswith("Core matters most.\n")
+
+
+async def test_r_drops_a_conflict_and_the_agent_hears_so(repo, memory, app_on, no_key):
+    app = app_on(memory_writes="review")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await marked(pilot, lambda t: True, "the marks")
+        row = await conflicted(pilot, memory)
+        await select(pilot, row)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: row not in options(app), 10, "the conflict to leave the list")
+        assert "a" not in app.screen.active_bindings
+        assert memory.read("/memories/core.md").endswith("Mine.\n")
+        # it had not heard of the conflict yet: it hears of the decision alone
+        assert PendingChanges(memory).take_news() == "Memory review since your last turn: the user rejected edit /memories/core.md."
+
+
 async def test_the_palette_accepts_every_held_change(repo, memory, app_on, no_key):
     pending = PendingChanges(memory)
     for name in ("a", "b"):

@@ -2,8 +2,11 @@
 
     devagent memory pending [REPO] [--diff]     the agent's changes waiting for you: id, what, when
     devagent memory accept ID|--all [REPO]      apply them through the store (a file changed
-                                                since is a conflict, never overwritten)
-    devagent memory reject ID|--all [REPO]      drop them; the agent hears so next turn
+                                                since is a conflict, never overwritten;
+                                                accepting a conflict puts it back in review
+                                                against the file as it is now)
+    devagent memory reject ID|--all [REPO]      drop them, a conflict too; the agent hears so
+                                                next turn
     devagent memory check [REPO] [--json]       what is wrong: one finding a line,
                                                 path, kind, detail; exit 1 when anything is found
 
@@ -79,8 +82,12 @@ def _pending(repo: Path, diff: bool) -> int:
         if diff:
             for line in change.diff().splitlines():
                 _say(f"    {line}")
-    for change in pending.conflicts():
+    conflicts = pending.conflicts()
+    for change in conflicts:
         _say(f"{change.id}\tconflict: {change.summary}\t{change.note}", sys.stderr)
+    if conflicts:
+        _say("A conflict is not applied: `devagent memory accept ID` puts it back in review against "
+             "the file as it is now, `devagent memory reject ID` drops it.", sys.stderr)
     return 0
 
 

@@ -385,7 +385,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
             warning.update(text or "")
             warning.display = text is not None
         self._show_preview()
-        waiting = bool(listing.trust is not None and listing.trust.pending)
+        waiting = bool(listing.trust is not None and listing.trust.waiting)
         if waiting != self._waiting:
             # a and r come and go with the held changes; only then, as the footer redraws
             # itself whole on each refresh
@@ -417,9 +417,9 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         def header(title: str, count: int) -> None:
             row(f"header:{title}", count, partial(Option, trust_view.group_header(title, count), disabled=True))
 
-        if trust is not None and trust.pending:
-            header(trust_view.GROUP_PENDING, len(trust.pending))
-            for change in trust.pending:
+        if trust is not None and trust.waiting:
+            header(trust_view.GROUP_PENDING, len(trust.waiting))
+            for change in trust.waiting:
                 prompt = trust_view.pending_prompt(change)
                 row(trust_view.PENDING_PREFIX + change.id, change, partial(Option, prompt, id=trust_view.PENDING_PREFIX + change.id))
         from memory.roots import is_user_path
@@ -465,7 +465,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         trust = self.listing.trust
         change = None
         if change_id is not None and trust is not None:
-            change = next((c for c in trust.pending if c.id == change_id), None)
+            change = next((c for c in trust.waiting if c.id == change_id), None)
         info = self.selected_info() if change is None else None
         # what the preview shows depends on nothing else; the same again is not redrawn
         # (each list change highlights again, and an update lays the screen out anew)

@@ -45,7 +45,7 @@ class ReviewActions:
         # the app's keys; with nothing waiting the letters go to the prompt like any other
         if action in ("accept", "reject"):
             trust = self.listing.trust
-            return bool(trust is not None and trust.pending)
+            return bool(trust is not None and trust.waiting)
         return True
 
     def _pending(self) -> PendingChanges:

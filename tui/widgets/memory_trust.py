@@ -58,7 +58,12 @@ class Trust:
     marks: dict[str, MemoryMarks] = field(default_factory=dict)
     folder_findings: list[Finding] = field(default_factory=list)  # about a whole folder (a cap)
     pending: list = field(default_factory=list)  # memory.pending.Change
-    conflicts: list = field(default_factory=list)
+    conflicts: list = field(default_factory=list)  # held changes that met a file changed since
+
+    @property
+    def waiting(self) -> list:
+        """What waits for the user's decision: held changes, then those that met a conflict."""
+        return self.pending + self.conflicts
 
 
 def roots_of(store: Any) -> list[Any]:
@@ -131,11 +136,21 @@ def group_header(title: str, count: int | None = None) -> Text:
 
 
 def pending_prompt(change: Any) -> Text:
-    """One line a held change: `● edit project_rename.md` (the preview has the diff and the keys)."""
+    """One line a held change: `● edit project_rename.md`, or `! edit … · conflict` for one
+    the file changed under (the preview has the diff and the keys)."""
     line = Text(no_wrap=True, overflow="ellipsis")
-    line.append("● ", "bold magenta")
+    conflict = _is_conflict(change)
+    line.append("! " if conflict else "● ", "bold yellow" if conflict else "bold magenta")
     line.append(fmt.sanitize(change.summary.replace("/memories/", "")), "bold")
+    if conflict:
+        line.append(" · conflict", "yellow")
     return line
+
+
+def _is_conflict(change: Any) -> bool:
+    from memory.pending import CONFLICT
+
+    return bool(change.status == CONFLICT)
 
 
 # --- the preview ---------------------------------------------------------------------------
@@ -166,7 +181,11 @@ def diff_preview(change: Any) -> Text:
     text = Text()
     text.append(fmt.sanitize(change.summary), "bold")
     text.append(f"  proposed {change.created[:16].replace('T', ' ')} UTC\n", "dim")
-    text.append("a accepts it through the store (checked again); r rejects it and the agent hears so.\n\n", "dim")
+    if _is_conflict(change):
+        text.append(fmt.sanitize(f"Not applied: {change.note}") + "\n", "yellow")
+        text.append("a puts it back in review against the file as it is now; r rejects it and the agent hears so.\n\n", "dim")
+    else:
+        text.append("a accepts it through the store (checked again); r rejects it and the agent hears so.\n\n", "dim")
     for line in change.diff().splitlines():
         style = "green" if line.startswith("+") and not line.startswith("+++") else (
             "red" if line.startswith("-") and not line.startswith("---") else ("dim" if line.startswith(("@@", "---", "+++")) else "")
@@ -189,6 +208,6 @@ def subtitle_counts(trust: Trust | None, memories: list) -> str:
     aging = sum(1 for age in ages if age is not None and age.aging)
     if aging:
         parts.append(f"[$text-warning]{AGING_MARK} {aging} aging[/]")
-    if trust.pending:
-        parts.append(f"[$accent]● {len(trust.pending)} waiting[/]")
+    if trust.waiting:
+        parts.append(f"[$accent]● {len(trust.waiting)} waiting[/]")
     return " · ".join(parts)
