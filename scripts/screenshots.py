@@ -7,8 +7,9 @@ saved as SVG by Textual and turned into PNG with cairosvg; Fira Code must be ins
 
     uv run python scripts/screenshots.py [--out screenshots] [--keep-svg]
 
-The last state, memory_review_160x48, changes the scenario's repository (the rename is
-finished and committed) and holds a change for review, so it runs after the others.
+The last states, memory_review_160x48 and memory_conflict_160x48, change the scenario's
+repository (the rename is finished and committed) and hold a change for review, which
+then meets a hand edit, so they run after the others.
 """
 
 from __future__ import annotations
@@ -198,6 +199,14 @@ async def memory_review(world: World, shooter: Shooter) -> None:
         footer = app.query_one(Footer)
         await wait_for(pilot, lambda: any("Accept" in str(key.render()) for key in footer.children))
         await shooter.shot(app, pilot, "memory_review_160x48")
+        # the user edits that memory by hand meanwhile: accepting the change is a conflict
+        note = "/memories/project_patch_to_diff.md"
+        memory.save(note, memory.read(note) + "Checked by hand on Monday.\n")
+        await pilot.press("a")
+        await wait_for(pilot, lambda: pane.listing.trust is not None and pane.listing.trust.conflicts)
+        options.highlighted = next(i for i in range(options.option_count) if str(options.get_option_at_index(i).id).startswith("pending:"))
+        await wait_for(pilot, lambda: "Not applied" in str(app.query_one("#memory-text").render()))
+        await shooter.shot(app, pilot, "memory_conflict_160x48")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -159,7 +159,9 @@ async def test_a_conflict_stays_in_review_and_a_brings_it_back_against_the_file_
         await marked(pilot, lambda t: True, "the marks")
         row = await conflicted(pilot, memory)
         assert row in options(app) and "a" in app.screen.active_bindings
-        assert row_text(app, row) == "! edit core.md · conflict"
+        assert row_text(app, row) == "! edit core.md"
+        found = app.query_one("#memory-list", OptionList)
+        assert str(found.get_option_at_index(options(app).index(row) - 1).prompt) == "NOT APPLIED: CHANGED SINCE · 1"
         await select(pilot, row)
         assert "Not applied:" in preview(app) and "a puts it back in review" in preview(app)
         assert memory.read("/memories/core.md").endswith("Mine.\n")

@@ -417,9 +417,11 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         def header(title: str, count: int) -> None:
             row(f"header:{title}", count, partial(Option, trust_view.group_header(title, count), disabled=True))
 
-        if trust is not None and trust.waiting:
-            header(trust_view.GROUP_PENDING, len(trust.waiting))
-            for change in trust.waiting:
+        for title, changes in ((trust_view.GROUP_PENDING, trust.pending if trust is not None else []),
+                               (trust_view.GROUP_CONFLICTS, trust.conflicts if trust is not None else [])):
+            if changes:
+                header(title, len(changes))
+            for change in changes:
                 prompt = trust_view.pending_prompt(change)
                 row(trust_view.PENDING_PREFIX + change.id, change, partial(Option, prompt, id=trust_view.PENDING_PREFIX + change.id))
         from memory.roots import is_user_path

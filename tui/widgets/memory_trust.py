@@ -40,6 +40,7 @@ PENDING_PREFIX = "pending:"
 GROUP_REPOSITORY = "this repository"
 GROUP_USER = "you, in every repository"
 GROUP_PENDING = "waiting for your review"
+GROUP_CONFLICTS = "not applied: changed since"
 
 
 @dataclass
@@ -136,14 +137,12 @@ def group_header(title: str, count: int | None = None) -> Text:
 
 
 def pending_prompt(change: Any) -> Text:
-    """One line a held change: `● edit project_rename.md`, or `! edit … · conflict` for one
-    the file changed under (the preview has the diff and the keys)."""
+    """One line a held change: `● edit project_rename.md`, `! edit …` for one the file changed
+    under (the preview has the diff and the keys)."""
     line = Text(no_wrap=True, overflow="ellipsis")
     conflict = _is_conflict(change)
     line.append("! " if conflict else "● ", "bold yellow" if conflict else "bold magenta")
     line.append(fmt.sanitize(change.summary.replace("/memories/", "")), "bold")
-    if conflict:
-        line.append(" · conflict", "yellow")
     return line
 
 
