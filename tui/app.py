@@ -254,8 +254,6 @@ class DevAgentApp(App):
             return
         if not self.turns.accepts(token, event):
             return
-        if not isinstance(event, TurnStarted) and not self.turns.settled.is_set():
-            self.call_after_refresh(self.turns.answered)
         conversation = self.conversation
         match event:
             case TurnStarted():
@@ -293,6 +291,10 @@ class DevAgentApp(App):
             case TurnDone():
                 # the thread returned without a TurnFinished (an error before the turn began)
                 await self._end_turn(cancelled=False)
+        if not isinstance(event, TurnStarted) and not self.turns.settled.is_set():
+            # after the refresh that draws what this event brought (the first words are
+            # written by now), not the one before it, which only took the waiting line away
+            self.call_after_refresh(self.turns.answered)
 
     async def _end_turn(self, cancelled: bool) -> None:
         self.turns.finish()

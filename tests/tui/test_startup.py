@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from tests.claude_double import text
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import screen_lines, wait_for
 from tui.widgets.conversation import Reply, ThinkingLine
 
 
@@ -59,7 +59,25 @@ async def test_what_can_wait_waits_for_the_first_answer_to_a_question_asked_at_l
     # the answer starts two seconds after the question reaches the model
     claude_double.add(reply(text("Here it is."), wait=2.0))
     app = make_app()
+    # whether the answer was written when the refresh that ends the wait was asked for, and
+    # drawn when it came: asked for any earlier, that refresh can be one that only took the
+    # waiting line away, and the imports then share the interpreter with drawing the answer
+    written_when_asked: list[bool] = []
+    shown_when_settled: list[bool] = []
     async with app.run_test(size=(100, 30)) as pilot:
+        answered, after_refresh = app.turns.answered, app.call_after_refresh
+
+        def noting_what_is_shown() -> None:
+            shown_when_settled.append("Here it is." in "\n".join(screen_lines(app)))
+            answered()
+
+        def noting_what_is_written(callback, *args, **kwargs):
+            if callback is noting_what_is_shown:
+                written_when_asked.append("Here it is." in "".join(r.source for r in app.query(Reply)))
+            return after_refresh(callback, *args, **kwargs)
+
+        app.turns.answered = noting_what_is_shown
+        app.call_after_refresh = noting_what_is_written
         app.prompt.value = "first question"
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.turns.running, 10, "the question")
@@ -74,6 +92,8 @@ async def test_what_can_wait_waits_for_the_first_answer_to_a_question_asked_at_l
         await wait_for(pilot, lambda: "Here it is." in "".join(r.source for r in app.query(Reply)), 30, "the answer")
         # once the answer has been drawn (the refresh after it), not before
         await wait_for(pilot, lambda: app.turns.settled.is_set(), 5, "what waited, after the answer")
+        assert written_when_asked and all(written_when_asked), written_when_asked
+        assert shown_when_settled and all(shown_when_settled), shown_when_settled
         await wait_for(pilot, lambda: app.memory_pane.listing.trust is not None, 30, "the memory checks")
 
 

@@ -460,7 +460,8 @@ class Conversation(VerticalScroll):
             if self._reply is None:
                 self._reply = PlainReply(classes="reply")
                 await self._add(self._reply)
-                self._markdown_soon()
+                # once these words are drawn: the import would share the interpreter
+                self.call_after_refresh(self._markdown_soon)
             await self._reply.append(pending[len(self._piece_text):])
             self._piece_text = pending
             return
