@@ -17,6 +17,7 @@ from rich.text import Text
 
 from memory import evidence_states as ev
 from tui import format as fmt
+from tui.widgets.memory_row import MemoryRow
 
 if TYPE_CHECKING:
     # memory.check brings the secret scanner, whose patterns take a fifth of a second to
@@ -39,8 +40,8 @@ _SHOWN_BY_MARKS = {"changed", "gone", "aging"}
 PENDING_PREFIX = "pending:"
 GROUP_REPOSITORY = "this repository"
 GROUP_USER = "you, in every repository"
-GROUP_PENDING = "waiting for your review"
-GROUP_CONFLICTS = "not applied: changed since"
+GROUP_PENDING = "for your review"  # short: one line at 80 columns
+GROUP_CONFLICTS = "not applied"  # the preview says why: the file changed since
 
 
 @dataclass
@@ -136,14 +137,14 @@ def group_header(title: str, count: int | None = None) -> Text:
     return Text(label.upper(), style="bold dim")
 
 
-def pending_prompt(change: Any) -> Text:
+def pending_prompt(change: Any) -> MemoryRow:
     """One line a held change: `● edit project_rename.md`, `! edit …` for one the file changed
-    under (the preview has the diff and the keys)."""
-    line = Text(no_wrap=True, overflow="ellipsis")
+    under (the preview has the diff and the keys); cut with an ellipsis, as a memory's name is."""
+    line = Text()
     conflict = _is_conflict(change)
     line.append("! " if conflict else "● ", "bold yellow" if conflict else "bold magenta")
     line.append(fmt.sanitize(change.summary.replace("/memories/", "")), "bold")
-    return line
+    return MemoryRow([(line, Text())])
 
 
 def _is_conflict(change: Any) -> bool:
