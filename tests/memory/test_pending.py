@@ -8,7 +8,7 @@ import time
 import pytest
 
 from memory.errors import MemoryBusy
-from memory.pending import PendingChanges
+from memory.pending import Change, PendingChanges
 from memory.store import MemoryStore
 
 NOTE = "---\nname: core\ntype: project\ndescription: which project matters\n---\nThe Core project matters.\n"
@@ -56,14 +56,20 @@ def test_caps_are_checked_when_held(tmp_path):
     assert is_error and "over the 100-character limit" in text
 
 
-def test_a_conflict_can_go_back_into_review(store):
+def conflicted(store, old_str: str = "Core", new_str: str = "Cli") -> tuple[PendingChanges, Change]:
+    """A held edit of a.md that met the user's own edit (a line added) when accepted."""
     store.run({"command": "create", "path": "/memories/a.md", "file_text": NOTE})
     pending = PendingChanges(store)
-    pending.hold({"command": "str_replace", "path": "/memories/a.md", "old_str": "Core project matters", "new_str": "Core project matters most"})
+    pending.hold({"command": "str_replace", "path": "/memories/a.md", "old_str": old_str, "new_str": new_str})
     store.save("/memories/a.md", NOTE + "More.\n")
     change = pending.list()[0]
     assert pending.accept(change.id)[1] is True
     assert [c.id for c in pending.conflicts()] == [change.id]
+    return pending, change
+
+
+def test_a_conflict_can_go_back_into_review(store):
+    pending, change = conflicted(store, "Core project matters", "Core project matters most")
     assert pending.take_news() == "Memory review since your last turn: the user could not apply (the file changed since) edit /memories/a.md."
     # Accepting it again applies nothing: it is rebased, and the diff the user now reviews
     # shows the line they added going away.
@@ -78,12 +84,7 @@ def test_a_conflict_can_go_back_into_review(store):
 
 
 def test_a_conflict_can_be_rejected_and_is_then_gone(store):
-    store.run({"command": "create", "path": "/memories/a.md", "file_text": NOTE})
-    pending = PendingChanges(store)
-    pending.hold({"command": "str_replace", "path": "/memories/a.md", "old_str": "Core", "new_str": "Cli"})
-    store.save("/memories/a.md", NOTE + "More.\n")
-    change = pending.list()[0]
-    assert pending.accept(change.id)[1] is True
+    pending, change = conflicted(store)
     pending.take_news()
     assert pending.reject(change.id) == ("Rejected: edit /memories/a.md", False)
     assert pending.conflicts() == [] and pending.list() == []
@@ -93,12 +94,7 @@ def test_a_conflict_can_be_rejected_and_is_then_gone(store):
 
 
 def test_a_conflict_does_not_come_back_beside_a_newer_change_to_its_file(store):
-    store.run({"command": "create", "path": "/memories/a.md", "file_text": NOTE})
-    pending = PendingChanges(store)
-    pending.hold({"command": "str_replace", "path": "/memories/a.md", "old_str": "Core", "new_str": "Cli"})
-    store.save("/memories/a.md", NOTE + "More.\n")
-    old = pending.list()[0]
-    assert pending.accept(old.id)[1] is True
+    pending, old = conflicted(store)
     pending.hold({"command": "str_replace", "path": "/memories/a.md", "old_str": "More.", "new_str": "Less."})
     message, refused = pending.accept(old.id)
     assert refused and message.startswith("A newer change to /memories/a.md waits for review (edit /memories/a.md)")
