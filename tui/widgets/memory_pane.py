@@ -417,8 +417,8 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         def header(title: str, count: int) -> None:
             row(f"header:{title}", count, partial(Option, trust_view.group_header(title, count), disabled=True))
 
-        for title, changes in ((trust_view.GROUP_PENDING, trust.pending if trust is not None else []),
-                               (trust_view.GROUP_CONFLICTS, trust.conflicts if trust is not None else [])):
+        held = ((trust_view.GROUP_PENDING, trust.pending), (trust_view.GROUP_CONFLICTS, trust.conflicts)) if trust is not None else ()
+        for title, changes in held:
             if changes:
                 header(title, len(changes))
             for change in changes:
