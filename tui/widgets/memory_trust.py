@@ -181,11 +181,11 @@ def diff_preview(change: Any) -> Text:
     text = Text()
     text.append(fmt.sanitize(change.summary), "bold")
     text.append(f"  proposed {change.created[:16].replace('T', ' ')} UTC\n", "dim")
+    accepting = "accepts it through the store (checked again)"
     if _is_conflict(change):
         text.append(fmt.sanitize(f"Not applied: {change.note}") + "\n", "yellow")
-        text.append("a puts it back in review against the file as it is now; r rejects it and the agent hears so.\n\n", "dim")
-    else:
-        text.append("a accepts it through the store (checked again); r rejects it and the agent hears so.\n\n", "dim")
+        accepting = "puts it back in review against the file as it is now"
+    text.append(f"a {accepting}; r rejects it and the agent hears so.\n\n", "dim")
     for line in change.diff().splitlines():
         style = "green" if line.startswith("+") and not line.startswith("+++") else (
             "red" if line.startswith("-") and not line.startswith("---") else ("dim" if line.startswith(("@@", "---", "+++")) else "")
