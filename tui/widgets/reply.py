@@ -8,6 +8,7 @@ imports it in the background once its first frame is out.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
@@ -36,10 +37,16 @@ def _laid_out_once(block: type[MarkdownBlock]) -> type[MarkdownBlock]:
         # not mounted yet: the mount lays it out with whatever it holds by then
         return block.refresh(self, *regions, repaint=repaint, layout=layout and self.is_mounted, recompose=recompose)
 
-    namespace: dict[str, object] = {"virtual_size": sized_by_layout(), "refresh": refresh, "__module__": __name__}
+    namespace: dict[str, object] = {"refresh": refresh}
     if block in _LISTS:
         namespace["compose"] = _rows_laid_out_once(block)
-    return type(block.__name__, (block,), namespace)
+    return _kin(block, namespace)
+
+
+def _kin(widget: type[Widget], namespace: dict[str, object]) -> type[Any]:
+    """A subclass of `widget` under its own name (the stylesheets select it as before) whose
+    virtual size asks for no layout, with `namespace` besides."""
+    return type(widget.__name__, (widget,), {"virtual_size": sized_by_layout(), "__module__": __name__, **namespace})
 
 
 # Markdown's list blocks (their module is private: they are found by the tokens they take)
@@ -50,8 +57,7 @@ _row_parts: dict[type[Widget], type[Widget]] = {}
 def _row_part(widget: type[Widget]) -> type[Widget]:
     """`widget` under its own name, with a size that asks for no layout (made once)."""
     if widget not in _row_parts:
-        _row_parts[widget] = type(widget.__name__, (widget,), {"virtual_size": sized_by_layout(),
-                                                               "__module__": __name__})
+        _row_parts[widget] = _kin(widget, {})
     return _row_parts[widget]
 
 
