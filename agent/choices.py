@@ -25,6 +25,12 @@ REPLAY_MODES: tuple[MemoryMode, ...] = ("history", "window")
 MemoryWrites = Literal["auto", "review", "off"]
 MEMORY_WRITES: tuple[MemoryWrites, ...] = get_args(MemoryWrites)
 
+# The same choice for the model's changes to the repository's files (the text editor
+# tool): held for the user first (review, the default), written at once (auto), or the
+# tool is not offered (off).
+CodeWrites = Literal["review", "auto", "off"]
+CODE_WRITES: tuple[CodeWrites, ...] = get_args(CodeWrites)
+
 # The levels of output_config.effort on the 5.x models.
 Effort = Literal["low", "medium", "high", "xhigh", "max"]
 EFFORTS: tuple[Effort, ...] = get_args(Effort)

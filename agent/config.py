@@ -9,6 +9,7 @@ reads it, says what it holds, and never fails on it::
     model = "claude-sonnet-5-5"        # optional defaults
     effort = "medium"
     memory_writes = "review"           # auto, review (the user accepts each) or off
+    code_writes = "review"             # the agent's changes to files: review, auto or off
     memory_aging_days = 30             # a memory neither written nor verified this long is aging
 
     [repos."/home/me/src/shop"]
@@ -25,11 +26,20 @@ from pathlib import Path
 from typing import Any
 
 from agent import config_file as file_format
-from agent.choices import EFFORTS, MEMORY_MODES, MEMORY_WRITES, Effort, MemoryMode, MemoryWrites
+from agent.choices import (
+    CODE_WRITES,
+    EFFORTS,
+    MEMORY_MODES,
+    MEMORY_WRITES,
+    CodeWrites,
+    Effort,
+    MemoryMode,
+    MemoryWrites,
+)
 from agent.config_file import Problem
 
 __all__ = [
-    "EFFORTS", "MEMORY_MODES", "MEMORY_WRITES", "AgentConfig", "Problem", "api_key_problem", "config_file",
+    "CODE_WRITES", "EFFORTS", "MEMORY_MODES", "MEMORY_WRITES", "AgentConfig", "Problem", "api_key_problem", "config_file",
     "load_user_config",
 ]
 
@@ -40,6 +50,7 @@ class AgentConfig:
     effort: Effort = "low"
     memory_mode: MemoryMode = "preloaded"
     memory_writes: MemoryWrites = "auto"
+    code_writes: CodeWrites = "review"
     memory_aging_days: int = 30
     # "adaptive" lets the model decide when to think; "off" sends no thinking parameter.
     thinking: str = "adaptive"
@@ -143,8 +154,10 @@ def api_key_problem() -> str | None:
 
 # Which environment variable and which command-line option set each setting.
 ENVIRONMENT = {"model": "DEVAGENT_MODEL", "effort": "DEVAGENT_EFFORT", "memory_mode": "DEVAGENT_MEMORY",
-               "thinking": "DEVAGENT_THINKING", "memory_writes": "DEVAGENT_MEMORY_WRITES"}
-OPTIONS = {"model": "model", "effort": "effort", "memory_mode": "memory", "memory_writes": "memory_writes"}
+               "thinking": "DEVAGENT_THINKING", "memory_writes": "DEVAGENT_MEMORY_WRITES",
+               "code_writes": "DEVAGENT_CODE_WRITES"}
+OPTIONS = {"model": "model", "effort": "effort", "memory_mode": "memory", "memory_writes": "memory_writes",
+           "code_writes": "code_writes"}
 SETTING_CHECKS = {name: file_format.SETTINGS[name] for name in ENVIRONMENT}
 
 
@@ -181,7 +194,7 @@ def _thinking_fits(config: AgentConfig, problems: list[Problem]) -> AgentConfig:
 def _from_file(config: AgentConfig, file: dict[str, Any]) -> AgentConfig:
     """`config` with the file's settings, which agent.config_file has already checked."""
     names = ("model", "effort", "memory_mode", "thinking", "max_tokens", "window_turns", "max_retries",
-             "max_api_calls_per_turn", "request_timeout", "memory_writes", "memory_aging_days")
+             "max_api_calls_per_turn", "request_timeout", "memory_writes", "memory_aging_days", "code_writes")
     changes = {name: file[name] for name in names if name in file}
     if "memory" in file and "memory_mode" not in changes:
         changes["memory_mode"] = file["memory"]

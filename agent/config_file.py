@@ -11,6 +11,7 @@ What a file may hold (anything else is reported as unknown)::
     effort = "medium"                 # one of EFFORTS
     memory_mode = "window"            # one of MEMORY_MODES ("memory" is the same key)
     memory_writes = "review"          # one of MEMORY_WRITES: auto, review (the user accepts each), off
+    code_writes = "auto"              # one of CODE_WRITES: review (the default), auto, off
     memory_aging_days = 30            # a memory neither written nor verified this long is aging
     thinking = "adaptive"             # "adaptive", "off", or a token budget of 1024 or more
     max_tokens = 8000                 # and window_turns, max_retries, max_api_calls_per_turn
@@ -45,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.choices import EFFORTS, MEMORY_MODES, MEMORY_WRITES
+from agent.choices import CODE_WRITES, EFFORTS, MEMORY_MODES, MEMORY_WRITES
 
 # The API refuses a smaller thinking budget.
 MIN_THINKING_BUDGET = 1024
@@ -164,6 +165,7 @@ SETTINGS: dict[str, Check] = {
     "memory_mode": one_of(MEMORY_MODES),
     "memory": one_of(MEMORY_MODES),
     "memory_writes": one_of(MEMORY_WRITES),
+    "code_writes": one_of(CODE_WRITES),
     "memory_aging_days": count(1),
     "thinking": thinking,
     "max_tokens": count(1),

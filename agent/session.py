@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent import claude, context, modes, prompts, utf8
+from agent import claude, code_review, context, modes, prompts, utf8
 from agent.cancel import Cancellation
 from agent.choices import MEMORY_MODES, MEMORY_TOOL_MODES, REPLAY_MODES, as_choice
 from agent.config import AgentConfig, api_key_problem
@@ -94,7 +94,8 @@ class Session:
         else:
             self.start = modes.resumed(mode, resume)
         self.registry = ToolRegistry.for_mode(
-            mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes
+            mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes,
+            code_writes=config.code_writes,
         )
         self.tool_definitions = self.registry.definitions()
         self._begin_conversation(resume)
@@ -255,7 +256,7 @@ class Session:
                     raise TurnFailed(OUTPUT_LIMIT, turn.usage)
                 return
             ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config)
-            results = run_tools(self.registry, ctx, turn, reply)
+            results = code_review.settle(self.registry, turn, ctx, run_tools(self.registry, ctx, turn, reply))
             self.history.append({"role": "user", "content": results}, turn=turn.id)
             if turn.cancel.cancelled:
                 raise TurnCancelled(turn.usage)

@@ -35,12 +35,15 @@ def fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
-def write_file(target: str, data: bytes) -> None:
+def write_file(target: str, data: bytes, mode: int = FILE_MODE) -> None:
+    """`mode`: the file's permission bits; a source file keeps its own, a memory is owner-only."""
     directory = os.path.dirname(target)
     temp = os.path.join(directory, f"{TEMP_PREFIX}{os.getpid()}-{os.urandom(8).hex()}")
     fd = os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _O_NOFOLLOW | _O_BINARY, FILE_MODE)
     try:
         try:
+            if mode != FILE_MODE:
+                os.fchmod(fd, mode)  # exactly these bits: os.open's mode passes through the umask
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)

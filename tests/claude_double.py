@@ -293,10 +293,39 @@ class Request:
 MAX_CACHE_BREAKPOINTS = 4
 
 
+TEXT_EDITOR_FIELDS = {"type", "name", "cache_control", "max_characters", "allowed_callers", "defer_loading",
+                      "input_examples", "strict"}
+
+
+def text_editor_problem(tools: Any) -> str | None:
+    """The text editor tool as the API takes it, or what it says about one it refuses.
+
+    https://platform.claude.com/docs/en/agents-and-tools/tool-use/text-editor-tool: the
+    `text_editor_20250728` type is named `str_replace_based_edit_tool`; its only setting is
+    `max_characters`, a positive whole number (the SDK's ToolTextEditor20250728Param lists
+    the fields a tool definition may carry).
+    """
+    for i, tool in enumerate(tools if isinstance(tools, list) else []):
+        if not isinstance(tool, dict) or tool.get("type") != "text_editor_20250728":
+            continue
+        if tool.get("name") != "str_replace_based_edit_tool":
+            return f"tools.{i}.text_editor_20250728.name: Input should be 'str_replace_based_edit_tool'"
+        extra = sorted(set(tool) - TEXT_EDITOR_FIELDS)
+        if extra:
+            return f"tools.{i}.text_editor_20250728.{extra[0]}: Extra inputs are not permitted"
+        limit = tool.get("max_characters")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            return f"tools.{i}.text_editor_20250728.max_characters: Input should be greater than or equal to 1"
+    return None
+
+
 def request_problem(body: Any) -> str | None:
     """What the API would refuse in this request, in its words, or None."""
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
         return "messages: Field required"
+    editor = text_editor_problem(body.get("tools"))
+    if editor:
+        return editor
     if _has_lone_surrogate(body):
         # A `\\ud800` escape parses in Python but not at the API.
         return "The request body is not valid JSON: no low surrogate in string"

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.choices import EFFORTS, MEMORY_MODES, MEMORY_WRITES
+from agent.choices import CODE_WRITES, EFFORTS, MEMORY_MODES, MEMORY_WRITES
 
 if TYPE_CHECKING:
     from agent.voice.controller import VoiceController
@@ -56,6 +56,13 @@ def add_agent_options(parser: argparse.ArgumentParser, *, memory: bool = True) -
             default=None,
             help="what the agent's memory writes do: apply (auto), wait for you (review) "
             "or nothing, memory is read-only (off) (default: $DEVAGENT_MEMORY_WRITES, config.toml or auto)",
+        )
+        parser.add_argument(
+            "--code-writes",
+            choices=CODE_WRITES,
+            default=None,
+            help="what the agent's changes to files do: wait for you to apply them (review), apply at once "
+            "(auto), or the agent cannot change files (off) (default: $DEVAGENT_CODE_WRITES, config.toml or review)",
         )
     parser.add_argument(
         "--model",

@@ -124,7 +124,7 @@ def _parts(path: str, roots: tuple[Path, ...]) -> list[str]:
         raise PathRefused("Error: give the path of a file in the repository, relative to its root.")
     for part in parts:
         if part.lower() == ".git":
-            raise PathRefused(f"Error: {quoted(path)} is inside .git, which read_file does not open. Use git_status for the repository state.")
+            raise PathRefused(f"Error: {quoted(path)} is inside .git, which devagent does not open or change. Use git_status for the repository state.")
         problem = part_problem(part, hidden_ok=True)
         if problem:
             raise PathRefused(f"Error: {quoted(path)!r} is not an allowed path: {problem}.")
@@ -161,10 +161,10 @@ def resolve_in_repository(path: str, repo: Path) -> Path:
         raise PathRefused(os_problem(exc, path)) from None
     # The separator matters: /work/repo-evil starts with /work/repo.
     if not (str(full) + os.sep).startswith(str(root).rstrip(os.sep) + os.sep):
-        raise PathRefused(f"Error: {quoted(path)} leads outside the repository (through a symlink), so it is not read.")
+        raise PathRefused(f"Error: {quoted(path)} leads outside the repository (through a symlink), so it is neither read nor changed.")
     inside = full.relative_to(root).parts
     if any(p.lower() == ".git" for p in inside):
-        raise PathRefused(f"Error: {quoted(path)} leads into .git, which read_file does not open.")
+        raise PathRefused(f"Error: {quoted(path)} leads into .git, which devagent does not open or change.")
     return full
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.choices import MEMORY_TOOL_MODES, MemoryMode, MemoryWrites
+from agent.choices import MEMORY_TOOL_MODES, CodeWrites, MemoryMode, MemoryWrites
 from agent.tools.base import Tool, ToolContext, ToolResult
 
 
@@ -19,15 +19,20 @@ class ToolRegistry:
 
     @classmethod
     def for_mode(
-        cls, mode: MemoryMode, store: Any = None, developer: list[Tool] | None = None, *, memory_writes: MemoryWrites = "auto"
+        cls, mode: MemoryMode, store: Any = None, developer: list[Tool] | None = None, *, memory_writes: MemoryWrites = "auto",
+        code_writes: CodeWrites = "off",
     ) -> ToolRegistry:
-        """developer_tools() (or `developer`, for tests and the evaluation), then the memory
-        tool when the mode has one."""
+        """developer_tools() (or `developer`, for tests and the evaluation), the text editor
+        unless code writes are off, then the memory tool when the mode has one."""
         if developer is None:
             from agent.tools import developer_tools
 
             developer = developer_tools()
         tools: list[Tool] = list(developer)
+        if code_writes != "off":
+            from agent.tools.editor import TextEditorTool
+
+            tools.append(TextEditorTool(code_writes))
         if mode in MEMORY_TOOL_MODES and store is not None:
             from agent.tools.memory_tool import MemoryTool
 

@@ -1,0 +1,248 @@
+"""The text editor tool end to end: the real SDK talks to the Claude double, which checks
+the tool's definition as the API does, and the model's calls change real files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from agent.code_journal import history, undo_last
+from agent.code_review import CodeChangeHeld, CodeChangeSettled
+from agent.config import AgentConfig
+from agent.session import Session
+from agent.tools.editor import EDITOR_NAME
+from agent.tools.files import MAX_FILE_BYTES
+from tests.agent.toolkit import EchoTool
+from tests.claude_double import reply, request_problem, text_editor_problem, tool_use
+
+APP = "def greet(name):\n    return 'Hello ' + name\n\n\ndef main():\n    print(greet('world'))\n"
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    path = tmp_path / "shop"
+    path.mkdir()
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    (path / "app.py").write_text(APP)
+    return path
+
+
+def edit(command: str, path: str = "app.py", **fields) -> dict:
+    return tool_use(EDITOR_NAME, {"command": command, "path": path, **fields})
+
+
+def session(repo: Path, writes: str = "auto") -> Session:
+    return Session(repo, AgentConfig(memory_mode="none", code_writes=writes), tools=[EchoTool()])  # type: ignore[arg-type]
+
+
+def results(double) -> list[dict]:
+    return [r for req in double.messages_requests() for r in req.tool_results()]
+
+
+def run(repo: Path, double, *calls: dict, writes: str = "auto", decide=None) -> tuple[list[dict], list]:
+    for call in calls:
+        double.add(reply(*call) if isinstance(call, list) else call)
+    double.add("Done.")
+    seen: list = []
+
+    def sink(event):
+        seen.append(event)
+        if isinstance(event, CodeChangeHeld) and decide is not None:
+            decide(event.change)
+
+    session(repo, writes).send("Finish the rename.", sink)
+    return results(double), seen
+
+
+# --- the definition the API knows --------------------------------------------------------
+
+
+def test_the_tool_is_offered_as_the_api_types_it(repo, claude_double):
+    claude_double.add("Nothing to do.")
+    session(repo).send("Hello", lambda e: None)
+    tools = claude_double.messages_requests()[0].body["tools"]
+    editor = [{k: v for k, v in t.items() if k != "cache_control"} for t in tools if t.get("type")]
+    assert editor == [{"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}]
+
+
+def test_off_does_not_offer_it(repo, claude_double):
+    claude_double.add("Nothing to do.")
+    session(repo, "off").send("Hello", lambda e: None)
+    assert EDITOR_NAME not in claude_double.messages_requests()[0].tool_names()
+
+
+def test_the_double_refuses_a_misnamed_or_padded_editor():
+    assert text_editor_problem([{"type": "text_editor_20250728", "name": "edit"}]).endswith(
+        "Input should be 'str_replace_based_edit_tool'")
+    assert "Extra inputs" in text_editor_problem([{"type": "text_editor_20250728", "name": EDITOR_NAME, "input_schema": {}}])
+    assert "max_characters" in text_editor_problem([{"type": "text_editor_20250728", "name": EDITOR_NAME, "max_characters": 0}])
+    good = {"messages": [{"role": "user", "content": "hi"}],
+            "tools": [{"type": "text_editor_20250728", "name": EDITOR_NAME, "max_characters": 10000}]}
+    assert request_problem(good) is None
+
+
+# --- the commands --------------------------------------------------------------------------
+
+
+def test_view_numbers_lines_as_documented(repo, claude_double):
+    out, _ = run(repo, claude_double, edit("view"), edit("view", view_range=[5, -1]), edit("view", "."))
+    assert out[0]["content"].splitlines()[:2] == ["1: def greet(name):", "2:     return 'Hello ' + name"]
+    assert out[1]["content"].splitlines() == ["5: def main():", "6:     print(greet('world'))"]
+    assert "app.py" in out[2]["content"] and ".git" not in out[2]["content"]
+
+
+def test_str_replace_create_and_insert_write_the_files(repo, claude_double):
+    out, seen = run(
+        repo, claude_double,
+        edit("str_replace", old_str="def greet(name)", new_str="def welcome(name)"),
+        edit("create", "pkg/util.py", file_text="X = 1\n"),
+        edit("insert", insert_line=0, insert_text="import sys"),
+    )
+    assert [r["content"].split("\n")[0] for r in out] == [
+        "Successfully replaced text at exactly one location.", "File created successfully.", "Text inserted successfully.",
+    ]
+    assert (repo / "app.py").read_text().startswith("import sys\ndef welcome(name):")
+    assert (repo / "pkg" / "util.py").read_text() == "X = 1\n"
+    screens = [e for e in seen if type(e).__name__ == "ShowOnScreen"]
+    assert screens and screens[-1].format == "diff" and "+def welcome(name):" in screens[-1].content
+
+
+def test_no_match_and_several_matches_are_the_documented_errors(repo, claude_double):
+    out, _ = run(repo, claude_double, edit("str_replace", old_str="goodbye", new_str="x"),
+                 edit("str_replace", old_str="greet", new_str="x"))
+    assert out[0] == {**out[0], "is_error": True}
+    assert out[0]["content"] == "Error: No match found for replacement. Please check your text and try again."
+    assert out[1]["content"] == "Error: Found 2 matches for replacement text. Please provide more context to make a unique match."
+    assert (repo / "app.py").read_text() == APP
+
+
+def test_a_write_keeps_the_files_mode(repo, claude_double):
+    os.chmod(repo / "app.py", 0o755)
+    run(repo, claude_double, edit("str_replace", old_str="main()", new_str="run()"))
+    assert oct(os.stat(repo / "app.py").st_mode & 0o777) == oct(0o755)
+    assert [p.name for p in repo.iterdir() if p.name.startswith(".tmp-")] == []
+
+
+# --- every refusal is an error result that says why ---------------------------------------
+
+
+def refusals(repo: Path, double, path: str, command: str = "view", **fields) -> str:
+    out, _ = run(repo, double, edit(command, path, **fields))
+    assert out[0].get("is_error") is True, out[0]
+    return out[0]["content"]
+
+
+def test_refusals(repo, claude_double, tmp_path):
+    outside = tmp_path / "secret.txt"
+    outside.write_text("TOKEN\n")
+    (repo / "out").symlink_to(tmp_path)
+    os.mkfifo(repo / "pipe")
+    (repo / "big.txt").write_bytes(b"a" * (MAX_FILE_BYTES + 1))
+    cases = {
+        "../secret.txt": "not an allowed path",
+        str(outside): "outside the repository",
+        "out/secret.txt": "leads outside the repository",
+        ".git/config": "inside .git",
+        "pipe": "not a regular file",
+        "big.txt": "over the 10 MB limit",
+    }
+    for path, why in cases.items():
+        claude_double.requests.clear()
+        assert why in refusals(repo, claude_double, path, "create", file_text="x"), path
+        claude_double.requests.clear()
+        assert why in refusals(repo, claude_double, path), path
+    assert outside.read_text() == "TOKEN\n"
+    assert not (repo / ".git" / "config").read_text().startswith("x")
+
+
+def test_an_absolute_path_inside_the_repository_is_accepted(repo, claude_double):
+    out, _ = run(repo, claude_double, edit("str_replace", str(repo / "app.py"), old_str="main()", new_str="run()"))
+    assert not out[0].get("is_error") and "def run():" in (repo / "app.py").read_text()
+
+
+def test_a_file_changed_since_the_model_viewed_it_is_not_overwritten(repo, claude_double):
+    claude_double.add(edit("view"))
+
+    def change_it(request):
+        if request.tool_results():
+            (repo / "app.py").write_text(APP + "# the user's line\n")
+            claude_double.responder = None
+        return None
+
+    claude_double.responder = change_it
+    out, _ = run(repo, claude_double, edit("str_replace", old_str="main()", new_str="run()"))
+    assert "changed on disk since you last viewed it" in out[1]["content"] and out[1]["is_error"]
+    assert (repo / "app.py").read_text().endswith("# the user's line\n")
+
+
+# --- review -------------------------------------------------------------------------------
+
+
+def test_review_holds_the_whole_reply_and_applies_it_on_the_users_word(repo, claude_double):
+    held = []
+    out, seen = run(
+        repo, claude_double,
+        [edit("str_replace", old_str="def greet", new_str="def welcome"), edit("create", "NOTES.md", file_text="done\n")],
+        writes="review", decide=lambda change: (held.append(change.diff()), change.decide(True)),
+    )
+    assert len([e for e in seen if isinstance(e, CodeChangeHeld)]) == 1  # one decision for both files
+    assert "+def welcome" in held[0] and "+++ b/NOTES.md" in held[0]
+    assert out[0]["content"] == "The user applied the change. Successfully replaced text at exactly one location."
+    assert out[1]["content"].startswith("The user applied the change. File created successfully.")
+    assert "def welcome" in (repo / "app.py").read_text() and (repo / "NOTES.md").exists()
+
+
+def test_review_kept_changes_nothing_and_the_model_hears_why(repo, claude_double):
+    out, seen = run(repo, claude_double, edit("str_replace", old_str="def greet", new_str="def welcome"),
+                    writes="review", decide=lambda change: change.decide(False))
+    assert out[0]["is_error"] and out[0]["content"].startswith("Not applied: the user kept app.py as it is.")
+    assert (repo / "app.py").read_text() == APP
+    assert [e.change.state for e in seen if isinstance(e, CodeChangeSettled)] == ["kept"]
+
+
+def test_review_a_file_changed_while_it_waited_is_a_conflict(repo, claude_double):
+    def meanwhile(change):
+        (repo / "app.py").write_text("# rewritten by hand\n")
+        change.decide(True)
+
+    out, _ = run(repo, claude_double, edit("str_replace", old_str="def greet", new_str="def welcome"),
+                 writes="review", decide=meanwhile)
+    assert "changed on disk since the change was made" in out[0]["content"] and out[0]["is_error"]
+    assert (repo / "app.py").read_text() == "# rewritten by hand\n"
+
+
+def test_review_waits_until_the_turn_is_cancelled(repo, claude_double):
+    from agent.cancel import Cancellation
+
+    claude_double.add(edit("str_replace", old_str="def greet", new_str="def welcome"))
+    cancel = Cancellation()
+    held = threading.Event()
+    s = session(repo, "review")
+    s.send("Rename it.", lambda e: (held.set(), threading.Timer(0.2, cancel.cancel).start())
+           if isinstance(e, CodeChangeHeld) else None, cancel)
+    assert held.is_set() and (repo / "app.py").read_text() == APP
+
+
+# --- undo ---------------------------------------------------------------------------------
+
+
+def test_undo_puts_back_the_last_turns_files(repo, claude_double):
+    run(repo, claude_double, edit("str_replace", old_str="def greet", new_str="def welcome"),
+        edit("create", "NOTES.md", file_text="done\n"))
+    assert [c.state for c in history(repo)] == ["applied"]
+    undone, said = undo_last(repo)
+    assert undone and said.startswith("Undone: 2 files: app.py, NOTES.md (new)")
+    assert (repo / "app.py").read_text() == APP and not (repo / "NOTES.md").exists()
+    assert undo_last(repo) == (False, "There is no applied change of the agent's to undo.")
+
+
+def test_undo_refuses_after_a_later_edit(repo, claude_double):
+    run(repo, claude_double, edit("str_replace", old_str="def greet", new_str="def welcome"))
+    (repo / "app.py").write_text((repo / "app.py").read_text() + "# later\n")
+    undone, said = undo_last(repo)
+    assert not undone and said.startswith("Not undone: app.py changed since the change was applied")
+    assert (repo / "app.py").read_text().endswith("# later\n")
