@@ -86,6 +86,7 @@ class ChangeSet:
     def __post_init__(self) -> None:
         self._decided = threading.Event()
         self._apply = False
+        self.why = ""
 
     def file(self, full: Path) -> FileChange | None:
         return next((f for f in self.files if f.full == full), None)
@@ -106,11 +107,13 @@ class ChangeSet:
 
     # --- the user's decision, from another thread --------------------------------------
 
-    def decide(self, apply: bool) -> bool:
-        """False when it was decided already."""
+    def decide(self, apply: bool, why: str = "") -> bool:
+        """False when it was decided already. `why`: what the model hears of a file kept as
+        it is, when it was not the user's choice."""
         if self._decided.is_set():
             return False
         self._apply = apply
+        self.why = why
         self._decided.set()
         return True
 

@@ -19,6 +19,10 @@ from agent.tools.base import ToolContext
 
 log = logging.getLogger("devagent.code_changes")
 
+ASK = (
+    "Not applied: devagent ask applies nothing while code writes are in review; the diff was printed for the "
+    "user, who can apply it or run again with --code-writes auto."
+)
 KEPT = "Not applied: the user kept {files} as it is. Ask what they want instead before changing it again."
 CANCELLED = "Not applied: the user cancelled the turn, so {files} stays as it is."
 
@@ -68,7 +72,7 @@ def settle(registry: Any, turn: Any, ctx: ToolContext, results: list[dict[str, A
     if decision is None:
         change.state, said = "cancelled", CANCELLED.format(files=files)
     elif not decision:
-        change.state, said = "kept", KEPT.format(files=files)
+        change.state, said = "kept", change.why or KEPT.format(files=files)
     else:
         try:
             said = change.apply()

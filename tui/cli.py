@@ -32,6 +32,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "transcribe": ("tui.commands.voice", "print what the local model hears in a WAV file"),
     "eval": ("tui.commands.eval", "measure how well each memory mode remembers"),
     "sessions": ("tui.commands.sessions", "list a repository's saved sessions, to resume one"),
+    "undo": ("tui.commands.undo", "put back the files of the agent's last applied change"),
 }
 
 

@@ -156,6 +156,18 @@ class Printer:
             case TurnFinished():
                 self.out.write("\n")
                 self.out.flush()
+            case _:
+                self._code_change(event)
+
+    def _code_change(self, event: object) -> None:
+        # In review nobody is there to decide: the diff goes to stdout for the script,
+        # and nothing is written.
+        from agent.code_review import ASK, CodeChangeHeld
+
+        if isinstance(event, CodeChangeHeld):
+            self.out.write(f"\n[would change {event.change.describe()}; not applied]\n{event.change.diff()}")
+            self.out.flush()
+            event.change.decide(False, ASK)
 
 
 def _summary(summary: str) -> str:

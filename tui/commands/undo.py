@@ -1,0 +1,28 @@
+"""`devagent undo [REPO]`: put back the files of the agent's last applied change set.
+
+The same undo as the app's key (agent.code_journal): every file of the set goes back as
+it was, or, when one changed since the change was applied, none does and it says which.
+Exit status 1 when nothing was undone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+
+
+def run(name: str, args: argparse.Namespace) -> int:
+    from agent.code_journal import undo_last
+
+    repo = Path(args.repo).expanduser()
+    if not repo.is_dir():
+        print(f"devagent undo: {args.repo} is not a folder", file=sys.stderr)
+        return 2
+    undone, said = undo_last(repo.resolve())
+    print(said, file=sys.stdout if undone else sys.stderr)
+    return 0 if undone else 1
