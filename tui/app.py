@@ -28,6 +28,7 @@ from agent.heap import collect_at_pause, full_collections_at_pauses, release_col
 from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
 from tui import format as fmt
+from tui.code_commands import code_commands
 from tui.keys import TypingRouter
 from tui.memory_commands import memory_commands
 from tui.palette import APP_BINDINGS, app_commands
@@ -35,6 +36,7 @@ from tui.screens.main import MainScreen
 from tui.startup import session_loaded, start_background, welcome, welcome_without_key
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
 from tui.voice_seam import VoiceController
+from tui.widgets import code_review
 from tui.widgets.conversation import LOADING_FRAME_SECONDS, TYPING_HOLD_SECONDS, Conversation
 from tui.widgets.footer import Footer
 from tui.widgets.memory_pane import MemoryPane
@@ -212,6 +214,8 @@ class DevAgentApp(App):
         """Start a turn (typed or transcribed); while one runs, queue it for when it ends.
 
         `typed` is the text as the prompt showed it (long pastes folded), for taking back."""
+        if self.running and code_review.answer(self, text):
+            return True  # "apply" or "no" to a change that waits
         if self.running:
             self.queued.push(text, typed)
             return True
@@ -253,6 +257,8 @@ class DevAgentApp(App):
             await self.conversation.add_notice(event.message, "error" if isinstance(event, LoadFailed) else "info")
             return
         if not self.turns.accepts(token, event):
+            return
+        if await code_review.show_event(self, event):
             return
         conversation = self.conversation
         match event:
@@ -342,7 +348,7 @@ class DevAgentApp(App):
         # Esc stops everything at once: a recording, the voice, and the running turn
         if self.voice is not None:
             self.voice.cancel()
-        if not self.running:
+        if not self.running or code_review.decide(self, False):
             return
         if self.queued.take_back_into(self.prompt):
             # the newest action goes first: the queued questions come back, the turn runs on
@@ -361,6 +367,11 @@ class DevAgentApp(App):
         else:
             # a summary-mode session writes its notes first: a model call, off the UI thread
             self.run_worker(self.turns.new_conversation, thread=True, group="turn", exit_on_error=False)
+
+    def action_undo_code_change(self) -> None:
+        from tui.code_commands import undo
+
+        undo(self)
 
     def action_sessions(self) -> None:
         from tui.screens.sessions import show_sessions
@@ -450,6 +461,7 @@ class DevAgentApp(App):
         yield from super().get_system_commands(screen)
         yield from app_commands(self)
         yield from memory_commands(self)
+        yield from code_commands(self)
 
 
 def tidy_heap(conversation: Conversation) -> None:

@@ -30,6 +30,7 @@ APP_BINDINGS: list[BindingType] = [
     Binding("f8", "resize(1)", "Wider", show=False),
     Binding("ctrl+l", "last_log", "Last log", show=False),
     Binding("ctrl+n", "new_conversation", "New conversation", show=False),
+    Binding("ctrl+r", "undo_code_change", "Undo change", show=False),
     # from the prompt (or wherever they are not taken): the conversation's own keys
     Binding("ctrl+end", "conversation_end", "Newest", show=False),
     Binding("pageup", "conversation_page(-1)", "Page up", show=False),

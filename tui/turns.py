@@ -71,6 +71,8 @@ class TurnDriver:
         self.settled = threading.Event()
         # what a turn sent now would still wait for; None once the session and client are up
         self.loading_stage: str | None = LOADING_SDK
+        # a held code change the turn waits on: what the status line says of it
+        self.code_change_waiting: str | None = None
         self.started_at = 0.0
         self._on_loaded = loaded
         self._lock = threading.Lock()
@@ -176,6 +178,8 @@ class TurnDriver:
 
     def waiting_for(self) -> str | None:
         """What the live turn still waits for before the model gets it, if anything."""
+        if self.code_change_waiting:
+            return self.code_change_waiting
         return None if self.ready.is_set() else self.loading_stage
 
     # --- turns --------------------------------------------------------------------------

@@ -1,0 +1,78 @@
+"""A held code change in the app: its diff on the screen pane, Enter applies, Esc keeps
+the file, a spoken "apply" applies; Ctrl+R undoes. Through the Claude double."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.tools.editor import EDITOR_NAME
+from tests.claude_double import tool_use
+from tests.tui.conftest import wait_for
+from tui.widgets.code_review import CodeReviewBar, spoken_decision
+from tui.widgets.prompt import Prompt
+
+pytestmark = [pytest.mark.usefixtures("claude_double"), pytest.mark.slow]
+SOURCE = "class ReviewOrchestrator {}\n"
+RENAME = {"command": "str_replace", "path": "src/ReviewOrchestrator.cs", "old_str": "ReviewOrchestrator",
+          "new_str": "ReviewCoordinator"}
+
+
+async def held_change(pilot, app, claude_double) -> CodeReviewBar:
+    claude_double.add(tool_use(EDITOR_NAME, RENAME))
+    claude_double.add("Renamed the class.")
+    prompt = app.query_one("#prompt", Prompt)
+    prompt.focus()
+    prompt.value = "Finish the rename."
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: bool(app.query(CodeReviewBar)), 20, "the change to wait")
+    return app.query_one(CodeReviewBar)
+
+
+async def test_enter_applies_the_held_change(make_app, claude_double, repo):
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        bar = await held_change(pilot, app, claude_double)
+        assert app.focused is bar
+        item = app.screen_pane.current
+        assert item.format == "diff" and "+class ReviewCoordinator {}" in item.content
+        assert app.panes.screen_shown
+        assert "Enter apply" in str(bar.render())
+        await wait_for(pilot, lambda: "Enter applies" in app.status.render().plain, 5, "the status to say what waits")
+        assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == SOURCE  # nothing written yet
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.running, 20, "the turn to finish")
+        assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == "class ReviewCoordinator {}\n"
+        assert not app.query(CodeReviewBar)
+        result = claude_double.messages_requests()[1].tool_results()[0]
+        assert result["content"].startswith("The user applied the change.")
+        # Ctrl+R puts it back
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: (repo / "src" / "ReviewOrchestrator.cs").read_text() == SOURCE, 10, "the undo")
+
+
+async def test_escape_keeps_the_file(make_app, claude_double, repo):
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await held_change(pilot, app, claude_double)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.running, 20, "the turn to finish")
+        assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == SOURCE
+        result = claude_double.messages_requests()[1].tool_results()[0]
+        assert result["is_error"] and result["content"].startswith("Not applied: the user kept")
+
+
+async def test_a_spoken_apply_applies_it(make_app, claude_double, repo):
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await held_change(pilot, app, claude_double)
+        # what the voice controller hands the app once speech became text
+        assert await app.submit_turn("Apply.")
+        await wait_for(pilot, lambda: not app.running, 20, "the turn to finish")
+        assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == "class ReviewCoordinator {}\n"
+        assert app.queued.pop_next() is None  # the word decided; it was not queued as a question
+
+
+def test_spoken_decisions():
+    assert spoken_decision("Apply.") is True and spoken_decision("yes") is True
+    assert spoken_decision("No!") is False and spoken_decision("keep it") is False
+    assert spoken_decision("why did you change that?") is None

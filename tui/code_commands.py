@@ -1,0 +1,63 @@
+"""The palette's code change entries: undo the last applied change set, and this
+session's change sets, each of which shows its diff on the screen pane."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from textual.app import SystemCommand
+
+if TYPE_CHECKING:
+    from agent.code_changes import ChangeSet
+    from tui.app import DevAgentApp
+
+STATES = {"applied": "applied", "undone": "undone", "kept": "kept as it was", "conflict": "a conflict, not applied",
+          "cancelled": "not applied", "held": "waiting"}
+
+
+def session_changes(app: DevAgentApp) -> list[ChangeSet]:
+    """This session's applied change sets as the journal has them (an undo there shows), newest first."""
+    from agent.code_journal import history
+    from agent.code_review import editor_of
+
+    session = app.turns.session
+    editor = editor_of(getattr(session, "registry", None))
+    if editor is None:
+        return []
+    journalled = {c.id: c for c in history(app.repo, editor.session_id)}
+    return [journalled.get(c.id, c) for c in reversed(editor.history)]
+
+
+def code_commands(app: DevAgentApp) -> Iterator[SystemCommand]:
+    yield SystemCommand("Undo code change", "Put back the files of the agent's last applied change (Ctrl+R)",
+                        app.action_undo_code_change)
+    for change in session_changes(app):
+        yield SystemCommand(f"Code change {change.id.rsplit('-', 1)[-1]}: {change.describe()}",
+                            f"Turn {change.turn}, {STATES.get(change.state, change.state)}: show its diff",
+                            partial(show_change, app, change))
+
+
+def show_change(app: Any, change: ChangeSet) -> None:
+    async def show() -> None:
+        await app.screen_pane.show(f"Code change: {change.describe()} ({STATES.get(change.state, change.state)})",
+                                   change.diff(), "diff")
+        app.panes.screen_choice = True
+
+    app.call_later(show)
+
+
+def undo(app: Any) -> None:
+    """The app's undo key: off the UI thread, as the files may be large."""
+    if app.running:
+        app.notify("A turn is running; undo its changes once it has ended.", severity="warning")
+        return
+
+    def work() -> None:
+        from agent.code_journal import undo_last
+
+        undone, said = undo_last(app.repo)
+        app.call_from_thread(app.notify, said, title="Undo", severity="information" if undone else "warning")
+
+    app.run_worker(work, thread=True, group="undo", exit_on_error=False)

@@ -1,0 +1,143 @@
+"""A held code change in the app: its diff on the screen pane, a bar that takes the decision.
+
+When a reply's change set waits (agent.code_review), its coloured diff goes to the screen
+pane (shown even when the user had hidden it) and a one-line bar above the prompt says
+what waits; the bar takes the focus, so Enter applies and Esc keeps the files as they are.
+A typed or spoken "apply", "yes" or "no" decides too (`answer`). The voice says in one
+sentence what changed and how to apply it; the diff itself is never spoken.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from textual.binding import Binding
+from textual.widgets import Static
+
+from tui import format as fmt
+
+if TYPE_CHECKING:
+    from agent.code_changes import ChangeSet
+
+APPLY_WORDS = {"apply", "apply it", "yes", "yes apply", "yes apply it", "ok apply", "apply the change", "do it"}
+KEEP_WORDS = {"no", "keep", "keep it", "no keep it", "dont", "don't", "reject", "reject it", "no thanks"}
+_PUNCTUATION = re.compile(r"[^\w' ]+")
+
+
+def spoken_decision(text: str) -> bool | None:
+    """True for apply, False for keep, None when the words are a question, not a decision."""
+    words = " ".join(_PUNCTUATION.sub(" ", text.lower()).split())
+    if words in APPLY_WORDS:
+        return True
+    if words in KEEP_WORDS:
+        return False
+    return None
+
+
+def spoken_sentence(change: ChangeSet) -> str:
+    """What the voice says of a held change: what, and how to apply it. Never the diff."""
+    return f"I changed {change.describe().replace('−', 'minus ').replace('+', 'plus ')}; say apply or press Enter to apply it, Escape keeps the file."
+
+
+class CodeReviewBar(Static, can_focus=True):
+    """One line: what waits and the two keys. Focused while a change waits."""
+
+    BINDINGS = [
+        Binding("enter", "apply", "Apply", show=True),
+        Binding("escape", "keep", "Keep as is", show=True),
+    ]
+
+    DEFAULT_CSS = """
+    CodeReviewBar {
+        height: auto;
+        max-height: 3;
+        padding: 0 1;
+        background: $warning 20%;
+        color: $text;
+    }
+    CodeReviewBar:focus {
+        background: $warning 35%;
+        text-style: bold;
+    }
+    """
+
+    def __init__(self, change: ChangeSet, **kwargs: Any) -> None:
+        self.change = change
+        super().__init__(fmt.sanitize(self.wording()), markup=False, **kwargs)
+
+    def wording(self) -> str:
+        return f"Change waiting: {self.change.describe()} · Enter apply · Esc keep as is"
+
+    def action_apply(self) -> None:
+        decide(self.app, True)
+
+    def action_keep(self) -> None:
+        decide(self.app, False)
+
+
+def _bar(app: Any) -> CodeReviewBar | None:
+    bars = list(app.main_screen.query(CodeReviewBar))
+    return bars[0] if bars else None
+
+
+def waiting(app: Any) -> ChangeSet | None:
+    bar = _bar(app)
+    return bar.change if bar is not None and not bar.change.decided else None
+
+
+def decide(app: Any, apply: bool) -> bool:
+    """The user's decision on the change that waits; False when none does."""
+    change = waiting(app)
+    if change is None:
+        return False
+    change.decide(apply)
+    bar = _bar(app)
+    if bar is not None:
+        bar.update(f"{'Applying' if apply else 'Keeping the files as they are'}: {fmt.sanitize(change.describe())}…")
+    return True
+
+
+def answer(app: Any, text: str) -> bool:
+    """A typed or spoken decision while a change waits; False when it is not one."""
+    choice = spoken_decision(text)
+    return choice is not None and decide(app, choice)
+
+
+async def show_event(app: Any, event: object) -> bool:
+    """Shows a code change event; False when `event` is not one."""
+    from agent.code_review import CodeChangeHeld, CodeChangeSettled
+
+    if isinstance(event, CodeChangeHeld):
+        await held(app, event.change)
+        return True
+    if isinstance(event, CodeChangeSettled):
+        await settled(app, event.change, event.said)
+        return True
+    return False
+
+
+async def held(app: Any, change: ChangeSet) -> None:
+    await app.screen_pane.show(f"Waiting for you: {change.describe()}", change.diff(), "diff")
+    app.panes.screen_choice = True
+    old = _bar(app)
+    if old is not None:
+        await old.remove()
+    bar = CodeReviewBar(change, id="code-review")
+    await app.main_screen.mount(bar, before=app.prompt)
+    bar.focus()
+    app.turns.code_change_waiting = f"you: Enter applies, Esc keeps {change.describe()}"
+    if app.voice is not None:
+        app.voice.reply_delta(spoken_sentence(change) + "\n\n")
+
+
+async def settled(app: Any, change: ChangeSet, said: str) -> None:
+    app.turns.code_change_waiting = None
+    bar = _bar(app)
+    if bar is not None:
+        await bar.remove()
+    app.prompt.focus()
+    if change.state == "applied":
+        app.notify(said, title="Code change")
+        return
+    await app.conversation.add_notice(said, "info")
