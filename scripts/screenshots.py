@@ -7,7 +7,7 @@ saved as SVG by Textual and turned into PNG with cairosvg; Fira Code must be ins
 
     uv run python scripts/screenshots.py [--out screenshots] [--keep-svg]
 
-The last states, memory_review_160x48 and memory_conflict_160x48, change the scenario's
+`--only code` makes just the held code change's two. The last states, memory_review_160x48 and memory_conflict_160x48, change the scenario's
 repository (the rename is finished and committed) and hold a change for review, which
 then meets a hand edit, so they run after the others.
 """
@@ -209,10 +209,43 @@ async def memory_review(world: World, shooter: Shooter) -> None:
         await shooter.shot(app, pilot, "memory_conflict_160x48")
 
 
+def code_change_script() -> dict:
+    """The rename finished by the text editor, held for review: Monday's "Finish it"."""
+    from agent.eval import sources
+    from agent.tools.editor import EDITOR_NAME
+    from tests.claude_double import reply, text, tool_use
+
+    edit = {"command": "str_replace", "path": sources.ORCHESTRATOR, "old_str": sources.LEFT_OVER, "new_str": sources.FINISHED}
+    return {"replies": [
+        reply(text("The last call site still reads `file.Patch`; here is the change."), tool_use(EDITOR_NAME, edit)),
+    ], "default": reply(text("Applied: the last call site reads `file.Diff` now."))}
+
+
+async def code_review_states(world: World, shooter: Shooter, work: Path) -> None:
+    """A reply's code change waiting for the user, at both sizes; kept as is each time."""
+    from tui.widgets.code_review import CodeReviewBar
+    from tui.widgets.prompt import Prompt
+
+    for size in (WIDE, NARROW):
+        with DoubleProcess(code_change_script(), work / f"double-code-{size[0]}x{size[1]}") as double:
+            os.environ.update(double.env)
+            app = new_app(world)
+            async with app.run_test(size=size) as pilot:
+                prompt = app.query_one("#prompt", Prompt)
+                prompt.value = "Finish the rename."
+                await pilot.press("enter")
+                await wait_for(pilot, lambda app=app: bool(app.query(CodeReviewBar)))
+                await pilot.pause(1.0)
+                await shooter.shot(app, pilot, f"code_change_held_{size[0]}x{size[1]}")
+                await pilot.press("escape")
+                await wait_for(pilot, lambda app=app: not app.running)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
     parser.add_argument("--keep-svg", action="store_true")
+    parser.add_argument("--only", choices=["code"], help="only these states (code: a held code change)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     shooter = Shooter(args.out.resolve(), args.keep_svg)
@@ -221,9 +254,11 @@ def main(argv: list[str] | None = None) -> int:
         world.apply()
         for name in ("DEVAGENT_MODEL", "DEVAGENT_EFFORT", "DEVAGENT_MEMORY"):
             os.environ.pop(name, None)
-        asyncio.run(main_states(world, shooter, Path(tmp)))
-        asyncio.run(first_run(world, shooter))
-        asyncio.run(memory_review(world, shooter))
+        asyncio.run(code_review_states(world, shooter, Path(tmp)))
+        if args.only is None:
+            asyncio.run(main_states(world, shooter, Path(tmp)))
+            asyncio.run(first_run(world, shooter))
+            asyncio.run(memory_review(world, shooter))
     print(f"{len(shooter.made)} screenshots")
     return 0
 
