@@ -32,7 +32,14 @@ class ToolRegistry:
         if code_writes != "off":
             from agent.tools.editor import TextEditorTool
 
-            tools.append(TextEditorTool(code_writes))
+            editor = TextEditorTool(code_writes)
+            if store is not None and hasattr(store, "evidence"):
+                from functools import partial
+
+                from agent.code_memory import cited_note
+
+                editor.after_apply.append(partial(cited_note, store))
+            tools.append(editor)
         if mode in MEMORY_TOOL_MODES and store is not None:
             from agent.tools.memory_tool import MemoryTool
 

@@ -246,3 +246,35 @@ def test_undo_refuses_after_a_later_edit(repo, claude_double):
     undone, said = undo_last(repo)
     assert not undone and said.startswith("Not undone: app.py changed since the change was applied")
     assert (repo / "app.py").read_text().endswith("# later\n")
+
+
+# --- memory follows the code ---------------------------------------------------------------
+
+
+PLAN = """---
+name: rename plan
+type: project
+description: finish the greet rename on Monday
+---
+The last call site of greet is app.py:6; rename it on Monday.
+"""
+
+
+@pytest.mark.parametrize("writes", ["auto", "review"])
+def test_an_edit_of_cited_code_tells_the_model_and_the_evidence_says_so(repo, claude_double, writes):
+    from memory.roots import open_memory
+
+    env = {"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@e"}
+    for args in (["add", "-A"], ["commit", "-q", "-m", "start"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, env={**os.environ, **env})
+    memory = open_memory(repo)
+    memory.save("/memories/rename_plan.md", PLAN)
+    claude_double.add(edit("str_replace", old_str="print(greet('world'))", new_str="print(welcome('world'))"))
+    claude_double.add("Done.")
+    s = Session(repo, AgentConfig(memory_mode="on-demand", code_writes=writes, memory_writes="review"),  # type: ignore[arg-type]
+                tools=[EchoTool()], store=memory)
+    s.send("Finish the rename.", lambda e: e.change.decide(True) if isinstance(e, CodeChangeHeld) else None)
+    said = results(claude_double)[0]["content"]
+    assert "Memory follows the code" in said and "/memories/rename_plan.md: app.py:6 changed" in said
+    checks = memory.evidence(repo)["/memories/rename_plan.md"]
+    assert [c.state for c in checks] == ["changed"]

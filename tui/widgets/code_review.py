@@ -107,7 +107,12 @@ def answer(app: Any, text: str) -> bool:
 async def show_event(app: Any, event: object) -> bool:
     """Shows a code change event; False when `event` is not one."""
     from agent.code_review import CodeChangeHeld, CodeChangeSettled
+    from agent.events import ToolFinished
+    from agent.tools.editor import EDITOR_NAME
 
+    if isinstance(event, ToolFinished) and event.name == EDITOR_NAME and event.summary.startswith("changed"):
+        app.memory_pane.reload()  # an auto write: the memories' evidence follows at once
+        return False
     if isinstance(event, CodeChangeHeld):
         await held(app, event.change)
         return True
@@ -139,5 +144,6 @@ async def settled(app: Any, change: ChangeSet, said: str) -> None:
     app.prompt.focus()
     if change.state == "applied":
         app.notify(said, title="Code change")
+        app.memory_pane.reload()  # the memories' evidence follows the code at once
         return
     await app.conversation.add_notice(said, "info")
