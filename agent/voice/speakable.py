@@ -52,7 +52,7 @@ class SpeechFilter:
             self._in_code = not self._in_code
             self._withheld = True
             return None
-        if self._in_code or stripped.startswith("|") or stripped.startswith("    "):
+        if self._in_code or stripped.startswith(("|", "@@ ", "+++ ", "--- ", "diff --git ")) or stripped.startswith("    "):
             self._withheld = True
             return None
         if self._closed:

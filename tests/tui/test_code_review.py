@@ -72,6 +72,49 @@ async def test_a_spoken_apply_applies_it(make_app, claude_double, repo):
         assert app.queued.pop_next() is None  # the word decided; it was not queued as a question
 
 
+class HeardVoice:
+    """A voice that keeps what it was given to say (the seam the real controller fills)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.said: list[str] = []
+        self.loaded = threading.Event()
+        self.loaded.set()
+
+    def attach(self, app) -> None: ...
+    def push_to_talk(self) -> None: ...
+    def enter(self) -> bool:
+        return False
+    def cancel(self) -> bool:
+        return False
+    def toggle_mute(self) -> bool:
+        return False
+    def turn_started(self) -> None: ...
+    def reply_delta(self, text: str) -> None:
+        self.said.append(text)
+    def reply_finished(self, cancelled: bool) -> None: ...
+    def close(self) -> None: ...
+
+
+async def test_the_voice_says_what_changed_and_how_to_apply_never_the_diff(repo, store, claude_double):
+    from agent.config import AgentConfig
+    from agent.voice.speakable import SpeechFilter
+    from tui.app import DevAgentApp
+
+    voice = HeardVoice()
+    app = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, voice=voice, probe_voice=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await held_change(pilot, app, claude_double)
+        (sentence,) = [s for s in voice.said if "changed" in s]
+        assert "src/ReviewOrchestrator.cs" in sentence and "say apply or press Enter" in sentence
+        assert "ReviewCoordinator" not in sentence and "@@" not in sentence
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.running, 20, "the turn to finish")
+    gate = SpeechFilter()
+    assert [gate.accept(line) for line in ("@@ -1 +1 @@", "--- a/app.py", "+++ b/app.py")] == [None, None, None]
+
+
 def test_spoken_decisions():
     assert spoken_decision("Apply.") is True and spoken_decision("yes") is True
     assert spoken_decision("No!") is False and spoken_decision("keep it") is False
