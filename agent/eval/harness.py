@@ -21,6 +21,7 @@ from typing import Any
 
 from agent.choices import MEMORY_MODES, MemoryMode
 from agent.config import AgentConfig
+from agent.eval.finish import FINISH, build_verdict, score_finish
 from agent.eval.fixture import Fixture, build_fixture, dotnet_on_path
 from agent.eval.record import TurnRecord, turns_to_json
 from agent.eval.recorder import TurnRecorder
@@ -220,20 +221,27 @@ def run_monday(
 ) -> dict[str, Any]:
     shutil.copytree(friday_data, data)
     fixture.clear_dotnet_log()
+    before = fixture.call_site.read_text(encoding="utf-8")
+    # the fourth step changes the code: nobody is there to review it
+    config = replace(config, code_writes="auto")
     with scoped_env(XDG_DATA_HOME=str(data)), dotnet_on_path(fixture):
         run = run_session(
-            fixture.repo, config, MONDAY, now=monday, client=client, count_first_request=True, close=False
+            fixture.repo, config, MONDAY + FINISH, now=monday, client=client, count_first_request=True, close=False
         )
+        calls, fixed = fixture.dotnet_calls(), fixture.call_site_fixed()
+        finish = score_finish(run.turns[len(MONDAY):], build_verdict(fixture.repo, config), fixed)
+    fixture.call_site.write_text(before, encoding="utf-8")  # the next Monday starts from Friday's code
     return {
+        "finish": finish.to_json(),
         "first_request_tokens": run.first_request_tokens,
         "first_request_error": run.first_request_error,
         "told": run.context,
-        "score": score_monday(run.turns, stale=stale).to_json(),
+        "score": score_monday(run.turns[: len(MONDAY)], stale=stale).to_json(),
         "usage": _usage_total(run.turns),
         "errors": _errors(run.turns),
         "turns": turns_to_json(run.turns),
-        "dotnet_calls": fixture.dotnet_calls(),
-        "call_site_fixed": fixture.call_site_fixed(),
+        "dotnet_calls": calls,
+        "call_site_fixed": fixed,
     }
 
 
@@ -286,7 +294,7 @@ def run_eval(options: EvalOptions, progress: Progress | None = None) -> dict[str
         "friday": friday.isoformat(),
         "monday": monday.isoformat(),
         "friday_questions": list(FRIDAY),
-        "monday_questions": list(MONDAY),
+        "monday_questions": list(MONDAY + FINISH),
         "modes": [],
     }
     try:

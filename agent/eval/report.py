@@ -30,6 +30,12 @@ def _count(mondays: list[dict[str, Any]], key: str) -> str:
     return f"{sum(bool(m['score'][key]) for m in scored)} of {len(scored)}"
 
 
+def _green(mondays: list[dict[str, Any]]) -> str:
+    """Monday's fourth step: after "Finish the rename" and "Build it", is the build green?"""
+    scored = [m for m in mondays if m.get("finish")]
+    return f"{sum(bool(m['finish']['build_green']) for m in scored)} of {len(scored)}" if scored else "–"
+
+
 def _span(values: list[float], fmt: str) -> str:
     if not values:
         return "–"
@@ -59,6 +65,7 @@ def mode_summary(mode: dict[str, Any], stale: bool) -> dict[str, Any]:
         "builds_core_without_asking": sum(bool(m["score"]["builds_core_without_asking"]) for m in scored),
         "third_backed_by_tool": sum(bool(m["score"]["third_backed_by_tool"]) for m in scored),
         "red_without_building": sum(bool(m["score"]["red_without_building"]) for m in scored),
+        "build_green_after_finishing": sum(bool((m.get("finish") or {}).get("build_green")) for m in mondays),
         "time_to_first_token_median": statistics.median(ttft) if ttft else None,
         "cost_usd_mean": statistics.mean(m["score"]["cost_usd"] for m in scored) if scored else None,
         "friday_memory_files": friday.get("memory_files"),
@@ -75,7 +82,7 @@ def markdown_table(results: dict[str, Any]) -> str:
     ]
     if stale:
         header.append("Said red without building")
-    header += ["API calls, three questions", "Time to first token", "Cost per Monday", "Friday's memory"]
+    header += ["Green after finishing the rename", "API calls, three questions", "Time to first token", "Cost per Monday", "Friday's memory"]
     rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for mode in results["modes"]:
         mondays = mode["mondays"]
@@ -92,6 +99,7 @@ def markdown_table(results: dict[str, Any]) -> str:
         if stale:
             row.append(_count(mondays, "red_without_building"))
         row += [
+            _green(mondays),
             _span([float(m["score"]["api_calls"]) for m in scored], "{:.0f}"),
             "–" if summary["time_to_first_token_median"] is None else f"{summary['time_to_first_token_median']:.2f} s",
             # Five places: a Haiku 5.5 morning costs hundredths of a cent.

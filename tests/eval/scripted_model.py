@@ -145,4 +145,19 @@ def respond(request: Request):
         if "CS1061" in results:
             return reply("One call site is left: ReviewOrchestrator line 111 still uses Patch.")
         return reply("Nothing is left: it builds.")
+    if question.startswith("Finish the rename"):
+        from agent.eval import sources
+        from agent.tools.editor import EDITOR_NAME
+
+        if "CS1061" not in known and not knows_plan:
+            return reply("Which rename do you mean?")
+        if EDITOR_NAME not in ran:
+            edit = {"command": "str_replace", "path": sources.ORCHESTRATOR, "old_str": sources.LEFT_OVER,
+                    "new_str": sources.FINISHED}
+            return reply(tool_use(EDITOR_NAME, edit))
+        return reply("The last call site reads file.Diff now.")
+    if question.startswith("Build it"):
+        if "build" not in ran:
+            return reply(tool_use("build", {}))
+        return reply("Core fails: CS1061." if "CS1061" in results else "It builds.")
     return reply(text("I don't follow."))

@@ -80,7 +80,9 @@ def test_every_mode_against_the_double(claude_double, tmp_path):
             requests = progress.requests(label)
             calls = messages_only(requests)
             # API calls come from the session's own usage; they must match what the double saw.
-            assert monday["score"]["api_calls"] == len(calls), (name, monday["run"])
+            assert monday["score"]["api_calls"] + monday["finish"]["api_calls"] == len(calls), (name, monday["run"])
+            # the fourth step: the editor finished the rename and the build is green
+            assert monday["finish"] == {**monday["finish"], "edited": True, "built": True, "build_green": True}, name
             # The first-request count is the count of exactly the first request Monday sent.
             counted = counts(requests)
             assert len(counted) == 1

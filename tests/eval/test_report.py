@@ -10,9 +10,11 @@ import pytest
 from agent.eval.report import markdown_table, mode_summary, write_report
 
 
-def monday(run, tokens, left, core, third, red=False, calls=6, ttft=1.0, cost=0.002, errors=()):
+def monday(run, tokens, left, core, third, red=False, calls=6, ttft=1.0, cost=0.002, errors=(), green=None):
     correct = int(left) + int(core) + int(third)
-    return {
+    finish = {} if green is None else {"finish": {"edited": green, "built": True, "build_green": green,
+                                                  "call_site_fixed": green, "api_calls": 3}}
+    return {**finish,
         "run": run,
         "first_request_tokens": tokens,
         "errors": list(errors),
@@ -37,8 +39,9 @@ RESULTS = {
         {
             "mode": "preloaded",
             "friday": {"memory_score": {"memory_files": 2, "lines": 5, "state_lines": 3, "state": []}},
-            "mondays": [monday(1, 3210, True, True, True, ttft=2.0, calls=8, errors=["turn 2: 529"]),
-                        monday(2, 3212, True, True, False, ttft=1.0, calls=11), monday(3, 3210, True, True, True, ttft=3.0)],
+            "mondays": [monday(1, 3210, True, True, True, ttft=2.0, calls=8, errors=["turn 2: 529"], green=True),
+                        monday(2, 3212, True, True, False, ttft=1.0, calls=11, green=False),
+                        monday(3, 3210, True, True, True, ttft=3.0, green=True)],
         },
         {"mode": "summary", "friday": {"error": "APIConnectionError: no route", "memory_score": None},
          "mondays": [monday(1, None, False, True, True)]},
@@ -51,10 +54,10 @@ def test_one_row_per_mode_with_counts_spans_and_medians():
     rows = [line for line in table.splitlines() if line.startswith("| ")]
     assert len(rows) == 4
     assert rows[1] == (
-        "| No memory (`none`) | 1,178 tokens | 0 of 2 | 1 of 2 | 2 of 2 | 7–9 | 1.00 s | $0.00200 | 0 files |"
+        "| No memory (`none`) | 1,178 tokens | 0 of 2 | 1 of 2 | 2 of 2 | – | 7–9 | 1.00 s | $0.00200 | 0 files |"
     )
     assert rows[2] == (
-        "| Memory, preloaded (`preloaded`) | 3,210–3,212 tokens | 3 of 3 | 3 of 3 | 2 of 3 | 6–11 | 2.00 s | $0.00200 "
+        "| Memory, preloaded (`preloaded`) | 3,210–3,212 tokens | 3 of 3 | 3 of 3 | 2 of 3 | 2 of 3 | 6–11 | 2.00 s | $0.00200 "
         "| 2 files, 3 of 5 lines state |"
     )
     assert rows[3].startswith("| A summary of Friday (`summary`) | – |") and rows[3].endswith("| Friday failed |")
@@ -68,6 +71,7 @@ def test_summary_keeps_the_plotted_numbers():
     assert summary["first_request_tokens_mean"] == (3210 + 3212 + 3210) / 3
     assert summary["correct_mean"] == (3 + 2 + 3) / 3
     assert summary["correct_out_of"] == 3
+    assert summary["build_green_after_finishing"] == 2
     none = mode_summary(RESULTS["modes"][0], stale=False)
     assert none["mondays"] == 3 and none["failed_mondays"] == 1
 
