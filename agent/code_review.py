@@ -65,8 +65,10 @@ def settle(registry: Any, turn: Any, ctx: ToolContext, results: list[dict[str, A
         return results
     change, calls = editor.held, editor.held_calls
     editor.held, editor.held_calls = None, []
-    turn.emit(CodeChangeHeld(turn.id, change))
-    decision = change.wait(lambda: turn.cancel.cancelled)
+    decision: bool | None = None
+    if not turn.cancel.cancelled:  # a turn cancelled meanwhile shows nothing to decide
+        turn.emit(CodeChangeHeld(turn.id, change))
+        decision = change.wait(lambda: turn.cancel.cancelled)
     files = ", ".join(f.path for f in change.files)
     notes = ""
     if decision is None:
