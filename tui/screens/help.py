@@ -37,6 +37,7 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("F6", "mute or unmute the voice"),
             ("F7 / F8", "narrower / wider side pane (the focused one, else memory)"),
             ("Ctrl+L", "the last tool log on the screen pane"),
+            ("Ctrl+R", "undo the agent's last applied code change (every file of it)"),
             ("PgUp / PgDn", "scroll the conversation (from the input line too)"),
             ("Ctrl+End", "the newest output; the conversation follows it again"),
             ("Tab / Shift+Tab", "move between panes"),
@@ -44,6 +45,10 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("Ctrl+Q", "quit"),
         ],
     ),
+    ("A code change waiting (the bar above the input)", [
+        ("Enter", "apply it; \"apply\" or \"yes\", typed or said, too"),
+        ("Esc", "keep the files as they are; \"no\" too"),
+    ]),
     ("On a tool line (Tab to the conversation)", [("Enter / click", "open the tool's full log on the screen pane")]),
     ("Screen pane", [("← or [", "older item"), ("→ or ]", "newer item"), ("↑ ↓ PgUp PgDn", "scroll")]),
     (
