@@ -28,12 +28,14 @@ LAYERS = {
     "memory_mode": ("window", "summary", "none"),
     "thinking": ("off", "4096", None),
     "memory_writes": ("review", "off", "auto"),
+    "code_writes": ("auto", "off", "review"),
 }
 FILE_KEY = {"model": "model", "effort": "effort", "memory_mode": "memory_mode", "thinking": "thinking",
-            "memory_writes": "memory_writes"}
+            "memory_writes": "memory_writes", "code_writes": "code_writes"}
 ENV = {"model": "DEVAGENT_MODEL", "effort": "DEVAGENT_EFFORT", "memory_mode": "DEVAGENT_MEMORY", "thinking": "DEVAGENT_THINKING",
-       "memory_writes": "DEVAGENT_MEMORY_WRITES"}
-OPTION = {"model": "--model", "effort": "--effort", "memory_mode": "--memory", "memory_writes": "--memory-writes"}
+       "memory_writes": "DEVAGENT_MEMORY_WRITES", "code_writes": "DEVAGENT_CODE_WRITES"}
+OPTION = {"model": "--model", "effort": "--effort", "memory_mode": "--memory", "memory_writes": "--memory-writes",
+          "code_writes": "--code-writes"}
 
 
 @pytest.fixture

@@ -45,9 +45,31 @@ async def test_enter_applies_the_held_change(make_app, claude_double, repo):
         assert not app.query(CodeReviewBar)
         result = claude_double.messages_requests()[1].tool_results()[0]
         assert result["content"].startswith("The user applied the change.")
-        # Ctrl+R puts it back
+        # the palette lists the session's change set, and offers the undo
+        from tui.code_commands import code_commands
+
+        titles = [c.title for c in code_commands(app)]
+        assert titles == ["Undo code change", "Code change 1: src/ReviewOrchestrator.cs (+1 −1)"]
+        # Ctrl+R puts it back, and the palette then says it was undone
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: (repo / "src" / "ReviewOrchestrator.cs").read_text() == SOURCE, 10, "the undo")
+        assert "undone" in [c.help for c in code_commands(app)][1]
+
+
+async def test_undo_refuses_when_the_file_changed_since(make_app, claude_double, repo):
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await held_change(pilot, app, claude_double)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.running, 20, "the turn to finish")
+        (repo / "src" / "ReviewOrchestrator.cs").write_text("class ReviewCoordinator { int x; }\n")
+        said: list[str] = []
+        notify = app.notify
+        app.notify = lambda message, **kw: (said.append(message), notify(message, **kw))
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: any(m.startswith("Not undone: src/ReviewOrchestrator.cs changed") for m in said), 10,
+                       "the refusal")
+        assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == "class ReviewCoordinator { int x; }\n"
 
 
 async def test_escape_keeps_the_file(make_app, claude_double, repo):
