@@ -278,3 +278,21 @@ def test_an_edit_of_cited_code_tells_the_model_and_the_evidence_says_so(repo, cl
     assert "Memory follows the code" in said and "/memories/rename_plan.md: app.py:6 changed" in said
     checks = memory.evidence(repo)["/memories/rename_plan.md"]
     assert [c.state for c in checks] == ["changed"]
+
+
+def test_a_crlf_file_is_matched_with_lf_text_and_keeps_its_endings(repo, claude_double):
+    (repo / "win.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    out, _ = run(repo, claude_double, edit("str_replace", "win.txt", old_str="one\ntwo", new_str="1\n2"),
+                 edit("insert", "win.txt", insert_line=3, insert_text="four"))
+    assert not any(r.get("is_error") for r in out), out
+    assert (repo / "win.txt").read_bytes() == b"1\r\n2\r\nthree\r\nfour\r\n"
+
+
+def test_review_two_edits_of_one_file_in_a_reply_build_on_each_other(repo, claude_double):
+    diffs = []
+    run(repo, claude_double,
+        [edit("str_replace", old_str="def greet", new_str="def welcome"),
+         edit("str_replace", old_str="print(greet(", new_str="print(welcome(")],
+        writes="review", decide=lambda change: (diffs.append(change.diff()), change.decide(True)))
+    assert diffs[0].count("+++ b/app.py") == 1  # one file, one diff
+    assert "greet" not in (repo / "app.py").read_text()
