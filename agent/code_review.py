@@ -50,6 +50,7 @@ class CodeChangeSettled:
     turn: int
     change: ChangeSet
     said: str
+    tool_ids: tuple[str, ...] = ()  # the held calls, whose tool lines now say how it ended
 
 
 def editor_of(registry: Any) -> Any:
@@ -84,8 +85,9 @@ def settle(registry: Any, turn: Any, ctx: ToolContext, results: list[dict[str, A
         if change.state == "applied":
             notes = editor.settled(change, ctx)
     log.info("turn %d: change set %s %s", turn.id, change.id, change.state)
-    turn.emit(CodeChangeSettled(turn.id, change, said))
     texts = dict(calls)
+    ids = tuple(str(b.get("tool_use_id")) for b in results if b.get("content") in texts)
+    turn.emit(CodeChangeSettled(turn.id, change, said, ids))
     out = []
     for block in results:
         content = block.get("content")

@@ -43,6 +43,9 @@ async def test_enter_applies_the_held_change(make_app, claude_double, repo):
         await wait_for(pilot, lambda: not app.running, 20, "the turn to finish")
         assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == "class ReviewCoordinator {}\n"
         assert not app.query(CodeReviewBar)
+        from tui.widgets.conversation import ToolLine
+
+        assert "applied" in app.query_one(ToolLine).line().plain
         result = claude_double.messages_requests()[1].tool_results()[0]
         assert result["content"].startswith("The user applied the change.")
         # the palette lists the session's change set, and offers the undo
@@ -81,6 +84,9 @@ async def test_escape_keeps_the_file(make_app, claude_double, repo):
         assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == SOURCE
         result = claude_double.messages_requests()[1].tool_results()[0]
         assert result["is_error"] and result["content"].startswith("Not applied: the user kept")
+        from tui.widgets.conversation import ToolLine
+
+        assert "kept as it was" in app.query_one(ToolLine).line().plain
 
 
 async def test_a_spoken_apply_applies_it(make_app, claude_double, repo):

@@ -118,8 +118,24 @@ async def show_event(app: Any, event: object) -> bool:
         return True
     if isinstance(event, CodeChangeSettled):
         await settled(app, event.change, event.said)
+        _relabel(app, event.tool_ids, event.change.state)
         return True
     return False
+
+
+OUTCOMES = {"applied": "applied", "kept": "kept as it was", "conflict": "conflict: not applied",
+            "cancelled": "not applied: cancelled"}
+
+
+def _relabel(app: Any, tool_ids: tuple[str, ...], state: str) -> None:
+    """The held calls' tool lines say how the change ended, not that it waits."""
+    from tui.widgets.conversation import ToolLine
+
+    for line in app.conversation.query(ToolLine):
+        if line.tool_id in tool_ids and line.finished is not None:
+            # kept is the user's choice, not a failure: the dim mark of a stopped call
+            mark = {"applied": "ok", "conflict": "failed"}.get(state, "cancelled")
+            line.finish(line.finished[0], state != "applied", OUTCOMES.get(state, state), None, mark)
 
 
 async def held(app: Any, change: ChangeSet) -> None:
