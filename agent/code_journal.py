@@ -64,8 +64,7 @@ def _load(path: Path, repo: Path) -> tuple[ChangeSet, str] | None:
         return None
 
 
-def history(repo: Path, session: str | None = None) -> list[ChangeSet]:
-    """The repository's journalled change sets, newest first; only `session`'s when given."""
+def _with_sessions(repo: Path, session: str | None = None) -> list[tuple[ChangeSet, str]]:
     folder = journal_dir(repo)
     try:
         names = [n for n in os.listdir(folder) if n.endswith(".json")]
@@ -75,26 +74,41 @@ def history(repo: Path, session: str | None = None) -> list[ChangeSet]:
     for name in names:
         loaded = _load(folder / name, repo)
         if loaded is not None and (session is None or loaded[1] == session):
-            found.append(loaded[0])
-    return sorted(found, key=lambda c: (c.when, c.id), reverse=True)
+            found.append(loaded)
+    return sorted(found, key=lambda pair: (pair[0].when, pair[0].id), reverse=True)
+
+
+def history(repo: Path, session: str | None = None) -> list[ChangeSet]:
+    """The repository's journalled change sets, newest first; only `session`'s when given."""
+    return [change_set for change_set, _ in _with_sessions(repo, session)]
 
 
 def undo_last(repo: Path, session: str | None = None) -> tuple[bool, str]:
-    """(whether a change set was undone, the sentence for the user)."""
-    applied = [c for c in history(repo, session) if c.state == "applied"]
-    if not applied:
+    """(whether anything was undone, the sentence for the user).
+
+    The unit is a turn: every applied set of the newest one's turn (a turn of several
+    replies held several), made one set whose files go from the last text back to the
+    first, so the undo is all or nothing."""
+    found = [(c, s) for c, s in _with_sessions(repo, session) if c.state == "applied"]
+    if not found:
         return False, "There is no applied change of the agent's to undo."
-    last = applied[0]
+    newest, owner = found[0]
+    sets = [c for c, s in found if s == owner and c.turn == newest.turn]
+    combined = ChangeSet(newest.id, newest.turn)
+    for change_set in sets:  # newest first: a file's last text is the newest set's
+        for change in change_set.files:
+            known = combined.file(change.full)
+            if known is None:
+                combined.files.append(FileChange(change.path, change.full, change.before, change.after, change.mode))
+            else:
+                known.before = change.before  # an older set: the file's text before the turn
     try:
-        said = last.undo()
+        said = combined.undo()
     except OSError as err:
-        return False, f"Not undone: {err.strerror or err} ({err.filename or last.describe()}). Nothing more was changed."
-    if last.state != "undone":
+        return False, f"Not undone: {err.strerror or err} ({err.filename or combined.describe()}). Nothing more was changed."
+    if combined.state != "undone":
         return False, said
-    save(repo, last, _session_of(repo, last.id))
+    for change_set in sets:
+        change_set.state = "undone"
+        save(repo, change_set, owner)
     return True, said
-
-
-def _session_of(repo: Path, change_id: str) -> str:
-    loaded = _load(journal_dir(repo) / f"{change_id}.json", repo)
-    return loaded[1] if loaded else ""

@@ -296,3 +296,16 @@ def test_review_two_edits_of_one_file_in_a_reply_build_on_each_other(repo, claud
         writes="review", decide=lambda change: (diffs.append(change.diff()), change.decide(True)))
     assert diffs[0].count("+++ b/app.py") == 1  # one file, one diff
     assert "greet" not in (repo / "app.py").read_text()
+
+
+def test_undo_takes_back_every_reply_of_the_last_turn(repo, claude_double):
+    out, _ = run(repo, claude_double,
+                 edit("str_replace", old_str="def greet", new_str="def welcome"),
+                 edit("str_replace", old_str="print(greet(", new_str="print(welcome("),
+                 edit("create", "NOTES.md", file_text="done\n"),
+                 writes="review", decide=lambda change: change.decide(True))
+    assert [c.state for c in history(repo)] == ["applied"] * 3  # three replies, three sets, one turn
+    undone, said = undo_last(repo)
+    assert undone and said.startswith("Undone: 2 files:"), said
+    assert (repo / "app.py").read_text() == APP and not (repo / "NOTES.md").exists()
+    assert [c.state for c in history(repo)] == ["undone"] * 3
