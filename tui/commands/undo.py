@@ -1,7 +1,7 @@
-"""`devagent undo [REPO]`: put back the files of the agent's last applied change set.
+"""`devagent undo [REPO]`: put back the files of the agent's last applied turn of changes.
 
-The same undo as the app's key (agent.code_journal): every file of the set goes back as
-it was, or, when one changed since the change was applied, none does and it says which.
+The same undo as the app's key (agent.code_journal): every file the turn's change sets
+changed goes back as it was, or, when one changed since, none does and it says which.
 Exit status 1 when nothing was undone.
 """
 
