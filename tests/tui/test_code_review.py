@@ -147,3 +147,15 @@ def test_spoken_decisions():
     assert spoken_decision("Apply.") is True and spoken_decision("yes") is True
     assert spoken_decision("No!") is False and spoken_decision("keep it") is False
     assert spoken_decision("why did you change that?") is None
+
+
+async def test_at_80x24_the_diff_takes_the_screen_then_gives_the_conversation_back(make_app, claude_double, repo):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert not app.panes.screen_shown
+        await held_change(pilot, app, claude_double)
+        assert app.panes.screen_shown and app.screen_pane.current.format == "diff"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.running, 20, "the turn to finish")
+        assert not app.panes.screen_shown
+        assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == "class ReviewCoordinator {}\n"

@@ -62,8 +62,11 @@ class CodeReviewBar(Static, can_focus=True):
     }
     """
 
-    def __init__(self, change: ChangeSet, **kwargs: Any) -> None:
+    def __init__(self, change: ChangeSet, screen_before: bool | None = None, **kwargs: Any) -> None:
         self.change = change
+        # the screen pane's choice before the change showed: given back once it is decided,
+        # so a narrow terminal returns to the conversation
+        self.screen_before = screen_before
         super().__init__(fmt.sanitize(self.wording()), markup=False, **kwargs)
 
     def wording(self) -> str:
@@ -140,11 +143,12 @@ def _relabel(app: Any, tool_ids: tuple[str, ...], state: str) -> None:
 
 async def held(app: Any, change: ChangeSet) -> None:
     await app.screen_pane.show(f"Waiting for you: {change.describe()}", change.diff(), "diff")
-    app.panes.screen_choice = True
     old = _bar(app)
+    before = old.screen_before if old is not None else app.panes.screen_choice
+    app.panes.screen_choice = True
     if old is not None:
         await old.remove()
-    bar = CodeReviewBar(change, id="code-review")
+    bar = CodeReviewBar(change, before, id="code-review")
     await app.main_screen.mount(bar, before=app.prompt)
     bar.focus()
     app.turns.code_change_waiting = f"you: Enter applies, Esc keeps {change.describe()}"
@@ -156,6 +160,7 @@ async def settled(app: Any, change: ChangeSet, said: str) -> None:
     app.turns.code_change_waiting = None
     bar = _bar(app)
     if bar is not None:
+        app.panes.screen_choice = bar.screen_before
         await bar.remove()
     app.prompt.focus()
     if change.state == "applied":
