@@ -42,7 +42,7 @@ def write_file(target: str, data: bytes, mode: int = FILE_MODE) -> None:
     fd = os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _O_NOFOLLOW | _O_BINARY, FILE_MODE)
     try:
         try:
-            if mode != FILE_MODE:
+            if mode != FILE_MODE and hasattr(os, "fchmod"):
                 os.fchmod(fd, mode)  # exactly these bits: os.open's mode passes through the umask
             view = memoryview(data)
             while view:
