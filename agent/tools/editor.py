@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import time
 from pathlib import Path
@@ -47,6 +48,12 @@ HELD = "Held for the user's review: {what}. The outcome follows when the user de
 
 def _digest(text: str | None) -> str:
     return "" if text is None else hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _lines(text: str) -> list[str]:
+    """The text's lines with their endings, split at newlines only: a form feed or a lone
+    carriage return inside a line is not a line break to the model's line numbers."""
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
 
 
 def journal(change_set: ChangeSet, repo: Path) -> None:
@@ -192,7 +199,7 @@ class TextEditorTool:
             raise ToolInputError("Error: insert needs insert_line, the line after which to insert (0 for the top).")
         if not isinstance(new, str):
             raise ToolInputError("Error: insert needs insert_text, the text to insert.")
-        lines = text.splitlines(keepends=True)
+        lines = _lines(text)
         if not 0 <= line <= len(lines):
             raise ToolInputError(f"Error: insert_line {line} is outside the file, which has {len(lines)} lines.")
         ending = "\r\n" if "\r\n" in text else "\n"
@@ -272,9 +279,9 @@ class TextEditorTool:
         if "\0" in text:
             return ToolResult(text=f"Error: {shown} is a binary file; the editor shows text only.", is_error=True, summary="binary")
         self.seen[full] = _digest(text)
-        first, last = self._range(view_range, text.count("\n") + (0 if text.endswith("\n") or not text else 1), shown)
         masked, hits = mask_text(text, "line")
-        lines = masked.splitlines()
+        lines = [line.rstrip("\n").removesuffix("\r") for line in _lines(masked)]
+        first, last = self._range(view_range, len(lines), shown)
         out: list[str] = []
         chars, shown_last = 0, first - 1
         for number in range(first, min(last, first + MAX_LINES - 1) + 1):

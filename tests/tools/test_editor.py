@@ -309,3 +309,10 @@ def test_undo_takes_back_every_reply_of_the_last_turn(repo, claude_double):
     assert undone and said.startswith("Undone: 2 files:"), said
     assert (repo / "app.py").read_text() == APP and not (repo / "NOTES.md").exists()
     assert [c.state for c in history(repo)] == ["undone"] * 3
+
+
+def test_a_form_feed_is_not_a_line_break_to_view_or_insert(repo, claude_double):
+    (repo / "ff.py").write_text("a = 1\n\x0c\nb = 2\x0cc\n")
+    out, _ = run(repo, claude_double, edit("view", "ff.py"), edit("insert", "ff.py", insert_line=3, insert_text="d = 4"))
+    assert out[0]["content"].split("\n")[:3] == ["1: a = 1", "2: \x0c", "3: b = 2\x0cc"]
+    assert (repo / "ff.py").read_text() == "a = 1\n\x0c\nb = 2\x0cc\nd = 4\n"
