@@ -40,9 +40,11 @@ def code_commands(app: DevAgentApp) -> Iterator[SystemCommand]:
 
 
 def show_change(app: Any, change: ChangeSet) -> None:
+    from tui.widgets.code_review import shown_diff
+
     async def show() -> None:
         await app.screen_pane.show(f"Code change: {change.describe()} ({STATES.get(change.state, change.state)})",
-                                   change.diff(), "diff")
+                                   shown_diff(change), "diff")
         app.panes.screen_choice = True
 
     app.call_later(show)

@@ -43,6 +43,7 @@ EDITOR_TYPE = "text_editor_20250728"
 EDITOR_NAME = "str_replace_based_edit_tool"
 WRITE_COMMANDS = ("create", "str_replace", "insert")
 COMMANDS = ("view", *WRITE_COMMANDS)
+MASK_MARK = "[masked:"
 HELD = "Held for the user's review: {what}. The outcome follows when the user decides."
 
 
@@ -128,6 +129,12 @@ class TextEditorTool:
             after, said = self._replace(before or "", input)
         else:
             after, said = self._insert(before or "", input)
+        if MASK_MARK in after and MASK_MARK not in (before or ""):
+            # the model saw a credential as this marker: writing it back would destroy the real value
+            raise ToolInputError(
+                f"Error: the new text of {shown} holds a {MASK_MARK} ...] marker, which stands for a credential you "
+                "were not shown; writing it would replace the real value. Change the lines around it instead."
+            )
         if len(after.encode("utf-8", "surrogateescape")) > MAX_FILE_BYTES:
             raise ToolInputError(f"Error: the change would make {shown} larger than {MAX_FILE_BYTES / 1e6:.0f} MB, the limit.")
         return self._change(full, shown, before, after, said, ctx)

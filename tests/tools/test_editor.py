@@ -316,3 +316,19 @@ def test_a_form_feed_is_not_a_line_break_to_view_or_insert(repo, claude_double):
     out, _ = run(repo, claude_double, edit("view", "ff.py"), edit("insert", "ff.py", insert_line=3, insert_text="d = 4"))
     assert out[0]["content"].split("\n")[:3] == ["1: a = 1", "2: \x0c", "3: b = 2\x0cc"]
     assert (repo / "ff.py").read_text() == "a = 1\n\x0c\nb = 2\x0cc\nd = 4\n"
+
+
+def test_a_masked_credential_is_never_written_back(repo, claude_double):
+    key = "AKIA" + "IOSFODNN7EXAMPLE"
+    (repo / "settings.py").write_text(f"REGION = 'eu'\nAWS_ACCESS_KEY_ID = '{key}'\n")
+    held = []
+    out, _ = run(repo, claude_double, edit("view", "settings.py"),
+                 edit("create", "settings.py", file_text="REGION = 'us'\nAWS_ACCESS_KEY_ID = '[masked: aws key]'\n"),
+                 edit("str_replace", "settings.py", old_str="REGION = 'eu'", new_str="REGION = 'us'"),
+                 writes="review", decide=lambda change: (held.append(change), change.decide(True)))
+    assert key not in out[0]["content"] and "[masked:" in out[0]["content"]
+    assert out[1]["is_error"] and "stands for a credential you were not shown" in out[1]["content"]
+    assert (repo / "settings.py").read_text() == f"REGION = 'us'\nAWS_ACCESS_KEY_ID = '{key}'\n"
+    from tui.widgets.code_review import shown_diff
+
+    assert key not in shown_diff(held[0])  # the diff on screen is masked as tool results are

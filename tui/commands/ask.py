@@ -163,9 +163,11 @@ class Printer:
         # In review nobody is there to decide: the diff goes to stdout for the script,
         # and nothing is written.
         from agent.code_review import ASK, CodeChangeHeld
+        from agent.tools.masking import mask_text
 
         if isinstance(event, CodeChangeHeld):
-            self.out.write(f"\n[would change {event.change.describe()}; not applied]\n{event.change.diff()}")
+            diff = mask_text(event.change.diff(), "line")[0]
+            self.out.write(f"\n[would change {event.change.describe()}; not applied]\n{diff}")
             self.out.flush()
             event.change.decide(False, ASK)
 

@@ -35,6 +35,13 @@ def spoken_decision(text: str) -> bool | None:
     return None
 
 
+def shown_diff(change: ChangeSet) -> str:
+    """The diff as the screen shows it: credentials masked, as in every tool result on screen."""
+    from agent.tools.masking import mask_text
+
+    return mask_text(change.diff(), "line")[0]
+
+
 def spoken_sentence(change: ChangeSet) -> str:
     """What the voice says of a held change: what, and how to apply it. Never the diff."""
     return f"I changed {change.describe().replace('−', 'minus ').replace('+', 'plus ')}; say apply or press Enter to apply it, Escape keeps the file."
@@ -142,7 +149,7 @@ def _relabel(app: Any, tool_ids: tuple[str, ...], state: str) -> None:
 
 
 async def held(app: Any, change: ChangeSet) -> None:
-    await app.screen_pane.show(f"Waiting for you: {change.describe()}", change.diff(), "diff")
+    await app.screen_pane.show(f"Waiting for you: {change.describe()}", shown_diff(change), "diff")
     old = _bar(app)
     before = old.screen_before if old is not None else app.panes.screen_choice
     app.panes.screen_choice = True
