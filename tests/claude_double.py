@@ -63,7 +63,8 @@ Like the API, the double refuses a history the API would refuse, with a 400 nami
 place, before it takes a reply from the queue: a `tool_use` without its `tool_result` at
 the start of the next message, a `tool_result` for no `tool_use`, a message or a text
 block that is empty, more than four `cache_control` breakpoints, a lone surrogate
-(`\\ud800`) anywhere in the body. So every test that runs the loop also checks that what
+(`\\ud800`) anywhere in the body, a text editor tool (`text_editor_20250728`) with another
+name or fields it does not take. So every test that runs the loop also checks that what
 it sent was a valid conversation.
 
 Recording
