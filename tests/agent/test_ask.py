@@ -77,10 +77,10 @@ def test_model_and_effort_options_reach_the_request(claude_double, repo):
 
 def test_environment_sets_model_and_effort(claude_double, repo):
     claude_double.add("ok")
-    env = {**os.environ, "DEVAGENT_MODEL": "claude-opus-x", "DEVAGENT_EFFORT": "medium"}
+    env = {**os.environ, "DEVAGENT_MODEL": "claude-opus-5-5", "DEVAGENT_EFFORT": "medium"}
     assert ask("--repo", str(repo), "--memory", "none", "hi", env=env).returncode == 0
     body = claude_double.requests[0].body
-    assert body["model"] == "claude-opus-x" and body["output_config"] == {"effort": "medium"}
+    assert body["model"] == "claude-opus-5-5" and body["output_config"] == {"effort": "medium"}
 
 
 def test_an_api_error_is_a_sentence_and_a_failing_exit(claude_double, repo):
