@@ -214,7 +214,9 @@ class Keeper:
     def own_summary_due(self) -> bool:
         if self.overflowed:
             return True
-        return self.refused and self.last is not None and self.last.used >= self.limits.compact_at
+        # Without the API's compaction (refused, or a model without it), devagent summarises.
+        without = self.refused or not self.compaction
+        return without and self.last is not None and self.last.used >= self.limits.compact_at
 
 
 SUMMARISING = "The conversation has grown long; devagent is summarising it before going on."

@@ -290,6 +290,6 @@ def issue(double: Any, body: dict, content: list[dict], stop_reason: str) -> lis
             if signature:
                 ledger.thinking.add((signature, text, prefix))
                 ledger.texts.add((signature, text))
-    if stop_reason == "pause_turn":
+    if stop_reason in ("pause_turn", "compaction"):
         ledger.paused.add(_content_key([{k: v for k, v in b.items() if k != "raw_input"} for b in content]))
     return content

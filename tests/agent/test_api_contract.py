@@ -226,3 +226,15 @@ def test_off_on_sonnet_5_5_sends_between_tools_and_is_refused_at_xhigh(repo, cla
     monkeypatch.setenv("DEVAGENT_EFFORT", "xhigh")
     config = AgentConfig.from_env_and_args(None)
     assert config.thinking == "adaptive" and "xhigh" in config.notice and "claude-sonnet-5-5" in config.notice
+
+
+def test_a_model_without_compaction_is_summarised_by_devagent_past_compact_at(repo, claude_double):
+    s = Session(repo, AgentConfig(model="claude-haiku-4-5", memory_mode="none", clear_at=1000, compact_at=2000), now=MONDAY)
+    claude_double.add("Noted.")
+    assert errors(run(s, "Remember this: " + "the stock list is long. " * 500)) == []
+    claude_double.add("SUMMARY: a long stock list.", "Fine.")
+    events = run(s, "And now?")
+    assert errors(events) == []
+    summary, answer = claude_double.messages_requests()[-2:]
+    assert summary.body["tool_choice"] == {"type": "none"} and "compact_20260112" not in json.dumps(summary.body)
+    assert "SUMMARY" in answer.first_user_text()
