@@ -50,9 +50,16 @@ class MemoryList(OptionList):
                 if wanted[index] != self.shown[index]:
                     self.replace_option_prompt_at_index(index, rows[index][2].prompt)
         else:
+            # Each removal clamps the highlight, and a highlight that moves scrolls the list
+            # to it and says so: the highlight is set aside meanwhile (the pane puts it on
+            # the row it was on, once the rows are in).
+            highlighted = self.highlighted
+            self.set_reactive(OptionList.highlighted, None)
             for index in reversed(range(kept, self.option_count)):
                 self.remove_option_at_index(index)
             self.add_options([option for _, _, option in rows[kept:]])
+            if highlighted is not None and self.option_count:
+                self.set_reactive(OptionList.highlighted, min(highlighted, self.option_count - 1))
         self.shown = wanted
         # the Options the list holds now, the ones the next listing reuses
         self.made = {slot: (shows, self.get_option_at_index(index)) for index, (slot, shows) in enumerate(wanted)}
