@@ -40,6 +40,9 @@ class MemoryRow(Visual):
     def __init__(self, lines: list[tuple[Text, Text]]) -> None:
         self.lines = lines
         self.right_width = max((cell_len(right.plain) for _, right in lines), default=0)
+        # Drawn lines by width and style: the list draws every row in view again after any
+        # change to its options, and a listing keeps the rows that stay the same.
+        self.drawn: dict[tuple[int, Style], list[Strip]] = {}
 
     # --- as a Textual Visual ----------------------------------------------------------
 
@@ -50,13 +53,15 @@ class MemoryRow(Visual):
         return len(self.lines)
 
     def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
-        console = _console()
-        base = style.rich_style
-        strips = []
-        for line in self.texts(width)[:height]:
-            segments = Segment.apply_style(line.render(console, end=""), style=base)
-            strips.append(Strip(segments, line.cell_len))
-        return strips
+        strips = self.drawn.get((width, style))
+        if strips is None:
+            console = _console()
+            base = style.rich_style
+            strips = self.drawn[(width, style)] = [
+                Strip(Segment.apply_style(line.render(console, end=""), style=base), line.cell_len)
+                for line in self.texts(width)
+            ]
+        return strips[:height]
 
     # --- as a Rich renderable ---------------------------------------------------------
 
