@@ -18,7 +18,7 @@ from memory import atomic, paths, results
 from memory.errors import CommandError
 from memory.files import loose_text, read_text
 from memory.policy import WritePolicy
-from memory.quoting import quoted
+from memory.quoting import quoted, shown_name
 
 ROOT = paths.ROOT
 
@@ -76,7 +76,7 @@ class Commands:
                 if name.startswith("."):
                     continue
                 item = os.path.join(directory, name)
-                rel = f"{relative}/{name}" if relative else name
+                rel = f"{relative}/{shown_name(name)}" if relative else shown_name(name)
                 try:
                     if not paths.contained(self.root, os.path.realpath(item)):
                         continue
