@@ -26,6 +26,7 @@ from typing import Any
 from memory import evidence as ev
 from memory import notes
 from memory.evidence_file import EvidenceFile
+from memory.files import read_regular
 from memory.freshness import DEFAULT_AGING_DAYS, freshness
 from memory.notes import INDEX_NAME, TYPES, index_entries
 from memory.secrets import find_secrets
@@ -135,9 +136,8 @@ def _duplicates(memories: list[tuple[Any, str]]) -> list[Finding]:
 
 
 def _read(info: Any) -> str | None:
-    try:
-        data = Path(info.file).read_bytes()
-    except OSError:
+    data = read_regular(str(info.file))
+    if data is None:
         return None
     try:
         return data.decode("utf-8")

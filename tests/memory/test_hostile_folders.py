@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 
 from memory.store import MemoryStore
 
-from .helpers import snapshot
+from .capped import run_capped
+from .helpers import git, snapshot
 
 LATIN1_NAME = os.fsdecode(b"caf\xe9.md")
 
@@ -44,3 +46,63 @@ def test_a_file_name_that_is_not_utf8_is_named_and_the_prompt_stays_sendable(tmp
     assert "a memory" in prompt and not is_error
     assert [s.path for s in store.skipped()] == ["/memories/caf\\xe9.md"]
     assert (folder / LATIN1_NAME).read_text() == "---\nname: cafe\n---\nan old note\n"  # nothing lost
+
+
+def _repo_with_memory(tmp_path):
+    from memory.location import memory_dir_for
+
+    repo = tmp_path / "app"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    folder = memory_dir_for(repo)
+    folder.mkdir(parents=True)
+    (folder / "kept.md").write_text("---\nname: kept\ndescription: a note\n---\nSee app.py:1.\n")
+    return repo, folder
+
+
+STORE_CALLS = """
+import sys, time
+from pathlib import Path
+from memory.store import MemoryStore
+store = MemoryStore.for_repository(Path(sys.argv[1]) if len(sys.argv) > 1 else Path({repo!r}), lock_timeout=0.5)
+for command in {commands!r}:
+    started = time.monotonic()
+    text, is_error = store.run(command)
+    print(command["command"], command["path"], is_error, round(time.monotonic() - started, 1), text.replace(chr(10), " "))
+"""
+
+
+def test_a_pipe_or_device_is_never_opened_and_never_holds_the_lock(tmp_path):
+    repo, folder = _repo_with_memory(tmp_path)
+    os.mkfifo(folder / "pipe.md")
+    devices = []
+    try:
+        os.mknod(folder / "zero.md", 0o600 | stat.S_IFCHR, os.makedev(1, 5))  # /dev/zero
+        devices.append("/memories/zero.md")
+    except OSError:
+        pass  # not root: the pipe alone still shows the rule
+    commands = [
+        {"command": "create", "path": "/memories/pipe.md", "file_text": "new"},
+        {"command": "str_replace", "path": "/memories/pipe.md", "old_str": "a", "new_str": "b"},
+        {"command": "view", "path": "/memories/pipe.md"},
+    ] + [c for d in devices for c in (
+        {"command": "create", "path": d, "file_text": "new"}, {"command": "view", "path": d})]
+    done = run_capped(STORE_CALLS.format(repo=str(repo), commands=commands), seconds=20)
+    assert not done.timed_out and done.returncode == 0, done.stdout + done.stderr
+    rows = done.stdout.splitlines()
+    assert len(rows) == len(commands)
+    for row in rows:
+        _, path, is_error, seconds, text = row.split(" ", 4)
+        assert is_error == "True" and float(seconds) < 2, row
+        assert path in text and "pipe, socket or device" in text and "Delete it" in text, row
+    # The listings and the whole-folder check finish too, and name the odd files.
+    for argv in (["memory", "list", str(repo)], ["memory", "check", str(repo)]):
+        done = run_capped(f"import sys; from tui.cli import main; sys.exit(main({argv!r}))", seconds=20)
+        assert not done.timed_out and "Traceback" not in done.stderr, done.stdout + done.stderr
+    prompt = run_capped(
+        f"from pathlib import Path; from memory.store import MemoryStore; from agent.memory_context import preloaded; "
+        f"print(preloaded(MemoryStore.for_repository(Path({str(repo)!r})), Path({str(repo)!r})))", seconds=20)
+    assert not prompt.timed_out and "/memories/pipe.md" in prompt.stdout and "See app.py:1." in prompt.stdout
+    # The pipe can be deleted through the tool, as the message says.
+    done = run_capped(STORE_CALLS.format(repo=str(repo), commands=[{"command": "delete", "path": "/memories/pipe.md"}]))
+    assert "False" in done.stdout.split(" ")[2] and not (folder / "pipe.md").exists()
