@@ -81,6 +81,9 @@ def format_problem(text: str) -> str | None:
         return "no frontmatter (name, type, description between --- lines)"
     # read as the store reads it: a description holding ": " is not YAML, but every
     # listing and the prompt take it as the line it plainly is, so it is no finding
+    refused = notes.frontmatter_problem(text)
+    if refused:
+        return f"{refused}: write it as plain key: value lines"
     data = notes.frontmatter(text)
     if not data:
         return "broken frontmatter: not a list of key: value lines"

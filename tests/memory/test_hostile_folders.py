@@ -106,3 +106,35 @@ def test_a_pipe_or_device_is_never_opened_and_never_holds_the_lock(tmp_path):
     # The pipe can be deleted through the tool, as the message says.
     done = run_capped(STORE_CALLS.format(repo=str(repo), commands=[{"command": "delete", "path": "/memories/pipe.md"}]))
     assert "False" in done.stdout.split(" ")[2] and not (folder / "pipe.md").exists()
+
+
+def _alias_bomb() -> str:
+    levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i, name in enumerate("bcdefghi"):
+        prev = "abcdefghi"[i]
+        levels.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
+    return "---\nname: bomb\ndescription: laughs\ntype: project\n" + "\n".join(levels) + "\n---\nbody\n"
+
+
+def test_a_yaml_alias_bomb_in_frontmatter_is_not_expanded(tmp_path):
+    repo, folder = _repo_with_memory(tmp_path)
+    bomb = _alias_bomb()
+    assert len(bomb.encode()) < 1000
+    (folder / "bomb.md").write_text(bomb)
+    for argv in (["memory", "list", str(repo)], ["memory", "check", str(repo)], ["memory", "show", str(repo), "bomb.md"]):
+        done = run_capped(f"import sys; from tui.cli import main; sys.exit(main({argv!r}))", memory=512 << 20, seconds=20)
+        assert not done.timed_out and "Traceback" not in done.stderr and "MemoryError" not in done.stderr, (argv, done.stderr[-500:])
+        if argv[1] == "list":
+            assert "bomb" in done.stdout and "laughs" in done.stdout, done.stdout
+        if argv[1] == "check":
+            assert "bomb.md" in done.stdout and "anchors or aliases" in done.stdout, done.stdout
+    # Under the cap a loader's MemoryError would fall back quietly; the peak shows it never expanded.
+    prompt = run_capped(
+        f"import resource; from pathlib import Path; from memory.store import MemoryStore; "
+        f"from agent.memory_context import preloaded; "
+        f"print(preloaded(MemoryStore.for_repository(Path({str(repo)!r})), Path({str(repo)!r}))); "
+        f"print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+        memory=512 << 20, seconds=20)
+    assert not prompt.timed_out and prompt.returncode == 0 and "/memories/bomb.md" in prompt.stdout, prompt.stderr[-500:]
+    assert int(prompt.stdout.split("peak ")[-1]) < 200_000, prompt.stdout[-100:]  # kilobytes
+    assert (folder / "bomb.md").read_text() == bomb
