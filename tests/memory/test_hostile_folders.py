@@ -138,3 +138,43 @@ def test_a_yaml_alias_bomb_in_frontmatter_is_not_expanded(tmp_path):
     assert not prompt.timed_out and prompt.returncode == 0 and "/memories/bomb.md" in prompt.stdout, prompt.stderr[-500:]
     assert int(prompt.stdout.split("peak ")[-1]) < 200_000, prompt.stdout[-100:]  # kilobytes
     assert (folder / "bomb.md").read_text() == bomb
+
+
+CLI = "import sys; from tui.cli import main; sys.exit(main({argv!r}))"
+
+
+def _cli(*argv: str):
+    return run_capped(CLI.format(argv=["memory", *argv]), seconds=30)
+
+
+def test_broken_held_change_files_are_named_kept_and_block_nothing(tmp_path):
+    from memory.pending import PendingChanges
+    from memory.roots import open_memory
+
+    repo, folder = _repo_with_memory(tmp_path)
+    pending = PendingChanges(open_memory(repo))
+    text, is_error = pending.hold({"command": "create", "path": "/memories/good.md", "file_text": "kept note\n"})
+    assert not is_error, text
+    (good,) = pending.list()
+    broken = {
+        "aaaaaa.json": "[" * 100_000 + "]" * 100_000,
+        "bbbbbb.json": "\x00garbage\xff not json",
+        "cccccc.json": (pending.folder / f"{good.id}.json").read_text()[:40],  # truncated
+    }
+    for name, body in broken.items():
+        (pending.folder / name).write_text(body)
+    for argv in (("pending", str(repo)), ("pending", str(repo), "--diff")):
+        done = _cli(*argv)
+        assert not done.timed_out and "Traceback" not in done.stderr, done.stderr[-1500:]
+        assert good.id in done.stdout
+        for name in broken:
+            assert f".pending/{name} cannot be read" in done.stderr and "delete it" in done.stderr, done.stderr
+    # A write held in review mode still works beside the broken files.
+    text, is_error = PendingChanges(open_memory(repo)).hold({"command": "create", "path": "/memories/more.md", "file_text": "x\n"})
+    assert not is_error, text
+    done = _cli("accept", "--all", str(repo))
+    assert not done.timed_out and done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-1500:]
+    assert "aaaaaa.json cannot be read" in done.stderr
+    assert (folder / "good.md").read_text() == "kept note\n" and (folder / "more.md").read_text() == "x\n"
+    for name, body in broken.items():  # nothing lost: each broken file is still there, as it was
+        assert (pending.folder / name).read_text() == body
