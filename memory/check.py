@@ -234,6 +234,12 @@ def check_store(
     if index_secrets:
         found.append(Finding(f"{store.ROOT}/{INDEX_NAME}", "secret", f"holds something shaped like a credential ({index_secrets[0].kind}); delete it"))
     found += _duplicates(memories)
+    if repo is not None:
+        broken = EvidenceFile.load(Path(store.directory))
+        if broken.problem is not None:
+            found.append(Finding(f"{store.ROOT}/{broken.path.name}", "format", (
+                f"{broken.path} cannot be read: {broken.problem}; every citation reads as unrecorded. "
+                f"The next memory write keeps it aside under a new name and starts a new one")))
     if evidence is None and repo is not None:
         evidence = evidence_checks(store, Path(repo), memories)
     found += _evidence(evidence or {})

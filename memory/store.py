@@ -147,13 +147,21 @@ class MemoryStore:
                 self._make_folder()
                 return self.commands.dispatch(name, args), False
             with self._lock.held():
-                return self.commands.dispatch(name, args), False
+                return self._with_notices(self.commands.dispatch(name, args)), False
         except (CommandError, MemoryStoreError) as error:
-            return str(error), True
+            return self._with_notices(str(error)), True
         except OSError as error:
-            return self._os_error(command, error), True
+            return self._with_notices(self._os_error(command, error)), True
         except Exception as error:  # a bug must not end the session: the model gets the text
             return f"The memory command failed: {type(error).__name__}: {quoted(str(error))}", True
+
+    def _with_notices(self, text: str) -> str:
+        """The result with what went wrong beside the command itself (memory/evidence_file.py)."""
+        keeper = self.commands.evidence
+        notices = keeper.take_notices() if keeper is not None else []
+        for notice in notices:
+            _log.warning(notice)
+        return "\n\n".join([text, *notices]) if notices else text
 
     def _os_error(self, command: Any, error: OSError) -> str:
         name = command.get("command") if isinstance(command, dict) else "run"
@@ -201,7 +209,7 @@ class MemoryStore:
             paths.split(path, self.ROOT)
             with self._lock.held():
                 self.commands.save(path, text, expected)
-            return f"Saved {path}", False
+            return self._with_notices(f"Saved {path}"), False
         except (CommandError, MemoryStoreError) as error:
             return str(error), True
         except OSError as error:
@@ -301,3 +309,4 @@ class MemoryStore:
                 self.commands.delete(path)
             else:
                 self.commands.save(path, after, None)
+            self._with_notices("")  # no result to carry them: the log and `memory check` do

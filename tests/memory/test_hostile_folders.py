@@ -178,3 +178,31 @@ def test_broken_held_change_files_are_named_kept_and_block_nothing(tmp_path):
     assert (folder / "good.md").read_text() == "kept note\n" and (folder / "more.md").read_text() == "x\n"
     for name, body in broken.items():  # nothing lost: each broken file is still there, as it was
         assert (pending.folder / name).read_text() == body
+
+
+def test_a_broken_fingerprint_file_is_named_kept_aside_and_never_written_over(tmp_path):
+    from memory.evidence_file import EVIDENCE_NAME
+
+    repo = tmp_path / "app"
+    repo.mkdir()
+    (repo / "app.py").write_text("def main():\n    return 1\n")
+    git(repo, "init", "-q")
+    store = MemoryStore.for_repository(repo)
+    for name in ("one", "two"):
+        text, is_error = store.run({"command": "create", "path": f"/memories/{name}.md", "file_text": f"{name}: see app.py:1-2.\n"})
+        assert not is_error, text
+    evidence = store.directory / EVIDENCE_NAME
+    whole = evidence.read_text()
+    assert "one.md" in whole and "two.md" in whole
+    for kind, body in (("nested", "[" * 100_000 + "]" * 100_000), ("garbage", "\x00\x01 not json"), ("truncated", whole[: len(whole) // 2])):
+        evidence.write_text(body)
+        done = _cli("check", str(repo))
+        assert not done.timed_out and "Traceback" not in done.stderr, (kind, done.stderr[-1500:])
+        assert f"{evidence} cannot be read" in done.stdout, (kind, done.stdout)
+        text, is_error = MemoryStore.for_repository(repo).run(
+            {"command": "create", "path": f"/memories/{kind}.md", "file_text": "see app.py:2.\n"})
+        assert not is_error and "could not be read" in text and EVIDENCE_NAME in text, (kind, text)
+        aside = [p for p in store.directory.iterdir() if p.name.startswith(EVIDENCE_NAME + ".broken-")]
+        assert [p.read_text() for p in aside] == [body], kind  # kept aside byte for byte, not written over
+        aside[0].unlink()
+        evidence.write_text(whole)
