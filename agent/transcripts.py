@@ -107,9 +107,10 @@ class Transcript:
     def _write(self, record: dict[str, Any]) -> None:
         lines = []
         if not self._opened:
-            # Both levels 0700: the folder names alone say which repositories the user works on.
-            self.path.parent.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            self.path.parent.mkdir(exist_ok=True, mode=0o700)
+            # Every level made 0700: the folder names alone say which repositories the user works on.
+            from memory.folder_trust import make_private
+
+            make_private(self.path.parent)
             lines.append(json.dumps(self.header, ensure_ascii=False))
         lines.append(json.dumps(record, ensure_ascii=False))
         # The session hands over valid text already; a file that cannot be read back as

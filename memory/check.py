@@ -210,6 +210,10 @@ def check_store(
     """Every finding in one memory folder; `repo` None skips the citations (user memory).
     `evidence` takes the citation checks when the caller already has them (the pane)."""
     now = time.time() if now is None else now
+    refusal = getattr(store, "refusal", None)
+    refused = refusal() if callable(refusal) else None
+    if refused:
+        return [Finding(store.ROOT, "format", refused)]
     infos = store.memories()
     memories: list[tuple[Any, str]] = []
     found: list[Finding] = []
