@@ -78,6 +78,8 @@ class Transcript:
         stamp = started.strftime("%Y%m%dT%H%M%S%f")
         self.path = transcripts_dir(repo) / f"{stamp}-{secrets.token_hex(3)}.jsonl"
         self._opened = False
+        # Why the last write failed, for the session to say; None once one succeeds.
+        self.problem: str | None = None
 
     @classmethod
     def reopen(cls, repo: Path, saved: SavedSession) -> Transcript:
@@ -118,10 +120,26 @@ class Transcript:
         data = utf8.valid("\n".join(lines) + "\n")[0].encode("utf-8")
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
-            os.write(fd, data)
+            start = os.fstat(fd).st_size
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            except OSError as error:
+                # A full disk: the file keeps whole records only (a torn one would glue onto
+                # the next), and a transcript that never got its header is not left empty.
+                os.ftruncate(fd, start)
+                if start == 0:
+                    os.unlink(self.path)
+                self.problem = (
+                    f"The transcript {self.path} could not be saved ({error.strerror or error}); "
+                    f"free space in {self.path.parent} to keep this session resumable."
+                )
+                raise
         finally:
             os.close(fd)
         self._opened = True
+        self.problem = None
 
 
 def load(path: Path) -> SavedSession | None:

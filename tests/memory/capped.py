@@ -36,11 +36,15 @@ def _limits(memory: int, seconds: float) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
 
 
-def run_capped(code: str, *, memory: int = MEMORY_CAP, seconds: float = TIME_CAP, env: dict[str, str] | None = None) -> Outcome:
-    """Runs `code` with `python -c` from the project root."""
+def run_capped(
+    code: str, *, memory: int = MEMORY_CAP, seconds: float = TIME_CAP, env: dict[str, str] | None = None,
+    wrapper: list[str] | None = None,
+) -> Outcome:
+    """Runs `code` with `python -c` from the project root; `wrapper` goes before it (a
+    command that ends by running its arguments, such as `unshare -m sh -c '...; exec "$@"' sh`)."""
     try:
         done = subprocess.run(
-            [sys.executable, "-c", code], cwd=ROOT, env={**os.environ, **(env or {})},
+            [*(wrapper or []), sys.executable, "-c", code], cwd=ROOT, env={**os.environ, **(env or {})},
             capture_output=True, text=True, timeout=seconds, preexec_fn=lambda: _limits(memory, seconds),
         )
     except subprocess.TimeoutExpired as expired:

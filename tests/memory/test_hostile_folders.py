@@ -298,3 +298,53 @@ def test_a_folder_that_cannot_be_read_is_said_so_not_taken_for_empty(tmp_path):
     finally:
         os.chmod(folder, 0o700)
     assert (folder / "kept.md").exists()
+
+
+FULL_DISK = """
+import os, sys
+from pathlib import Path
+from memory.store import MemoryStore
+repo, disk = Path(sys.argv[1]), Path(sys.argv[2])
+store = MemoryStore.for_repository(repo)
+print(store.run({"command": "create", "path": "/memories/first.md", "file_text": "see app.py:1.\\n"}))
+fill = os.open(disk / "fill", os.O_WRONLY | os.O_CREAT)
+try:
+    while os.write(fill, b"x" * 4096):
+        pass
+except OSError:
+    pass
+os.close(fill)
+size = os.path.getsize(disk / "fill")
+os.truncate(disk / "fill", size - size % 4096)
+print(store.run({"command": "create", "path": "/memories/none.md", "file_text": "see app.py:2.\\n"}))
+os.truncate(disk / "fill", size - size % 4096 - 4096)  # one free page: the memory, not its fingerprints
+print(store.run({"command": "create", "path": "/memories/second.md", "file_text": "see app.py:2.\\n"}))
+print(sorted(p.name for p in store.directory.iterdir()))
+"""
+
+
+def test_a_full_disk_is_never_reported_as_success(tmp_path):
+    import shutil
+
+    if shutil.which("unshare") is None or os.geteuid() != 0:
+        pytest.skip("mounting a small file system needs unshare and root")
+    repo = tmp_path / "app"
+    repo.mkdir()
+    (repo / "app.py").write_text("one = 1\ntwo = 2\n")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mount = 'mount -t tmpfs -o size=64k tmpfs "$DISK" || exit 97; exec "$@"'
+    done = run_capped(
+        FULL_DISK.replace("sys.argv[1]", repr(str(repo))).replace("sys.argv[2]", repr(str(disk))),
+        env={"DISK": str(disk), "XDG_DATA_HOME": str(disk / "data")}, seconds=30,
+        wrapper=["unshare", "-m", "sh", "-c", mount, "sh"],
+    )
+    if done.returncode == 97:
+        pytest.skip("cannot mount a tmpfs here")
+    assert not done.timed_out and done.returncode == 0, done.stdout + done.stderr
+    first, none, second, names = done.stdout.splitlines()
+    assert first.endswith(", False)")
+    assert none.endswith(", True)") and "No space left on device" in none and "none.md" in none
+    assert second.endswith(", False)") and "fingerprints of the code it cites were not recorded" in second
+    assert "No space left on device" in second and "devagent memory check" in second
+    assert "none.md" not in names and not any(n.startswith(".tmp-") for n in eval(names))  # noqa: S307 - our own print
