@@ -140,7 +140,7 @@ def _duplicates(memories: list[tuple[Any, str]]) -> list[Finding]:
 
 def _read(info: Any) -> str | None:
     data = read_regular(str(info.file))
-    if data is None:
+    if data is None or b"\x00" in data:
         return None
     try:
         return data.decode("utf-8")

@@ -121,6 +121,19 @@ def loose_text(real: str) -> str | None:
     return None if data is None else data.decode("utf-8", errors="replace")
 
 
+def strict_text(real: str) -> str | None:
+    """The text of a regular file that is UTF-8 and holds no NUL; None otherwise. What is
+    parsed for meaning (citations) is read so: a binary file's bytes once yielded
+    "citations" that went to the model."""
+    data = read_regular(real)
+    if data is None or b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def not_a_file(path: str) -> str:
     return (
         f"The path {quoted(path)} is a pipe, socket or device, not a memory file, so it is not "
