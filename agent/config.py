@@ -40,6 +40,9 @@ class AgentConfig:
     effort: Effort = "low"
     memory_mode: MemoryMode = "preloaded"
     memory_writes: MemoryWrites = "auto"
+    # Writes to /memories/user/ reach every repository's sessions: held for the user's
+    # review unless they choose otherwise (memory_writes, when stricter, wins).
+    user_memory_writes: MemoryWrites = "review"
     memory_aging_days: int = 30
     # "adaptive" lets the model decide when to think; "off" sends no thinking parameter.
     thinking: str = "adaptive"
@@ -143,7 +146,8 @@ def api_key_problem() -> str | None:
 
 # Which environment variable and which command-line option set each setting.
 ENVIRONMENT = {"model": "DEVAGENT_MODEL", "effort": "DEVAGENT_EFFORT", "memory_mode": "DEVAGENT_MEMORY",
-               "thinking": "DEVAGENT_THINKING", "memory_writes": "DEVAGENT_MEMORY_WRITES"}
+               "thinking": "DEVAGENT_THINKING", "memory_writes": "DEVAGENT_MEMORY_WRITES",
+               "user_memory_writes": "DEVAGENT_USER_MEMORY_WRITES"}
 OPTIONS = {"model": "model", "effort": "effort", "memory_mode": "memory", "memory_writes": "memory_writes"}
 SETTING_CHECKS = {name: file_format.SETTINGS[name] for name in ENVIRONMENT}
 
@@ -181,7 +185,7 @@ def _thinking_fits(config: AgentConfig, problems: list[Problem]) -> AgentConfig:
 def _from_file(config: AgentConfig, file: dict[str, Any]) -> AgentConfig:
     """`config` with the file's settings, which agent.config_file has already checked."""
     names = ("model", "effort", "memory_mode", "thinking", "max_tokens", "window_turns", "max_retries",
-             "max_api_calls_per_turn", "request_timeout", "memory_writes", "memory_aging_days")
+             "max_api_calls_per_turn", "request_timeout", "memory_writes", "memory_aging_days", "user_memory_writes")
     changes = {name: file[name] for name in names if name in file}
     if "memory" in file and "memory_mode" not in changes:
         changes["memory_mode"] = file["memory"]

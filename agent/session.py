@@ -94,7 +94,8 @@ class Session:
         else:
             self.start = modes.resumed(mode, resume)
         self.registry = ToolRegistry.for_mode(
-            mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes
+            mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes,
+            user_memory_writes=config.user_memory_writes,
         )
         self.tool_definitions = self.registry.definitions()
         self._begin_conversation(resume)

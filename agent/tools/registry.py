@@ -19,7 +19,8 @@ class ToolRegistry:
 
     @classmethod
     def for_mode(
-        cls, mode: MemoryMode, store: Any = None, developer: list[Tool] | None = None, *, memory_writes: MemoryWrites = "auto"
+        cls, mode: MemoryMode, store: Any = None, developer: list[Tool] | None = None, *, memory_writes: MemoryWrites = "auto",
+        user_memory_writes: MemoryWrites = "review",
     ) -> ToolRegistry:
         """developer_tools() (or `developer`, for tests and the evaluation), then the memory
         tool when the mode has one."""
@@ -31,7 +32,7 @@ class ToolRegistry:
         if mode in MEMORY_TOOL_MODES and store is not None:
             from agent.tools.memory_tool import MemoryTool
 
-            tools.append(MemoryTool(store, memory_writes))
+            tools.append(MemoryTool(store, memory_writes, user_writes=user_memory_writes))
         return cls(tools)
 
     @property
