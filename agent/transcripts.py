@@ -223,22 +223,26 @@ def latest(repo: Path, *, exclude: Path | None = None, with_summary: bool = Fals
 
 
 def masked_tool_inputs(message: dict[str, Any]) -> dict[str, Any]:
-    """The message with credentials in its tool inputs masked, as tool results are.
+    """The message with credentials in its tool inputs and its text masked, as tool results are.
 
-    A key the model tried to save (and the store refused) must not be kept on disk here,
-    nor replayed to a later session. The model's own history keeps the input it sent.
+    A key the model tried to save (and the store refused), or one the user or the model
+    wrote in a reply, must not be kept on disk here, nor replayed to a later session by
+    --resume. The running session's own history keeps what was sent. Thinking is signed
+    and stays as it is.
     """
+    content = message.get("content")
+    if isinstance(content, str):
+        masked_text = _masked_value(content)
+        return message if masked_text == content else {**message, "content": masked_text}
     blocks = content_blocks(message)
-    if message.get("role") != "assistant" or not any(
-        isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks
-    ):
-        return message
     masked = []
     for block in blocks:
         if isinstance(block, dict) and block.get("type") == "tool_use":
             block = {**block, "input": _masked_value(block.get("input"))}
+        elif isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            block = {**block, "text": _masked_value(block["text"])}
         masked.append(block)
-    return {**message, "content": masked}
+    return {**message, "content": masked} if masked != blocks else message
 
 
 def _masked_value(value: object) -> object:

@@ -118,6 +118,11 @@ def describe(text: str, stem: str) -> tuple[str, str | None, str]:
     """(name, type, description) of a memory file's text. Kept by the text itself: the pane
     lists the folder on every change, and parsing each file's YAML again was most of it."""
     meta = frontmatter(text)
+    if meta:
+        # YAML escapes can spell a key ("\x73\x6b\x5f..."): what is shown and indexed is masked.
+        from memory.secrets import mask_secrets
+
+        meta = {key: mask_secrets(value)[0] if isinstance(value, str) else value for key, value in meta.items()}
     name = _one_line(meta.get("name")) or stem
     kind = meta.get("type")
     if kind is None and isinstance(meta.get("metadata"), dict):
