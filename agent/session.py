@@ -200,6 +200,7 @@ class Session:
             usage = replace(turn.usage, total_time=turn.elapsed())
             self.usage = self.usage + usage
             self._save_turn(turn.id, usage, cancelled)
+            self._transcript_notice(emit, turn.id)
             emit(TurnFinished(turn.id, usage, turn.reply_text, cancelled))
             return usage
 
@@ -393,6 +394,13 @@ class Session:
         self.keeper.last = None
         turn.emit(Compacted(turn.id, notes, fallback=True))
         turn.emit(Notice(turn.id, context.SUMMARISED))
+
+    def _transcript_notice(self, emit: Sink, turn: int) -> None:
+        """A transcript that cannot be written (a full disk) is said once, not only logged."""
+        problem = self.transcript.problem if self.transcript is not None else None
+        if problem and problem != getattr(self, "_told_transcript", None):
+            emit(Notice(turn, problem))
+        self._told_transcript = problem
 
     def _save_turn(self, turn: int, usage: Usage, cancelled: bool) -> None:
         if self.transcript is not None:
