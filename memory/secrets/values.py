@@ -180,15 +180,25 @@ def random_letters(token: str) -> bool:
 # written so has 64.)
 _KEY_ID = re.compile(r"0x(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})[.,;:]?")
 # What documentation writes in place of a key: AWS's ...EXAMPLE keys, runs of x or *, "your
-# token here", and the jwt.io sample token (its signature is public).
-_MARKED_EXAMPLE = re.compile(
-    r"EXAMPLE|(?i:x{8,}|your[_\-]|[_\-]here\b|replace[_\-]?me)|\*{6,}|SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
-)
+# token here". The jwt.io sample token is known by its signature, which is public.
+_MARKED_EXAMPLE = re.compile(r"EXAMPLE|(?i:x{8,}|your[_\-]|[_\-]here\b|replace[_\-]?me)|\*{6,}")
+_MARKERS = re.compile(r"EXAMPLE(?:KEY)?|(?i:x{4,}|your|here|replace|token|key)|\*{4,}")
+_JWT_IO_SIGNATURE = "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+_RUN = re.compile(r"[A-Za-z0-9]{16,}+")
 
 
 def is_marked_example(token: str) -> bool:
-    """A key-shaped text that says it is an example: documentation, not a credential."""
-    return bool(_MARKED_EXAMPLE.search(_bounded(token)))
+    """A key-shaped text that says it is an example: documentation, not a credential.
+
+    The marks must be what makes it look like a key: with them taken out, no random run of
+    16 characters may be left, so a real key with EXAMPLE or xxxxxxxx glued on is no example."""
+    token = _bounded(token)
+    if _JWT_IO_SIGNATURE in token:
+        return True
+    if not _MARKED_EXAMPLE.search(token):
+        return False
+    rest = _MARKERS.sub(" ", token)
+    return not any(looks_random(run) for run in _RUN.findall(rest))
 
 
 def _not_a_secret(value: str) -> bool:

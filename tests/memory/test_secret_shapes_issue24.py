@@ -40,3 +40,10 @@ def test_a_key_spelled_in_yaml_escapes_is_masked_in_listings(store):
     assert key not in info.description and "[masked" in info.description
     store.reindex()
     assert key[8:] not in (store.directory / "MEMORY.md").read_text()
+
+
+@pytest.mark.parametrize("glued", ["EXAMPLE", "xxxxxxxxxx", "-your-token-here"])
+def test_a_real_key_with_an_example_mark_glued_on_is_still_masked(glued):
+    key = "xoxb-" + "812345678901-1234567890123-" + "Q7w3ZkP9xY2vB8nL4mC6dF1h"
+    text = f"SLACK={key}{glued}"
+    assert "Q7w3ZkP9xY2vB8nL" not in mask_secrets(text)[0]
