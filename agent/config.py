@@ -52,6 +52,9 @@ class AgentConfig:
     memory_mode: MemoryMode = "preloaded"
     memory_writes: MemoryWrites = "auto"
     code_writes: CodeWrites = "review"
+    # Writes to /memories/user/ reach every repository's sessions: held for the user's
+    # review unless they choose otherwise (memory_writes, when stricter, wins).
+    user_memory_writes: MemoryWrites = "review"
     memory_aging_days: int = 30
     # "adaptive" lets the model decide when to think; "off" sends what turns it off on the
     # model (agent.models); a number is a budget, for the models that take one.
@@ -176,7 +179,8 @@ def api_key_problem() -> str | None:
 # Which environment variable and which command-line option set each setting.
 ENVIRONMENT = {"model": "DEVAGENT_MODEL", "effort": "DEVAGENT_EFFORT", "memory_mode": "DEVAGENT_MEMORY",
                "thinking": "DEVAGENT_THINKING", "memory_writes": "DEVAGENT_MEMORY_WRITES",
-               "code_writes": "DEVAGENT_CODE_WRITES"}
+               "code_writes": "DEVAGENT_CODE_WRITES",
+               "user_memory_writes": "DEVAGENT_USER_MEMORY_WRITES"}
 OPTIONS = {"model": "model", "effort": "effort", "memory_mode": "memory", "memory_writes": "memory_writes",
            "code_writes": "code_writes"}
 SETTING_CHECKS = {name: file_format.SETTINGS[name] for name in ENVIRONMENT}
@@ -213,7 +217,8 @@ def _thinking_fits(config: AgentConfig, problems: list[Problem]) -> AgentConfig:
 
 
 _FILE_SETTINGS = ("model", "effort", "memory_mode", "thinking", "max_tokens", "window_turns", "max_retries",
-                  "max_api_calls_per_turn", "request_timeout", "memory_writes", "memory_aging_days", "code_writes")
+                  "max_api_calls_per_turn", "request_timeout", "memory_writes", "memory_aging_days", "code_writes",
+                  "user_memory_writes")
 
 
 def _from_file(config: AgentConfig, file: dict[str, Any]) -> AgentConfig:

@@ -19,6 +19,7 @@ from memory import paths
 from memory.freshness import DEFAULT_AGING_DAYS, Freshness, freshness
 from memory.notes import INDEX_NAME
 from memory.preload import LeftOut
+from memory.quoting import shown_name
 from memory.secrets import mask_secrets
 
 EMPTY = (
@@ -93,7 +94,7 @@ MAX_NAMED = 20  # left-out files named in the prompt
 def left_out_note(left_out: list[LeftOut]) -> str:
     """The lines that tell the model what is in the folder but not in its prompt."""
     lines = ["Not preloaded (read one with the memory tool's view command when a question needs it):"]
-    lines += [f"- {item.path}: {item.reason}" for item in left_out[:MAX_NAMED]]
+    lines += [f"- {shown_name(item.path)}: {shown_name(item.reason)}" for item in left_out[:MAX_NAMED]]
     if len(left_out) > MAX_NAMED:
         lines.append(f"- and {len(left_out) - MAX_NAMED:,} more")
     return "\n".join(lines) + "\n"
@@ -112,6 +113,7 @@ def memory_snapshot(loaded: Any, now: float, aging_days: int = DEFAULT_AGING_DAY
 
 
 def _escape(value: str) -> str:
+    value = shown_name(value)  # one line: a name holding a newline must not start lines of its own
     for raw, escaped in (("&", "&amp;"), ('"', "&quot;"), ("<", "&lt;"), (">", "&gt;")):
         value = value.replace(raw, escaped)
     return value

@@ -109,6 +109,7 @@ class Session:
         self.registry = ToolRegistry.for_mode(
             mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes,
             code_writes=config.code_writes,
+            user_memory_writes=config.user_memory_writes,
         )
         self.tool_definitions = self.registry.definitions()
         self._begin_conversation(resume)
@@ -220,6 +221,7 @@ class Session:
             usage = replace(turn.usage, total_time=turn.elapsed())
             self.usage = self.usage + usage
             self._save_turn(turn.id, usage, cancelled)
+            self._transcript_notice(emit, turn.id)
             emit(TurnFinished(turn.id, usage, turn.reply_text, cancelled))
             return usage
 
@@ -430,6 +432,13 @@ class Session:
         self.keeper.last = None
         turn.emit(Compacted(turn.id, notes, fallback=True))
         turn.emit(Notice(turn.id, context.SUMMARISED))
+
+    def _transcript_notice(self, emit: Sink, turn: int) -> None:
+        """A transcript that cannot be written (a full disk) is said once, not only logged."""
+        problem = self.transcript.problem if self.transcript is not None else None
+        if problem and problem != getattr(self, "_told_transcript", None):
+            emit(Notice(turn, problem))
+        self._told_transcript = problem
 
     def _save_turn(self, turn: int, usage: Usage, cancelled: bool) -> None:
         if self.transcript is not None:

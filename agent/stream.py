@@ -17,7 +17,8 @@ from typing import Any
 from agent import claude, utf8
 from agent.cancel import Cancellation
 from agent.events import Usage
-from agent.faults import StreamBroken, TurnCancelled, stream_fault
+from agent.faults import StreamBroken, TurnCancelled, TurnFailed, stream_fault
+from agent.silence import SilenceWatch
 from agent.turn import TurnState
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
@@ -184,6 +185,7 @@ def stream_reply(client: Any, params: dict[str, Any], turn: TurnState, model: st
     cancel = turn.cancel
     acc = StreamAccumulator(on_text=turn.say, on_thinking=turn.thinking)
     stream = None
+    watch: SilenceWatch | None = None
 
     def remove_hook() -> None:
         return None
@@ -195,7 +197,9 @@ def stream_reply(client: Any, params: dict[str, Any], turn: TurnState, model: st
         # A stalled read blocks the loop inside the SDK, and closing the response from
         # another thread does not wake it; shutting the socket down does.
         remove_hook = cancel.on_cancel(lambda: abort(stream))
+        watch = SilenceWatch(lambda: abort(stream)).start()
         for event in stream:
+            watch.heard()
             if cancel.cancelled:
                 break
             acc.feed(event)
@@ -204,12 +208,16 @@ def stream_reply(client: Any, params: dict[str, Any], turn: TurnState, model: st
         if not acc.finished:
             raise StreamBroken("the stream ended before message_stop")
     except Exception as err:
+        if watch is not None and watch.fired and not cancel.cancelled:
+            raise TurnFailed(watch.message(), acc.usage(model, turn.started), shown=acc.shown, error=err) from err
         fault = stream_fault(err, cancelled=cancel.cancelled, usage=acc.usage(model, turn.started), shown=acc.shown)
         if fault is None or fault is err:
             raise
         raise fault from err
     finally:
         remove_hook()
+        if watch is not None:
+            watch.stop()
         if stream is not None:
             close_quietly(stream)
     return acc.reply(model, turn.started)

@@ -83,6 +83,8 @@ class Transcript:
         stamp = started.strftime("%Y%m%dT%H%M%S%f")
         self.path = transcripts_dir(repo) / f"{stamp}-{secrets.token_hex(3)}.jsonl"
         self._opened = False
+        # Why the last write failed, for the session to say; None once one succeeds.
+        self.problem: str | None = None
 
     @classmethod
     def reopen(cls, repo: Path, saved: SavedSession) -> Transcript:
@@ -118,9 +120,10 @@ class Transcript:
     def _write(self, record: dict[str, Any]) -> None:
         lines = []
         if not self._opened:
-            # Both levels 0700: the folder names alone say which repositories the user works on.
-            self.path.parent.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            self.path.parent.mkdir(exist_ok=True, mode=0o700)
+            # Every level made 0700: the folder names alone say which repositories the user works on.
+            from memory.folder_trust import make_private
+
+            make_private(self.path.parent)
             lines.append(json.dumps(self.header, ensure_ascii=False))
         lines.append(json.dumps(record, ensure_ascii=False))
         # The session hands over valid text already; a file that cannot be read back as
@@ -128,10 +131,26 @@ class Transcript:
         data = utf8.valid("\n".join(lines) + "\n")[0].encode("utf-8")
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
-            os.write(fd, data)
+            start = os.fstat(fd).st_size
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            except OSError as error:
+                # A full disk: the file keeps whole records only (a torn one would glue onto
+                # the next), and a transcript that never got its header is not left empty.
+                os.ftruncate(fd, start)
+                if start == 0:
+                    os.unlink(self.path)
+                self.problem = (
+                    f"The transcript {self.path} could not be saved ({error.strerror or error}); "
+                    f"free space in {self.path.parent} to keep this session resumable."
+                )
+                raise
         finally:
             os.close(fd)
         self._opened = True
+        self.problem = None
 
 
 def load(path: Path) -> SavedSession | None:
@@ -218,22 +237,26 @@ def latest(repo: Path, *, exclude: Path | None = None, with_summary: bool = Fals
 
 
 def masked_tool_inputs(message: dict[str, Any]) -> dict[str, Any]:
-    """The message with credentials in its tool inputs masked, as tool results are.
+    """The message with credentials in its tool inputs and its text masked, as tool results are.
 
-    A key the model tried to save (and the store refused) must not be kept on disk here,
-    nor replayed to a later session. The model's own history keeps the input it sent.
+    A key the model tried to save (and the store refused), or one the user or the model
+    wrote in a reply, must not be kept on disk here, nor replayed to a later session by
+    --resume. The running session's own history keeps what was sent. Thinking is signed
+    and stays as it is.
     """
+    content = message.get("content")
+    if isinstance(content, str):
+        masked_text = _masked_value(content)
+        return message if masked_text == content else {**message, "content": masked_text}
     blocks = content_blocks(message)
-    if message.get("role") != "assistant" or not any(
-        isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks
-    ):
-        return message
     masked = []
     for block in blocks:
         if isinstance(block, dict) and block.get("type") == "tool_use":
             block = {**block, "input": _masked_value(block.get("input"))}
+        elif isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            block = {**block, "text": _masked_value(block["text"])}
         masked.append(block)
-    return {**message, "content": masked}
+    return {**message, "content": masked} if masked != blocks else message
 
 
 def _masked_value(value: object) -> object:

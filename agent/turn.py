@@ -27,6 +27,8 @@ class TurnState:
     reply: list[str] = field(default_factory=list)
     # What the turn's finished calls cost; a call in flight adds its own when it ends.
     usage: Usage = field(default_factory=Usage)
+    # Tools run so far this turn (agent/tool_calls.py caps them).
+    tool_calls: int = 0
 
     def say(self, text: str, new_block: bool) -> None:
         """Shows words of the reply; a new text block after other output starts a paragraph."""

@@ -58,6 +58,15 @@ def hostile(size: int) -> dict[str, str]:
         "zero-width run": repeat("a\u200b", size),
         "full-width run": repeat("\uff53\uff4b\uff0d", size),
         "ligatures": repeat("\ufb01\ufb01a", size),
+        # issue 24's views and rules
+        "ANSI colour codes": repeat("ab\x1b[01;31m\x1b[K", size),
+        "YAML hex escapes": repeat("\\x73\\x6b", size),
+        "joined literals": repeat('"ab" + ', size),
+        "joined list items": repeat('"ab", ', size),
+        "JWK fields": '{"kty": "EC", ' + repeat('"d": "abcdefghijklmnopqrstuvwx", ', size) + "}",
+        "PuTTY private lines": "Private-Lines: 9\n" + repeat("AAAAbbbbCCCC\n", size),
+        "recovery phrase words": "seed phrase: " + repeat("word ", size),
+        "query code= run": repeat("?code=", size),
     }
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from memory import paths
 from memory.errors import CommandError
-from memory.files import loose_text
+from memory.files import loose_text, strict_text
 from memory.notes import INDEX_NAME, MemoryInfo, describe, index_entries, index_line
 from memory.preload import Preload, preload
 from memory.walk import Skipped, walk
@@ -112,7 +112,7 @@ class Catalog:
         tree = Tree(Path(repo))
         checks: dict[str, list[CitationCheck]] = {}
         for info in self.memories():
-            text = loose_text(str(info.file))
+            text = strict_text(str(info.file))
             if text is not None:
                 checks[info.path] = check_text(text, Path(repo), records.get(self.relative(info.path)), tree)
         return checks

@@ -26,6 +26,7 @@ from typing import Any
 from memory import evidence as ev
 from memory import notes
 from memory.evidence_file import EvidenceFile
+from memory.files import read_regular
 from memory.freshness import DEFAULT_AGING_DAYS, freshness
 from memory.notes import INDEX_NAME, TYPES, index_entries
 from memory.secrets import find_secrets
@@ -80,6 +81,9 @@ def format_problem(text: str) -> str | None:
         return "no frontmatter (name, type, description between --- lines)"
     # read as the store reads it: a description holding ": " is not YAML, but every
     # listing and the prompt take it as the line it plainly is, so it is no finding
+    refused = notes.frontmatter_problem(text)
+    if refused:
+        return f"{refused}: write it as plain key: value lines"
     data = notes.frontmatter(text)
     if not data:
         return "broken frontmatter: not a list of key: value lines"
@@ -135,9 +139,8 @@ def _duplicates(memories: list[tuple[Any, str]]) -> list[Finding]:
 
 
 def _read(info: Any) -> str | None:
-    try:
-        data = Path(info.file).read_bytes()
-    except OSError:
+    data = read_regular(str(info.file))
+    if data is None or b"\x00" in data:
         return None
     try:
         return data.decode("utf-8")
@@ -207,6 +210,10 @@ def check_store(
     """Every finding in one memory folder; `repo` None skips the citations (user memory).
     `evidence` takes the citation checks when the caller already has them (the pane)."""
     now = time.time() if now is None else now
+    refusal = getattr(store, "refusal", None)
+    refused = refusal() if callable(refusal) else None
+    if refused:
+        return [Finding(store.ROOT, "format", refused)]
     infos = store.memories()
     memories: list[tuple[Any, str]] = []
     found: list[Finding] = []
@@ -231,6 +238,12 @@ def check_store(
     if index_secrets:
         found.append(Finding(f"{store.ROOT}/{INDEX_NAME}", "secret", f"holds something shaped like a credential ({index_secrets[0].kind}); delete it"))
     found += _duplicates(memories)
+    if repo is not None:
+        broken = EvidenceFile.load(Path(store.directory))
+        if broken.problem is not None:
+            found.append(Finding(f"{store.ROOT}/{broken.path.name}", "format", (
+                f"{broken.path} cannot be read: {broken.problem}; every citation reads as unrecorded. "
+                f"The next memory write keeps it aside under a new name and starts a new one")))
     if evidence is None and repo is not None:
         evidence = evidence_checks(store, Path(repo), memories)
     found += _evidence(evidence or {})

@@ -16,9 +16,9 @@ from typing import Any
 
 from memory import atomic, paths, results
 from memory.errors import CommandError
-from memory.files import loose_text, read_text
+from memory.files import is_special, loose_text, not_a_file, read_text
 from memory.policy import WritePolicy
-from memory.quoting import quoted
+from memory.quoting import quoted, shown_name
 
 ROOT = paths.ROOT
 
@@ -60,7 +60,7 @@ class Commands:
             return results.listing(path, leaf.st_size, self._listing_items(real))
         if stat.S_ISREG(leaf.st_mode):
             return results.numbered(path, read_text(real, path), view_range)
-        raise CommandError(f"Unsupported file type for {quoted(path)}")
+        raise CommandError(not_a_file(path))
 
     def _listing_items(self, real: str) -> list[tuple[int, str]]:
         """(size, relative name) of what is up to two levels below `real`, as the SDK lists
@@ -76,7 +76,7 @@ class Commands:
                 if name.startswith("."):
                     continue
                 item = os.path.join(directory, name)
-                rel = f"{relative}/{name}" if relative else name
+                rel = f"{relative}/{shown_name(name)}" if relative else shown_name(name)
                 try:
                     if not paths.contained(self.root, os.path.realpath(item)):
                         continue
@@ -97,6 +97,8 @@ class Commands:
         real = self.resolve(path)
         if os.path.isdir(real):
             raise CommandError(f"File {quoted(path)} already exists")
+        if is_special(real):
+            raise CommandError(not_a_file(path))
         self.make_parent(real, path)
         self.write(real, path, file_text, loose_text(real))
         return results.created(path)
@@ -119,7 +121,7 @@ class Commands:
         real = self.resolve(path)
         if real == self.root:
             raise CommandError(f"Cannot delete the {self.virtual} directory itself")
-        if os.path.isfile(real):
+        if os.path.isfile(real) or is_special(real):
             os.unlink(real)
         elif os.path.isdir(real):
             atomic.remove_tree(real)
@@ -155,6 +157,8 @@ class Commands:
         real = self.resolve(path)
         if real == self.root or os.path.isdir(real):
             raise CommandError(f"{quoted(path)} is a directory, not a memory file.")
+        if is_special(real):
+            raise CommandError(not_a_file(path))
         current = loose_text(real) if os.path.isfile(real) else None
         if expected is not None and current != expected:
             if current is None:
@@ -169,6 +173,8 @@ class Commands:
         real = self.resolve(path)
         if not os.path.exists(real):
             raise CommandError(results.not_found(path))
+        if is_special(real):
+            raise CommandError(not_a_file(path))
         if not os.path.isfile(real):
             raise CommandError(f"The path {quoted(path)} is not a file.")
         return real, read_text(real, path)

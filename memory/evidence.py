@@ -45,6 +45,7 @@ from memory.evidence_states import INTACT as INTACT
 from memory.evidence_states import MOVED as MOVED
 from memory.evidence_states import SEVERITY as SEVERITY
 from memory.evidence_states import UNRECORDED as UNRECORDED
+from memory.files import read_regular
 
 # Past this a cited file is only checked for being there: hashing it would stall the pane.
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -129,13 +130,8 @@ def _inside(repo: Path, target: Path) -> bool:
 
 def _read_lines(target: Path) -> list[str] | None:
     """The file's lines, or None when it is not a regular file we should read."""
-    try:
-        if not target.is_file() or target.stat().st_size > MAX_FILE_BYTES:
-            return None
-        with open(target, "rb") as handle:
-            return handle.read().decode("utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
+    data = read_regular(str(target), follow=True, limit=MAX_FILE_BYTES)
+    return None if data is None else data.decode("utf-8", errors="replace").splitlines()
 
 
 def _nonblank(lines: list[str], first: int = 1, last: int | None = None) -> list[tuple[int, str]]:

@@ -23,6 +23,7 @@ from memory import atomic
 from memory.citations import FileNames, find, locate
 from memory.evidence import Fingerprint, fingerprint, head_commit
 from memory.freshness import verified_bumped
+from memory.state_file import BrokenState, load_json, set_aside
 
 EVIDENCE_NAME = ".evidence.json"
 VERSION = 1
@@ -38,6 +39,10 @@ class EvidenceFile:
 
     folder: Path
     memories: dict[str, list[Fingerprint]] = field(default_factory=dict)
+    # Why the file on disk could not be read (None: read, or absent). A save then sets the
+    # broken file aside instead of writing over what it may still hold.
+    problem: str | None = None
+    set_aside_as: Path | None = None
 
     @property
     def path(self) -> Path:
@@ -47,10 +52,14 @@ class EvidenceFile:
     def load(cls, folder: Path) -> EvidenceFile:
         evidence = cls(Path(folder))
         try:
-            data = json.loads(evidence.path.read_bytes().decode("utf-8"))
-        except (OSError, ValueError):
-            return evidence  # missing or broken: every citation reads as unrecorded
+            data = load_json(evidence.path)
+        except BrokenState as error:
+            evidence.problem = str(error)  # every citation reads as unrecorded meanwhile
+            return evidence
         memories = data.get("memories") if isinstance(data, dict) else None
+        if data is not None and not isinstance(memories, dict):
+            evidence.problem = "not a fingerprint file: it has no \"memories\" object"
+            return evidence
         for name, items in (memories or {}).items():
             if isinstance(name, str) and isinstance(items, list):
                 fps = [Fingerprint.from_json(i) for i in items if isinstance(i, dict)]
@@ -60,6 +69,8 @@ class EvidenceFile:
     def save(self) -> None:
         data = {"version": VERSION, "memories": {k: [asdict(fp) for fp in v] for k, v in sorted(self.memories.items()) if v}}
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+        if self.problem is not None and self.set_aside_as is None and os.path.lexists(self.path):
+            self.set_aside_as = set_aside(self.path)
         atomic.write_file(str(self.path), text.encode("utf-8"))
 
     def get(self, relative: str) -> list[Fingerprint]:
@@ -121,17 +132,38 @@ class EvidenceKeeper:
     def __init__(self, root: str, repo: Path) -> None:
         self.root = root
         self.repo = Path(repo)
+        # Sentences for the result of the command that caused them: a write that succeeded
+        # while its fingerprints did not is said so, never reported as a plain success.
+        self.notices: list[str] = []
+
+    def take_notices(self) -> list[str]:
+        notices, self.notices = self.notices, []
+        return notices
 
     def _relative(self, real: str) -> str:
         return os.path.relpath(real, self.root).replace(os.sep, "/")
 
     def _change(self, change: Callable[[EvidenceFile], bool]) -> None:
+        records = EvidenceFile.load(Path(self.root))
         try:
-            records = EvidenceFile.load(Path(self.root))
             if change(records):
                 records.save()
-        except Exception:  # noqa: BLE001 - evidence is advice; the write already happened
-            pass
+        except OSError as error:
+            self.notices.append(
+                f"The memory was written, but the fingerprints of the code it cites were not recorded "
+                f"in {records.path}: {error.strerror or error}. Free space or fix the folder, then write "
+                f"the memory again (or run `devagent memory check`)."
+            )
+        except Exception as error:  # noqa: BLE001 - evidence is advice; the write already happened
+            self.notices.append(
+                f"The memory was written, but its fingerprints were not recorded: {type(error).__name__}: {error}."
+            )
+        if records.set_aside_as is not None:
+            self.notices.append(
+                f"The fingerprint file {records.path} could not be read ({records.problem}). It was kept "
+                f"as {records.set_aside_as.name} and a new one started, so other memories' citations "
+                f"read as unrecorded until they are written again; delete the old one once you have looked at it."
+            )
 
     def written(self, real: str, old_text: str | None, text: str) -> None:
         if os.path.basename(real) == "MEMORY.md" and os.path.dirname(real) == self.root:

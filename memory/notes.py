@@ -59,12 +59,44 @@ def _simple_yaml(block: str) -> dict[str, Any]:
     return data
 
 
+# A frontmatter holds a name, a description, a type and a date: a few hundred characters.
+# Past this, or with anchors and aliases, the block is read line by line instead of as
+# YAML: 398 bytes of nested aliases (a "billion laughs") expand to gigabytes in any loader.
+MAX_FRONTMATTER_CHARS = 8192
+
+
+def frontmatter_problem(text: str) -> str | None:
+    """Why the frontmatter is read as plain `key: value` lines rather than as YAML, or None."""
+    match = _FRONTMATTER.match(text)
+    return _yaml_problem(match.group(1)) if match else None
+
+
+def _yaml_problem(block: str) -> str | None:
+    if len(block) > MAX_FRONTMATTER_CHARS:
+        return f"frontmatter of {len(block):,} characters, over the {MAX_FRONTMATTER_CHARS:,} read as YAML"
+    if "&" not in block and "*" not in block:
+        return None  # no anchor or alias can be in it: no scan
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        # Scanning is linear and expands nothing; only loading would.
+        for token in yaml.scan(block, Loader=loader):
+            if isinstance(token, (yaml.AliasToken, yaml.AnchorToken)):
+                return "frontmatter uses YAML anchors or aliases (& and *), which are not expanded"
+    except yaml.YAMLError:
+        return None  # loading fails the same way, and falls back
+    return None
+
+
 def frontmatter(text: str) -> dict[str, Any]:
     """The frontmatter mapping, {} when there is none or it is not a mapping."""
     match = _FRONTMATTER.match(text)
     if not match:
         return {}
     block = match.group(1)
+    if _yaml_problem(block):
+        return _simple_yaml(block)
     try:
         import yaml  # only when a listing is asked for; the app imports the store at start-up
 
@@ -86,6 +118,11 @@ def describe(text: str, stem: str) -> tuple[str, str | None, str]:
     """(name, type, description) of a memory file's text. Kept by the text itself: the pane
     lists the folder on every change, and parsing each file's YAML again was most of it."""
     meta = frontmatter(text)
+    if meta:
+        # YAML escapes can spell a key ("\x73\x6b\x5f..."): what is shown and indexed is masked.
+        from memory.secrets import mask_secrets
+
+        meta = {key: mask_secrets(value)[0] if isinstance(value, str) else value for key, value in meta.items()}
     name = _one_line(meta.get("name")) or stem
     kind = meta.get("type")
     if kind is None and isinstance(meta.get("metadata"), dict):

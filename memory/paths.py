@@ -12,7 +12,7 @@ import os
 import unicodedata
 
 from memory.errors import CommandError
-from memory.quoting import quoted
+from memory.quoting import quoted, shown_name
 
 ROOT = "/memories"
 # A memory is a note, not a file system: these bounds keep every walk of the folder short
@@ -99,6 +99,8 @@ def _split(path: str, root: str = ROOT) -> list[str]:
 def name_problem(name: str) -> str | None:
     """Why a name is refused beyond part_problem's rules: its length, and characters
     that let it pass for another name."""
+    if not _is_utf8(name):
+        return f"the name {quoted(shown_name(name), 60)} is not UTF-8"
     size = len(name.encode("utf-8", "surrogatepass"))
     if size > MAX_NAME_BYTES:
         return f"the name {quoted(name, 60)} is {size:,} bytes; a name may have at most {MAX_NAME_BYTES}"
@@ -112,6 +114,14 @@ def name_problem(name: str) -> str | None:
     if found:
         return f"invisible characters (here U+{ord(found):04X}) are not allowed: they make a name look like another"
     return None
+
+
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def contained(root: str, real: str) -> bool:
@@ -137,7 +147,7 @@ def resolve(root: str, path: str, virtual: str = ROOT) -> str:
 
 
 def to_virtual(root: str, real: str, virtual: str = ROOT) -> str:
-    rel = os.path.relpath(real, root)
+    rel = shown_name(os.path.relpath(real, root))
     if rel == ".":
         return virtual
     return virtual + "/" + rel.replace(os.sep, "/")

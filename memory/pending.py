@@ -30,6 +30,7 @@ from typing import Any
 
 from memory import atomic, inputs, paths, results
 from memory.errors import CommandError, MemoryStoreError
+from memory.state_file import BrokenState, load_json
 
 PENDING_DIR = ".pending"
 WRITES = ("auto", "review", "off")
@@ -96,22 +97,31 @@ class PendingChanges:
     def __init__(self, store: Any, folder: Path | None = None) -> None:
         self.store = store
         self.folder = Path(folder if folder is not None else store.directory) / PENDING_DIR
+        self._broken: dict[str, str] = {}  # file name -> why it cannot be read, as of the last listing
 
     # -- reading, no lock: each change file is replaced whole --------------------------------
 
     def _load(self, name: str) -> Change | None:
-        """A change file, or None when it is unreadable or not one of ours (hand-edited):
-        its paths still go through the store's checks when it is accepted."""
+        """A change file, or None when it is missing, unreadable or not one of ours; an
+        unreadable one is kept where it is and named in `problems()`. A hand-edited one's
+        paths still go through the store's checks when it is accepted."""
         try:
-            data = json.loads((self.folder / name).read_bytes().decode("utf-8"))
+            data = load_json(self.folder / name)
+            if data is None:
+                return None
             fields = Change.__dataclass_fields__
             change = Change(**{k: v for k, v in data.items() if k in fields})
-        except (OSError, ValueError, TypeError, AttributeError):
+            texts_ok = all(isinstance(v, str) for v in (change.id, change.command, change.path, change.created, change.status, change.note))
+            optional_ok = all(v is None or isinstance(v, str) for v in (change.before, change.after, change.new_path))
+            if not (texts_ok and optional_ok and isinstance(change.told, bool) and name == f"{change.id}.json"):
+                raise BrokenState("not a held change: a field is missing or of the wrong kind")
+        except BrokenState as error:
+            self._broken[name] = str(error)
             return None
-        texts_ok = all(isinstance(v, str) for v in (change.id, change.command, change.path, change.created, change.status, change.note))
-        optional_ok = all(v is None or isinstance(v, str) for v in (change.before, change.after, change.new_path))
-        if not (texts_ok and optional_ok and isinstance(change.told, bool) and name == f"{change.id}.json"):
+        except (TypeError, AttributeError):
+            self._broken[name] = "not a held change: not a JSON object of its fields"
             return None
+        self._broken.pop(name, None)
         return change
 
     def _all(self) -> list[Change]:
@@ -119,8 +129,19 @@ class PendingChanges:
             names = sorted(n for n in os.listdir(self.folder) if n.endswith(".json") and not n.startswith("."))
         except OSError:
             return []
+        self._broken = {}
         found = [self._load(n) for n in names]
         return sorted((c for c in found if c is not None), key=lambda c: (c.created, c.id))
+
+    def problems(self) -> builtins.list[str]:
+        """One sentence per held-change file that cannot be read, naming it and what to do.
+        Such a file is neither applied nor deleted: it may be a change the user wants."""
+        self._all()
+        return [
+            f"The held change file {self.folder / name} cannot be read: {reason}. It is kept as it is "
+            f"and not applied; look at it, then delete it (or fix it by hand)."
+            for name, reason in sorted(self._broken.items())
+        ]
 
     # After this method, `list` in the class body names it: later annotations say builtins.list.
     def list(self) -> list[Change]:

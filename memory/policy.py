@@ -12,6 +12,7 @@ import os
 
 from memory import paths
 from memory.errors import CommandError
+from memory.files import read_regular
 from memory.notes import frontmatter
 from memory.quoting import quoted
 from memory.secrets import find_secrets, mask_secrets
@@ -79,11 +80,10 @@ class WritePolicy:
         cached = self._sizes.get(real)
         if cached is not None and cached[:3] == key:
             return cached[3]
-        try:
-            with open(real, "rb") as handle:
-                chars = len(handle.read().decode("utf-8", errors="replace"))
-        except OSError:
+        data = read_regular(real)
+        if data is None:
             return 0
+        chars = len(data.decode("utf-8", errors="replace"))
         self._sizes[real] = (*key, chars)
         return chars
 

@@ -36,7 +36,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory import atomic, inputs, paths
+from memory import atomic, folder_trust, inputs, paths
 from memory.catalog import Catalog
 from memory.commands import Commands
 from memory.errors import (
@@ -52,7 +52,7 @@ from memory.files import NotText, read_text
 from memory.lock import FolderLock, is_no_write, read_only
 from memory.notes import INDEX_NAME, MemoryInfo
 from memory.policy import WritePolicy
-from memory.preload import Preload
+from memory.preload import LeftOut, Preload
 from memory.quoting import quoted
 from memory.walk import Skipped
 
@@ -60,6 +60,16 @@ if TYPE_CHECKING:
     from memory.evidence import CitationCheck
 
 _log = logging.getLogger(__name__)
+
+
+def _data_folder_above(directory: Path) -> Path | None:
+    """devagent's data folder when `directory` lies in it: each level from there down is
+    checked too. None for a folder elsewhere (a test's, a configured one)."""
+    from memory.location import data_dir
+
+    top = data_dir()
+    absolute = Path(os.path.abspath(directory))
+    return top if top in absolute.parents else None
 _PATH_FIELDS = ("path", "old_path", "new_path")
 
 
@@ -83,8 +93,10 @@ class MemoryStore:
         # The working tree whose code the memories cite: set, every write fingerprints
         # the citations (memory/evidence.py).
         self.repo = Path(repo) if repo is not None else None
+        self._top = _data_folder_above(self.directory)
         try:
-            os.makedirs(self.directory, mode=atomic.DIR_MODE, exist_ok=True)
+            if folder_trust.problem(self.directory, self._top) is None:
+                folder_trust.make_private(self.directory)
         except OSError:
             pass  # an unwritable data dir must not stop the app; each command reports it
         # Resolved once: every containment check compares against this exact string.
@@ -98,6 +110,14 @@ class MemoryStore:
         # prints them as notes, the log keeps them.
         self.warnings: list[str] = []
         self._sweep_orphans()
+
+    def refusal(self) -> str | None:
+        """Why the folder is neither read nor written (another user's, writable by all, or
+        unreadable; memory/folder_trust.py), or None. Looked at on each use: a few stats."""
+        try:
+            return folder_trust.problem(self.directory, self._top)
+        except OSError as error:
+            return f"The memory folder {self.directory} cannot be checked: {error.strerror or error}."
 
     @classmethod
     def for_repository(cls, repo: Path, **kw: Any) -> MemoryStore:
@@ -136,6 +156,9 @@ class MemoryStore:
 
     def run(self, command: dict[str, Any]) -> tuple[str, bool]:
         """Runs one memory command: (result text, is_error). Never raises."""
+        refused = self.refusal()
+        if refused:
+            return refused, True
         try:
             name, args = inputs.parse(command)
             for key in _PATH_FIELDS:
@@ -147,13 +170,21 @@ class MemoryStore:
                 self._make_folder()
                 return self.commands.dispatch(name, args), False
             with self._lock.held():
-                return self.commands.dispatch(name, args), False
+                return self._with_notices(self.commands.dispatch(name, args)), False
         except (CommandError, MemoryStoreError) as error:
-            return str(error), True
+            return self._with_notices(str(error)), True
         except OSError as error:
-            return self._os_error(command, error), True
+            return self._with_notices(self._os_error(command, error)), True
         except Exception as error:  # a bug must not end the session: the model gets the text
             return f"The memory command failed: {type(error).__name__}: {quoted(str(error))}", True
+
+    def _with_notices(self, text: str) -> str:
+        """The result with what went wrong beside the command itself (memory/evidence_file.py)."""
+        keeper = self.commands.evidence
+        notices = keeper.take_notices() if keeper is not None else []
+        for notice in notices:
+            _log.warning(notice)
+        return "\n\n".join([text, *notices]) if notices else text
 
     def _os_error(self, command: Any, error: OSError) -> str:
         name = command.get("command") if isinstance(command, dict) else "run"
@@ -177,6 +208,9 @@ class MemoryStore:
 
     def read(self, path: str) -> str:
         """The text of a memory file; MemoryStoreError subclasses on problems."""
+        refused = self.refusal()
+        if refused:
+            raise MemoryNotWritable(refused)
         try:
             real = self.commands.resolve(path)
         except CommandError as error:
@@ -195,13 +229,16 @@ class MemoryStore:
     def save(self, path: str, text: str, *, expected: str | None = None) -> tuple[str, bool]:
         """Creates or overwrites a file from the editor, through the same checks as the
         model's writes. With `expected`, refuses if the file changed on disk meanwhile."""
+        refused = self.refusal()
+        if refused:
+            return refused, True
         try:
             if not isinstance(path, str) or not isinstance(text, str):
                 raise CommandError("The path and the text must be strings.")
             paths.split(path, self.ROOT)
             with self._lock.held():
                 self.commands.save(path, text, expected)
-            return f"Saved {path}", False
+            return self._with_notices(f"Saved {path}"), False
         except (CommandError, MemoryStoreError) as error:
             return str(error), True
         except OSError as error:
@@ -217,6 +254,9 @@ class MemoryStore:
     def reindex(self) -> None:
         """Repairs MEMORY.md from the files (see Catalog.reindexed). Raises MemoryStoreError:
         MemoryBusy when another session holds the lock, MemoryNotWritable when it cannot be had."""
+        refused = self.refusal()
+        if refused:
+            raise MemoryNotWritable(refused)
         try:
             with self._lock.held():
                 old_text = self.catalog.index_text()
@@ -230,39 +270,50 @@ class MemoryStore:
 
     # -- what the folder holds (memory/catalog.py) -----------------------------------------
 
+    # A refused folder lists as nothing but itself, skipped with the reason: its notes
+    # must not reach the prompt, and it must not read as empty either.
+
     def memories(self) -> list[MemoryInfo]:
         """Every .md memory file except the index, sorted by path."""
-        return self.catalog.memories()
+        return [] if self.refusal() else self.catalog.memories()
 
     def skipped(self) -> list[Skipped]:
         """What the folder holds that is not read as a memory, each with the reason."""
-        return self.catalog.skipped()
+        refused = self.refusal()
+        return [Skipped(self.ROOT + "/", refused)] if refused else self.catalog.skipped()
 
     def preload(self) -> Preload:
         """What preloading puts in a prompt (within the caps), and what it leaves out."""
+        refused = self.refusal()
+        if refused:
+            return Preload(left_out=[LeftOut(self.ROOT + "/", "skipped", None, refused)])
         return self.catalog.preload(self.max_file_chars, self.max_total_chars)
 
     def total_chars(self) -> int:
         """Characters in every memory file, MEMORY.md included."""
-        return self.policy.total_chars()
+        return 0 if self.refusal() else self.policy.total_chars()
 
     def index_text(self) -> str:
-        return self.catalog.index_text()
+        return "" if self.refusal() else self.catalog.index_text()
 
     def index_problems(self) -> list[str]:
-        return self.catalog.index_problems()
+        refused = self.refusal()
+        return [refused] if refused else self.catalog.index_problems()
 
     def evidence(self, repo: Path | None = None) -> dict[str, list[CitationCheck]]:
         """Virtual path -> the checks of its citations (memory/evidence.py), worst first,
         against `repo`'s working tree (the store's own repository by default)."""
         repo = Path(repo) if repo is not None else self.repo
-        return self.catalog.evidence(repo) if repo is not None else {}
+        return self.catalog.evidence(repo) if repo is not None and not self.refusal() else {}
 
     # -- review: a change checked, then applied, as one step (memory/pending.py) -----------
 
     def locked(self) -> AbstractContextManager[None]:
         """The folder lock, for a caller that reads, decides and writes as one step. A
         command run inside it takes it again without waiting (the lock is reentrant)."""
+        refused = self.refusal()
+        if refused:
+            raise MemoryNotWritable(refused)
         return self._lock.held()
 
     def current_text(self, path: str) -> str | None:
@@ -301,3 +352,4 @@ class MemoryStore:
                 self.commands.delete(path)
             else:
                 self.commands.save(path, after, None)
+            self._with_notices("")  # no result to carry them: the log and `memory check` do

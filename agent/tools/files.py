@@ -240,7 +240,11 @@ class ReadFileTool:
                 is_error=True, summary="too large",
             )
         # O_NOFOLLOW: the path was checked resolved; a symlink swapped in since is not followed.
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # O_NONBLOCK and fstat: a pipe swapped in since the stat must not block the turn.
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return ToolResult(text=f"Error: {shown} is not a regular file.", is_error=True, summary="not a file")
         with os.fdopen(fd, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
         text, encoding_note = decode(data)

@@ -5,7 +5,10 @@ checking (paths, caps, secrets, the lock) is the store's; this adapts its answer
 ToolResult, words the one-line summary the app shows, masks credentials in it, and
 applies the user's choice of memory writes: `auto` runs them, `review` holds them for the
 user (memory/pending.py), `off` refuses them with a sentence that says it is the user's
-choice.
+choice. A write to /memories/user/ follows the stricter of that choice and the one for the
+user-wide folder (review by default): what lands there is preloaded into every other
+repository's sessions, so a README asking the model to save an instruction there would
+otherwise reach them all at once.
 """
 
 from __future__ import annotations
@@ -21,15 +24,29 @@ if TYPE_CHECKING:
     from memory.roots import Memory
 
 WRITE_COMMANDS = ("create", "str_replace", "insert", "delete", "rename")
+_STRICTNESS = {"auto": 0, "review": 1, "off": 2}
+USER_ROOT = "/memories/user"
+
+
+def _touches_user_folder(input: dict[str, Any]) -> bool:
+    for key in ("path", "old_path", "new_path"):
+        value = input.get(key)
+        if isinstance(value, str) and (value == USER_ROOT or value.startswith(USER_ROOT + "/")):
+            return True
+    return False
 
 
 class MemoryTool:
     name = "memory"
 
-    def __init__(self, store: Memory, writes: MemoryWrites = "auto", pending: PendingChanges | None = None) -> None:
+    def __init__(
+        self, store: Memory, writes: MemoryWrites = "auto", pending: PendingChanges | None = None,
+        *, user_writes: MemoryWrites = "review",
+    ) -> None:
         self.store = store
         self.writes = writes
-        if pending is None and writes == "review":
+        self.user_writes = user_writes
+        if pending is None and "review" in (writes, self._user_mode()):
             from memory.pending import PendingChanges
 
             pending = PendingChanges(store)
@@ -47,13 +64,18 @@ class MemoryTool:
         path = input.get("path")
         return f"{command} {path}" if isinstance(path, str) else command
 
+    def _user_mode(self) -> MemoryWrites:
+        """The mode of a write to /memories/user/: the stricter of the two choices."""
+        return max(self.writes, self.user_writes, key=_STRICTNESS.__getitem__)
+
     def _carry_out(self, input: dict[str, Any]) -> tuple[str, bool]:
         command = input.get("command")
-        if command in WRITE_COMMANDS and self.writes == "off":
+        mode = self._user_mode() if _touches_user_folder(input) else self.writes
+        if command in WRITE_COMMANDS and mode == "off":
             from memory.pending import read_only_result
 
             return read_only_result(command), True
-        if command in WRITE_COMMANDS and self.writes == "review" and self.pending is not None:
+        if command in WRITE_COMMANDS and mode == "review" and self.pending is not None:
             return self.pending.hold(input)
         return self.store.run(input)
 
@@ -110,4 +132,6 @@ class MemoryTool:
             )
         if self.writes == "off":
             return "Memory is read-only in this session by the user's choice: view it, but do not try to change it."
+        if self._user_mode() == "off":
+            return "/memories/user/ is read-only in this session by the user's choice."
         return ""

@@ -21,6 +21,7 @@ class ToolRegistry:
     def for_mode(
         cls, mode: MemoryMode, store: Any = None, developer: list[Tool] | None = None, *, memory_writes: MemoryWrites = "auto",
         code_writes: CodeWrites = "off",
+        user_memory_writes: MemoryWrites = "review",
     ) -> ToolRegistry:
         """developer_tools() (or `developer`, for tests and the evaluation), the text editor
         unless code writes are off, then the memory tool when the mode has one."""
@@ -43,7 +44,7 @@ class ToolRegistry:
         if mode in MEMORY_TOOL_MODES and store is not None:
             from agent.tools.memory_tool import MemoryTool
 
-            tools.append(MemoryTool(store, memory_writes))
+            tools.append(MemoryTool(store, memory_writes, user_writes=user_memory_writes))
         return cls(tools)
 
     @property

@@ -29,6 +29,14 @@ _HIDDEN = re.compile(
 )
 _NON_ASCII = re.compile(r"[^\x00-\x7f]++")
 _PERCENT = re.compile(r"%[0-7][0-9A-Fa-f]")
+# Terminal colour codes: `grep --color` wraps the match, so a committed log holds a key cut
+# in three by escapes.
+_ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}+[ -/]{0,4}+[@-~]|\x1b[@-Z\\-_]")
+# \x73, \u0067: a YAML or JSON string (a memory's frontmatter) that spells a key in escapes.
+_ESCAPE = re.compile(r"\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}")
+# Where a literal is cut and joined again: "sk_live_ab" + "cd", ["ghp_ab", "cd"].join(""),
+# a shell line continued with a backslash, a YAML scalar folded after a hyphen.
+_JOIN = re.compile(r"[\"'][ \t]{0,4}+[+,][ \t]{0,4}+(?:\\?\r?\n[ \t]{0,64}+)?[\"']|\\\r?\n[ \t]{0,64}+|(?<=[A-Za-z0-9]-)\r?\n[ \t]{1,64}+(?=[A-Za-z0-9])")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}+|#[xX][0-9A-Fa-f]{1,6}+|[A-Za-z][A-Za-z0-9]{1,31}+);")
 
 
@@ -188,6 +196,32 @@ def _entities_decoded(text: str, base: View | None) -> View | None:
     return _rewrite(text, pieces, tokens, list(map(decoded.__getitem__, tokens)), base)
 
 
+def _removed(pattern: re.Pattern[str]) -> Callable[[str, View | None], View | None]:
+    def step(text: str, base: View | None) -> View | None:
+        pieces = pattern.split(text)
+        if len(pieces) == 1:
+            return None
+        tokens = pattern.findall(text)
+        return _rewrite(text, pieces, tokens, [""] * len(tokens), base)
+
+    return step
+
+
+def _escapes_decoded(text: str, base: View | None) -> View | None:
+    pieces = _ESCAPE.split(text)
+    if len(pieces) == 1:
+        return None
+    tokens = _ESCAPE.findall(text)
+    decoded = {token: chr(int(token[2:], 16)) for token in set(tokens)}
+    return _rewrite(text, pieces, tokens, list(map(decoded.__getitem__, tokens)), base)
+
+
+_without_ansi = _removed(_ANSI)
+_joined = _removed(_JOIN)
+# Each step runs only on a text holding its mark: most texts hold none.
+_NEEDS = {_without_ansi: "\x1b", _escapes_decoded: "\\", _percent_decoded: "%", _entities_decoded: "&"}
+
+
 def views(text: str, stop: Callable[[], None] = lambda: None) -> list[View]:
     """The views worth scanning besides the text itself, each built on the one before:
     invisible characters removed, NFKC folded, percent escapes and HTML entities decoded.
@@ -198,10 +232,11 @@ def views(text: str, stop: Callable[[], None] = lambda: None) -> list[View]:
     found: list[View] = []
     top: View | None = None
     steps = (_without_hidden, _folded) if not text.isascii() else ()
-    for step in (*steps, _percent_decoded, _entities_decoded):
+    for step in (_without_ansi, *steps, _escapes_decoded, _percent_decoded, _entities_decoded, _joined):
         stop()
         source = top.text if top is not None else text
-        if step is _percent_decoded and "%" not in source or step is _entities_decoded and "&" not in source:
+        mark = _NEEDS.get(step)
+        if mark is not None and mark not in source:
             continue
         view = step(source, top)
         if view is not None:

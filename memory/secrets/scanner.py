@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from memory.secrets.contexts import FINDERS, RULES
 from memory.secrets.formats import FORMATS
 from memory.secrets.normalise import View, views
+from memory.secrets.values import is_marked_example, password_in_prose
 
 
 class ScanCancelled(Exception):
@@ -179,7 +180,8 @@ def _wrapped_keys(text: str, stop: _Stop) -> list[Span]:
 # Base64 where a credential file puts it: a whole line (a file wrapped at 64 or 76
 # columns) or a field's value (a Kubernetes secret, a docker config's "auth").
 _BASE64 = re.compile(
-    r"(?:^|\n)[ \t]*+(?:[\"']?[A-Za-z0-9_.\-]{1,64}+[\"']?[ \t]*+[:=][ \t]*+)?+[\"']?"
+    # The name's `=` is not one of base64's own padding: "dXNlcjpwYXNz==" is no name.
+    r"(?:^|\n)[ \t]*+(?:[\"']?[A-Za-z0-9_.\-]{1,64}+[\"']?[ \t]*+(?::|=(?!=))[ \t]*+)?+[\"']?"
     r"([A-Za-z0-9+/]{16,}+={0,2}+(?:[ \t]*+\r?\n[ \t]*+[A-Za-z0-9+/]{2,}+={0,2}+(?=[ \t]*+(?:\r?\n|\Z)))*+)"
 )
 _RUN = re.compile(r"[A-Za-z0-9+/]++={0,2}+")
@@ -198,6 +200,15 @@ def _decoded_text(block: str) -> str | None:
     return text if len(text) >= 8 and text.translate(_LAYOUT).isprintable() else None
 
 
+_USER_PASSWORD = re.compile(r"[A-Za-z0-9_.@\-]{1,64}+:(\S{6,128}+)")
+
+
+def _basic_auth(decoded: str) -> bool:
+    """`user:password`, as an Authorization: Basic header carries it."""
+    match = _USER_PASSWORD.fullmatch(decoded.strip())
+    return match is not None and password_in_prose(match.group(1))
+
+
 def _base64_wrapped(text: str, stop: _Stop, depth: int) -> list[Span]:
     found: list[Span] = []
     for match in _BASE64.finditer(text):
@@ -211,9 +222,12 @@ def _base64_wrapped(text: str, stop: _Stop, depth: int) -> list[Span]:
         if decoded is None:
             continue
         inner = _find(decoded, stop, depth + 1)
-        if not inner:
+        if inner:
+            kind = f"{inner[0].kind} (base64)"
+        elif _basic_auth(decoded):
+            kind = "basic auth credentials (base64)"
+        else:
             continue
-        kind = f"{inner[0].kind} (base64)"
         for run in _RUN.finditer(text, start, end):
             found.append((run.start(), run.end(), len(_ALL_RULES) + len(FINDERS), kind))
     return found
@@ -244,7 +258,8 @@ def _find(text: str, stop: _Stop, depth: int) -> list[Secret]:
     spans += _wrapped_keys(text, stop)
     if depth < _MAX_DEPTH:
         spans += _base64_wrapped(text, stop, depth)
-    return _merged(spans)
+    # Dropped before merging: an example found by one rule must not widen a real key's span.
+    return _merged([s for s in spans if not is_marked_example(text[s[0] : s[1]])])
 
 
 def find_secrets(text: str, cancelled: Callable[[], bool] | None = None) -> list[Secret]:

@@ -77,12 +77,28 @@ def is_placeholder(value: str) -> bool:
     return bool(_PLACEHOLDER.match(strip_quotes(_bounded(value))))
 
 
+# What code is not: text glued to a closing bracket (Pa55(w0rd)9x), or a dotted name with a
+# made-up part (Winter2026.Sales, Kx9vQ2.Lm3Qp7): a digit before a letter, or a word and a year.
+_AFTER_BRACKET = re.compile(r"[)\]][A-Za-z0-9]")
+_MADE_UP_PART = re.compile(r"[0-9][A-Za-z]|[A-Za-z][0-9]{3,}+(?![A-Za-z0-9_])")
+
+
 def is_code(value: str) -> bool:
-    return bool(_CODE.match(_bounded(value)))
+    value = _bounded(value)
+    if not _CODE.match(value):
+        return False
+    if "(" in value or "[" in value:
+        return not _AFTER_BRACKET.search(value)
+    return not _MADE_UP_PART.search(value)
 
 
 def is_path(value: str) -> bool:
-    return bool(_PATH.match(_bounded(value)))
+    value = _bounded(value)
+    if not _PATH.match(value):
+        return False
+    # One long made-up "folder" is base64 that began with a slash (an AWS secret may).
+    rest = value[1:]
+    return not (value.startswith("/") and "/" not in rest and len(rest) >= 20 and mixed_case_and_digit(rest))
 
 
 def is_reference(value: str) -> bool:
@@ -160,8 +176,36 @@ def random_letters(token: str) -> bool:
     return letters >= 8 and _case_switches(token) * 4 >= letters
 
 
+# A GPG key id or fingerprint, an address: 0x and 8, 16 or 40 hex digits. (A private key
+# written so has 64.)
+_KEY_ID = re.compile(r"0x(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})[.,;:]?")
+# What documentation writes in place of a key: AWS's ...EXAMPLE keys, runs of x or *, "your
+# token here". The jwt.io sample token is known by its signature, which is public.
+_MARKED_EXAMPLE = re.compile(r"EXAMPLE|(?i:x{8,}|your[_\-]|[_\-]here\b|replace[_\-]?me)|\*{6,}")
+_MARKERS = re.compile(r"EXAMPLE(?:KEY)?|(?i:x{4,}|your|here|replace|token|key)|\*{4,}")
+_JWT_IO_SIGNATURE = "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+_RUN = re.compile(r"[A-Za-z0-9]{16,}+")
+
+
+def is_marked_example(token: str) -> bool:
+    """A key-shaped text that says it is an example: documentation, not a credential.
+
+    The marks must be what makes it look like a key: with them taken out, no random run of
+    16 characters may be left, so a real key with EXAMPLE or xxxxxxxx glued on is no example."""
+    token = _bounded(token)
+    if _JWT_IO_SIGNATURE in token:
+        return True
+    if not _MARKED_EXAMPLE.search(token):
+        return False
+    rest = _MARKERS.sub(" ", token)
+    return not any(looks_random(run) for run in _RUN.findall(rest))
+
+
 def _not_a_secret(value: str) -> bool:
-    return is_placeholder(value) or is_code(value) or is_path(value) or is_reference(value) or is_identifier(value)
+    return (
+        is_placeholder(value) or is_code(value) or is_path(value) or is_reference(value) or is_identifier(value)
+        or bool(_KEY_ID.fullmatch(strip_quotes(value)))
+    )
 
 
 def looks_like_password(value: str) -> bool:

@@ -19,6 +19,7 @@ from agent.events import (
     TurnStarted,
 )
 from agent.session import Session
+from agent.tool_calls import untrusted
 from tests.agent.toolkit import CrashTool, EchoTool, ScreenTool
 from tests.claude_double import reply, text, thinking, tool_use
 
@@ -68,7 +69,7 @@ def test_tool_round_trip_sends_results_back_until_end_turn(claude_double, tmp_pa
     assert (screen.title, screen.format) == ("Errors", "markdown")
 
     first, second, third = claude_double.messages_requests()
-    assert second.tool_results() == [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "echo: hi", "cache_control": {"type": "ephemeral"}}]
+    assert second.tool_results() == [{"type": "tool_result", "tool_use_id": "toolu_a", "content": untrusted("echo: hi"), "cache_control": {"type": "ephemeral"}}]
     # The assistant turn goes back exactly, thinking and its signature included.
     assistant = second.messages[1]
     assert assistant["role"] == "assistant"

@@ -39,7 +39,8 @@ def test_a_user_memory_written_in_one_repository_is_preloaded_in_another(tmp_pat
         tool_use("memory", {"command": "create", "path": "/memories/core.md", "file_text": PROJECT}),
     ))
     claude_double.add("Noted.")
-    session(shop).send("Keep answers short. The Core project matters here.", lambda e: None)
+    # The user chose to let writes to the user-wide folder through (review is the default).
+    session(shop, user_memory_writes="auto").send("Keep answers short. The Core project matters here.", lambda e: None)
     results = claude_double.messages_requests()[1].tool_results()
     assert [r["content"] for r in results] == [
         "File created successfully at: /memories/user/terse.md",

@@ -19,6 +19,7 @@ from agent import transcripts
 from agent.config import AgentConfig
 from agent.events import AgentError, TurnFinished
 from agent.session import Session
+from agent.tool_calls import untrusted
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.git import GitStatusTool
 from agent.utf8 import valid, valid_value
@@ -108,7 +109,7 @@ def test_a_tool_input_with_a_lone_surrogate_runs_replaced_and_says_so(claude_dou
     assistant = second.messages[1]["content"]
     assert assistant[0]["input"] == {"text": "bad \ufffd name"}
     result = second.tool_results()[0]["content"]
-    assert result.startswith("echo: bad \ufffd name")
+    assert result.startswith(untrusted("").split("\n")[0] + "\necho: bad \ufffd name")
     assert "of the tool input was not valid UTF-8" in result
     assert run(session, "next")[-1].text == "Next."
     assert_transcript_is_utf8(session)
@@ -126,7 +127,7 @@ def test_a_tool_result_listing_a_name_that_is_not_utf8(claude_double, sandbox):
     finished = [e for e in events if type(e).__name__ == "ToolFinished"][0]
     assert finished.log == "caf\ufffd menu.txt"
     result = claude_double.messages_requests()[1].tool_results()[0]["content"]
-    assert result.startswith("caf\ufffd menu.txt\n")
+    assert result.startswith(untrusted("").split("\n")[0] + "\ncaf\ufffd menu.txt\n")
     assert "of this result was not valid UTF-8" in result
     assert run(session, "next")[-1].text == "Next."
     assert_transcript_is_utf8(session)

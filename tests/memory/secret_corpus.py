@@ -36,6 +36,7 @@ ALPHABETS = {
     "url": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-",
     "azure": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.~",
     "django": "abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*(-_=+)",
+    "base32": "abcdefghijklmnopqrstuvwxyz234567",
 }
 MARK = re.compile(r"«(?:=([^»]+)|(\w+):(\d+))»")
 NAME_SAFE = re.compile(r"[A-Za-z0-9_\-.~!@#$^&*+=]{6,200}")  # no "%" or ":": paths refuse those
@@ -91,7 +92,14 @@ def hex_entities(s: str) -> str:
     return "".join(f"&#x{ord(c):x};" for c in s)
 
 
+def ansi_colour(s: str) -> str:
+    """As `grep --color` marks a match: colour codes around the middle of the key."""
+    third = max(1, len(s) // 3)
+    return f"{s[:third]}\x1b[01;31m\x1b[K{s[third:2 * third]}\x1b[m\x1b[K{s[2 * third:]}"
+
+
 DISGUISES = {
+    "ansi": ansi_colour,
     "zero-width": zero_width,
     "soft-hyphen": soft_hyphens,
     "full-width": full_width,

@@ -197,7 +197,7 @@ def test_caps_are_configurable_defaults(store):
 
 
 def test_secret_filter_on_every_write_path(store):
-    key = "AKIA" + "IOSFODNN7EXAMPLE"
+    key = "AKIA" + "IOSFODNN7Q4W2ZLM"
     create(store, "/memories/a.md", "clean\n")
     attempts = [
         {"command": "create", "path": "/memories/b.md", "file_text": f"aws {key}"},

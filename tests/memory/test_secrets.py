@@ -23,10 +23,10 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("OpenAI API key", "use " + sk("sk-", "proj-") + A + A),
     ("OpenAI API key", "old style " + sk("sk-", "") + A + "ABCDEFGHIJKL"),
     ("OpenAI API key", "service " + sk("sk-", "svcacct-") + A),
-    ("AWS access key ID", "AWS_ACCESS_KEY_ID=" + "AKIA" + "IOSFODNN7EXAMPLE"),
+    ("AWS access key ID", "AWS_ACCESS_KEY_ID=" + "AKIA" + "IOSFODNN7Q4W2ZLM"),
     ("AWS access key ID", "temporary creds " + "ASIA" + "Y34FZKBOKMUTVV7A"),
-    ("AWS secret access key", "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"),
-    ("AWS secret access key", 'AWS_SECRET_ACCESS_KEY: "' + "je7MtGbClwBF/2Zp9Utk/h3yCo8nvb" + "EXAMPLEKEY" + '"'),
+    ("AWS secret access key", "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYQ7W3ZKEYX9"),
+    ("AWS secret access key", 'AWS_SECRET_ACCESS_KEY: "' + "je7MtGbClwBF/2Zp9Utk/h3yCo8nvb" + "Q7W3ZKEYX9" + '"'),
     ("GitHub token", "token " + "ghp_" + A),
     ("GitHub token", "oauth " + "gho_" + A),
     ("GitHub token", "app " + "ghs_" + A),
@@ -35,7 +35,7 @@ CREDENTIALS: list[tuple[str, str]] = [
     ("Slack token", "bot " + "xoxb-" + "123456789012-1234567890123-" + A[:24]),
     ("Slack token", "user " + "xoxp-" + "123456789012-123456789012-123456789012-" + HEX[:32]),
     ("Slack token", "app-level " + "xapp-1-" + "A01ABCDEFGH-1234567890123-" + HEX[:32]),
-    ("Slack webhook URL", "post to https://hooks.slack.com/services/" + "T00000000/B00000000/" + "XXXXXXXXXXXXXXXXXXXXXXXX"),
+    ("Slack webhook URL", "post to https://hooks.slack.com/services/" + "T00000000/B00000000/" + "Zk3PqR8sT2vW9xYb4nLm7cDf"),
     ("Google API key", "maps key " + "AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"),
     ("Google OAuth secret", "client secret " + "GOCSPX-" + "1aB2cD3eF4gH5iJ6kL7mN8oP9qR0"),
     ("Google OAuth token", "access " + "ya29." + "a0AfH6SMC" + A),
@@ -54,7 +54,7 @@ CREDENTIALS: list[tuple[str, str]] = [
     (
         "JSON Web Token",
         "jwt: " + "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ"
-        + ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+        + ".Q7fLkxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5",
     ),
     (
         "private key",
@@ -230,11 +230,11 @@ def test_ordinary_notes_pass(text):
 
 
 def test_mask_keeps_the_context_and_names_the_kind():
-    text = "Server=db;Password=Str0ng!Pass;Trusted=no and " + "AKIA" + "IOSFODNN7EXAMPLE done"
+    text = "Server=db;Password=Str0ng!Pass;Trusted=no and " + "AKIA" + "IOSFODNN7Q4W2ZLM done"
     masked, found = mask_secrets(text)
     assert masked == "Server=db;Password=[masked: password];Trusted=no and [masked: AWS access key ID] done"
     assert [s.kind for s in found] == ["password", "AWS access key ID"]
-    assert text[found[1].start : found[1].end] == "AKIA" + "IOSFODNN7EXAMPLE"
+    assert text[found[1].start : found[1].end] == "AKIA" + "IOSFODNN7Q4W2ZLM"
 
 
 def test_mask_of_clean_text_is_identity():
@@ -279,7 +279,7 @@ def test_masking_twice_changes_nothing(kind, text):
         ("Password=[masked:Hunter2-Long-1]", "password"),
         ("postgres://app:[masked:Hunter2-Long-1]@db/app", "password in URL"),
         ("[masked: " + sk("sk-ant-api03-", A) + "]", "Anthropic API key"),
-        ("[masked: AKIA" + "IOSFODNN7EXAMPLE]", "AWS access key ID"),
+        ("[masked: AKIA" + "IOSFODNN7Q4W2ZLM]", "AWS access key ID"),
     ],
 )
 def test_a_look_alike_marker_hides_nothing(text, kind):

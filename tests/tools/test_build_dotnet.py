@@ -204,12 +204,12 @@ def test_connection_string_in_the_build_log_is_masked(tmp_path, fake_dotnet):
     password = "Tr0ub4dor&3xyz"
     (repo / "echo-during-build.txt").write_text(
         f'"ConnectionStrings": {{ "Db": "Server=db;Database=shop;User Id=app;Password={password};" }}\n'
-        "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n"
+        "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7Q4W2ZLM\n"
     )
     result = BuildTool().run({}, ctx_for(repo))
     for field in (result.text, result.log, result.summary):
         assert password not in field
-        assert "AKIAIOSFODNN7EXAMPLE" not in field
+        assert "AKIAIOSFODNN7Q4W2ZLM" not in field
     assert "[masked: password]" in result.log
     assert "[masked: AWS access key ID]" in result.log
     # The model is told what was masked and where, since it never sees the log itself.

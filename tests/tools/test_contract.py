@@ -113,7 +113,7 @@ def test_show_on_screen():
 
 
 def test_screen_content_is_masked_too():
-    key = "AKIAIOSFODNN7EXAMPLE"
+    key = "AKIAIOSFODNN7Q4W2ZLM"
     result = ShowOnScreenTool().run({"title": "Config", "content": f"id = {key}\n", "format": "text"}, ctx_for(None))
     assert key not in result.screen[1]
     assert "Note: 1 credential-shaped string was masked (AWS access key ID, screen line 1)." in result.text
@@ -129,7 +129,7 @@ def test_masking_is_not_applied_twice():
 
 
 def test_a_key_inside_a_marker_look_alike_is_still_masked():
-    key = "AKIA" + "IOSFODNN7EXAMPLE"
+    key = "AKIA" + "IOSFODNN7Q4W2ZLM"
     result = mask_result(ToolResult(text=f"cached = [masked: {key}]"))
     assert key not in result.text
     assert "(AWS access key ID, result line 1)" in result.text

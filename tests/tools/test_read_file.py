@@ -243,13 +243,13 @@ def test_env_file_credentials_are_masked_with_their_lines(tmp_path):
     (repo / ".env").write_text(
         "# local settings\n"
         "DEBUG=true\n"
-        "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n"
-        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+        "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7Q4W2ZLM\n"
+        "AWS_SECRET_ACCESS_KEY=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\n"
         "DATABASE_URL=postgres://shop:s3cr3t-Pa55@db.internal:5432/shop\n"
     )
     result = read(repo, path=".env")
     assert not result.is_error
-    for secret in ("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "s3cr3t-Pa55"):
+    for secret in ("AKIAIOSFODNN7Q4W2ZLM", "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", "s3cr3t-Pa55"):
         assert secret not in result.text
     assert "3\tAWS_ACCESS_KEY_ID=[masked: AWS access key ID]" in result.text
     assert "5\tDATABASE_URL=postgres://shop:[masked: password in URL]@db.internal:5432/shop" in result.text

@@ -137,7 +137,7 @@ async def test_refused_save_says_why_and_keeps_the_text(make_app, store, style_m
         assert style_memory.read_text() == before
         assert editor.query_one("#verdict").has_class("-shown")
         # a credential is refused by the store's secret filter, and the editor says so
-        area.text = before + "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"
+        area.text = before + "aws_access_key_id = AKIAIOSFODNN7Q4W2ZLM\n"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: len(editor.refusals) == 2, 5, "the second refusal")
         assert style_memory.read_text() == before

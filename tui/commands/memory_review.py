@@ -77,6 +77,8 @@ def _pending(repo: Path, diff: bool) -> int:
     from memory.pending import PendingChanges
 
     pending = PendingChanges(_memory(repo))
+    for problem in pending.problems():
+        _say(problem, sys.stderr)
     for change in pending.list():
         _say(f"{change.id}\t{change.summary}\t{change.created[:19]}")
         if diff:
@@ -97,6 +99,8 @@ def _decide(repo: Path, action: str, change_id: str | None) -> int:
     pending = PendingChanges(_memory(repo))
     decide = pending.accept if action == "accept" else pending.reject
     outcomes = pending.decide_all(decide) if change_id is None else [decide(change_id)]
+    for problem in pending.problems():
+        _say(problem, sys.stderr)
     if not outcomes:
         _say("No memory changes are waiting for review.")
         return 0
