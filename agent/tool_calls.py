@@ -78,7 +78,8 @@ def run_tools(registry: ToolRegistry, ctx: ToolContext, state: TurnState, reply:
         if result.screen is not None:
             title, content, fmt = result.screen
             emit(ShowOnScreen(turn, title, content, fmt))
-        text = result.text if name in UNMARKED_TOOLS else untrusted(result.text or "(no output)")
+        marked = result.outside_text and name not in UNMARKED_TOOLS
+        text = untrusted(result.text or "(no output)") if marked else result.text
         results.append(tool_result(tool_id, text, result.is_error))
     return results
 

@@ -39,6 +39,9 @@ class ToolResult:
     # The tool's own code raised and a catch-all wrote the text: a bug, where is_error alone
     # could be the model's bad input. The contract tests fail on it.
     crashed: bool = False
+    # The text holds outside words (a file, a program's output) and reaches the model inside
+    # the data mark; False for a tool's own sentences, which keep the wording it documents.
+    outside_text: bool = True
 
 
 @runtime_checkable

@@ -21,6 +21,7 @@ import os
 import re
 import stat
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +96,11 @@ class TextEditorTool:
         return f"{command} {str(path)[:80]}" if isinstance(path, str) else command
 
     def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        return guarded(self.name, lambda: self._run(input, ctx), ctx.cancel)
+        result = guarded(self.name, lambda: self._run(input, ctx), ctx.cancel)
+        # Only view hands over the repository's text; every other answer is the editor's own
+        # sentence, the documented string the model knows.
+        viewed = isinstance(input, dict) and input.get("command") == "view" and not result.is_error
+        return result if viewed else replace(result, outside_text=False)
 
     # --- the commands -------------------------------------------------------------------
 

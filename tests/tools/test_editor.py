@@ -88,11 +88,17 @@ def test_the_double_refuses_a_misnamed_or_padded_editor():
 # --- the commands --------------------------------------------------------------------------
 
 
+def viewed(content: str) -> str:
+    """What view showed: the repository's text reaches the model inside the data mark."""
+    assert content.startswith("<tool_output ") and content.endswith("\n</tool_output>"), content[:80]
+    return content.split("\n", 1)[1].rsplit("\n", 1)[0]
+
+
 def test_view_numbers_lines_as_documented(repo, claude_double):
     out, _ = run(repo, claude_double, edit("view"), edit("view", view_range=[5, -1]), edit("view", "."))
-    assert out[0]["content"].splitlines()[:2] == ["1: def greet(name):", "2:     return 'Hello ' + name"]
-    assert out[1]["content"].splitlines() == ["5: def main():", "6:     print(greet('world'))"]
-    assert "app.py" in out[2]["content"] and ".git" not in out[2]["content"]
+    assert viewed(out[0]["content"]).splitlines()[:2] == ["1: def greet(name):", "2:     return 'Hello ' + name"]
+    assert viewed(out[1]["content"]).splitlines() == ["5: def main():", "6:     print(greet('world'))"]
+    assert "app.py" in viewed(out[2]["content"]) and ".git" not in out[2]["content"]
 
 
 def test_str_replace_create_and_insert_write_the_files(repo, claude_double):
@@ -314,19 +320,19 @@ def test_undo_takes_back_every_reply_of_the_last_turn(repo, claude_double):
 def test_a_form_feed_is_not_a_line_break_to_view_or_insert(repo, claude_double):
     (repo / "ff.py").write_text("a = 1\n\x0c\nb = 2\x0cc\n")
     out, _ = run(repo, claude_double, edit("view", "ff.py"), edit("insert", "ff.py", insert_line=3, insert_text="d = 4"))
-    assert out[0]["content"].split("\n")[:3] == ["1: a = 1", "2: \x0c", "3: b = 2\x0cc"]
+    assert viewed(out[0]["content"]).split("\n")[:3] == ["1: a = 1", "2: \x0c", "3: b = 2\x0cc"]
     assert (repo / "ff.py").read_text() == "a = 1\n\x0c\nb = 2\x0cc\nd = 4\n"
 
 
 def test_a_masked_credential_is_never_written_back(repo, claude_double):
-    key = "AKIA" + "IOSFODNN7EXAMPLE"
+    key = "AKIA" + "IOSFODNN7Q4W2ZLM"
     (repo / "settings.py").write_text(f"REGION = 'eu'\nAWS_ACCESS_KEY_ID = '{key}'\n")
     held = []
     out, _ = run(repo, claude_double, edit("view", "settings.py"),
                  edit("create", "settings.py", file_text="REGION = 'us'\nAWS_ACCESS_KEY_ID = '[masked: aws key]'\n"),
                  edit("str_replace", "settings.py", old_str="REGION = 'eu'", new_str="REGION = 'us'"),
                  writes="review", decide=lambda change: (held.append(change), change.decide(True)))
-    assert key not in out[0]["content"] and "[masked:" in out[0]["content"]
+    assert key not in out[0]["content"] and "[masked:" in viewed(out[0]["content"])
     assert out[1]["is_error"] and "stands for a credential you were not shown" in out[1]["content"]
     assert (repo / "settings.py").read_text() == f"REGION = 'us'\nAWS_ACCESS_KEY_ID = '{key}'\n"
     from tui.widgets.code_review import shown_diff
