@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools import log_noise
-from agent.tools.test_console import GRAMMARS
-from agent.tools.test_console import read as read_console
-from agent.tools.test_reports import go_console, read_go_json, read_jest_json, read_junit
-from agent.tools.testresults import read
-from agent.tools.trx_report import read_trx
+from agent.toolchain import log_noise
+from agent.toolchain.console_summaries import GRAMMARS
+from agent.toolchain.console_summaries import read as read_console
+from agent.toolchain.report_files import go_console, read_go_json, read_jest_json, read_junit
+from agent.toolchain.summary import read
+from agent.toolchain.trx_report import read_trx
 
 OUTPUT = Path(__file__).parent / "runner_output"
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.tools.testresults import TestSummary
+from agent.toolchain.summary import TestSummary
 
 # "AssertionError: 3 != 2", "ModuleNotFoundError: No module named 'x'", "TypeError: ..."
 EXCEPTION_LINE = re.compile(r"^\s*(?:E\s+)?(?P<why>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|Exception|Failure|Exit|Interrupt|Warning)\b.*)$")

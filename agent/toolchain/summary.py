@@ -1,6 +1,6 @@
 """Test run summaries: how many passed, failed and errored, and which, with the first line
-of each reason. Read from the runner's own report where it wrote one (test_reports), from
-its printed output otherwise (test_console)."""
+of each reason. Read from the runner's own report where it wrote one (report_files), from
+its printed output otherwise (console_summaries)."""
 
 from __future__ import annotations
 
@@ -67,15 +67,15 @@ READERS = ("dotnet", "pytest", "cargo", "go", "node", "jest", "vitest", "mocha",
 def read(kind: str | None, log: str, report: Report | None = None) -> TestSummary | None:
     """The summary of a test run: from the runner's report when it wrote one, else from
     what it printed. None when no reader applies to `kind`."""
-    from agent.tools import test_console, test_reports
+    from agent.toolchain import console_summaries, report_files
 
     if not kind or kind not in READERS:
         return None
     if report is not None:
-        summary = test_reports.read(report)
+        summary = report_files.read(report)
         if summary is not None:
             return summary
-    return test_console.read_console(kind, log)
+    return console_summaries.read_console(kind, log)
 
 
 @dataclass(frozen=True)
