@@ -8,6 +8,7 @@
     diagnostics.py        compiler errors and warnings read from a build log
     report_requests.py    how each test runner is asked for a machine-readable report
     summary.py            a test run's summary: counts, failures with their reasons
+    summary_readers.py    which reader a run's summary comes from: its report, else its console
     report_files.py       summaries read from JUnit XML, Jest's JSON and `go test -json`
     trx_report.py         summaries read from dotnet's TRX files
     console_summaries.py  summaries read from what a runner prints, where it wrote no report

@@ -20,10 +20,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.toolchain.summary import TestSummary
+from agent.toolchain.summary import EXCEPTION_LINE, TestSummary
 
-# "AssertionError: 3 != 2", "ModuleNotFoundError: No module named 'x'", "TypeError: ..."
-EXCEPTION_LINE = re.compile(r"^\s*(?:E\s+)?(?P<why>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|Exception|Failure|Exit|Interrupt|Warning)\b.*)$")
 COUNT_WORDS = {
     "passed": "passed", "passing": "passed", "pass": "passed",
     "failed": "failed", "failing": "failed", "fail": "failed", "failures": "failed",

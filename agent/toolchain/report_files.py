@@ -20,8 +20,7 @@ from xml.etree.ElementTree import ParseError
 from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
 from agent.toolchain import trx_report
-from agent.toolchain.console_summaries import EXCEPTION_LINE
-from agent.toolchain.summary import MAX_REPORT_BYTES, Report, TestSummary
+from agent.toolchain.summary import EXCEPTION_LINE, MAX_REPORT_BYTES, Report, TestSummary
 
 
 def read(report: Report) -> TestSummary | None:

@@ -24,8 +24,9 @@ from agent.toolchain.diagnostics import DiagnosticKey, Report, parse_diagnostics
 from agent.toolchain.processes import Outcome, run_command
 from agent.toolchain.report_files import go_console
 from agent.toolchain.summary import MAX_FAILURES, TestSummary
-from agent.toolchain.summary import read as read_tests
-from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_str
+from agent.toolchain.summary_readers import read as read_tests
+from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_str
+from agent.tools.guard import guarded
 from agent.tools.masking import Masked, mask_text, masking_note
 
 DEFAULT_TIMEOUT = 600.0

@@ -24,7 +24,8 @@ from typing import Any
 
 from agent.cancel import Cancellation
 from agent.text_decoding import decode
-from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_int, required_str
+from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_int, required_str
+from agent.tools.guard import guarded
 from agent.tools.masking import mask_text, masking_note
 from memory.paths import part_problem
 

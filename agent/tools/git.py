@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.toolchain.processes import Outcome, run_command
-from agent.tools.base import ToolContext, ToolResult, guarded
+from agent.tools.base import ToolContext, ToolResult
+from agent.tools.guard import guarded
 
 GIT_TIMEOUT = 30.0
 MAX_LISTED = 40  # per group; a checkout of a generated folder can list thousands

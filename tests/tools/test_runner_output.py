@@ -15,7 +15,8 @@ from agent.toolchain import log_noise
 from agent.toolchain.console_summaries import GRAMMARS
 from agent.toolchain.console_summaries import read as read_console
 from agent.toolchain.report_files import go_console, read_go_json, read_jest_json, read_junit
-from agent.toolchain.summary import Report, read
+from agent.toolchain.summary import Report
+from agent.toolchain.summary_readers import read
 from agent.toolchain.trx_report import read_trx
 
 OUTPUT = Path(__file__).parent / "runner_output"
