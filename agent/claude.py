@@ -14,6 +14,7 @@ from typing import Any
 
 import anthropic
 
+from agent import models
 from agent.config import AgentConfig
 from agent.events import Usage
 
@@ -78,8 +79,13 @@ def request_params(
     system: list[dict[str, Any]],
     tools: list[dict[str, Any]],
     messages: list[dict[str, Any]],
+    tool_choice: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The keyword arguments of one messages call.
+    """The keyword arguments of one messages call, built from the model's entry in
+    agent.models: thinking and effort only as the model takes them.
+
+    `tool_choice` {"type": "none"} keeps the tools in the request (they are part of what
+    earlier thinking is bound to) while the reply must be text.
 
     Cache breakpoints: the last tool and each system block (the stable prefix, and the
     session's own start such as preloaded memory), plus the newest message, so each call of
@@ -91,19 +97,22 @@ def request_params(
         tools[-1]["cache_control"] = CACHE
     system = [dict(block, cache_control=CACHE) for block in system if block.get("text")]
     messages = _mark_last_message(messages)
+    model = models.lookup(config.model)
     params: dict[str, Any] = {
         "model": config.model,
-        "max_tokens": config.max_tokens,
+        "max_tokens": min(config.max_tokens, model.max_output),
         "system": system,
         "messages": messages,
-        "output_config": {"effort": config.effort},
     }
+    if model.effort and config.effort in model.efforts:
+        params["output_config"] = {"effort": config.effort}
     if tools:
         params["tools"] = tools
-    if config.thinking == "adaptive":
-        params["thinking"] = {"type": "adaptive"}
-    elif config.thinking.isdigit() and int(config.thinking) > 0:
-        params["thinking"] = {"type": "enabled", "budget_tokens": int(config.thinking)}
+        if tool_choice is not None:
+            params["tool_choice"] = tool_choice
+    thinking = models.thinking_param(model, config.thinking, config.effort)
+    if thinking is not None:
+        params["thinking"] = thinking
     return params
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import config_file as file_format
+from agent import models
 from agent.choices import (
     CODE_WRITES,
     EFFORTS,
@@ -52,7 +53,8 @@ class AgentConfig:
     memory_writes: MemoryWrites = "auto"
     code_writes: CodeWrites = "review"
     memory_aging_days: int = 30
-    # "adaptive" lets the model decide when to think; "off" sends no thinking parameter.
+    # "adaptive" lets the model decide when to think; "off" sends what turns it off on the
+    # model (agent.models); a number is a budget, for the models that take one.
     thinking: str = "adaptive"
     max_tokens: int = 8000
     # How many of the previous session's turns the window mode keeps.
@@ -77,11 +79,26 @@ class AgentConfig:
     # What the settings ignored (a broken config file, a key of the wrong kind): the app
     # shows it, the command line prints it.
     problems: tuple[Problem, ...] = field(default=(), compare=False, repr=False)
+    # The settings the user chose (file, environment, command line), and what the model
+    # could not take of them (agent.models.fit), one sentence each.
+    given: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
+    model_notes: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def notice(self) -> str | None:
-        """One line on every ignored setting, or None."""
-        return file_format.notice(self.problems)
+        """One line on every ignored setting and every one the model cannot take, or None."""
+        parts = [file_format.notice(self.problems), *self.model_notes]
+        return " ".join(p for p in parts if p) or None
+
+    def fitted(self) -> AgentConfig:
+        """These settings as the model takes them (agent.models), each change noted once."""
+        changes, misfits = models.fit(
+            self.model, thinking=self.thinking, effort=self.effort, max_tokens=self.max_tokens,
+            compact_at=self.compact_at, given=self.given,
+        )
+        notes = [f"{m.setting}: {m.why}." for m in misfits]
+        fresh = tuple(n for n in notes if n not in self.model_notes)
+        return replace(self, **changes, model_notes=(*self.model_notes, *fresh))
 
     @classmethod
     def from_env_and_args(cls, args: Any = None, repo: Path | None = None) -> AgentConfig:
@@ -90,6 +107,7 @@ class AgentConfig:
         not given, and leaves the layers below it in place."""
         file, problems = user_config()
         config = _from_file(cls(), file)
+        given = set(_FILE_SETTINGS) & set(file) | ({"memory_mode"} if "memory" in file else set())
         for values in (_environment(), _options(args)):
             for name, (where, value) in values.items():
                 good, why = SETTING_CHECKS[name](value)
@@ -97,8 +115,11 @@ class AgentConfig:
                     problems.append(Problem(where, None, why))
                 else:
                     config = replace(config, **{name: good})
+                    given.add(name)
         config = _thinking_fits(config, problems)
         config = _long_session_settings(config, file, problems)
+        given |= {name for name in ("clear_at", "compact_at") if getattr(config, name) is not None}
+        config = replace(config, given=frozenset(given)).fitted()
         if repo is None and args is not None:
             for name in ("repo", "path"):
                 if getattr(args, name, None):
@@ -191,11 +212,13 @@ def _thinking_fits(config: AgentConfig, problems: list[Problem]) -> AgentConfig:
     return config
 
 
+_FILE_SETTINGS = ("model", "effort", "memory_mode", "thinking", "max_tokens", "window_turns", "max_retries",
+                  "max_api_calls_per_turn", "request_timeout", "memory_writes", "memory_aging_days", "code_writes")
+
+
 def _from_file(config: AgentConfig, file: dict[str, Any]) -> AgentConfig:
     """`config` with the file's settings, which agent.config_file has already checked."""
-    names = ("model", "effort", "memory_mode", "thinking", "max_tokens", "window_turns", "max_retries",
-             "max_api_calls_per_turn", "request_timeout", "memory_writes", "memory_aging_days", "code_writes")
-    changes = {name: file[name] for name in names if name in file}
+    changes = {name: file[name] for name in _FILE_SETTINGS if name in file}
     if "memory" in file and "memory_mode" not in changes:
         changes["memory_mode"] = file["memory"]
     return replace(config, **changes)

@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from agent import models
+
 BETA_CONTEXT = "context-management-2025-06-27"
 BETA_COMPACT = "compact-2026-01-12"
 BETAS = (BETA_CONTEXT, BETA_COMPACT)
@@ -41,33 +43,39 @@ class Limits:
         return int(self.clear_at * WARN_SHARE)
 
 
-# Windows from the models' overview pages (platform.claude.com/docs/en/about-claude/models),
-# November 2026, like the prices in agent/claude.py. Haiku 5.5 bills a whole request 5x once
-# its prompt is over 100,000 tokens (agent/claude.py LONG_PROMPT), so it clears and compacts
-# well before that; the others clear at half their window and compact at three quarters.
+# The window is the model's (agent.models). Haiku 5.5 bills a whole request 5x once its
+# prompt is over 100,000 tokens (agent/claude.py LONG_PROMPT), so it clears and compacts well
+# before that; Sonnet 5.5 keeps a 200k-sized working set, as it did before its window grew
+# (a long prompt costs more and answers slower); the others clear at 100k, compact at 150k
+# (the API's defaults).
 MODEL_LIMITS = {
-    "claude-haiku-5-5": Limits(window=200_000, clear_at=60_000, compact_at=90_000, keep_tool_uses=3),
-    "claude-sonnet-5-5": Limits(window=200_000, clear_at=100_000, compact_at=150_000, keep_tool_uses=4),
+    "claude-haiku-5-5": Limits(window=1_000_000, clear_at=60_000, compact_at=90_000, keep_tool_uses=3),
+    "claude-sonnet-5-5": Limits(window=1_000_000, clear_at=100_000, compact_at=150_000, keep_tool_uses=4),
 }
 DEFAULT_LIMITS = Limits(window=200_000, clear_at=100_000, compact_at=150_000, keep_tool_uses=3)
 
 
 def limits_for(config: Any) -> Limits:
     """The model's thresholds with the user's settings on top; compaction always comes after
-    clearing and both stay inside the window, leaving room for the reply."""
-    model = str(getattr(config, "model", "")).lower()
-    base = next((value for name, value in MODEL_LIMITS.items() if model.startswith(name)), DEFAULT_LIMITS)
+    clearing, no earlier than the API allows, and both stay inside the window, leaving room
+    for the reply."""
+    name = str(getattr(config, "model", "")).lower()
+    model = models.lookup(name)
+    base = MODEL_LIMITS.get(name) or replace(DEFAULT_LIMITS, window=model.window)
     clear_at = getattr(config, "clear_at", None) or base.clear_at
     compact_at = getattr(config, "compact_at", None) or base.compact_at
     keep = getattr(config, "keep_tool_uses", None)
-    ceiling = base.window - int(getattr(config, "max_tokens", 8000)) - 1000
+    ceiling = base.window - min(int(getattr(config, "max_tokens", 8000)), model.max_output) - 1000
+    if model.compaction:
+        compact_at = max(compact_at, models.COMPACTION_MINIMUM)
     compact_at = max(2, min(compact_at, ceiling))
     clear_at = max(1, min(clear_at, compact_at - 1))
     return replace(base, clear_at=clear_at, compact_at=compact_at, keep_tool_uses=base.keep_tool_uses if keep is None else keep)
 
 
-def management(limits: Limits, *, thinking: bool) -> dict[str, Any]:
-    """The request's `context_management` parameter."""
+def management(limits: Limits, *, thinking: bool, compaction: bool = True) -> dict[str, Any]:
+    """The request's `context_management` parameter; compaction only on the models that
+    have it (agent.models)."""
     edits: list[dict[str, Any]] = []
     if thinking:
         # The API wants this one first; the latest turn keeps its thinking, which a tool loop needs.
@@ -81,7 +89,8 @@ def management(limits: Limits, *, thinking: bool) -> dict[str, Any]:
             "exclude_tools": [MEMORY_TOOL],
         }
     )
-    edits.append({"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": limits.compact_at}})
+    if compaction:
+        edits.append({"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": limits.compact_at}})
     return {"edits": edits}
 
 
@@ -110,7 +119,7 @@ class Fullness:
     cleared_tokens: int = 0
 
     def describe(self) -> str:
-        """'context 48k of 200k (12 tool results cleared)'."""
+        """'context 48k of 1M (12 tool results cleared)'."""
         line = f"context {_short(self.used)} of {_short(self.window)}"
         if self.cleared_tool_uses:
             noun = "result" if self.cleared_tool_uses == 1 else "results"
@@ -140,6 +149,8 @@ def refuses_betas(status: int | None, message: str) -> bool:
 
 
 def _short(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.3g}M"
     if n >= 1000:
         return f"{n / 1000:.0f}k" if n >= 10_000 else f"{n / 1000:.1f}k"
     return str(n)
@@ -152,11 +163,17 @@ class Keeper:
     def __init__(self, config: Any, *, memory_tool: bool) -> None:
         self.limits = limits_for(config)
         self.model = str(getattr(config, "model", ""))
-        self.managed = bool(getattr(config, "context_management", True))
-        self.thinking = str(getattr(config, "thinking", "adaptive")) != "off"
+        entry = models.lookup(self.model)
+        # A model devagent does not know gets no betas: the session summarises by itself.
+        self.managed = bool(getattr(config, "context_management", True)) and entry.known
+        self.thinking = models.thinks(entry, str(getattr(config, "thinking", "adaptive")))
+        self.compaction = entry.compaction
         self.memory_tool = memory_tool
-        # Set when the API refused the betas: the session then summarises by itself.
-        self.refused = False
+        # Set when the API refused the betas (or the model is unknown): the session then
+        # summarises by itself.
+        self.refused = not entry.known and bool(getattr(config, "context_management", True))
+        # Set when a reply stopped at the end of the window: the next turn starts from a summary.
+        self.overflowed = False
         self.warned = False
         self.last: Fullness | None = None
 
@@ -164,7 +181,8 @@ class Keeper:
         """What a request adds to its parameters: the betas and `context_management`."""
         if not self.managed:
             return {}
-        return {"betas": list(BETAS), "context_management": management(self.limits, thinking=self.thinking)}
+        betas = list(BETAS) if self.compaction else [BETA_CONTEXT]
+        return {"betas": betas, "context_management": management(self.limits, thinking=self.thinking, compaction=self.compaction)}
 
     def observe(self, usage: dict[str, Any], applied: list[Any] | None) -> Fullness:
         self.last = fullness(self.limits, usage, applied)
@@ -194,7 +212,11 @@ class Keeper:
         return save_notice(self.limits, self.last.used)
 
     def own_summary_due(self) -> bool:
-        return self.refused and self.last is not None and self.last.used >= self.limits.compact_at
+        if self.overflowed:
+            return True
+        # Without the API's compaction (refused, or a model without it), devagent summarises.
+        without = self.refused or not self.compaction
+        return without and self.last is not None and self.last.used >= self.limits.compact_at
 
 
 SUMMARISING = "The conversation has grown long; devagent is summarising it before going on."

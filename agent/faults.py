@@ -18,6 +18,11 @@ from agent.events import Usage
 DROPPED_MID_REPLY = "The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again."
 DROPPED_BEFORE_REPLY = "The connection to Claude dropped before the reply began; the turn stopped. Ask again."
 OUTPUT_LIMIT = "The reply hit the output limit and was cut short; ask for less at a time."
+WINDOW_FULL = (
+    "The conversation filled Claude's context window and the reply was cut short; devagent summarises "
+    "the conversation before the next turn. Ask again."
+)
+DECLINED = "Claude declined to answer that."
 UNREADABLE_EVENT = (
     "Claude's reply stream had an event that could not be read ({kind}); the turn stopped there. Ask again."
 )
@@ -35,6 +40,26 @@ class TurnCancelled(Exception):
         super().__init__("the turn was cancelled")
         self.usage = usage or Usage()
         self.shown = shown
+
+
+class TurnDeclined(Exception):
+    """The model refused (`stop_reason: "refusal"`): the turn must leave the conversation,
+    or the refusals go on ("Handling streaming refusals"). `explanation` is the API's own
+    sentence for the user, when it sent one."""
+
+    def __init__(self, usage: Usage, explanation: str = "", category: str = "") -> None:
+        super().__init__("the model declined")
+        self.usage = usage
+        self.explanation = explanation
+        self.category = category
+
+    def notice(self) -> str:
+        why = self.explanation.strip() or "It gave no reason."
+        kind = f" ({self.category.replace('_', ' ')})" if self.category else ""
+        return (
+            f"Claude declined this request{kind}. {why} The exchange was taken out of the conversation, "
+            "so the next question starts clean."
+        )
 
 
 class TurnFailed(Exception):

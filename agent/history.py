@@ -9,6 +9,8 @@ come as a message of their own: a model answers every question in a message.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -45,23 +47,72 @@ def _text(value: str) -> dict[str, Any]:
     return {"type": "text", "text": value}
 
 
+def prefix_of(model: str, system: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
+    """What a thinking block is bound to besides the messages before it: the top-level
+    `system` and `tools` ("Preserved thinking"), and the model that can read it."""
+
+    def unmarked(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in b.items() if k != "cache_control"} for b in blocks if b.get("text", True)]
+
+    raw = json.dumps([model, unmarked(system), unmarked(tools)], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
+
+
+def without_thinking(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The message without thinking blocks; None when nothing else was in it."""
+    blocks = [b for b in content_blocks(message) if not (isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking"))]
+    if not blocks:
+        return None
+    return {**message, "content": blocks}
+
+
+def bound_thinking(messages: list[dict[str, Any]], prefixes: list[str | None], prefix: str) -> list[dict[str, Any]]:
+    """`messages` to send again under `prefix`: their thinking blocks as long as every
+    message so far went out under the same one, none from the first that did not.
+
+    A thinking block is invalid once `system`, `tools` or an earlier message changed (the API
+    answers 400, "Prefix checks for thinking blocks"), and so is every block after it. The
+    cost: the model no longer sees how it reasoned in those turns, only what it said and did.
+    """
+    kept: list[dict[str, Any]] = []
+    same = True
+    for message, was in zip(messages, prefixes, strict=True):
+        same = same and was == prefix
+        if same:
+            kept.append(message)
+            continue
+        lean = without_thinking(message)
+        if lean is not None:
+            kept.append(lean)
+        elif message.get("role") == "assistant":
+            # An answer that was only thinking still answers; the API wants one between users.
+            kept.append({"role": "assistant", "content": [_text(NOT_ANSWERED)]})
+    return kept
+
+
 class History:
-    def __init__(self, transcript: Transcript | None, clock: Callable[[], datetime]) -> None:
+    def __init__(self, transcript: Transcript | None, clock: Callable[[], datetime], prefix: str = "") -> None:
         self.messages: list[dict[str, Any]] = []
         self.transcript = transcript
         self._clock = clock
+        # What the session's requests are bound to (prefix_of), saved with each message.
+        self.prefix = prefix
         # The index of the message that carries today's date; None until one does.
         self._date_at: int | None = None
 
     @classmethod
-    def resumed(cls, saved: SavedSession, transcript: Transcript | None, clock: Callable[[], datetime]) -> History:
+    def resumed(
+        cls, saved: SavedSession, transcript: Transcript | None, clock: Callable[[], datetime], prefix: str = ""
+    ) -> History:
         """A saved conversation to go on with, after its last finished turn; it is already in
-        `transcript`, which is told where the unfinished turn (if any) is cut off."""
+        `transcript`, which is told where the unfinished turn (if any) is cut off. Thinking
+        made under another prefix (another setting changed the system prompt or the tools)
+        is not sent again (`bound_thinking`)."""
         from agent.modes import completed
 
         kept = completed(saved.messages)
-        history = cls(transcript, clock)
-        history.messages = [m.message for m in kept]
+        history = cls(transcript, clock, prefix)
+        history.messages = bound_thinking([m.message for m in kept], [m.prefix for m in kept], prefix)
         # The date was told on the day; a later day tells it again.
         if kept and kept[-1].time.date() == clock().date():
             history._date_at = 0
@@ -137,9 +188,10 @@ class History:
             log.exception("turn %d could not be closed in the history; it is taken out instead", turn)
             self.drop_turn(start, note, turn=turn)
 
-    def drop_turn(self, start: int, reason: str, *, turn: int) -> None:
+    def drop_turn(self, start: int, reason: str | None, *, turn: int) -> None:
         """Takes the turn that began at index `start` out of the history and the transcript,
-        leaving a note in its place."""
+        leaving a note in its place (none when `reason` is None: a refusal must leave no
+        trace, or the refusals go on)."""
         del self.messages[start:]
         if self._date_at is not None and self._date_at >= start:
             self._date_at = None
@@ -148,6 +200,8 @@ class History:
                 self.transcript.add_rollback(turn=turn, time=self._clock())
             except Exception as err:
                 log.warning("transcript %s: turn %d was not withdrawn: %s", self.transcript.path, turn, err)
+        if reason is None:
+            return
         try:
             self.add_user_text(REFUSED_NOTE.format(reason=reason), turn=turn)
             self.append({"role": "assistant", "content": [_text(NOT_ANSWERED)]}, turn=turn)
@@ -167,7 +221,7 @@ class History:
         if self.transcript is None:
             return
         try:
-            self.transcript.add_message(message, turn=turn, time=when or self._clock(), replayed=replayed)
+            self.transcript.add_message(message, turn=turn, time=when or self._clock(), replayed=replayed, prefix=self.prefix)
         except Exception as err:
             # A full disk (or any other fault of the saved copy) must not end the
             # conversation; only the saved copy is lost.

@@ -30,6 +30,8 @@ class SessionStart:
     replay: list[dict[str, Any]] = field(default_factory=list)
     # When each replayed message was said, for the saved transcript.
     replay_times: list[datetime] = field(default_factory=list)
+    # The prefix each went out under (agent.history.prefix_of); None when unknown or changed.
+    replay_prefixes: list[str | None] = field(default_factory=list)
 
 
 def prepare(
@@ -49,7 +51,12 @@ def prepare(
         context, hits = mask_text(start.context, "line")
         note = masking_note(hits)
         start.context = f"{context}\n\n{note}" if note else context
-    start.replay = mask_messages(start.replay)
+    masked = mask_messages(start.replay)
+    # A message masked now is not the one the model saw: thinking after it is not valid.
+    start.replay_prefixes = [
+        was if new == old else None for new, old, was in zip(masked, start.replay, start.replay_prefixes, strict=True)
+    ]
+    start.replay = masked
     return start
 
 
@@ -152,6 +159,7 @@ def _replay(repo: Path, turns: int | None) -> SessionStart:
         kept = kept[starts[-turns] if len(starts) >= turns else starts[0] :]
     replay: list[dict[str, Any]] = []
     times: list[datetime] = []
+    prefixes: list[str | None] = []
     for saved in kept:
         copied = copy.deepcopy(saved.message)
         message = strip_thinking(copied) if turns is not None else copied
@@ -159,6 +167,7 @@ def _replay(repo: Path, turns: int | None) -> SessionStart:
             continue
         replay.append(message)
         times.append(saved.time)
+        prefixes.append(saved.prefix if turns is None else None)
     if turns is not None and replay:
         # The date lived in the first message of that session, which the window may have
         # cut; without it the model cannot tell these turns are from another day.
@@ -166,7 +175,7 @@ def _replay(repo: Path, turns: int | None) -> SessionStart:
         # A window of a window would stack labels; the old one names the same date anyway.
         kept_blocks = [b for b in transcripts.content_blocks(first) if not _is_label(b)]
         first["content"] = [{"type": "text", "text": date_label(times[0])}, *kept_blocks]
-    return SessionStart(replay=replay, replay_times=times)
+    return SessionStart(replay=replay, replay_times=times, replay_prefixes=prefixes)
 
 
 def _summary(repo: Path) -> SessionStart:

@@ -34,8 +34,16 @@ from agent.events import (
     TurnStarted,
     Usage,
 )
-from agent.faults import OUTPUT_LIMIT, TurnCancelled, TurnFailed, traceback_worth_keeping
-from agent.history import CANCELLED_NOTE, FAILED_NOTE, History
+from agent.faults import (
+    DECLINED,
+    OUTPUT_LIMIT,
+    WINDOW_FULL,
+    TurnCancelled,
+    TurnDeclined,
+    TurnFailed,
+    traceback_worth_keeping,
+)
+from agent.history import CANCELLED_NOTE, FAILED_NOTE, History, bound_thinking, prefix_of
 from agent.stream import Reply, stream_reply
 from agent.tool_calls import run_tools
 from agent.tools.base import Tool, ToolContext
@@ -69,6 +77,11 @@ class Session:
             # The user's per-repository build and test commands, when the caller did not
             # already look them up.
             config = config.for_repository(self.repo)
+        told = config.model_notes
+        # What the model cannot take is settled before the first request (agent.models); a
+        # resumed session's own model may need notes the start did not show.
+        config = config.fitted()
+        self._untold = [note for note in config.model_notes if note not in told]
         self.config = config
         self._client = client
         self._no_retry_client: Any = None
@@ -104,6 +117,7 @@ class Session:
         """A new history (with a new transcript) from `self.start`, and the system prompt; or
         the saved conversation `resume`, after its last finished turn, in its own transcript."""
         self.system = self._system_blocks()
+        self.prefix = prefix_of(self.config.model, self.system, self.tool_definitions)
         self.keeper = Keeper(self.config, memory_tool=self.start.memory_tool)
         self._conversation_turns = 0
         if resume is not None:
@@ -118,15 +132,18 @@ class Session:
                 memory_mode=self.config.memory_mode,
                 context=self.start.context,
             )
-        self.history = History(transcript, self.now)
-        for message, when in zip(self.start.replay, self.start.replay_times):
+        self.history = History(transcript, self.now, self.prefix)
+        prefixes = self.start.replay_prefixes or [None] * len(self.start.replay)
+        # Another mode's session had another system prompt or tools: its thinking stays behind.
+        replay = bound_thinking(self.start.replay, prefixes, self.prefix)
+        for message, when in zip(replay, self.start.replay_times):
             self.history.append(message, turn=self.turn, when=when, replayed=True)
 
     def _resumed_history(self, saved: SavedSession) -> History:
         # Turn numbers go on after every turn the file has seen, finished or not.
         self.turn = max([m.turn for m in saved.messages] + [int(t.get("turn") or 0) for t in saved.turns] + [0])
         transcript = Transcript.reopen(self.repo, saved) if self._save_transcript else None
-        return History.resumed(saved, transcript, self.now)
+        return History.resumed(saved, transcript, self.now, self.prefix)
 
     # --- setup ----------------------------------------------------------------------------
 
@@ -194,6 +211,9 @@ class Session:
                 emit(TurnFinished(turn.id, Usage(), "", False))
                 return Usage()
 
+            for note in self._untold:
+                emit(Notice(turn.id, note))
+            self._untold = []
             if replaced:
                 text = f"{text}\n\n({utf8.replaced_note(replaced, 'this message')})"
             cancelled = self._run_turn(turn, text)
@@ -214,6 +234,13 @@ class Session:
             notes = (self.keeper.notice_due() or "", self._memory_news() or "")
             self.history.add_user_text(text, turn=turn.id, notes=notes)
             self._loop(turn)
+        except TurnDeclined as declined:
+            turn.usage = declined.usage
+            log.info("turn %d declined by the model (%s); taken out of the history", turn.id, declined.category or "no category")
+            # "Handling streaming refusals": the refused exchange must leave the context.
+            self.history.drop_turn(start, None, turn=turn.id)
+            turn.say(DECLINED, True)
+            turn.emit(Notice(turn.id, declined.notice()))
         except TurnCancelled as stop:
             turn.usage = stop.usage
             log.info("turn %d cancelled by the user", turn.id)
@@ -251,6 +278,13 @@ class Session:
             if reply.stop_reason in ("pause_turn", "compaction"):
                 # Not finished: the history goes back as it is and the model goes on.
                 continue
+            if reply.stop_reason == "refusal":
+                details = reply.stop_details or {}
+                raise TurnDeclined(turn.usage, str(details.get("explanation") or ""), str(details.get("category") or ""))
+            if reply.stop_reason == "model_context_window_exceeded":
+                # The window is full: the next turn starts from devagent's own summary.
+                self.keeper.overflowed = True
+                raise TurnFailed(WINDOW_FULL, turn.usage)
             if reply.stop_reason != "tool_use" or not reply.tool_uses:
                 if reply.stop_reason == "max_tokens":
                     raise TurnFailed(OUTPUT_LIMIT, turn.usage)
@@ -346,10 +380,12 @@ class Session:
             return None
         if messages is None:
             messages = self.history.with_request([{"type": "text", "text": ask or prompts.summary_request()}])
-        # The session's own request with the ask at its end, so it reads the conversation from
-        # the cache: a different tool_choice or thinking setting would start a new cache. The
-        # ask itself tells the model not to use the tools.
-        params = claude.request_params(self.config, system=self.system, tools=self.tool_definitions, messages=messages)
+        # The session's own request with the ask at its end: the same system and tools, which
+        # its thinking is bound to, but no tool use, so a reply that is only a tool call
+        # cannot lose the notes (the ask tells the model so as well).
+        params = claude.request_params(
+            self.config, system=self.system, tools=self.tool_definitions, messages=messages, tool_choice={"type": "none"}
+        )
         params.update(self.keeper.request_extras())
         try:
             endpoint = self.client.beta.messages if "betas" in params else self.client.messages
@@ -383,6 +419,7 @@ class Session:
     def _summarise_ourselves(self, turn: TurnState) -> None:
         """Without the API's compaction: the summary mode's kind of request, then a fresh
         history that starts from its answer."""
+        self.keeper.overflowed = False
         turn.emit(Notice(turn.id, context.SUMMARISING))
         ask = context.summary_request(self.messages, prompts.compaction_request(), self.keeper.limits.keep_tool_uses)
         notes = self._write_summary(messages=ask)

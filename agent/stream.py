@@ -38,6 +38,8 @@ class Reply:
     # say how full the context was and what was cleared from it (agent.context).
     raw_usage: dict[str, int] = field(default_factory=dict)
     applied_edits: list[Any] | None = None
+    # What the API said about a refusal (`stop_details`: category, explanation), if it did.
+    stop_details: dict[str, Any] | None = None
 
     @property
     def compaction(self) -> dict[str, Any] | None:
@@ -166,7 +168,11 @@ class StreamAccumulator:
         content = utf8.valid_value(content)[0]
         managed = getattr(self.message_delta, "context_management", None)
         applied = list(managed.applied_edits) if managed is not None else None
-        return Reply(content, self.stop_reason, self.usage(model, started), bad, replaced, dict(self._usage), applied)
+        details = getattr(getattr(self.message_delta, "delta", None), "stop_details", None)
+        stop_details = details.to_dict() if details is not None and hasattr(details, "to_dict") else None
+        return Reply(
+            content, self.stop_reason, self.usage(model, started), bad, replaced, dict(self._usage), applied, stop_details
+        )
 
 
 def stream_reply(client: Any, params: dict[str, Any], turn: TurnState, model: str) -> Reply:
@@ -296,7 +302,12 @@ def _clean_block(block: dict[str, Any]) -> dict[str, Any] | None:
             "input": value if isinstance(value, dict) else {},
         }
     if kind == "thinking":
-        return {"type": "thinking", "thinking": block.get("thinking", "") or "", "signature": block.get("signature", "") or ""}
+        if not block.get("signature"):
+            # Cut off by max_tokens before its signature came: the API refuses it back
+            # ("Troubleshooting thinking"), and it is the reply's last block, so leaving it
+            # out changes no later block's prefix.
+            return None
+        return {"type": "thinking", "thinking": block.get("thinking", "") or "", "signature": block["signature"]}
     if kind == "redacted_thinking":
         return {"type": "redacted_thinking", "data": block.get("data", "")}
     if kind == "compaction":

@@ -6,7 +6,9 @@ a conversation holds whatever the user said about their work.
 
 Records, one a line:
   {"type": "session", "started": iso, "model": .., "memory_mode": .., "repo": ..}
-  {"type": "message", "time": iso, "turn": n, "replayed": bool, "message": {role, content}}
+  {"type": "message", "time": iso, "turn": n, "replayed": bool, "message": {role, content},
+   "prefix": fingerprint}   the model, system blocks and tools the message went out with
+      (agent.history.prefix_of); a thinking block is only valid after the same ones
   {"type": "summary", "time": iso, "text": ..}
   {"type": "rollback", "time": iso, "turn": n}   # turn n's messages so far are withdrawn
   {"type": "turn", "time": iso, "turn": n, "usage": {..}, "cancelled": bool}   a turn ended
@@ -45,6 +47,9 @@ class SavedMessage:
     turn: int
     message: dict[str, Any]
     replayed: bool = False
+    # The prefix it went out under (agent.history.prefix_of); None: not known, or changed on
+    # the way to the disk (masked).
+    prefix: str | None = None
 
 
 @dataclass
@@ -93,9 +98,15 @@ class Transcript:
     def add_history_cut(self, *, keep: int, turn: int, time: datetime) -> None:
         self._write({"type": "history", "time": time.isoformat(), "turn": turn, "keep": keep})
 
-    def add_message(self, message: dict[str, Any], *, turn: int, time: datetime, replayed: bool = False) -> None:
-        message = masked_tool_inputs(message)
-        self._write({"type": "message", "time": time.isoformat(), "turn": turn, "replayed": replayed, "message": message})
+    def add_message(
+        self, message: dict[str, Any], *, turn: int, time: datetime, replayed: bool = False, prefix: str | None = None
+    ) -> None:
+        masked = masked_tool_inputs(message)
+        record: dict[str, Any] = {"type": "message", "time": time.isoformat(), "turn": turn, "replayed": replayed, "message": masked}
+        # A masked copy is not what the model saw: thinking after it would not be valid.
+        if prefix and masked == message:
+            record["prefix"] = prefix
+        self._write(record)
 
     def add_rollback(self, *, turn: int, time: datetime) -> None:
         """The messages of `turn` saved so far are no longer part of the conversation."""
@@ -159,6 +170,8 @@ def load(path: Path) -> SavedSession | None:
                 if last is not None and last.get("role") == "user" == message.get("role"):
                     # A failed turn's words and the next turn's went out as one message.
                     last["content"] = content_blocks(last) + content_blocks(message)
+                    if session.messages[-1].prefix != record.get("prefix"):
+                        session.messages[-1].prefix = None
                     continue
                 session.messages.append(
                     SavedMessage(
@@ -166,6 +179,7 @@ def load(path: Path) -> SavedSession | None:
                         turn=int(record.get("turn", 0)),
                         message=record["message"],
                         replayed=bool(record.get("replayed")),
+                        prefix=str(record["prefix"]) if record.get("prefix") else None,
                     )
                 )
             elif kind == "rollback":

@@ -65,7 +65,12 @@ the start of the next message, a `tool_result` for no `tool_use`, a message or a
 block that is empty, more than four `cache_control` breakpoints, a lone surrogate
 (`\\ud800`) anywhere in the body, a text editor tool (`text_editor_20250728`) with another
 name or fields it does not take. So every test that runs the loop also checks that what
-it sent was a valid conversation.
+it sent was a valid conversation. It also enforces, by default, the rules that depend on the
+model and on its earlier replies (tests/double_rules.py lists them with their doc pages):
+the thinking prefix check, thinking, effort, compaction, prefill and sampling per model, the
+compaction trigger's minimum, and a thinking block cut off by max_tokens (scripted as a reply
+whose last block is thinking and whose stop_reason is "max_tokens": no signature comes).
+`refusal(...)` scripts a reply the model declined.
 
 Recording
 ---------
@@ -111,7 +116,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests import double_context
+from tests import double_context, double_rules
 
 # --- building replies -------------------------------------------------------------------
 
@@ -138,6 +143,14 @@ def thinking(value: str, signature: str = "sig-double") -> dict:
 
 def redacted_thinking(data: str = "redacted") -> dict:
     return {"type": "redacted_thinking", "data": data}
+
+
+def refusal(*blocks: dict | str, category: str | None = "cyber", explanation: str | None = None) -> dict:
+    """A reply the model declined, as "Handling streaming refusals" shows it: no content
+    unless given, stop_reason "refusal", stop_details on the message_delta event."""
+    rep = reply(*blocks, stop_reason="refusal")
+    rep["stop_details"] = {"type": "refusal", "category": category, "explanation": explanation}
+    return rep
 
 
 def reply(
@@ -407,7 +420,7 @@ def _pieces(value: str, size: int) -> list[str]:
     return [value[i : i + size] for i in range(0, len(value), size)] or [""]
 
 
-def _sse_events(rep: dict, request: Request) -> list[tuple[str, dict]]:
+def _sse_events(rep: dict, request: Request, double: Any = None) -> list[tuple[str, dict]]:
     body = request.body if isinstance(request.body, dict) else {}
     content = rep.get("content", [])
     usage = dict(rep.get("usage") or {})
@@ -426,6 +439,8 @@ def _sse_events(rep: dict, request: Request) -> list[tuple[str, dict]]:
     )
     if view is not None and view.paused:
         stop = "compaction"
+    if double is not None:
+        content = double_rules.issue(double, body, content, stop)
     chunk = int(rep.get("chunk") or 12)
     events: list[tuple[str, dict]] = [
         (
@@ -465,7 +480,9 @@ def _sse_events(rep: dict, request: Request) -> list[tuple[str, dict]]:
         elif kind == "thinking":
             start = {"type": "thinking", "thinking": "", "signature": ""}
             deltas = [delta({"type": "thinking_delta", "thinking": p}) for p in _pieces(block["thinking"], chunk)]
-            deltas.append(delta({"type": "signature_delta", "signature": block.get("signature", "")}))
+            if block.get("signature"):
+                # Cut off by max_tokens, a thinking block never gets its signature.
+                deltas.append(delta({"type": "signature_delta", "signature": block["signature"]}))
         elif kind == "redacted_thinking":
             start = dict(block)
             deltas = []
@@ -484,6 +501,8 @@ def _sse_events(rep: dict, request: Request) -> list[tuple[str, dict]]:
         "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
     }
     final: dict[str, Any] = {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": final_usage}
+    if rep.get("stop_details"):
+        final["delta"]["stop_details"] = rep["stop_details"]
     if view is not None:
         if view.compaction_usage is not None:
             final_usage["iterations"] = [view.compaction_usage, {"type": "message", **{k: final_usage[k] for k in list(final_usage)}}]
@@ -494,7 +513,7 @@ def _sse_events(rep: dict, request: Request) -> list[tuple[str, dict]]:
     return events
 
 
-def _json_message(rep: dict, request: Request) -> dict:
+def _json_message(rep: dict, request: Request, double: Any = None) -> dict:
     events = _sse_events(rep, request)
     message = events[0][1]["message"]
     final = events[-2][1]
@@ -504,7 +523,12 @@ def _json_message(rep: dict, request: Request) -> dict:
         content = ([view.compaction] if view.compaction else []) + ([] if view.paused else content)
         if "context_management" in final:
             message["context_management"] = final["context_management"]
+    body = request.body if isinstance(request.body, dict) else {}
+    if double is not None:
+        content = double_rules.issue(double, body, content, final["delta"]["stop_reason"])
     message["content"] = [{k: v for k, v in b.items() if k != "raw_input"} for b in content]
+    if rep.get("stop_details"):
+        message["stop_details"] = rep["stop_details"]
     message["stop_reason"] = final["delta"]["stop_reason"]
     message["usage"] = final["usage"]
     return message
@@ -526,6 +550,10 @@ class ClaudeDouble:
         self.refuse_context_management: set[str] = set()
         self.compaction_summary: Callable[[list[dict]], str] | None = None
         self.context_state = double_context.ContextState()
+        # The model rules and the thinking blocks handed out (tests/double_rules.py); a test
+        # may add a model of its own to `models`.
+        self.models: dict[str, double_rules.Rules] = dict(double_rules.MODELS)
+        self.ledger = double_rules.Ledger()
         self.record = record
         self._port = port
         self._server: ThreadingHTTPServer | None = None
@@ -627,6 +655,10 @@ class _Handler(BaseHTTPRequestHandler):
         route = self.path.split("?")[0].rstrip("/")
         problem = request_problem(body) if route in ("/v1/messages", "/v1/messages/count_tokens") else None
         if problem is None and route in ("/v1/messages", "/v1/messages/count_tokens"):
+            refused = double_rules.problem(self.owner, body)
+            if refused is not None:
+                self._send_json(refused.status, {"type": "error", "error": {"type": refused.type, "message": refused.message}})
+                return
             view = double_context.prepare(self.owner, body, request.headers)
             if isinstance(view, double_context.Refusal):
                 problem = view.message
@@ -664,7 +696,7 @@ class _Handler(BaseHTTPRequestHandler):
         if request.stream:
             self._stream(rep, request)
         else:
-            self._send_json(200, _json_message(rep, request))
+            self._send_json(200, _json_message(rep, request, self.owner))
 
     def _send_json(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
@@ -691,7 +723,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("transfer-encoding", "chunked")
         self.send_header("request-id", f"req_{uuid.uuid4().hex[:16]}")
         self.end_headers()
-        events = _sse_events(rep, request)
+        events = _sse_events(rep, request, self.owner)
         delay = float(rep.get("delay") or 0)
         stall = rep.get("stall")
         drop_after = rep.get("drop_after")

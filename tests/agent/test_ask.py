@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_double import error, reply, text, tool_use
+from tests.claude_double import error, refusal, reply, text, tool_use
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.e2e
@@ -77,10 +77,19 @@ def test_model_and_effort_options_reach_the_request(claude_double, repo):
 
 def test_environment_sets_model_and_effort(claude_double, repo):
     claude_double.add("ok")
-    env = {**os.environ, "DEVAGENT_MODEL": "claude-opus-x", "DEVAGENT_EFFORT": "medium"}
+    env = {**os.environ, "DEVAGENT_MODEL": "claude-opus-5-5", "DEVAGENT_EFFORT": "medium"}
     assert ask("--repo", str(repo), "--memory", "none", "hi", env=env).returncode == 0
     body = claude_double.requests[0].body
-    assert body["model"] == "claude-opus-x" and body["output_config"] == {"effort": "medium"}
+    assert body["model"] == "claude-opus-5-5" and body["output_config"] == {"effort": "medium"}
+
+
+def test_a_refusal_is_printed_and_the_next_turn_is_answered_without_it(claude_double, repo):
+    claude_double.add(refusal(explanation="This request was declined because it could enable cyber harm."), "It is nine.")
+    out = ask("--repo", str(repo), "--memory", "none", "Write malware.", "What time is it?")
+    assert out.returncode == 0, out.stderr
+    assert "Claude declined to answer that." in out.stdout and "It is nine." in out.stdout
+    assert "declined this request" in out.stderr and "cyber harm" in out.stderr
+    assert "malware" not in json.dumps(claude_double.messages_requests()[-1].messages)
 
 
 def test_an_api_error_is_a_sentence_and_a_failing_exit(claude_double, repo):

@@ -21,12 +21,12 @@ def client(double: ClaudeDouble, retries: int = 0) -> anthropic.Anthropic:
 
 
 def ask(c: anthropic.Anthropic, **kw):
-    return c.messages.create(model="m", max_tokens=50, messages=[{"role": "user", "content": "hi"}], **kw)
+    return c.messages.create(model="claude-haiku-5-5", max_tokens=50, messages=[{"role": "user", "content": "hi"}], **kw)
 
 
 def test_streams_every_block_kind(claude_double):
     claude_double.add(thinking("let me see", "sig-1"), text("Hello there."), tool_use("build", {"project": "Core"}, id="toolu_1"))
-    with client(claude_double).messages.stream(model="m", max_tokens=50, messages=[{"role": "user", "content": "hi"}]) as s:
+    with client(claude_double).messages.stream(model="claude-haiku-5-5", max_tokens=50, messages=[{"role": "user", "content": "hi"}]) as s:
         kinds = [e.type for e in s]
         final = s.get_final_message()
     assert kinds[0] == "message_start" and "message_stop" in kinds
@@ -88,7 +88,7 @@ MARK = {"type": "ephemeral"}
 def test_a_history_the_api_would_refuse_is_a_400(claude_double, messages, says):
     claude_double.add("never sent")
     with pytest.raises(anthropic.BadRequestError) as raised:
-        client(claude_double).messages.create(model="m", max_tokens=50, messages=messages)
+        client(claude_double).messages.create(model="claude-haiku-5-5", max_tokens=50, messages=messages)
     assert says in str(raised.value)
     assert claude_double.pending() == 1, "a refused request takes no reply from the queue"
 
@@ -96,14 +96,14 @@ def test_a_history_the_api_would_refuse_is_a_400(claude_double, messages, says):
 def test_a_valid_tool_round_trip_is_accepted(claude_double):
     claude_double.add("fine")
     messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [CALL]}, {"role": "user", "content": [RESULT, {"type": "text", "text": "go on"}]}]
-    answer = client(claude_double).messages.create(model="m", max_tokens=50, messages=messages)
+    answer = client(claude_double).messages.create(model="claude-haiku-5-5", max_tokens=50, messages=messages)
     assert answer.content[0].text == "fine"
 
 
 def test_count_tokens(claude_double):
     claude_double.count_tokens = 1234
     c = client(claude_double)
-    assert c.messages.count_tokens(model="m", messages=[{"role": "user", "content": "hi"}]).input_tokens == 1234
+    assert c.messages.count_tokens(model="claude-haiku-5-5", messages=[{"role": "user", "content": "hi"}]).input_tokens == 1234
 
 
 def test_runs_in_its_own_process(tmp_path):
@@ -119,7 +119,7 @@ def test_runs_in_its_own_process(tmp_path):
         assert line.startswith("listening on http://127.0.0.1:")
         port = int((tmp_path / "port").read_text())
         c = anthropic.Anthropic(api_key="t", base_url=f"http://127.0.0.1:{port}", max_retries=0)
-        said = [c.messages.create(model="m", max_tokens=9, messages=[{"role": "user", "content": t}]).content[0].text
+        said = [c.messages.create(model="claude-haiku-5-5", max_tokens=9, messages=[{"role": "user", "content": t}]).content[0].text
                 for t in ("hello", "build it", "hello")]
         assert said == ["first", "building", "again"]
         assert len((tmp_path / "rec.jsonl").read_text().splitlines()) == 3

@@ -98,9 +98,9 @@ def test_a_nul_in_a_repository_key_is_harmless(write_config, tmp_path):
 
 
 def test_a_good_file_has_no_notice(write_config):
-    write_config('model = "claude-sonnet-5-5"\nthinking = 2048\n[voice]\nspeak = false\n')
+    write_config('model = "claude-sonnet-4-6"\nthinking = 2048\n[voice]\nspeak = false\n')
     config = AgentConfig.from_env_and_args(None)
-    assert (config.model, config.thinking, config.notice) == ("claude-sonnet-5-5", "2048", None)
+    assert (config.model, config.thinking, config.notice) == ("claude-sonnet-4-6", "2048", None)
     assert voice_settings().speak is False
 
 

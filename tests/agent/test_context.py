@@ -20,16 +20,20 @@ def test_each_model_has_its_own_thresholds():
     assert sonnet.clear_at < sonnet.compact_at < sonnet.window
     assert (other.clear_at, other.compact_at) == (100_000, 150_000)
     assert haiku.warn_at < haiku.clear_at
+    # The overview pages: Haiku 5.5 and Sonnet 5.5 have 1M windows, Haiku 4.5 200k.
+    assert haiku.window == sonnet.window == 1_000_000
+    assert context.limits_for(AgentConfig(model="claude-haiku-4-5")).window == 200_000
 
 
 def test_settings_win_and_are_kept_in_order():
-    mine = context.limits_for(AgentConfig(model="claude-haiku-5-5", clear_at=20_000, compact_at=30_000, keep_tool_uses=1))
-    assert (mine.clear_at, mine.compact_at, mine.keep_tool_uses) == (20_000, 30_000, 1)
+    mine = context.limits_for(AgentConfig(model="claude-haiku-5-5", clear_at=20_000, compact_at=60_000, keep_tool_uses=1))
+    assert (mine.clear_at, mine.compact_at, mine.keep_tool_uses) == (20_000, 60_000, 1)
     # Compaction past the window could never happen; clearing after compaction neither.
-    odd = context.limits_for(AgentConfig(model="claude-haiku-5-5", clear_at=50_000, compact_at=900_000, max_tokens=8000))
-    assert odd.compact_at == 200_000 - 8000 - 1000 and odd.clear_at == 50_000
-    backwards = context.limits_for(AgentConfig(model="claude-haiku-5-5", clear_at=80_000, compact_at=40_000))
-    assert backwards.clear_at < backwards.compact_at == 40_000
+    odd = context.limits_for(AgentConfig(model="claude-haiku-5-5", clear_at=50_000, compact_at=2_000_000, max_tokens=8000))
+    assert odd.compact_at == 1_000_000 - 8000 - 1000 and odd.clear_at == 50_000
+    # The compaction page: the trigger is at least 50,000 tokens.
+    backwards = context.limits_for(AgentConfig(model="claude-haiku-5-5", clear_at=80_000, compact_at=3000))
+    assert backwards.clear_at < backwards.compact_at == 50_000
 
 
 def test_the_parameter_never_clears_memory_and_clears_thinking_only_when_thinking():
@@ -68,8 +72,10 @@ def test_fullness_reads_usage_and_applied_edits():
         [{"type": "clear_tool_uses_20250919", "cleared_tool_uses": 12, "cleared_input_tokens": 61_000}],
     )
     assert (full.used, full.cleared_tool_uses, full.cleared_tokens) == (48_000, 12, 61_000)
-    assert full.describe() == "context 48k of 200k (12 tool results cleared)"
-    assert context.fullness(limits, {"input_tokens": 900}, None).describe() == "context 900 of 200k"
+    assert full.describe() == "context 48k of 1M (12 tool results cleared)"
+    assert context.fullness(limits, {"input_tokens": 900}, None).describe() == "context 900 of 1M"
+    older = context.limits_for(AgentConfig(model="claude-haiku-4-5"))
+    assert context.fullness(older, {"input_tokens": 900}, None).describe() == "context 900 of 200k"
 
 
 def test_refusals_of_the_betas_are_told_from_other_errors():

@@ -10,6 +10,7 @@ from anthropic.types.beta import (
     BetaCompactionBlock,
 )
 
+from tests import double_rules
 from tests.claude_double import reply, text, thinking, tool_use
 from tests.double_context import BETA_COMPACT, BETA_CONTEXT, CLEARED
 
@@ -107,6 +108,11 @@ def test_clears_thinking_of_older_turns_only(claude_double):
         {"role": "user", "content": "three"},
     ]
     edit = {"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 1}}
+    # Blocks as the double would have handed them out, so its thinking checks let them by.
+    for message, before in ((1, 1), (3, 3), (5, 5)):
+        block = messages[message]["content"][0]
+        body = {"system": [], "tools": [], "messages": messages[:before]}
+        double_rules.issue(claude_double, body, [block, *messages[message]["content"][1:]], "end_turn")
     claude_double.add(reply("3"))
     message = create(claude_double, messages, [edit, CLEAR], thinking={"type": "adaptive"})
     seen = str(claude_double.requests[-1].seen_messages())
@@ -119,11 +125,13 @@ def test_clears_thinking_of_older_turns_only(claude_double):
         create(claude_double, messages, [edit])
 
 
-COMPACT = {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 3000}}
+# The compaction page: the trigger is at least 50,000 input tokens.
+COMPACT = {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 50_000}}
+BIG = "z" * 60_000
 
 
 def test_compaction_is_streamed_and_the_next_request_starts_from_it(claude_double):
-    messages = history([("read_file", "z" * 4000)] * 4)
+    messages = history([("read_file", BIG)] * 4)
     claude_double.add(reply("after the summary"), reply("next"))
     with client(claude_double).beta.messages.stream(
         model="claude-haiku-5-5", max_tokens=100, messages=messages, betas=BOTH, context_management={"edits": [COMPACT]}
@@ -136,7 +144,7 @@ def test_compaction_is_streamed_and_the_next_request_starts_from_it(claude_doubl
     assert "question 3" in block.content and block.signature and block.encrypted_content
     assert final.content[1].text == "after the summary"
     compaction, sampled = final.usage.iterations
-    assert compaction.type == "compaction" and compaction.input_tokens > 3000
+    assert compaction.type == "compaction" and compaction.input_tokens > 50_000
     assert sampled.type == "message" and final.usage.input_tokens == sampled.input_tokens < 3000
 
     sent_back = {k: v for k, v in block.to_dict().items()}
@@ -154,7 +162,7 @@ def test_compaction_is_streamed_and_the_next_request_starts_from_it(claude_doubl
 
 def test_paused_compaction_answers_with_the_block_alone(claude_double):
     claude_double.add(reply("kept for later"))
-    message = create(claude_double, history([("read_file", "z" * 4000)] * 4), [dict(COMPACT, pause_after_compaction=True)])
+    message = create(claude_double, history([("read_file", BIG)] * 4), [dict(COMPACT, pause_after_compaction=True)])
     assert message.stop_reason == "compaction"
     assert [b.type for b in message.content] == ["compaction"]
     assert claude_double.pending() == 1
@@ -165,7 +173,7 @@ def test_a_request_over_the_window_is_refused_as_the_api_does(claude_double):
     claude_double.add(reply("never"))
     messages = history([("read_file", "w" * 4000)] * 3)
     with pytest.raises(anthropic.BadRequestError, match=r"prompt is too long: \d+ tokens > 2000 maximum"):
-        client(claude_double).messages.create(model="m", max_tokens=10, messages=messages)
+        client(claude_double).messages.create(model="claude-haiku-5-5", max_tokens=10, messages=messages)
     # Clearing brings the same history under the window.
     assert create(claude_double, messages, [dict(CLEAR, trigger={"type": "input_tokens", "value": 1000}, keep={"type": "tool_uses", "value": 0})]).content[0].text == "never"
 
@@ -182,10 +190,10 @@ def test_simulated_cache_reads_the_prefix_an_earlier_request_marked(claude_doubl
     claude_double.simulate_cache = True
     claude_double.add(reply("a"), reply("b"))
     marked = {"type": "text", "text": "long question " * 200, "cache_control": {"type": "ephemeral"}}
-    first = client(claude_double).messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": [marked]}])
+    first = client(claude_double).messages.create(model="claude-haiku-5-5", max_tokens=10, messages=[{"role": "user", "content": [marked]}])
     assert first.usage.cache_read_input_tokens == 0 and first.usage.cache_creation_input_tokens > 500
     second = client(claude_double).messages.create(
-        model="m",
+        model="claude-haiku-5-5",
         max_tokens=10,
         messages=[
             {"role": "user", "content": [{k: v for k, v in marked.items() if k != "cache_control"}]},

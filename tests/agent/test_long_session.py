@@ -20,6 +20,9 @@ from tests.double_context import CLEARED
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 PAGE = "".join(f"line {n}: the stock of item {n} is counted here\n" for n in range(100))  # about 4.6 KB
+# A page read_file returns whole (400 lines, under 40,000 characters): about 9,500 tokens
+# to the double, so a few reads pass compaction's minimum trigger of 50,000.
+BIG_PAGE = "".join(f"line {n:03}: the stock of item {n} is counted here, shelf by shelf, {'.' * 40}\n" for n in range(400))
 
 
 @pytest.fixture
@@ -27,6 +30,7 @@ def repo(tmp_path) -> Path:
     path = tmp_path / "sandbox" / "shop"
     path.mkdir(parents=True)
     (path / "page.txt").write_text(PAGE)
+    (path / "big.txt").write_text(BIG_PAGE)
     return path
 
 
@@ -40,6 +44,22 @@ def reader(request: Request) -> dict:
     if any(b.get("type") == "tool_result" for b in content):
         return reply("Read it.")
     return reply(tool_use("read_file", {"path": "page.txt"}))
+
+
+def big_reader(reads: int):
+    """Reads big.txt `reads` times a turn, then answers; the summary request gets a summary."""
+
+    def answer(request: Request) -> dict:
+        last = request.messages[-1]
+        content = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+        said = " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+        if prompts.compaction_request()[:40] in said:
+            return reply("SUMMARY: the user has been reading big.txt all morning.")
+        asked = max(i for i, m in enumerate(request.messages) if m["role"] == "user" and "tool_result" not in json.dumps(m))
+        done = sum(1 for m in request.messages[asked:] for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result")
+        return reply("Read it.") if done >= reads else reply(tool_use("read_file", {"path": "big.txt"}))
+
+    return answer
 
 
 def session(repo: Path, mode: str = "on-demand", **config) -> Session:
@@ -64,7 +84,8 @@ def test_requests_carry_the_betas_and_the_parameter_and_report_fullness(claude_d
     assert len(statuses) == 2
     counted = claude_double.messages_requests()[1].context
     assert statuses[1].used == counted.input_tokens + counted.cache_read + counted.cache_write
-    assert statuses[1].window == 200_000 and statuses[1].text.startswith("context ")
+    # Haiku 5.5's window is 1M ("What's new in Claude Haiku 5.5").
+    assert statuses[1].window == 1_000_000 and statuses[1].text.endswith(" of 1M")
     assert not any(isinstance(e, AgentError) for e in events)
 
 
@@ -111,10 +132,10 @@ def test_the_save_notice_comes_once_near_clearing_and_only_with_a_memory_tool(cl
 
 
 def test_a_compaction_block_is_kept_as_returned_shown_and_saved(claude_double, repo):
-    claude_double.responder = reader
-    s = session(repo, clear_at=3000, compact_at=4000, keep_tool_uses=5)
+    claude_double.responder = big_reader(1)
+    s = session(repo, clear_at=40_000, compact_at=50_000, keep_tool_uses=10)
     compactions: list = []
-    for n in range(4):
+    for n in range(8):
         events = turn(s, f"read it, {n}")
         compactions += [e for e in events if isinstance(e, Compacted)]
         if compactions:
@@ -130,20 +151,22 @@ def test_a_compaction_block_is_kept_as_returned_shown_and_saved(claude_double, r
     turn(s, "and now?")
     after = claude_double.messages_requests()[-1]
     assert after.context.messages[0]["content"][0] == issued
-    assert after.context.input_tokens + after.context.cache_read + after.context.cache_write < 4000
+    assert after.context.input_tokens + after.context.cache_read + after.context.cache_write < 25_000
     saved = transcripts.load(s.transcript.path)
     assert any(b == issued for m in saved.messages for b in transcripts.content_blocks(m.message))
 
 
 def test_the_compaction_itself_is_paid_for(claude_double, repo):
+    read = big_reader(1)
+
     def ten_out(request):
-        answer = reader(request)
+        answer = read(request)
         answer["usage"] = {"output_tokens": 10}
         return answer
 
     claude_double.responder = ten_out
-    s = session(repo, clear_at=3000, compact_at=4000, keep_tool_uses=5)
-    for n in range(4):
+    s = session(repo, clear_at=40_000, compact_at=50_000, keep_tool_uses=10)
+    for n in range(8):
         events = turn(s, f"read it, {n}")
         if any(isinstance(e, Compacted) for e in events):
             break
@@ -169,9 +192,9 @@ class _Counts:
 
 
 def test_when_the_api_refuses_the_betas_the_session_summarises_by_itself(claude_double, repo):
-    claude_double.responder = reader
+    claude_double.responder = big_reader(6)
     claude_double.refuse_context_management = {"claude-haiku-5-5"}
-    s = session(repo, clear_at=2000, compact_at=3000, keep_tool_uses=0)
+    s = session(repo, clear_at=40_000, compact_at=50_000, keep_tool_uses=0)
     events = turn(s, "read the page")
     notices = [e.message for e in events if isinstance(e, Notice)]
     assert len(notices) == 1 and "not available for claude-haiku-5-5" in notices[0]

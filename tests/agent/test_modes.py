@@ -148,12 +148,12 @@ def test_summary_writes_notes_at_the_end_and_the_next_session_starts_from_them(r
     assert not ask.stream, "the summary is one plain call"
     assert "notes for the next session" in ask.last_user_text()
     assert len(ask.messages) == 9  # the whole Friday conversation (8 messages), then the request
-    # The session's own request with the ask at its end: anything else (tool_choice, thinking)
-    # would not read Friday's conversation from the cache.
+    # The session's own request with the ask at its end: the same system and tools (Friday's
+    # thinking is bound to them), but the reply must be text, so a tool call cannot lose the notes.
     assert without_cache(ask.messages)[:7] == without_cache(last_turn.messages)
     for key in ("model", "system", "tools", "thinking", "output_config"):
         assert ask.body.get(key) == last_turn.body.get(key), key
-    assert "tool_choice" not in ask.body
+    assert ask.body["tool_choice"] == {"type": "none"}
 
     first, _ = first_monday_request(repo, claude_double, "summary")
     assert len(first.messages) == 1

@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parents[2]
 DEFAULTS = AgentConfig()
 # setting -> (in the file, in the environment, on the command line); None: no such source
 LAYERS = {
-    "model": ("claude-from-file", "claude-from-env", "claude-from-cli"),
+    "model": ("claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-4-5"),
     "effort": ("medium", "high", "max"),
     "memory_mode": ("window", "summary", "none"),
-    "thinking": ("off", "4096", None),
+    "thinking": ("off", "adaptive", None),
     "memory_writes": ("review", "off", "auto"),
     "code_writes": ("auto", "off", "review"),
 }
@@ -95,16 +95,21 @@ def test_memory_aging_days_from_the_file_and_bad_writes_are_named(clean_env):
 
 
 @pytest.mark.parametrize("value", ["0", "off", "false"])
-def test_thinking_off_from_the_environment_sends_no_thinking(clean_env, value):
+def test_thinking_off_from_the_environment_sends_what_turns_it_off(clean_env, value):
+    # Haiku 5.5 thinks when `thinking` is left out ("What's new in Claude Haiku 5.5").
     clean_env.setenv("DEVAGENT_THINKING", value)
     config = AgentConfig.from_env_and_args(None)
     assert config.thinking == "off"
     params = claude.request_params(config, system=[], tools=[], messages=[])
+    assert params["thinking"] == {"type": "disabled"}
+    clean_env.setenv("DEVAGENT_MODEL", "claude-sonnet-4-6")  # off there unless asked for
+    params = claude.request_params(AgentConfig.from_env_and_args(None), system=[], tools=[], messages=[])
     assert "thinking" not in params
 
 
 def test_a_budget_in_the_environment_is_sent_and_a_bad_one_is_named(clean_env):
     clean_env.setenv("DEVAGENT_THINKING", "2048")
+    clean_env.setenv("DEVAGENT_MODEL", "claude-sonnet-4-6")
     params = claude.request_params(AgentConfig.from_env_and_args(None), system=[], tools=[], messages=[])
     assert params["thinking"] == {"type": "enabled", "budget_tokens": 2048}
     clean_env.setenv("DEVAGENT_THINKING", "50000")
@@ -128,17 +133,17 @@ def test_a_bad_environment_value_leaves_the_file_value(clean_env):
 def test_ask_end_to_end_takes_each_setting_from_its_layer(claude_double, clean_env, tmp_path):
     repo = tmp_path / "sandbox" / "app"
     repo.mkdir(parents=True)
-    config_file().write_text('memory_mode = "none"\neffort = "high"\nmodel = "claude-from-file"\n')
-    env = {**os.environ, "DEVAGENT_EFFORT": "medium", "DEVAGENT_MODEL": "claude-from-env", "DEVAGENT_THINKING": "0"}
+    config_file().write_text('memory_mode = "none"\neffort = "high"\nmodel = "claude-opus-5-5"\n')
+    env = {**os.environ, "DEVAGENT_EFFORT": "medium", "DEVAGENT_MODEL": "claude-sonnet-5-5", "DEVAGENT_THINKING": "0"}
     claude_double.add("ok")
     out = subprocess.run(
-        ["uv", "run", "--no-sync", "devagent", "ask", "--repo", str(repo), "--model", "claude-from-cli", "hi"],
+        ["uv", "run", "--no-sync", "devagent", "ask", "--repo", str(repo), "--model", "claude-sonnet-4-6", "hi"],
         cwd=ROOT, capture_output=True, text=True, timeout=120, env=env,
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1])["memory"] == "none"
     body = claude_double.messages_requests()[0].body
-    assert body["model"] == "claude-from-cli"
+    assert body["model"] == "claude-sonnet-4-6"
     assert body["output_config"] == {"effort": "medium"}
     assert "thinking" not in body
     assert "memory" not in [t["name"] for t in body["tools"]], "memory_mode none from the file applies"

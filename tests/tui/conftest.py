@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import html
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -124,12 +126,49 @@ async def type_text(pilot, text: str) -> None:
         await pilot.press("space" if char == " " else char)
 
 
+# one run of text in a screenshot (Rich's SVG export): where it starts, its row, the text
+_SVG_TEXT = re.compile(r'<text class="[^"]*" x="([0-9.]+)" y="[0-9.]+" textLength="([0-9.]+)" '
+                       r'clip-path="url\(#[^)]*-line-(\d+)\)">(.*?)</text>')
+
+
 def screen_lines(app) -> list[str]:
-    """What the terminal would show now, one string per row."""
-    return ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()]
+    """What the terminal would show now, one string per row (a wide character is one
+    character of it), read from the app's own screenshot."""
+    from rich.cells import cell_len
+
+    width, height = app.size
+    runs: list[list[tuple[int, str]]] = [[] for _ in range(height)]
+    cell = 0.0
+    for x, length, row, escaped in _SVG_TEXT.findall(app.export_screenshot()):
+        text = html.unescape(escaped).replace("\xa0", " ")
+        cell = cell or float(length) / len(text)  # every character of a run is one cell wide
+        if int(row) < height:
+            runs[int(row)].append((round(float(x) / cell), text))
+    lines = []
+    for found in runs:
+        line, at = "", 0
+        for column, text in sorted(found):
+            line += " " * (column - at) + text
+            at = column + cell_len(text)
+        lines.append(line + " " * (width - at))
+    return lines
 
 
 def region_text(app, region) -> str:
     """The rows and columns of `region` (screen coordinates) as shown now."""
     rows = screen_lines(app)[region.y : region.bottom]
     return "\n".join(row[region.x : region.right] for row in rows)
+
+
+def notified(app) -> list[str]:
+    """Every message `app` notifies from now on (its toasts), recorded through its public
+    notify, which widgets' own notify calls too."""
+    messages: list[str] = []
+    notify = app.notify
+
+    def recording(message, *args, **kwargs):
+        messages.append(str(message))
+        return notify(message, *args, **kwargs)
+
+    app.notify = recording
+    return messages

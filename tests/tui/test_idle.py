@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
+from textual.message_pump import MessagePump
+
 from tests.claude_double import text
 from tests.tui.conftest import wait_for, write_memory
 from tui.widgets import prompt as prompt_module
@@ -10,26 +14,48 @@ from tui.widgets import prompt as prompt_module
 SHORT = 1.0
 
 
-def running_short_timers(app) -> list[str]:
-    """Names of the timers that tick more than once a second and are not paused.
+class ShortTimers:
+    """The timers set to repeat faster than SHORT from now on, by name, and their ticks.
 
-    Textual keeps each node's timers in `_timers` and pauses a timer by clearing its
-    `_active` event; there is no public way to list them."""
-    names = []
-    for node in [app, *app.screen_stack, *app.main_screen.walk_children()]:
-        for timer in list(node._timers):
-            if timer._task is not None and timer._active.is_set() and timer._interval < SHORT:
-                names.append(f"{type(node).__name__}.{getattr(timer._callback, '__name__', timer.name)}")
-    return names
+    Every node sets its timers through set_interval; wrapped, it gives each such timer a
+    callback that counts its ticks. A paused or stopped timer does not tick."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.made: list[str] = []
+        self.ticks: Counter[str] = Counter()
+        set_interval = MessagePump.set_interval
+
+        def counting(node, interval, callback=None, *args, **kwargs):
+            if callback is not None and interval < SHORT:
+                name = f"{type(node).__name__}.{getattr(callback, '__name__', 'timer')}"
+                self.made.append(name)
+                callback = self._counted(name, callback)
+            return set_interval(node, interval, callback, *args, **kwargs)
+
+        monkeypatch.setattr(MessagePump, "set_interval", counting)
+
+    def _counted(self, name, callback):
+        def tick():
+            self.ticks[name] += 1
+            return callback()
+
+        return tick
+
+    async def ticking(self, pilot) -> list[str]:
+        """The short timers that tick over a spell long enough for any of them to tick."""
+        self.ticks.clear()
+        await pilot.pause(SHORT * 1.5)
+        return sorted(self.ticks)
 
 
 async def test_an_idle_app_runs_no_short_timer(make_app, no_key, monkeypatch):
     monkeypatch.setattr(prompt_module, "BLINK_SECONDS", 0.3)
+    timers = ShortTimers(monkeypatch)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: not app.prompt.cursor_blink, 5, "the cursor to stop blinking")
         await pilot.pause(0.1)
-        assert running_short_timers(app) == []
+        assert await timers.ticking(pilot) == []
         await pilot.press("h")  # a key: the cursor blinks again, for a while
         assert app.prompt.cursor_blink
         await wait_for(pilot, lambda: not app.prompt.cursor_blink, 5, "the cursor to stop again")
@@ -38,16 +64,17 @@ async def test_an_idle_app_runs_no_short_timer(make_app, no_key, monkeypatch):
 async def test_the_activity_timer_runs_only_while_a_turn_does(make_app, claude_double, monkeypatch):
     monkeypatch.setattr(prompt_module, "BLINK_SECONDS", 0.3)
     claude_double.add(text("Done."))
+    timers = ShortTimers(monkeypatch)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.turns.session is not None, 120, "the session")
         await app.submit_turn("a question")
-        assert any(name.endswith("_tick_activity") for name in running_short_timers(app))
+        assert any(name.endswith("_tick_activity") for name in timers.made)
         # the status is cleared once the turn's end has been shown, just after it stops running
         await wait_for(pilot, lambda: not app.running and app.status.info.activity == "", 60, "the turn's end")
         await wait_for(pilot, lambda: not app.prompt.cursor_blink, 5, "the cursor to stop blinking")
         await pilot.pause(0.2)
-        assert running_short_timers(app) == []
+        assert await timers.ticking(pilot) == []
 
 
 async def test_a_periodic_reread_that_finds_nothing_new_redraws_nothing(make_app, no_key, store):
@@ -66,7 +93,7 @@ async def test_a_periodic_reread_that_finds_nothing_new_redraws_nothing(make_app
 
 
 def cursor_drawn(prompt) -> bool:
-    cursor = prompt._theme.cursor_style
+    cursor = prompt.get_component_rich_style("text-area--cursor")
     line = prompt.render_line(0)
     return any(segment.style is not None and segment.style.bgcolor == cursor.bgcolor for segment in line)
 

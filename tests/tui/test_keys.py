@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.widgets import OptionList, TextArea
 
-from tests.tui.conftest import memory_text, type_text, wait_for, write_memory
+from tests.tui.conftest import memory_text, notified, type_text, wait_for, write_memory
 from tui.screens.confirm import Confirm
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
@@ -59,6 +59,7 @@ async def test_delete_takes_a_deliberate_key_and_can_be_undone(make_app, store, 
     path = Path(store.directory) / "user_style.md"
     path.write_text(text)
     app = make_app()
+    messages = notified(app)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await pane_focused(pilot)
         await pilot.press("d")
@@ -73,7 +74,7 @@ async def test_delete_takes_a_deliberate_key_and_can_be_undone(make_app, store, 
         await pilot.press("ctrl+d")
         await wait_for(pilot, lambda: not path.exists(), 20, "the delete")
         await wait_for(pilot, lambda: app.memory_pane.names == [], 20, "the pane to reload")
-        assert any("bring it back" in n.message for n in app._notifications)
+        assert any("bring it back" in m for m in messages)
 
         app.query_one("#memory-list", OptionList).focus()
         await pilot.press("u")

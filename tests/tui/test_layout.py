@@ -9,7 +9,7 @@ from textual.command import CommandList, CommandPalette
 from textual.geometry import Region
 
 from agent.voice.status import VoiceStatus, voice_off
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import notified, wait_for
 from tui.app import DevAgentApp
 from tui.screens.help import HelpScreen
 from tui.widgets.conversation import Notice, UserTurn
@@ -135,6 +135,7 @@ async def test_status_line_keeps_the_reason_voice_is_off_when_there_is_room(make
 
 async def test_reason_voice_is_off_is_reachable_on_a_narrow_terminal(make_app, no_key):
     app = make_app()
+    messages = notified(app)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         reason = "the audio input device will not record: Invalid sample rate [PaErrorCode -9997]"
         app.set_voice_state(voice_off(reason))
@@ -143,7 +144,7 @@ async def test_reason_voice_is_off_is_reachable_on_a_narrow_terminal(make_app, n
         assert "voice: off" in line and reason not in line
         await pilot.press("f2")
         await pilot.pause()
-        assert any(f"Voice is off: {reason}" in n.message for n in app._notifications)
+        assert any(f"Voice is off: {reason}" in m for m in messages)
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
         lines = app.screen.query_one("#help-text").render_lines(Region(0, 0, 200, 10))
@@ -172,15 +173,16 @@ async def test_the_talk_key_is_configurable(repo, store, claude_double):
     from agent.config import AgentConfig
 
     app = DevAgentApp(repo, AgentConfig(), store=store, probe_voice=False, talk_key="f9")
+    messages = notified(app)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await pilot.pause()
         assert "press F9 to talk" in str(app.query_one(Notice).render())
         await pilot.press("f2")
         await pilot.pause()
-        assert not app._notifications
+        assert not messages
         await pilot.press("f9")
         await pilot.pause()
-        assert any("Voice is off" in n.message for n in app._notifications)
+        assert any("Voice is off" in m for m in messages)
         await pilot.press("f1")
         lines = app.screen.query_one("#help-text").render_lines(Region(0, 0, 200, 40))
         assert "F9 again or Enter stops" in " ".join("".join(s.text for s in strip) for strip in lines)
@@ -188,10 +190,11 @@ async def test_the_talk_key_is_configurable(repo, store, claude_double):
 
 async def test_voice_seam(make_app, no_key):
     app = make_app(probe_voice=True)
+    messages = notified(app)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("f2")
         await pilot.pause()
-        assert any("type your question" in n.message for n in app._notifications)
+        assert any("type your question" in m for m in messages)
         # without a controller the line still says why voice is off here, in one line
         status = app.query_one(StatusLine)
         await wait_for(pilot, lambda: status.info.voice.off and bool(status.info.voice.reason), 10, "the probe")

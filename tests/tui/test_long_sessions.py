@@ -38,14 +38,18 @@ async def test_the_status_line_shows_how_full_the_context_is(make_app, claude_do
     async with app.run_test(size=(200, 48)) as pilot:
         await ask(pilot, "how full is it?")
         status = app.query_one(StatusLine)
-        assert status.info.context is not None and status.info.context.window == 200_000
-        assert "context " in status.render().plain and "of 200k" in status.render().plain
+        # Haiku 5.5's window is 1M ("What's new in Claude Haiku 5.5").
+        assert status.info.context is not None and status.info.context.window == 1_000_000
+        assert "context " in status.render().plain and "of 1M" in status.render().plain
 
 
 async def test_a_compaction_is_one_folded_line_and_its_summary_waits_on_the_screen_pane(make_app, claude_double, repo):
-    (repo / "page.txt").write_text("".join(f"line {n}: stock of item {n}\n" for n in range(200)))
-    claude_double.add(reply(tool_use("read_file", {"path": "page.txt"})), reply(text("Read.")), reply(text("Summarised and answered.")))
-    app = make_app(clear_at=2000, compact_at=3000, keep_tool_uses=5)
+    # Compaction's trigger is at least 50,000 tokens: six reads of a full page (about 10,000
+    # tokens each) pass it.
+    (repo / "page.txt").write_text("".join(f"line {n:03}: stock of item {n}, shelf by shelf, {'.' * 60}\n" for n in range(400)))
+    reads = [reply(tool_use("read_file", {"path": "page.txt"})) for _ in range(6)]
+    claude_double.add(*reads, reply(text("Read.")), reply(text("Summarised and answered.")))
+    app = make_app(clear_at=40_000, compact_at=50_000, keep_tool_uses=10)
     async with app.run_test(size=(160, 48)) as pilot:
         await ask(pilot, "read the page")
         await ask(pilot, "and now?")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import time
 
-from textual.widgets._toast import Toast
-
-from tests.tui.conftest import wait_for, write_memory
+from tests.tui.conftest import notified, wait_for, write_memory
 from tui import format as fmt
 
 
@@ -31,15 +29,16 @@ async def test_toasts_do_not_cover_the_input_line(make_app, no_key):
         app = make_app()
         async with app.run_test(size=size, notifications=True) as pilot:
             app.notify("A long notification that takes a few lines to say what it has to say, " * 2)
-            await wait_for(pilot, lambda app=app: bool(app.screen.query(Toast)), 5, "the toast")
+            await wait_for(pilot, lambda app=app: bool(app.screen.query("Toast")), 5, "the toast")
             await pilot.pause(0.2)
-            toast = app.screen.query_one(Toast).region
+            toast = app.screen.query_one("Toast").region
             for widget in (app.prompt, app.status):
                 assert not toast.overlaps(widget.region), (size, toast, widget.region)
 
 
 async def test_f8_at_80_columns_says_why_it_does_nothing(make_app, no_key):
     app = make_app()
+    messages = notified(app)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await pilot.pause()
         before = app.memory_pane.size.width
@@ -47,7 +46,6 @@ async def test_f8_at_80_columns_says_why_it_does_nothing(make_app, no_key):
             await pilot.press("f8")
         await pilot.pause()
         assert app.memory_pane.size.width == before
-        messages = [n.message for n in app._notifications]
         assert any("80 columns" in m and "wider terminal" in m for m in messages), messages
         # and F7 narrows at once, with no silent steps stored up by the F8s
         await pilot.press("f7")

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
-
-from textual.widgets import OptionList
 
 from agent.events import TextDelta, ToolStarted
 from tests.tui.conftest import wait_for
@@ -183,47 +180,3 @@ async def test_spinners_move_once_a_second_while_the_session_loads_and_not_while
         assert drawn == []
 
 
-async def test_a_streamed_write_lays_the_screen_out_once_and_leaves_the_memory_list_alone(make_app, no_key, store, monkeypatch):
-    # A write lays out the reply's new blocks (and a list's rows); before, the size that
-    # layout gave them asked for a second layout of the whole screen, and every layout
-    # repainted the memory list's scrollbar once more: a key typed meanwhile waited behind
-    # all three.
-    from textual.screen import Screen
-
-    from tests.tui.conftest import write_memory
-
-    for i in range(40):  # more memories than the list shows: it has a scrollbar
-        write_memory(store, f"note_{i:02d}.md", f"note {i:02d}", "a note", "body")
-    layouts: list[float] = []
-    laid_out = Screen._refresh_layout
-
-    def counted(screen, *args, **kwargs):
-        if screen._layout_required:  # not a scroll alone, which goes the same way
-            layouts.append(time.monotonic())
-        return laid_out(screen, *args, **kwargs)
-
-    monkeypatch.setattr(Screen, "_refresh_layout", counted)
-    app = make_app()
-    async with app.run_test(size=(160, 48)) as pilot:
-        options = app.query_one("#memory-list", OptionList)
-        await wait_for(pilot, lambda: options.option_count == 40 and options.show_vertical_scrollbar, 10, "the list")
-        await wait_for(pilot, lambda: not any(w.group == "memory-load" and not w.is_finished for w in app.workers),
-                       10, "the evidence check")
-        # taller than the screen already: a scrollbar coming is a layout of its own
-        await app.conversation.add_text("".join(f"Paragraph {n} of the answer.\n\n" for n in range(30)))
-        await pilot.pause(0.5)
-        assert app.conversation.show_vertical_scrollbar
-        bar_repaints = []
-        scrollbar = options.vertical_scrollbar
-        repaint = scrollbar.refresh
-        monkeypatch.setattr(scrollbar, "refresh", lambda *a, **k: (bar_repaints.append(1), repaint(*a, **k))[1])
-        for i in range(3):
-            layouts.clear()
-            # lists too: Markdown builds their rows of plain containers, not of its blocks
-            await app.conversation.add_text(f"Item {i} of the answer.\n\n- rename the call site\n"
-                                            f"- build again\n  - nested\n\n1. one\n2. two\n\n"
-                                            f"And one more, {i}.\n\n")
-            await pilot.pause(conv.FLUSH_SECONDS + 0.3)
-            assert f"one more, {i}" in app.query(Reply).last().source
-            assert len(layouts) == 1, f"write {i}: {len(layouts)} layouts"
-        assert bar_repaints == []

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.claude_double import error, reply, text, tool_use
+from tests.claude_double import error, refusal, reply, text, tool_use
 from tests.tui.conftest import wait_for
 from tui.widgets.conversation import Notice, Reply, ToolLine, UserTurn
 from tui.widgets.prompt import Prompt
@@ -116,6 +116,23 @@ async def test_show_on_screen_newest_first_and_older_a_key_away(make_app, claude
         app.query_one("#prompt", Prompt).focus()
         await pilot.press("f5")
         assert pane.current.title == "Plan"
+
+
+async def test_a_refusal_is_said_in_the_reply_and_the_next_question_is_answered(make_app, claude_double):
+    # "Handling streaming refusals": no text comes, so the app says it (and the voice, which
+    # speaks the reply); the refused exchange leaves the conversation.
+    claude_double.add(refusal(explanation="This request was declined."))
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ask(pilot, "something refused")
+        await finished(pilot)
+        assert "Claude declined to answer that." in replies(app)
+        assert any("declined this request" in str(n.render()) for n in app.query(Notice))
+        claude_double.add(text("Answered."))
+        await ask(pilot, "something else")
+        await finished(pilot)
+        assert "Answered." in replies(app)
+    assert "something refused" not in str(claude_double.messages_requests()[-1].messages)
 
 
 async def test_api_error_is_a_sentence_not_a_traceback(make_app, claude_double):

@@ -13,6 +13,7 @@ from agent.voice.controller import VoiceController, meter
 from agent.voice.push_to_talk import PttState, PushToTalk
 from agent.voice.recorder import Recorder, WavSource
 from agent.voice.stack import VoiceStack
+from tests.tui.conftest import notified
 from tests.voice.words import words
 
 SENTENCE = "Show me the latest commit on the main branch."
@@ -145,12 +146,13 @@ async def test_with_voice_off_the_keys_say_why_instead_of_pretending(tmp_path, t
 
     controller = VoiceController(stack_factory=factory)
     app = DevAgentApp(repo, AgentConfig(thinking="off"), store=MemoryStore.for_repository(repo), voice=controller)
+    messages = notified(app)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await wait_for(pilot, lambda: voice_line(app) == "voice: off — no audio input device", what="the reason")
         await pilot.press("f6")
         await pilot.pause()
-        assert [n.message for n in app._notifications] == ["Voice is off, so there is nothing to mute."]
+        assert messages == ["Voice is off, so there is nothing to mute."]
         await pilot.press("f2")
         await pilot.pause()
-        assert "Voice is off: no audio input device; type your question instead." in [n.message for n in app._notifications]
+        assert "Voice is off: no audio input device; type your question instead." in messages
         assert controller.state is PttState.UNAVAILABLE

@@ -12,7 +12,6 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import Reactive
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
@@ -22,7 +21,6 @@ from tui import format as fmt
 from tui.blocks import cut_point
 from tui.outcomes import OUTCOME_MARKS
 from tui.widgets.plain_reply import REPLY_MODULE, PlainReply, markdown_ready
-from tui.widgets.sizing import sized_by_layout
 
 # quarter circles: drawn by every common monospace font, braille is not
 SPINNER = "◐◓◑◒"
@@ -233,9 +231,13 @@ class Conversation(VerticalScroll):
     bottom (scrolling, End, Ctrl+End) follows again.
     """
 
+    # A long session is hundreds of widgets, each full width and as tall as its content:
+    # the stream layout places them without the vertical layout's work per child, and
+    # keeps the places of those before the one that changed.
+    DEFAULT_CSS = """
+    Conversation { layout: stream; }
+    """
     BINDINGS = [Binding("end", "follow", "Newest", show=False)]
-    # each streamed write grows it: the layout of that write has placed everything already
-    virtual_size: Reactive[Size] = sized_by_layout()
 
     HINT = "▼ new output below · Ctrl+End or PgDn"
 
@@ -471,19 +473,21 @@ class Conversation(VerticalScroll):
         if cut and self._reply is not None:
             piece = self._reply
             if cut >= len(self._piece_text):
-                await piece.append(pending[len(self._piece_text):cut])
+                await piece.write(pending[len(self._piece_text):cut])
+                await piece.seal()
             else:
                 # the piece already shows the start of the next one: it is drawn again
                 # without it (a piece is a few paragraphs, so this is cheap)
+                await piece.settle()
                 await piece.update(pending[:cut])
-            piece.seal()
+                await piece.seal()
             self._reply, self._piece_text, pending = None, "", pending[cut:]
         if not pending:
             return
         if self._reply is None:
             self._reply = reply.Reply(classes="reply")
             await self._add(self._reply)
-        await self._reply.append(pending[len(self._piece_text):])
+        await self._reply.write(pending[len(self._piece_text):])
         self._piece_text = pending
 
     async def end_text(self) -> None:
@@ -496,7 +500,7 @@ class Conversation(VerticalScroll):
             await self._to_markdown(await asyncio.to_thread(importlib.import_module, REPLY_MODULE))
             await self._wait_written()  # a write the import woke meanwhile ends first
         if self._reply is not None:
-            self._reply.seal()
+            await self._reply.seal()
         self._reply, self._piece_text, self._replying = None, "", False
 
     async def tool_started(self, tool_id: str, name: str, summary: str) -> None:

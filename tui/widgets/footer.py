@@ -10,16 +10,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.screen import Screen
 from textual.widgets import Footer as TextualFooter
 
 
 class Footer(TextualFooter):
-    _shown: Any = None  # what the keys on show were built from
+    shown_keys: Any = None  # what the keys on show were built from
+    bindings_seen = False  # the screen has said its bindings are ready
+
+    def bindings_changed(self, screen: Screen) -> None:
+        self.bindings_seen = True
+        super().bindings_changed(screen)
 
     def _what_it_shows(self) -> Any:
         """All that the footer's compose reads, in a form that compares equal when it would
         build the same keys (None before the screen's bindings are ready)."""
-        if not self._bindings_ready:
+        if not self.bindings_seen:
             return None
         app = self.app
         keys = tuple(
@@ -32,7 +38,7 @@ class Footer(TextualFooter):
 
     async def recompose(self) -> None:
         shows = self._what_it_shows()
-        if shows is not None and shows == self._shown:
+        if shows is not None and shows == self.shown_keys:
             return
-        self._shown = shows
+        self.shown_keys = shows
         await super().recompose()

@@ -10,14 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.geometry import Region
 from textual.markup import escape
 from textual.message import Message
 from textual.widgets import OptionList, Static
@@ -297,7 +296,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         app = self._host
 
         def if_open() -> None:
-            if app.is_running and self.is_attached and not (self._closing or self._closed):
+            if app.is_running and self.is_attached and self.is_running:
                 callback(*args)
 
         try:
@@ -321,31 +320,10 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
     def _title_problem(self, sentence: str) -> None:
         self._set_border(self.border_title, f"[$text-warning]{escape(fmt.sanitize(sentence))}[/]")
 
-    _border_only = False  # while set, a whole-pane refresh is taken as the border's own
-
-    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
-        if self._border_only and not (regions or layout or recompose):
-            return self
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
-
     def _set_border(self, title: str | None, subtitle: str | None) -> None:
-        """Title and subtitle, repainting only the two lines they are on: setting either
-        repaints the whole pane (every line of it, 40 or more), and the count and the size
-        change with every memory written."""
-        if (title, subtitle) == (self.border_title, self.border_subtitle):
-            return
-        width, height = self.outer_size
-        if height < 2:
+        """Title and subtitle, set only when one changes (each change repaints the pane)."""
+        if (title, subtitle) != (self.border_title, self.border_subtitle):
             self.border_title, self.border_subtitle = title, subtitle
-            return
-        self._border_only = True
-        try:
-            self.border_title, self.border_subtitle = title, subtitle
-        finally:
-            self._border_only = False
-        # regions are counted from the content's corner; the border lies outside it
-        left, top = self.content_offset
-        self.refresh(Region(-left, -top, width, 1), Region(-left, height - 1 - top, width, 1))
 
     def _apply(self, listing: Listing) -> None:
         ages = [fmt.age(m.modified) for m in listing.memories]

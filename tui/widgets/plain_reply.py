@@ -47,5 +47,5 @@ class PlainReply(Static):
         self.source = text
         self.update(text)
 
-    def seal(self) -> None:
+    async def seal(self) -> None:
         self.sealed = True

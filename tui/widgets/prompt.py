@@ -117,7 +117,10 @@ class Prompt(TextArea):
 
     # --- keys -------------------------------------------------------------------------
 
-    async def _on_key(self, event: events.Key) -> None:
+    # These handlers run before TextArea's own; prevent_default keeps a key or a paste
+    # handled here from reaching it, and any other key goes on to it.
+
+    def on_key(self, event: events.Key) -> None:
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -127,10 +130,8 @@ class Prompt(TextArea):
             event.stop()
             event.prevent_default()
             self.insert("\n")
-            return
-        await super()._on_key(event)
 
-    async def _on_paste(self, event: events.Paste) -> None:
+    def on_paste(self, event: events.Paste) -> None:
         event.stop()
         event.prevent_default()
         if self.read_only:
