@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def resume_id(value: str) -> tuple[str, str | None]:
     """(the id, "" for the latest; and what followed --resume when it was not an id)."""
-    from agent.sessions import resume_value
+    from agent.saved_sessions import resume_value
 
     wanted, rest = resume_value(value)
     return wanted or "", rest

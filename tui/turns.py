@@ -136,14 +136,14 @@ class TurnDriver:
     def _prune_transcripts(self) -> None:
         """Old transcripts go once the session is up (a question asked at launch waits for
         the session, not for this), never the one this session writes."""
-        from agent import sessions
+        from agent import saved_sessions as sessions
 
         transcript = getattr(self.session, "transcript", None)
         sessions.prune_for(self.config, keep=getattr(transcript, "path", None))
 
     def _open(self, resume: str | None) -> Any:
         """A new session, or the saved one `resume` names (saying which, or why not)."""
-        from agent import sessions
+        from agent import saved_sessions as sessions
         from agent.session import Session
 
         if resume is not None:

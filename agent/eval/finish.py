@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.eval.record import TurnRecord
+from agent.eval.turn_records import TurnRecord
 
 FINISH = ("Finish the rename.", "Build it.")
 

@@ -23,9 +23,9 @@ from agent.choices import MEMORY_MODES, MemoryMode
 from agent.config import AgentConfig
 from agent.eval.finish import FINISH, build_verdict, score_finish
 from agent.eval.fixture import Fixture, build_fixture, dotnet_on_path
-from agent.eval.record import TurnRecord, turns_to_json
-from agent.eval.recorder import TurnRecorder
+from agent.eval.records_from_events import TurnRecorder
 from agent.eval.scoring import score_friday, score_monday
+from agent.eval.turn_records import TurnRecord, turns_to_json
 
 FRIDAY = (
     "Why is the build red?",

@@ -17,7 +17,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from agent.eval.record import Said, Shown, ToolRun, TurnRecord
+from agent.eval.turn_records import Said, Shown, ToolRun, TurnRecord
 
 CALL_SITE = re.compile(r"review\s*orchestrator", re.IGNORECASE)
 # Words that make a mention of ReviewOrchestrator about unfinished work rather than a file list.

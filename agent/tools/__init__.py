@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from agent.tools import environments
+from agent.toolchain import user_environment
 from agent.tools.base import Tool, ToolContext, ToolResult
 
 # The app imports this package at start-up: record how devagent was launched before
 # anything can change the environment.
-environments.capture()
+user_environment.capture()
 
 __all__ = ["Tool", "ToolContext", "ToolResult", "developer_tools"]
 
@@ -15,9 +15,9 @@ __all__ = ["Tool", "ToolContext", "ToolResult", "developer_tools"]
 def developer_tools() -> list[Tool]:
     """The tools in a fixed order: the order is part of the cached prompt prefix."""
     # Imported here so that `import agent.tools` stays cheap for the TUI's start-up.
-    from agent.tools.build import BuildTool, TestTool
+    from agent.tools.build import BuildTool, RunTestsTool
     from agent.tools.files import ReadFileTool
     from agent.tools.git import GitStatusTool
     from agent.tools.screen import ShowOnScreenTool
 
-    return [GitStatusTool(), BuildTool(), TestTool(), ReadFileTool(), ShowOnScreenTool()]
+    return [GitStatusTool(), BuildTool(), RunTestsTool(), ReadFileTool(), ShowOnScreenTool()]

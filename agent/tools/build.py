@@ -19,14 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from agent.events import ToolOutcome
-from agent.tools import log_noise, toolchains
-from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_str
-from agent.tools.diagnostics import DiagnosticKey, Report, parse_diagnostics
+from agent.toolchain import log_noise, plans
+from agent.toolchain.diagnostics import DiagnosticKey, Report, parse_diagnostics
+from agent.toolchain.processes import Outcome, run_command
+from agent.toolchain.report_files import go_console
+from agent.toolchain.summary import MAX_FAILURES, TestSummary
+from agent.toolchain.summary_readers import read as read_tests
+from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_str
+from agent.tools.guard import guarded
 from agent.tools.masking import Masked, mask_text, masking_note
-from agent.tools.process import Outcome, run_command
-from agent.tools.test_reports import go_console
-from agent.tools.testresults import MAX_FAILURES, TestSummary
-from agent.tools.testresults import read as read_tests
 
 DEFAULT_TIMEOUT = 600.0
 MAX_TEXT_CHARS = 6_000
@@ -85,11 +86,11 @@ class _Runner:
         repo = Path(ctx.repo)
         if not repo.is_dir():
             return ToolResult(text=f"Error: the repository folder {repo} does not exist.", is_error=True, summary="no folder")
-        plan = toolchains.plan(repo, self.kind, project, test_filter, ctx.config)
+        plan = plans.plan(repo, self.kind, project, test_filter, ctx.config)
         timeout = timeout_for(ctx.config, self.kind)
         return self._execute(plan, repo, ctx, timeout)
 
-    def _execute(self, plan: toolchains.Plan, repo: Path, ctx: ToolContext, timeout: float) -> ToolResult:
+    def _execute(self, plan: plans.Plan, repo: Path, ctx: ToolContext, timeout: float) -> ToolResult:
         if plan.report_folder is None:
             return self._steps(plan, repo, ctx, timeout)
         try:
@@ -101,9 +102,9 @@ class _Runner:
         finally:
             shutil.rmtree(plan.report_folder, ignore_errors=True)
 
-    def _steps(self, plan: toolchains.Plan, repo: Path, ctx: ToolContext, timeout: float) -> ToolResult:
+    def _steps(self, plan: plans.Plan, repo: Path, ctx: ToolContext, timeout: float) -> ToolResult:
         chunks: list[str] = []
-        outcomes: list[tuple[toolchains.Step, Outcome]] = []
+        outcomes: list[tuple[plans.Step, Outcome]] = []
         notes = list(plan.notes)
         spent = 0.0
         for step in plan.steps:
@@ -152,8 +153,8 @@ class _Runner:
 
     def _digest(
         self,
-        plan: toolchains.Plan,
-        outcomes: list[tuple[toolchains.Step, Outcome]],
+        plan: plans.Plan,
+        outcomes: list[tuple[plans.Step, Outcome]],
         chunks: list[str],
         notes: list[str],
         hits: list[Masked],
@@ -161,7 +162,7 @@ class _Runner:
         timeout: float,
     ) -> ToolResult:
         log = "\n".join(chunks)
-        name = toolchains.NAMES.get(plan.toolchain, plan.toolchain)
+        name = plans.NAMES.get(plan.toolchain, plan.toolchain)
         if plan.environment:
             name += f" ({plan.environment})"
         what = f"{name}: " + "; ".join(s.label[:120] for s, _ in outcomes)
@@ -255,7 +256,7 @@ def _test_verdict(tests: TestSummary | None, report: Report, ran: _Ran) -> _Verd
     return verdict
 
 
-def _keep_go_report(plan: toolchains.Plan, output: str) -> str:
+def _keep_go_report(plan: plans.Plan, output: str) -> str:
     """go test -json: the events are the report; the console text inside them is the log."""
     if plan.report is not None:
         try:
@@ -266,7 +267,7 @@ def _keep_go_report(plan: toolchains.Plan, output: str) -> str:
     return go_console(output)
 
 
-def _where(plan: toolchains.Plan, step: toolchains.Step) -> str:
+def _where(plan: plans.Plan, step: plans.Step) -> str:
     """The interpreter a module was missing from, as the user would name it."""
     if plan.environment in ("uv run", "poetry run", "hatch", "tox -e py"):
         return f"the repository's {plan.environment} environment"
@@ -307,10 +308,9 @@ class BuildTool(_Runner):
         }
 
 
-class TestTool(_Runner):
+class RunTestsTool(_Runner):
     kind = "test"
     name = "test"
-    __test__ = False  # not a pytest test class, whatever its name says
 
     def definition(self) -> dict[str, Any]:
         return {

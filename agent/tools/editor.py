@@ -27,7 +27,7 @@ from typing import Any
 
 from agent.choices import CodeWrites
 from agent.code_changes import ChangeSet, FileChange, file_mode, on_disk
-from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, required_str
+from agent.tools.base import ToolContext, ToolInputError, ToolResult, required_str
 from agent.tools.files import (
     MAX_CHARS,
     MAX_FILE_BYTES,
@@ -38,6 +38,7 @@ from agent.tools.files import (
     quoted,
     resolve_in_repository,
 )
+from agent.tools.guard import guarded
 from agent.tools.masking import mask_text, masking_note
 
 EDITOR_TYPE = "text_editor_20250728"

@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from agent.cancel import Cancellation
-from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_int, required_str
+from agent.text_decoding import decode
+from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_int, required_str
+from agent.tools.guard import guarded
 from agent.tools.masking import mask_text, masking_note
-from agent.tools.text_decoding import decode
 from memory.paths import part_problem
 
 MAX_LINES = 400

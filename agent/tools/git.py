@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.tools.base import ToolContext, ToolResult, guarded
-from agent.tools.process import Outcome, run_command
+from agent.toolchain.processes import Outcome, run_command
+from agent.tools.base import ToolContext, ToolResult
+from agent.tools.guard import guarded
 
 GIT_TIMEOUT = 30.0
 MAX_LISTED = 40  # per group; a checkout of a generated folder can list thousands

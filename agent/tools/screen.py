@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from agent.choices import SCREEN_FORMATS, as_choice
-from agent.tools.base import ToolContext, ToolInputError, ToolResult, guarded, optional_str
+from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_str
+from agent.tools.guard import guarded
 
 # The pane scrolls, but a runaway payload would still cost the model output tokens and the
 # UI its memory; a limit far above any readable page is enough.

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent import sessions
+from agent import saved_sessions as sessions
 from agent.config import AgentConfig, config_file
 from agent.events import AgentError, Notice, TextDelta
 from agent.faults import OUTPUT_LIMIT

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from agent import sessions, transcripts
+from agent import saved_sessions as sessions
+from agent import transcripts
 from agent.config import AgentConfig
 from agent.session import Session
 from tests.claude_double import Request, reply, text, thinking, tool_use

@@ -1,4 +1,4 @@
-"""agent/sessions.py: listing, finding and bounding the saved transcripts."""
+"""agent/saved_sessions.py: listing, finding and bounding the saved transcripts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent import sessions, transcripts
+from agent import saved_sessions as sessions
+from agent import transcripts
 from agent.transcripts import Transcript
 
 DAY = 86400

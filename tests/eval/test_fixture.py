@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from importlib.resources import files
 
 import pytest
 
@@ -103,3 +104,13 @@ def test_building_over_an_existing_folder_is_refused_and_leaves_it_alone(tmp_pat
     with pytest.raises(FileExistsError):
         build_fixture(tmp_path / "eval")
     assert (kept / "notes.txt").read_text() == "mine"
+
+
+def test_the_sources_are_data_files_of_the_package():
+    # C# kept as C# (read through importlib.resources, so the wheel carries them too), and
+    # every placeholder filled in on both branches.
+    folder = files("agent.eval") / "solution"
+    assert (folder / sources.ORCHESTRATOR).is_file() and (folder / f"{sources.SOLUTION_NAME}.sln").is_file()
+    for tree in (sources.tree("Patch"), sources.tree("Diff", left_over=True)):
+        assert not any("{member}" in text or "{call_site}" in text or "{{" in text for text in tree.values())
+    assert sources.tree("Diff", left_over=True)[sources.ORCHESTRATOR].splitlines()[sources.CALL_SITE_LINE - 1].strip() == sources.LEFT_OVER

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent.eval import scoring
-from agent.eval.record import Said, Shown, ToolRun, TurnRecord, turns_from_json, turns_to_json
+from agent.eval.turn_records import Said, Shown, ToolRun, TurnRecord, turns_from_json, turns_to_json
 
 HERE = Path(__file__).parent / "transcripts"
 

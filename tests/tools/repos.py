@@ -146,7 +146,7 @@ def tree(root: Path) -> set[str]:
 
 
 def reports_left() -> set[str]:
-    """The report folders of test runs (agent.tools.report_requests) still on disk."""
+    """The report folders of test runs (agent.toolchain.report_requests) still on disk."""
     return set(glob.glob(os.path.join(tempfile.gettempdir(), "devagent-report-*")))
 
 

@@ -13,7 +13,7 @@ from agent.cancel import Cancellation
 from agent.config import AgentConfig
 from agent.events import ToolOutcome
 from agent.tools.base import ToolContext
-from agent.tools.build import BuildTool, TestTool
+from agent.tools.build import BuildTool, RunTestsTool
 from tests.processes import alive
 from tests.tools.repos import ctx_for, dotnet_repo, reports_left, tree
 
@@ -105,7 +105,7 @@ def test_msbuild_error_without_a_file(tmp_path, fake_dotnet):
 
 def test_test_reports_failed_tests_with_their_reason(tmp_path, fake_dotnet):
     repo = dotnet_repo(tmp_path / "shop", broken=False, with_tests=True)
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert not result.is_error
     assert result.text.startswith("Tests failed (.NET: dotnet test Shop.sln")
     assert "1 failed, 1 passed" in result.text
@@ -117,8 +117,8 @@ def test_test_passes_the_filter_to_dotnet(tmp_path, fake_dotnet, monkeypatch):
     repo = dotnet_repo(tmp_path / "shop", broken=False, with_tests=True)
     calls = tmp_path / "argv"
     monkeypatch.setenv("FAKE_DOTNET_ARGV", str(calls))
-    TestTool().run({"filter": "FullyQualifiedName~Runs", "project": "Shop.Tests"}, ctx_for(repo))
-    TestTool().run({}, ctx_for(repo))
+    RunTestsTool().run({"filter": "FullyQualifiedName~Runs", "project": "Shop.Tests"}, ctx_for(repo))
+    RunTestsTool().run({}, ctx_for(repo))
     argvs = [line.split("\0") for line in calls.read_text().splitlines()]
     assert [argv[:-4] for argv in argvs] == [
         ["test", "tests/Shop.Tests/Shop.Tests.csproj", "-nologo", "--filter", "FullyQualifiedName~Runs"],
@@ -136,7 +136,7 @@ def test_test_reads_the_trx_files_dotnet_writes(tmp_path, fake_dotnet, monkeypat
     trx = [str(OUTPUT / "dotnet_xunit_failures.trx"), str(OUTPUT / "dotnet_nunit_failures.trx")]
     monkeypatch.setenv("FAKE_DOTNET_TRX", os.pathsep.join(trx))
     before = reports_left()
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert result.summary == "8 failed, 7 passed, 2 skipped"
     assert result.outcome == ToolOutcome.FAILED
     assert result.text.startswith("Tests failed (.NET: dotnet test Shop.sln; exit code 1,")
@@ -152,7 +152,7 @@ def test_without_a_trx_file_the_console_is_read(tmp_path, fake_dotnet, monkeypat
     repo = dotnet_repo(tmp_path / "shop", broken=False, with_tests=True)
     calls = tmp_path / "argv"
     monkeypatch.setenv("FAKE_DOTNET_ARGV", str(calls))
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert "--logger\0trx" in calls.read_text()
     assert result.summary == "1 failed, 1 passed"
     assert "FailsOnEmptyDiff: Assert.Equal() Failure: Values differ" in result.text
@@ -163,7 +163,7 @@ def test_a_trx_file_that_cannot_be_read_leaves_the_console(tmp_path, fake_dotnet
     cut = tmp_path / "cut.trx"
     cut.write_bytes((OUTPUT / "dotnet_xunit_failures.trx").read_bytes()[:3000])  # a run killed mid-write
     monkeypatch.setenv("FAKE_DOTNET_TRX", str(cut))
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert result.summary == "1 failed, 1 passed"
     assert "FailsOnEmptyDiff: Assert.Equal() Failure: Values differ" in result.text
 
@@ -175,7 +175,7 @@ def test_microsoft_testing_platform_is_not_given_vstest_options(tmp_path, fake_d
     calls = tmp_path / "argv"
     monkeypatch.setenv("FAKE_DOTNET_ARGV", str(calls))
     monkeypatch.setenv("FAKE_DOTNET_TRX", str(OUTPUT / "dotnet_xunit_failures.trx"))
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert [line.split("\0") for line in calls.read_text().splitlines()] == [["test", "Shop.sln", "-nologo"]]
     assert result.summary == "1 failed, 1 passed"
 
@@ -184,7 +184,7 @@ def test_a_filter_that_looks_like_an_option_is_refused(tmp_path, fake_dotnet, mo
     repo = dotnet_repo(tmp_path / "shop", broken=False, with_tests=True)
     calls = tmp_path / "argv"
     monkeypatch.setenv("FAKE_DOTNET_ARGV", str(calls))
-    result = TestTool().run({"filter": "--results-directory=/tmp/x"}, ctx_for(repo))
+    result = RunTestsTool().run({"filter": "--results-directory=/tmp/x"}, ctx_for(repo))
     assert result.is_error
     assert "filter may not start with '-'" in result.text
     assert not calls.exists()
@@ -192,7 +192,7 @@ def test_a_filter_that_looks_like_an_option_is_refused(tmp_path, fake_dotnet, mo
 
 def test_test_with_a_broken_build_says_tests_did_not_run(tmp_path, fake_dotnet):
     repo = dotnet_repo(tmp_path / "shop", with_tests=True)
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert result.text.startswith("Tests did not run: the build failed (.NET: dotnet test Shop.sln; exit code 1,")
     assert "): 1 error, 2 warnings." in result.text
     assert "CS1061" in result.text
@@ -285,7 +285,7 @@ def test_configured_command_from_the_user_config_file(tmp_path, fake_dotnet):
     config_dir.mkdir(parents=True)
     (config_dir / "config.toml").write_text(f'[repos."{repo}"]\ntest = "dotnet test Shop.sln -nologo --filter {{filter}}"\n')
     config = AgentConfig.from_env_and_args(None, repo=repo)
-    result = TestTool().run({"filter": "Runs"}, ToolContext(repo, Cancellation(), config))
+    result = RunTestsTool().run({"filter": "Runs"}, ToolContext(repo, Cancellation(), config))
     assert "configured command: dotnet test Shop.sln -nologo --filter Runs" in result.text
     assert "1 failed, 1 passed" in result.text
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools.build import BuildTool, TestTool
+from agent.tools.build import BuildTool, RunTestsTool
 from tests.tools.repos import ctx_for, has, init_repo
 
 # Read before the fixtures move HOME: rustup finds its toolchains through the real one.
@@ -48,7 +48,7 @@ def test_cargo_test_failure(tmp_path, rust_env):
         "fn main() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn ok() {}\n"
         "    #[test]\n    fn bad() { assert_eq!(1, 2, \"one is not two\"); }\n}\n",
     )
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert result.text.startswith("Tests failed (Rust: cargo test;")
     assert "1 failed, 1 passed" in result.text
     assert "tests::bad: assertion `left == right` failed: one is not two" in result.text
@@ -85,7 +85,7 @@ def test_npm_test_with_node_test_runner(tmp_path, node_env):
         "test('adds items', () => assert.strictEqual(1 + 1, 2));\n"
         "test('applies discount', () => assert.strictEqual(10 * 0.9, 8));\n"
     )
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert result.text.startswith("Tests failed (Node: npm run test;")
     assert "1 failed, 1 passed" in result.text
     assert "applies discount" in result.text
@@ -111,5 +111,5 @@ def test_go_build_and_test(tmp_path, go_env):
     (repo / "main_test.go").write_text(
         'package main\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Errorf("Add(2, 2) is not 4")\n\t}\n}\n'
     )
-    tested = TestTool().run({}, ctx_for(repo))
+    tested = RunTestsTool().run({}, ctx_for(repo))
     assert "TestAdd" in tested.text and "1 failed" in tested.text

@@ -6,14 +6,14 @@ import sys
 
 import pytest
 
-from agent.tools.build import BuildTool, TestTool
+from agent.tools.build import BuildTool, RunTestsTool
 from tests.tools.repos import ctx_for, install_executable, python_repo, tree
 
 
 @pytest.mark.slow
 def test_pytest_failures_and_counts(tmp_path):
     repo = python_repo(tmp_path / "calc")
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert not result.is_error
     assert result.text.startswith("Tests failed (Python (.venv): pytest; exit code 1,")
     assert "): 1 failed, 1 passed." in result.text
@@ -25,7 +25,7 @@ def test_pytest_failures_and_counts(tmp_path):
 @pytest.mark.slow
 def test_pytest_filter_and_project(tmp_path):
     repo = python_repo(tmp_path / "calc")
-    result = TestTool().run({"filter": "add", "project": "tests"}, ctx_for(repo))
+    result = RunTestsTool().run({"filter": "add", "project": "tests"}, ctx_for(repo))
     assert result.text.startswith("Tests passed (Python (.venv): pytest tests;")
     assert "0 failed, 1 passed" in result.text
 
@@ -35,7 +35,7 @@ def test_fixed_code_passes(tmp_path):
     repo = python_repo(tmp_path / "calc")
     init = repo / "calc" / "__init__.py"
     init.write_text(init.read_text().replace("def sub(a, b):\n    return a + b", "def sub(a, b):\n    return a - b"))
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert result.text.startswith("Tests passed")
     assert result.summary == "0 failed, 2 passed · .venv"
 
@@ -44,7 +44,7 @@ def test_fixed_code_passes(tmp_path):
 def test_collection_error_is_reported(tmp_path):
     repo = python_repo(tmp_path / "calc")
     (repo / "tests" / "test_broken.py").write_text("import not_a_module_anywhere\n")
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert "1 error" in result.text
     # the cause reaches the model, not only the log
     assert "tests/test_broken.py: ModuleNotFoundError: No module named 'not_a_module_anywhere'" in result.text
@@ -53,7 +53,7 @@ def test_collection_error_is_reported(tmp_path):
 @pytest.mark.slow
 def test_tests_leave_no_cache_in_the_repository(tmp_path):
     repo = python_repo(tmp_path / "calc")
-    TestTool().run({}, ctx_for(repo))
+    RunTestsTool().run({}, ctx_for(repo))
     assert ".pytest_cache" not in tree(repo)
 
 
@@ -124,7 +124,7 @@ def test_missing_pytest_is_a_sentence(tmp_path):
     wrapper = tmp_path / "bare-python.py"
     wrapper.write_text(f"import os, sys\nos.execv({sys.executable!r}, [{sys.executable!r}, '-I', '-S'] + sys.argv[1:])\n")
     install_executable(repo / ".venv" / "bin", "python", wrapper)
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert result.is_error
     assert result.text == f"Error: pytest is not installed for {repo / '.venv' / 'bin' / 'python'}, so the tests could not run."
 
@@ -136,7 +136,7 @@ def test_secret_printed_by_a_test_is_masked(tmp_path):
     (repo / "tests" / "test_leak.py").write_text(
         f"def test_leak():\n    print('token {token}')\n    assert False, 'leaked {token}'\n"
     )
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert token not in result.text and token not in result.log
     assert "[masked: GitHub token]" in result.text
     assert "Note: " in result.text and "GitHub token, output line" in result.text

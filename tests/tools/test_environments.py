@@ -14,10 +14,10 @@ import pytest
 
 from agent.cancel import Cancellation
 from agent.config import AgentConfig
+from agent.toolchain.plans import plan, python_env
+from agent.toolchain.user_environment import describe, user_environment
 from agent.tools.base import ToolContext
-from agent.tools.build import BuildTool, TestTool
-from agent.tools.environments import describe, user_environment
-from agent.tools.toolchains import plan, python_env
+from agent.tools.build import BuildTool, RunTestsTool
 from tests.tools.repos import ctx_for, init_repo, install_executable, python_repo
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,8 +72,8 @@ def test_commands_started_under_uv_run_see_the_users_environment(tmp_path):
     script = (
         "import json, sys\nfrom pathlib import Path\nimport agent.tools\n"
         "from agent.config import AgentConfig\nfrom agent.tools.base import ToolContext\n"
-        "from agent.tools.build import TestTool\n"
-        f"r = TestTool().run({{}}, ToolContext(Path({str(repo)!r}), None, AgentConfig(test_command={probe!r})))\n"
+        "from agent.tools.build import RunTestsTool\n"
+        f"r = RunTestsTool().run({{}}, ToolContext(Path({str(repo)!r}), None, AgentConfig(test_command={probe!r})))\n"
         "print(json.dumps({'log': r.log, 'prefix': sys.prefix}))\n"
     )
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "UV_RUN_RECURSION_DEPTH")}
@@ -103,7 +103,7 @@ def test_an_in_repository_venv_is_used_and_activated(tmp_path):
         "import os, sys\n\ndef test_where():\n    print('VENV', os.environ['VIRTUAL_ENV'])\n"
         "    print('FIRST', os.environ['PATH'].split(os.pathsep)[0])\n    assert False\n"
     )
-    result = TestTool().run({"filter": "where"}, ctx_for(repo))
+    result = RunTestsTool().run({"filter": "where"}, ctx_for(repo))
     assert result.summary.endswith(" · .venv")
     assert "Python (.venv): pytest" in result.text
     assert f"VENV {repo / '.venv'}" in result.log and f"FIRST {repo / '.venv' / 'bin'}" in result.log
@@ -125,7 +125,7 @@ def test_uv_lock_runs_through_uv_run(tmp_path, monkeypatch):
     if locked.returncode != 0:
         pytest.skip(f"uv could not lock (no index reachable?): {locked.stderr.strip()[:200]}")
     lock = (repo / "uv.lock").read_text()
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert result.summary.endswith(" · uv run"), result.text
     assert "Python (uv run): pytest" in result.text
     # The repository's own .venv, made by uv from its lock, ran the tests.
@@ -166,7 +166,7 @@ def test_configured_managers_are_used(tmp_path, monkeypatch, name, marker, conte
     bin_dir = tmp_path / "bin"
     record = stand_in(bin_dir, name, tmp_path)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert result.summary == f"1 failed, 1 passed · {label}", result.text
     (argv,) = [json.loads(line) for line in record.read_text().splitlines()]
     assert argv[: len(runs)] == runs
@@ -177,7 +177,7 @@ def test_a_manager_that_is_not_installed_is_noted(tmp_path, monkeypatch):
     repo = python_repo(tmp_path / "calc")
     (repo / "poetry.lock").write_text("")
     monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "poetry").exists()))
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert "Poetry project but poetry is not installed" in result.text
     assert result.summary.endswith(" · .venv")
 

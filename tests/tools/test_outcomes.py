@@ -13,7 +13,7 @@ from agent.config import AgentConfig
 from agent.events import ToolFinished, ToolOutcome
 from agent.session import Session
 from agent.tools.base import ToolContext
-from agent.tools.build import BuildTool, TestTool
+from agent.tools.build import BuildTool, RunTestsTool
 from tests.claude_double import text, tool_use
 from tests.tools.repos import ctx_for, init_repo, python_repo
 
@@ -36,7 +36,7 @@ def test_pytest_errors_without_failures_are_errors(tmp_path):
     repo = python_repo(tmp_path / "calc")
     for i in range(5):
         write_tests(repo, f"test_broken_{i}.py", "import not_a_module_anywhere\n\ndef test_x():\n    pass\n")
-    result = TestTool().run({"project": "tests"}, ctx_for(repo))
+    result = RunTestsTool().run({"project": "tests"}, ctx_for(repo))
     assert "exit code 2" in result.text
     assert result.outcome == ToolOutcome.ERROR
     assert "5 errors" in result.summary
@@ -50,7 +50,7 @@ def test_pytest_31_failed_297_passed_is_failed(tmp_path):
         "import pytest\n\n@pytest.mark.parametrize('n', range(328))\n"
         "def test_n(n):\n    assert n >= 31\n"
     ))
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert result.summary == "31 failed, 297 passed · .venv"
     assert result.outcome == ToolOutcome.FAILED
 
@@ -59,11 +59,11 @@ def test_pytest_31_failed_297_passed_is_failed(tmp_path):
 def test_no_tests_collected_is_nothing_run(tmp_path):
     repo = python_repo(tmp_path / "calc")
     (repo / "tests" / "test_calc.py").unlink()
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert result.outcome == ToolOutcome.EMPTY
     assert result.text.startswith("No tests ran")
     filtered = python_repo(tmp_path / "other")
-    result = TestTool().run({"filter": "matches_nothing"}, ctx_for(filtered))
+    result = RunTestsTool().run({"filter": "matches_nothing"}, ctx_for(filtered))
     assert result.outcome == ToolOutcome.EMPTY
 
 
@@ -71,7 +71,7 @@ def test_no_tests_collected_is_nothing_run(tmp_path):
 def test_passing_tests_are_ok(tmp_path):
     repo = python_repo(tmp_path / "calc")
     (repo / "tests" / "test_calc.py").write_text("def test_ok():\n    assert True\n")
-    assert TestTool().run({}, ctx_for(repo)).outcome == ToolOutcome.OK
+    assert RunTestsTool().run({}, ctx_for(repo)).outcome == ToolOutcome.OK
 
 
 def test_a_cancelled_run_is_cancelled(tmp_path):

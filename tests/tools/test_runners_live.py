@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from agent.events import ToolOutcome
-from agent.tools.build import TestTool
+from agent.tools.build import RunTestsTool
 from tests.tools.repos import ctx_for, init_repo, reports_left
 
 # Each test starts a real toolchain (node, go) on a project of its own.
@@ -44,7 +44,7 @@ def node_package(root: Path, script: str, files: dict[str, str]) -> Path:
 
 def run_tests(repo: Path):
     before = reports_left()
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert reports_left() == before, "the report folder was left behind"
     return result
 
@@ -100,7 +100,7 @@ def test_go_test_json(tmp_path):
         "func TestZero(t *testing.T) {\n\tif Half(0) != 0 {\n\t\tt.Fatal(\"zero\")\n\t}\n}\n"
     )
     before = reports_left()
-    result = TestTool().run({}, ctx_for(repo))
+    result = RunTestsTool().run({}, ctx_for(repo))
     assert reports_left() == before
     # -json counts tests, not packages, and the log is the console text, not events
     assert result.summary == "1 failed, 1 passed", result.text

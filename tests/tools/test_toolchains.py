@@ -7,8 +7,8 @@ import json
 import pytest
 
 from agent.config import AgentConfig
+from agent.toolchain.plans import detect, dotnet_target, plan, python_env
 from agent.tools.base import ToolInputError
-from agent.tools.toolchains import detect, dotnet_target, plan, python_env
 from tests.tools.repos import dotnet_repo, init_repo
 
 

@@ -61,7 +61,7 @@ def run(name: str, args: argparse.Namespace) -> int:
     if config.notice:
         print(f"devagent: {config.notice}", file=sys.stderr)
 
-    from agent import sessions
+    from agent import saved_sessions as sessions
 
     sessions.prune_for(config)
     session = _open(repo, config, args.resume)
@@ -97,7 +97,7 @@ def _refusal(repo: Path, args: argparse.Namespace) -> str | None:
         return problem
     if args.resume:
         # `ask --resume "first turn"`: what followed --resume was a turn, not an id.
-        from agent.sessions import resume_value
+        from agent.saved_sessions import resume_value
 
         args.resume, rest = resume_value(args.resume)
         args.resume = args.resume or ""
@@ -110,7 +110,7 @@ def _refusal(repo: Path, args: argparse.Namespace) -> str | None:
 
 def _open(repo: Path, config: AgentConfig, resume: str | None) -> Session | int:
     """A new session, or the saved one `resume` names ("" the latest); else the exit status."""
-    from agent import sessions
+    from agent import saved_sessions as sessions
     from agent.session import Session
 
     try:

@@ -16,7 +16,7 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
 
 
 def run(name: str, args: argparse.Namespace) -> int:
-    from agent import sessions
+    from agent import saved_sessions as sessions
     from agent.config import AgentConfig
 
     repo = Path(args.repo).expanduser()

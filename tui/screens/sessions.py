@@ -63,7 +63,7 @@ class SessionsScreen(ModalScreen[tuple[str, str] | None]):
 
 def show_sessions(app: Any) -> None:
     """The palette's Sessions command: the list, then the chosen action."""
-    from agent import sessions
+    from agent import saved_sessions as sessions
 
     found = sessions.listing(app.repo)
     lines = [(info.id, line) for info, line in zip(found, sessions.table(found))]
@@ -74,7 +74,7 @@ async def _chosen(app: Any, choice: tuple[str, str] | None) -> None:
     if choice is None:
         return
     action, wanted = choice
-    from agent import sessions
+    from agent import saved_sessions as sessions
 
     if action == "read":
         path, problem = sessions.find(app.repo, wanted)

@@ -17,8 +17,8 @@ import shlex
 import tempfile
 import uuid
 
-from agent.tools.environments import user_environment
-from agent.tools.testresults import Report
+from agent.toolchain.summary import Report
+from agent.toolchain.user_environment import user_environment
 
 # Order matters: "vitest" must not be read as a mention of "jest".
 NODE_RUNNERS = ("vitest", "jest", "mocha", "ava")

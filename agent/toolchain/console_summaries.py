@@ -1,10 +1,17 @@
-"""Test summaries read from what a runner prints: the fallback when it wrote no report.
+"""Test summaries read from what a runner prints, where it writes no report devagent can ask for.
+
+A runner's report is the path (report_files, trx_report); these grammars are for the runs
+that have none: cargo (its JSON is nightly only), AVA (no JUnit of its own), unittest (no
+report at all), `dotnet test` under Microsoft.Testing.Platform (which refuses VSTest's TRX
+options), Jest, Vitest and mocha in a test script of several commands (report options
+reach only the last one), pytest where tox passes no arguments or pytest stops before it
+writes its report (INTERNALERROR), and a command the user configured. `go test -json` and
+node's own runner always write their report, so they have no grammar here.
 
 Each runner is a Grammar, a row of one table: the lines that carry its counts, and the
 lines that name a failed or errored test together with where, below that line, its reason
-is. One engine reads them all, so that dotnet, cargo, unittest and the JavaScript runners
-differ only in their patterns. Every pattern here was written against output captured from
-a real project (tests/tools/runner_output says which).
+is. One engine reads them all. Every pattern here was written against output captured
+from a real project (tests/tools/runner_output says which).
 """
 
 from __future__ import annotations
@@ -13,10 +20,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.tools.testresults import TestSummary
+from agent.toolchain.summary import EXCEPTION_LINE, TestSummary
 
-# "AssertionError: 3 != 2", "ModuleNotFoundError: No module named 'x'", "TypeError: ..."
-EXCEPTION_LINE = re.compile(r"^\s*(?:E\s+)?(?P<why>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|Exception|Failure|Exit|Interrupt|Warning)\b.*)$")
 COUNT_WORDS = {
     "passed": "passed", "passing": "passed", "pass": "passed",
     "failed": "failed", "failing": "failed", "fail": "failed", "failures": "failed",
@@ -197,23 +202,6 @@ def _jest_finish(lines: list[str], s: TestSummary) -> None:
     s.errors = len(s.errored)
 
 
-def _go_finish(lines: list[str], s: TestSummary) -> None:
-    for line in lines:
-        verdict = re.match(r"^\s*--- (PASS|FAIL|SKIP): ", line)
-        if verdict:
-            s.seen = True
-            key = {"PASS": "passed", "FAIL": "failed", "SKIP": "skipped"}[verdict.group(1)]
-            setattr(s, key, getattr(s, key) + 1)
-    if s.seen and s.passed == 0 and s.failed == 0:
-        # Without -v go prints only failing tests; "ok pkg" lines are the passing packages.
-        s.passed = sum(1 for line in lines if re.match(r"^ok\s+\S+", line))
-        if s.passed:
-            s.notes.append("go test prints packages, not tests, when they pass: passed counts packages.")
-    for line in lines:
-        if line.startswith("panic: ") and s.failures and ": " not in s.failures[-1]:
-            s.failures[-1] += ": panic: " + line[len("panic: "):].strip()
-
-
 def _mocha_names(lines: list[str], s: TestSummary) -> None:
     # "  1) suite\n       nested\n         test title:\n     Error: why": the title runs to a
     # colon. The same numbers head the progress list above the counts, without reasons.
@@ -305,35 +293,12 @@ AVA = Grammar(
     accumulate=True,
     finish=_ava_finish,
 )
-NODE_TEST = Grammar(
-    "node --test",
-    counts=(
-        _c(r"^[#ℹ]\s*pass (?P<passed>\d+)$"),
-        _c(r"^[#ℹ]\s*fail (?P<failed>\d+)$"),
-        _c(r"^[#ℹ]\s*skipped (?P<skipped>\d+)$"),
-    ),
-    rules=(
-        # node puts the reason in `error:`, AVA's TAP in `message:` or only in its difference lines.
-        Rule(
-            _c(r"^not ok \d+ - (?P<name>.+)$"), reason=_c(r"^\s*(?:error|message): '?(?P<why>[^'\s].*?)'?$"),
-            fallback=_c(r"^\s+(?P<why>- .+)$"), more=_c(r"^\s+\+ "), window=14, until=_c(r"^\s*\.\.\.$"),
-        ),
-        Rule(_c(r"^✖ (?P<name>.+?) \([\d.]+ms\)$"), window=2),
-    ),
-)
-GO = Grammar(
-    "go",
-    counts=(_c(r"^(?:ok|FAIL)\s+\S+\s+(?:[\d.]+s|\(cached\))"),),
-    rules=(Rule(_c(r"^\s*--- FAIL: (?P<name>\S+)"), reason=_c(r"^\s{4,}(?P<why>\S.*)$"), window=1),),
-    finish=_go_finish,
-)
-
-GRAMMARS = {g.name: g for g in (DOTNET, CARGO, PYTEST, UNITTEST, JEST, VITEST, MOCHA, AVA, NODE_TEST, GO)}
+GRAMMARS = {g.name: g for g in (DOTNET, CARGO, PYTEST, UNITTEST, JEST, VITEST, MOCHA, AVA)}
 # A test command whose runner is not known in advance: the first grammar that finds a
 # count line wins.
 FAMILIES = {
     "pytest": ("pytest", "unittest"),
-    "node": ("jest", "vitest", "mocha", "ava", "node --test"),
+    "node": ("jest", "vitest", "mocha", "ava"),
 }
 
 

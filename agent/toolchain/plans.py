@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.tools import python_envs, report_requests
+from agent.toolchain import python_environments, report_requests
+from agent.toolchain.python_environments import PythonEnv
+from agent.toolchain.summary import Report
+from agent.toolchain.user_environment import user_environment
 from agent.tools.base import ToolInputError
-from agent.tools.environments import user_environment
 from agent.tools.files import resolve_in_repository
-from agent.tools.python_envs import PythonEnv
-from agent.tools.testresults import Report
 
 # Output and dependency folders: never where the projects the developer edits live.
 SKIP_DIRS = {
@@ -224,7 +224,7 @@ def dotnet_plan(repo: Path, kind: str, project: str | None, test_filter: str | N
 
 def python_env(repo: Path) -> PythonEnv:
     """The repository's own Python environment, found from the user's environment."""
-    return python_envs.find(repo, user_environment())
+    return python_environments.find(repo, user_environment())
 
 
 def _ini_has(path: Path, section: str) -> bool:
@@ -236,7 +236,7 @@ def _ini_has(path: Path, section: str) -> bool:
 
 def configured_type_checker(repo: Path) -> str | None:
     """"mypy" or "pyright" when the project configures one; a build runs only what is asked for."""
-    tool = python_envs.pyproject(repo).get("tool", {})
+    tool = python_environments.pyproject(repo).get("tool", {})
     if "mypy" in tool or (repo / "mypy.ini").is_file() or (repo / ".mypy.ini").is_file() or _ini_has(repo / "setup.cfg", "mypy"):
         return "mypy"
     if "pyright" in tool or (repo / "pyrightconfig.json").is_file():
@@ -273,7 +273,7 @@ def python_plan(repo: Path, kind: str, project: str | None, test_filter: str | N
     checker = configured_type_checker(repo)
     if checker == "mypy":
         argv = python + ["-m", "mypy", "--no-color-output", "--no-error-summary", "--show-column-numbers"]
-        tool = python_envs.pyproject(repo).get("tool", {}).get("mypy", {})
+        tool = python_environments.pyproject(repo).get("tool", {}).get("mypy", {})
         if project or not tool.get("files"):
             argv.append(target)
         steps.append(Step(argv, f"mypy {target}", style="colon", optional_module="mypy"))

@@ -1,9 +1,10 @@
 """Test run summaries: how many passed, failed and errored, and which, with the first line
-of each reason. Read from the runner's own report where it wrote one (test_reports), from
-its printed output otherwise (test_console)."""
+of each reason. What every reader fills in (report_files, trx_report, console_summaries);
+summary_readers picks the reader."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from agent.events import ToolOutcome
@@ -11,6 +12,8 @@ from agent.events import ToolOutcome
 MAX_FAILURES = 15
 MAX_DETAIL_CHARS = 300
 MAX_REPORT_BYTES = 50_000_000  # a report larger than this is not read: the console is
+# "AssertionError: 3 != 2", "ModuleNotFoundError: No module named 'x'", "TypeError: ..."
+EXCEPTION_LINE = re.compile(r"^\s*(?:E\s+)?(?P<why>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|Exception|Failure|Exit|Interrupt|Warning)\b.*)$")
 
 
 @dataclass
@@ -59,23 +62,6 @@ class TestSummary:
             if known.startswith(name + ": "):
                 return
         entries.append(entry)
-
-
-READERS = ("dotnet", "pytest", "cargo", "go", "node", "jest", "vitest", "mocha", "ava", "node --test", "unittest")
-
-
-def read(kind: str | None, log: str, report: Report | None = None) -> TestSummary | None:
-    """The summary of a test run: from the runner's report when it wrote one, else from
-    what it printed. None when no reader applies to `kind`."""
-    from agent.tools import test_console, test_reports
-
-    if not kind or kind not in READERS:
-        return None
-    if report is not None:
-        summary = test_reports.read(report)
-        if summary is not None:
-            return summary
-    return test_console.read_console(kind, log)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from agent.tools.environments import user_environment
+from agent.toolchain.user_environment import user_environment
 
 # Build logs of big solutions reach megabytes; the parser needs the errors, which MSBuild
 # repeats in its summary at the end, so past this limit the middle is dropped.

@@ -1,4 +1,4 @@
-"""Turns a live session's events into a TurnRecord.
+"""Turns a live session's events into a TurnRecord (turn_records).
 
 Events carry what the user saw (text, tool names, screens) but not a tool's input or the
 text the model got back, so after each turn the record is completed from the session's
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.eval.record import Shown, ToolRun, TurnRecord
+from agent.eval.turn_records import Shown, ToolRun, TurnRecord
 from agent.events import AgentError, Event, ShowOnScreen, TextDelta, ToolFinished, ToolStarted, TurnFinished
 
 

@@ -19,9 +19,8 @@ from xml.etree.ElementTree import ParseError
 
 from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
 
-from agent.tools import trx_report
-from agent.tools.test_console import EXCEPTION_LINE
-from agent.tools.testresults import MAX_REPORT_BYTES, Report, TestSummary
+from agent.toolchain import trx_report
+from agent.toolchain.summary import EXCEPTION_LINE, MAX_REPORT_BYTES, Report, TestSummary
 
 
 def read(report: Report) -> TestSummary | None:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Iterator
 from xml.etree import ElementTree
 
-from agent.tools.testresults import MAX_REPORT_BYTES, TestSummary
+from agent.toolchain.summary import MAX_REPORT_BYTES, TestSummary
 
 NS = "{http://microsoft.com/schemas/VisualStudio/TeamTest/2010}"
 
