@@ -36,6 +36,7 @@ from agent.events import (
 )
 from agent.faults import OUTPUT_LIMIT, TurnCancelled, TurnFailed, traceback_worth_keeping
 from agent.history import CANCELLED_NOTE, FAILED_NOTE, History
+from agent.memory_changes import MemoryWatch
 from agent.stream import Reply, stream_reply
 from agent.tool_calls import run_tools
 from agent.tools.base import Tool, ToolContext
@@ -92,7 +93,9 @@ class Session:
                 aging_days=config.memory_aging_days,
             )
         else:
-            self.start = modes.resumed(mode, resume)
+            self.start = modes.resumed(
+                mode, resume, self.repo, store=store, now=self.started, aging_days=config.memory_aging_days
+            )
         self.registry = ToolRegistry.for_mode(
             mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes
         )
@@ -104,6 +107,7 @@ class Session:
         the saved conversation `resume`, after its last finished turn, in its own transcript."""
         self.system = self._system_blocks()
         self.keeper = Keeper(self.config, memory_tool=self.start.memory_tool)
+        self.memory_watch = MemoryWatch(self.store, self.config.memory_mode, self.start.seen)
         self._conversation_turns = 0
         if resume is not None:
             self.history = self._resumed_history(resume)
@@ -210,7 +214,7 @@ class Session:
         start = len(self.history)
         self._conversation_turns += 1
         try:
-            notes = (self.keeper.notice_due() or "", self._memory_news() or "")
+            notes = (self.keeper.notice_due() or "", self._memory_news() or "", self.memory_watch.note() or "")
             self.history.add_user_text(text, turn=turn.id, notes=notes)
             self._loop(turn)
         except TurnCancelled as stop:
@@ -236,6 +240,8 @@ class Session:
             log.exception("turn %d failed unexpectedly", turn.id)
             # Where it broke is unknown: the turn goes, so a bad message cannot stay.
             self.history.drop_turn(start, message, turn=turn.id)
+        finally:
+            self.memory_watch.learn(self.history.messages[start:])
         return False
 
     def _loop(self, turn: TurnState) -> None:
