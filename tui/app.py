@@ -200,11 +200,12 @@ class DevAgentApp(App):
     async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
         # Enter while recording ends the recording; the typed text stays where it is
         if self.voice is not None and self.voice.enter():
+            if event.value:
+                event.prompt.restore(event.value)
             return
         text = event.text.strip()
-        if text and await self.submit_turn(text, typed=event.value.strip()):
-            event.prompt.value = ""
-            event.prompt.remember(event.value.strip())
+        if text:
+            await self.submit_turn(text, typed=event.value.strip())
 
     # --- turns --------------------------------------------------------------------------
 
@@ -378,6 +379,20 @@ class DevAgentApp(App):
             self.push_screen(Confirm("Quit", question, yes="Quit, discard"), lambda quit: self._quit_now() if quit else None)
             return
         self._quit_now()
+
+    def action_help_quit(self) -> None:
+        # Textual's own says it in markup, which this app's toasts show as text
+        self.notify("Press Ctrl+Q to quit. Ctrl+C copies the selected text.", title="Do you want to quit?")
+
+    def resume_hint(self) -> str | None:
+        """What to print once the terminal is back: how to continue this conversation."""
+        from agent.sessions import session_id
+
+        session = self.turns.session
+        transcript = getattr(session, "transcript", None)
+        if transcript is None or not getattr(session, "turn", 0):
+            return None
+        return f"devagent --resume {session_id(transcript.path)} continues this conversation."
 
     def _quit_now(self) -> None:
         # a turn's thread blocked in a stream or a build would hold the process open

@@ -184,6 +184,12 @@ def open_app(args: argparse.Namespace, *, no_voice: bool) -> int:
         app.run()
         # closing the audio streams can still make the libraries talk
         app.close_session()
+    try:
+        hint = app.resume_hint()
+    except Exception:  # a session that never loaded: nothing to continue
+        hint = None
+    if hint:
+        print(hint)
     if report.getvalue().strip():
         with log.open("a") as out:
             out.write(report.getvalue())

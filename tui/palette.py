@@ -34,6 +34,8 @@ APP_BINDINGS: list[BindingType] = [
     Binding("ctrl+end", "conversation_end", "Newest", show=False),
     Binding("pageup", "conversation_page(-1)", "Page up", show=False),
     Binding("pagedown", "conversation_page(1)", "Page down", show=False),
+    # Textual's own, shown: how to leave should be on screen, not only in the help
+    Binding("ctrl+q", "quit", "Quit", priority=True),
 ]
 
 

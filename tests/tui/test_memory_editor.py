@@ -22,11 +22,11 @@ def style_memory(store) -> Path:
 
 
 @asynccontextmanager
-async def editing(make_app, key: str = "e"):
-    """The app with the editor open on the folder's one memory (or a new one with n)."""
+async def editing(make_app, key: str = "ctrl+e"):
+    """The app with the editor open on the folder's one memory (or a new one with Ctrl+W)."""
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_for(pilot, lambda: len(app.memory_pane.names) >= (1 if key == "e" else 0), 10, "the pane")
+        await wait_for(pilot, lambda: len(app.memory_pane.names) >= (1 if key == "ctrl+e" else 0), 10, "the pane")
         app.query_one("#memory-list", OptionList).focus()
         await pilot.pause()
         await pilot.press(key)
@@ -156,7 +156,7 @@ def test_a_new_memory_needs_a_name_and_a_description():
 
 
 async def test_the_untouched_template_is_not_saved(make_app, store, no_key):
-    async with editing(make_app, "n") as (app, pilot, editor):
+    async with editing(make_app, "ctrl+w") as (app, pilot, editor):
         editor.query_one("#name", Input).value = "feedback_tabs"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: editor.refusals, 20, "the refusal")

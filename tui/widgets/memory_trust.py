@@ -163,7 +163,7 @@ def evidence_preview(marks: MemoryMarks | None) -> Text:
     if marks.age is not None:
         if marks.age.aging:
             text.append(f"{AGING_MARK} aging: neither written nor verified for {int(marks.age.age_days)} days. ", "yellow")
-            text.append("Press v if it is still true.\n", "dim")
+            text.append("Ctrl+T if it is still true.\n", "dim")
         elif marks.age.verified is not None:
             text.append(f"verified {marks.age.verified.isoformat()}\n", "dim")
     for check in marks.checks:

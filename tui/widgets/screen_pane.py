@@ -102,8 +102,9 @@ def _lines(content: str) -> Iterator[tuple[int, str]]:
 
 class ScreenPane(Vertical):
     BINDINGS = [
-        Binding("left,left_square_bracket", "older", "Older", show=True),
-        Binding("right,right_square_bracket", "newer", "Newer", show=True),
+        # arrows only: a bracket typed here belongs to the words going to the prompt
+        Binding("left", "older", "Older", show=True),
+        Binding("right", "newer", "Newer", show=True),
     ]
 
     def __init__(self, **kwargs: Any) -> None:
