@@ -12,7 +12,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.css.query import NoMatches
@@ -275,7 +274,8 @@ class DevAgentApp(App):
             case ShowOnScreen(title=title, content=content, format=format):
                 await self.screen_pane.show(title, content, format)
                 if not self.panes.screen_shown:
-                    self.notify(f"On screen: {title} (F3 shows it)", title="Screen")
+                    # in the conversation, where it is read, and it stays: a toast goes
+                    await conversation.add_notice(f"▸ on the screen pane: {title} (F3 shows it)", "info")
             case AgentError(message=message):
                 await conversation.add_notice(message, "error")
             case ContextStatus():
@@ -288,7 +288,8 @@ class DevAgentApp(App):
                 await conversation.add_notice(message, "info")
             case TurnFinished(usage=usage, cancelled=cancelled):
                 await self._end_turn(cancelled=cancelled)
-                self.status.update_info(usage=usage)
+                total = self.status.info.total
+                self.status.update_info(usage=usage, total=usage if total is None else total + usage)
             case TurnDone():
                 # the thread returned without a TurnFinished (an error before the turn began)
                 await self._end_turn(cancelled=False)
@@ -369,35 +370,13 @@ class DevAgentApp(App):
         show_sessions(self)
 
     async def action_quit(self) -> None:
-        from tui.screens.confirm import Confirm
-        from tui.screens.memory_editor import MemoryEditor
+        from tui.leaving import quit_app
 
-        if isinstance(self.screen, Confirm) and self.screen.title_text == "Quit":
-            return  # asked already: Ctrl+D or the button, not a second Ctrl+Q
-        if any(isinstance(s, MemoryEditor) and s.dirty for s in self.screen_stack):
-            question = Text("The memory editor has text that is not saved. Quit and throw it away?")
-            self.push_screen(Confirm("Quit", question, yes="Quit, discard"), lambda quit: self._quit_now() if quit else None)
-            return
-        self._quit_now()
+        quit_app(self)
 
     def action_help_quit(self) -> None:
         # Textual's own says it in markup, which this app's toasts show as text
         self.notify("Press Ctrl+Q to quit. Ctrl+C copies the selected text.", title="Do you want to quit?")
-
-    def resume_hint(self) -> str | None:
-        """What to print once the terminal is back: how to continue this conversation."""
-        from agent.sessions import session_id
-
-        session = self.turns.session
-        transcript = getattr(session, "transcript", None)
-        if transcript is None or not getattr(session, "turn", 0):
-            return None
-        return f"devagent --resume {session_id(transcript.path)} continues this conversation."
-
-    def _quit_now(self) -> None:
-        # a turn's thread blocked in a stream or a build would hold the process open
-        self.turns.cancel()
-        self.exit()
 
     # --- panes, the screen pane and logs ------------------------------------------------
 
@@ -418,12 +397,11 @@ class DevAgentApp(App):
         self.panes.screen_choice = True
         await self.screen_pane.older()
 
-    def action_toggle_screen(self) -> None:
-        self.panes.toggle_screen()
+    def action_toggle_screen(self, go: bool = True) -> None:
+        self.panes.screen_key(self.prompt, go)
 
-    def action_toggle_memory(self) -> None:
-        if self.panes.toggle_memory():
-            self.prompt.focus()
+    def action_toggle_memory(self, go: bool = True) -> None:
+        self.panes.memory_key(self.prompt, go)
 
     def action_resize(self, step: int) -> None:
         focused = self.focused

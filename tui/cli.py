@@ -185,7 +185,9 @@ def open_app(args: argparse.Namespace, *, no_voice: bool) -> int:
         # closing the audio streams can still make the libraries talk
         app.close_session()
     try:
-        hint = app.resume_hint()
+        from tui.leaving import resume_hint
+
+        hint = resume_hint(app.turns.session)
     except Exception:  # a session that never loaded: nothing to continue
         hint = None
     if hint:

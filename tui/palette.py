@@ -8,6 +8,7 @@ the palette's memory commands).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
@@ -45,8 +46,8 @@ def app_commands(app: DevAgentApp) -> Iterator[SystemCommand]:
         ("Help", "Every key devagent knows", app.action_help),
         ("Cancel turn", "Stop the running turn and its tools", app.action_cancel_turn),
         ("New conversation", "Start over without the turns so far (Ctrl+N)", app.action_new_conversation),
-        ("Toggle screen pane", "Show or hide what the agent put on screen", app.action_toggle_screen),
-        ("Toggle memory pane", "Show or hide the memory folder", app.action_toggle_memory),
+        ("Toggle screen pane", "Show or hide what the agent put on screen", partial(app.action_toggle_screen, False)),
+        ("Toggle memory pane", "Show or hide the memory folder", partial(app.action_toggle_memory, False)),
         ("Last tool log", "Open the most recent build or test log", app.action_last_log),
         ("Older screen item", "Step back through what was shown", app.action_screen_older),
         ("New memory", "Write a memory for this repository", pane.action_new),

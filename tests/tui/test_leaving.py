@@ -3,7 +3,10 @@ to come back is printed once the terminal is back."""
 
 from __future__ import annotations
 
+from tests.claude_double import reply, text
 from tests.tui.conftest import screen_lines, wait_for
+from tui import format as fmt
+from tui.leaving import resume_hint
 from tui.widgets.prompt import Prompt
 from tui.widgets.reply import Reply
 
@@ -33,7 +36,7 @@ async def test_the_resume_command_is_there_once_a_turn_was_had(make_app, claude_
     claude_double.add("Shoes.")
     app = make_app(memory_mode="none")
     async with app.run_test(size=(120, 40)) as pilot:
-        assert app.resume_hint() is None  # nothing said yet: nothing to continue
+        assert resume_hint(app.turns.session) is None  # nothing said yet: nothing to continue
         prompt = app.query_one("#prompt", Prompt)
         prompt.focus()
         prompt.value = "what do we sell?"
@@ -43,7 +46,28 @@ async def test_the_resume_command_is_there_once_a_turn_was_had(make_app, claude_
         # the reply turns into Markdown once the turn has ended
         await wait_for(pilot, lambda: bool(app.query(Reply)) and all(r.is_mounted for r in app.query(Reply)), 10, "the Markdown")
         await pilot.pause(0.5)
-        hint = app.resume_hint()
+        hint = resume_hint(app.turns.session)
     from agent.sessions import session_id
 
     assert hint == f"devagent --resume {session_id(app.turns.session.transcript.path)} continues this conversation."
+
+
+async def test_the_status_line_says_what_the_session_cost_at_every_width(make_app, claude_double):
+    usage = {"input_tokens": 1200, "output_tokens": 340, "cache_read_input_tokens": 900}
+    claude_double.add(reply(text("One."), usage=usage), reply(text("Two."), usage=usage))
+    for size in ((80, 24), (120, 30), (200, 40)):
+        app = make_app(memory_mode="none")
+        base = len(claude_double.messages_requests())
+        async with app.run_test(size=size) as pilot:
+            for n, question in enumerate(("first?", "second?")):
+                prompt = app.query_one("#prompt", Prompt)
+                prompt.value = question
+                await pilot.press("enter")
+                await wait_for(pilot, lambda n=n, app=app, base=base: app.status.info.usage is not None
+                               and len(claude_double.messages_requests()) == base + n + 1 and not app.running, 20, "the turn")
+                await pilot.pause(0.2)
+            line = app.status.render().plain
+            total = app.status.info.total
+            assert total is not None and total.output_tokens == 680, size
+            assert "session" in line and fmt.cost(total.cost_usd) in line, (size, line)
+        claude_double.add(reply(text("One."), usage=usage), reply(text("Two."), usage=usage))

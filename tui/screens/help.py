@@ -31,8 +31,8 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("Esc", "take queued questions back into the input; else cancel the running turn; silence the voice"),
             ("F1", "this help"),
             ("{talk}", "push to talk ({talk} again or Enter stops; Esc drops it)"),
-            ("F3", "show or hide the screen pane"),
-            ("F4", "show or hide the memory pane"),
+            ("F3", "go to the screen pane (shown if hidden); from inside it, hide it"),
+            ("F4", "go to the memory pane (shown if hidden); from inside it, hide it"),
             ("F5", "older item on the screen pane"),
             ("F6", "mute or unmute the voice"),
             ("F7 / F8", "narrower / wider side pane (the focused one, else memory)"),
@@ -50,6 +50,7 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
         "Memory pane",
         [
             ("↑ / ↓", "pick a memory; its text shows below the list"),
+            ("Enter / Esc", "read it (↑ ↓ scroll, and past either end pick the next memory) / back to the list"),
             ("Ctrl+E", "edit it (Ctrl+S saves through the store; Esc closes, asking first if the text is not saved)"),
             ("Delete", "delete it, after a confirmation (Ctrl+D, or Tab to Delete and Enter)"),
             ("Ctrl+Z", "bring back the memory deleted last (for the rest of the session)"),

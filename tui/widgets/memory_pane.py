@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.geometry import Region
 from textual.markup import escape
 from textual.message import Message
@@ -27,6 +27,7 @@ from tui import format as fmt
 from tui.widgets import memory_trust as trust_view
 from tui.widgets.memory_delete import DeleteActions
 from tui.widgets.memory_list import MemoryList
+from tui.widgets.memory_preview import MemoryPreview
 from tui.widgets.memory_review import ReviewActions
 from tui.widgets.memory_row import MemoryRow
 
@@ -194,7 +195,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
     def compose(self) -> ComposeResult:
         yield Static("", id="memory-warning", markup=False)
         yield MemoryList(id="memory-list")
-        with VerticalScroll(id="memory-preview"):
+        with MemoryPreview(id="memory-preview"):
             yield Static(READING, id="memory-text", classes="empty")
 
     def on_mount(self) -> None:
@@ -444,6 +445,11 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
                 row(info.path, (info, mark, fmt.age(info.modified)), partial(memory_option, info, mark))
         options.set_rows(rows)
         return [option.id for _, _, option in rows if option.id is not None]
+
+    def focus_list(self) -> None:
+        """The focus on the list (on the preview when there is nothing to list)."""
+        options = self.query_one("#memory-list", MemoryList)
+        (options if options.display else self.query_one("#memory-preview")).focus()
 
     @property
     def names(self) -> list[str]:

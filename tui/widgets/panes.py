@@ -16,6 +16,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import var
+from textual.widget import Widget
 
 from tui.widgets.conversation import Conversation, ToolLine
 from tui.widgets.memory_pane import MemoryPane
@@ -112,6 +113,36 @@ class Panes(Horizontal):
 
     def toggle_screen(self) -> None:
         self.screen_choice = not self.screen_shown
+
+    def _focus_in(self, widget: Widget) -> bool:
+        focused = self.app.focused
+        return focused is not None and widget in focused.ancestors_with_self
+
+    def screen_key(self, prompt: Widget, go: bool = True) -> None:
+        """F3: the screen pane, shown and focused; from inside it (or on a narrow terminal,
+        where it takes the conversation's place) it hides. `go=False` (the palette): only
+        shown or hidden."""
+        pane = self.query_one(ScreenPane)
+        if self.screen_shown and (self.narrow or not go or self._focus_in(pane)):
+            if self._focus_in(pane):
+                prompt.focus()
+            self.toggle_screen()
+            return
+        self.screen_choice = True
+        if go:
+            # once it is laid out: a hidden widget takes no focus
+            self.call_after_refresh(pane.focus_body)
+
+    def memory_key(self, prompt: Widget, go: bool = True) -> None:
+        """F4: the memory pane, shown and focused; from inside it, it hides."""
+        pane = self.query_one(MemoryPane)
+        if go and self.memory_shown and not self._focus_in(pane):
+            pane.focus_list()
+            return
+        if self.toggle_memory():
+            prompt.focus()
+        elif go and self.memory_shown:
+            self.call_after_refresh(pane.focus_list)
 
     def toggle_memory(self) -> bool:
         """Show or hide the memory pane; True when it hid with the focus inside it."""

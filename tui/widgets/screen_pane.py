@@ -126,6 +126,9 @@ class ScreenPane(Vertical):
         self.index = 0
         await self._render_current()
 
+    def focus_body(self) -> None:
+        self.query_one("#screen-body", VerticalScroll).focus()
+
     def set_hint(self, hint: str) -> None:
         if hint != self.hint:
             self.hint = hint
