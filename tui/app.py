@@ -322,7 +322,8 @@ class DevAgentApp(App):
             return  # the session is loading: once a second is enough (see LOADING_FRAME_SECONDS)
         self._activity_at = now
         doing = f"waiting for {waiting}" if waiting else "working"
-        held = self.conversation.held_chars
+        # text is held between writes too; it waits for the user only while they type
+        held = self.conversation.held_chars if self.conversation.typing_now() else 0
         if held:
             doing = "reply waits while you type"
         if self.conversation.typing_now() and self._activity_said == doing:
