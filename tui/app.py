@@ -20,7 +20,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import TextArea
+from textual.widgets import Static, TextArea
 
 from agent.config import AgentConfig, api_key_problem
 from agent.heap import collect_at_pause, full_collections_at_pauses, release_collector, trim_soon
@@ -64,6 +64,7 @@ class DevAgentApp(App):
     HORIZONTAL_BREAKPOINTS = BREAKPOINTS
 
     BINDINGS = APP_BINDINGS
+    _welcome: Static | None = None  # the first line, which names the talk key while voice may work
 
     def __init__(self, repo: Path, config: AgentConfig, *, store: Any = None, voice: VoiceController | None = None,
                  voice_factory: Any = None, probe_voice: bool = True, voice_off: str | None = None,
@@ -140,7 +141,7 @@ class DevAgentApp(App):
         if self.key_problem:
             await self.conversation.add_notice(welcome_without_key(self.key_problem), "setup")
         else:
-            await self.conversation.add_notice(welcome(self.talk_key), "welcome")
+            self._welcome = await self.conversation.add_notice(welcome(None if voice.off else self.talk_key), "welcome")
         if self.config.notice:  # a broken config.toml: started with defaults, and says so
             await self.conversation.add_notice(self.config.notice, "error")
 
@@ -416,6 +417,9 @@ class DevAgentApp(App):
     def set_voice_state(self, status: VoiceStatus) -> None:
         """The voice controller's state on the status line."""
         self.update_status(voice=status)
+        if status.off and self._welcome is not None:
+            # found out after the first line said which key talks (no microphone, say)
+            self._welcome.update(welcome(None))
 
     def action_toggle_mute(self) -> None:
         if self.voice is None or self.status.info.voice.off:

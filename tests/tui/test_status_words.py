@@ -21,3 +21,24 @@ async def test_a_streaming_reply_does_not_say_it_waits_while_nobody_types(make_a
             await pilot.pause(0.05)
     assert any("working" in s for s in said), said
     assert not any("waits while you type" in s for s in said), sorted(set(said))
+
+
+async def test_without_voice_the_first_line_offers_no_talk_key(make_app, claude_double):
+    from agent.voice.status import voice_off
+    from tui.startup import welcome
+    from tui.widgets.conversation import Notice
+
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+
+        def first() -> str:
+            return next(str(n.render()) for n in app.query(Notice) if n.kind == "welcome")
+
+        # started without voice (as --no-voice does): no key to offer
+        assert "to talk" not in first() and "F1 shows every key" in first()
+        # voice that finds no microphone after the first line named its key
+        app._welcome.update(welcome("F2"))
+        app.set_voice_state(voice_off("no audio input device"))
+        await pilot.pause()
+        assert "to talk" not in first() and "F1 shows every key" in first()
