@@ -38,3 +38,13 @@ def test_a_missing_repository_is_one_line_not_a_traceback(tmp_path):
     assert result.returncode != 0
     assert "Traceback" not in result.stderr + result.stdout
     assert len((result.stderr + result.stdout).strip().splitlines()) == 1
+
+
+def test_the_apps_options_may_come_before_a_subcommand(tmp_path):
+    result = devagent("--model", "claude-sonnet-5-5", "ask", "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: devagent ask")
+    # --no-voice means nothing to a subcommand: it is no error
+    result = devagent("--no-voice", "sessions", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "usage:" not in result.stderr + result.stdout

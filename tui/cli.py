@@ -101,8 +101,25 @@ def add_resume_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# the app's options that take a value, so `--model X ask` is read as an option and its value
+VALUE_OPTIONS = ("--model", "--effort", "--memory", "--memory-writes")
+
+
+def subcommand_first(argv: list[str]) -> list[str]:
+    """`devagent --model X ask "hi"` as `devagent ask --model X "hi"`: the app's options may
+    come before a subcommand. --no-voice means nothing to a subcommand and is dropped; any
+    other goes after the subcommand's name, where its parser accepts it or says why not."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] not in ("-h", "--help"):
+        i += 2 if argv[i] in VALUE_OPTIONS else 1
+    if i == 0 or i >= len(argv) or argv[i] not in SUBCOMMANDS:
+        return argv
+    options = [a for a in argv[:i] if a != "--no-voice"]
+    return [argv[i], *options, *argv[i + 1 :]]
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = subcommand_first(list(sys.argv[1:] if argv is None else argv))
     if argv and argv[0] in SUBCOMMANDS:
         name = argv[0]
         module_name, text = SUBCOMMANDS[name]
