@@ -251,6 +251,11 @@ class DevAgentApp(App):
         )
 
         if isinstance(event, LoadFailed | SessionNotice):
+            if isinstance(event, SessionNotice):
+                for question, answer in event.earlier:
+                    await self.conversation.add_user(question)
+                    if answer:
+                        await self.conversation.add_text(answer)
             await self.conversation.add_notice(event.message, "error" if isinstance(event, LoadFailed) else "info")
             return
         if not self.turns.accepts(token, event):
