@@ -381,6 +381,11 @@ class DevAgentApp(App):
 
         quit_app(self)
 
+    def action_copy(self) -> None:
+        from tui.copying import copy
+
+        copy(self)
+
     def action_help_quit(self) -> None:
         # Textual's own says it in markup, which this app's toasts show as text
         self.notify("Press Ctrl+Q to quit. Ctrl+C copies the selected text.", title="Do you want to quit?")

@@ -31,6 +31,7 @@ APP_BINDINGS: list[BindingType] = [
     Binding("f8", "resize(1)", "Wider", show=False),
     Binding("ctrl+l", "last_log", "Last log", show=False),
     Binding("ctrl+n", "new_conversation", "New conversation", show=False),
+    Binding("ctrl+g", "copy", "Copy", show=False),
     # from the prompt (or wherever they are not taken): the conversation's own keys
     Binding("ctrl+end", "conversation_end", "Newest", show=False),
     Binding("pageup", "conversation_page(-1)", "Page up", show=False),
@@ -49,6 +50,8 @@ def app_commands(app: DevAgentApp) -> Iterator[SystemCommand]:
         ("Toggle screen pane", "Show or hide what the agent put on screen", partial(app.action_toggle_screen, False)),
         ("Toggle memory pane", "Show or hide the memory folder", partial(app.action_toggle_memory, False)),
         ("Last tool log", "Open the most recent build or test log", app.action_last_log),
+        ("Copy", "The last reply, or the screen pane's item when it has the focus, to the clipboard (Ctrl+G)",
+         app.action_copy),
         ("Older screen item", "Step back through what was shown", app.action_screen_older),
         ("New memory", "Write a memory for this repository", pane.action_new),
         ("Edit memory", "Edit the memory selected in the pane", pane.action_edit),

@@ -3,7 +3,7 @@ to come back is printed once the terminal is back."""
 
 from __future__ import annotations
 
-from tests.claude_double import reply, text
+from tests.claude_double import reply, text, tool_use
 from tests.tui.conftest import screen_lines, wait_for
 from tui import format as fmt
 from tui.leaving import resume_hint
@@ -71,3 +71,26 @@ async def test_the_status_line_says_what_the_session_cost_at_every_width(make_ap
             assert total is not None and total.output_tokens == 680, size
             assert "session" in line and fmt.cost(total.cost_usd) in line, (size, line)
         claude_double.add(reply(text("One."), usage=usage), reply(text("Two."), usage=usage))
+
+
+async def test_the_copy_key_puts_the_reply_or_the_screen_item_on_the_clipboard(make_app, claude_double):
+    claude_double.add(
+        reply(tool_use("show_on_screen", {"title": "Plan", "content": "# Plan\n\n1. rename", "format": "markdown"})),
+        reply(text("The **plan** is on screen.")),
+    )
+    app = make_app(memory_mode="none")
+    async with app.run_test(size=(160, 48), notifications=True) as pilot:
+        await pilot.press("ctrl+g")
+        assert app.clipboard == ""  # nothing yet: it says so
+        prompt = app.query_one("#prompt", Prompt)
+        prompt.value = "a plan please"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(claude_double.messages_requests()) == 2 and not app.running, 20, "the turn")
+        await pilot.pause(0.3)
+        await pilot.press("ctrl+g")
+        assert app.clipboard == "The **plan** is on screen."
+        await pilot.press("f3")
+        await pilot.pause(0.2)
+        await pilot.press("ctrl+g")
+        assert app.clipboard == "# Plan\n\n1. rename"
+        assert any("Copied" in n.message for n in app._notifications)

@@ -37,6 +37,8 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("F6", "mute or unmute the voice"),
             ("F7 / F8", "narrower / wider side pane (the focused one, else memory)"),
             ("Ctrl+L", "the last tool log on the screen pane"),
+            ("Ctrl+G", "copy the last reply (the screen pane's item when it has the focus) to the clipboard, through the terminal"),
+            ("Ctrl+C", "copy the text selected with the mouse"),
             ("PgUp / PgDn", "scroll the conversation (from the input line too)"),
             ("Ctrl+End", "the newest output; the conversation follows it again"),
             ("Tab / Shift+Tab", "move between panes"),
