@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -23,9 +22,10 @@ from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
 from agent.config import AgentConfig, api_key_problem
-from agent.heap import collect_at_pause, full_collections_at_pauses, release_collector, trim_soon
+from agent.heap import full_collections_at_pauses, release_collector
 from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
+from tui import copying, voice_keys
 from tui import format as fmt
 from tui.keys import TypingRouter
 from tui.memory_commands import memory_commands
@@ -34,7 +34,7 @@ from tui.screens.main import MainScreen
 from tui.startup import session_loaded, start_background, welcome, welcome_without_key
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
 from tui.voice_seam import VoiceController
-from tui.widgets.conversation import LOADING_FRAME_SECONDS, TYPING_HOLD_SECONDS, Conversation
+from tui.widgets.conversation import LOADING_FRAME_SECONDS, Conversation
 from tui.widgets.footer import Footer
 from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.panes import BREAKPOINTS, Panes
@@ -141,7 +141,7 @@ class DevAgentApp(App):
         if self.key_problem:
             await self.conversation.add_notice(welcome_without_key(self.key_problem), "setup")
         else:
-            self._welcome = await self.conversation.add_notice(welcome(None if voice.off else self.talk_key), "welcome")
+            self._welcome = await self.conversation.add_notice(welcome(None if self.voice_off else self.talk_key), "welcome")
         if self.config.notice:  # a broken config.toml: started with defaults, and says so
             await self.conversation.add_notice(self.config.notice, "error")
 
@@ -251,11 +251,10 @@ class DevAgentApp(App):
         )
 
         if isinstance(event, LoadFailed | SessionNotice):
-            if isinstance(event, SessionNotice):
-                for question, answer in event.earlier:
-                    await self.conversation.add_user(question)
-                    if answer:
-                        await self.conversation.add_text(answer)
+            if isinstance(event, SessionNotice) and event.earlier:
+                from tui.earlier import draw
+
+                await draw(self.conversation, event.earlier)
             await self.conversation.add_notice(event.message, "error" if isinstance(event, LoadFailed) else "info")
             return
         if not self.turns.accepts(token, event):
@@ -314,6 +313,8 @@ class DevAgentApp(App):
         if following is not None:
             await self.submit_turn(following)
         else:
+            from tui.heap_pause import tidy_heap
+
             tidy_heap(self.conversation)
 
     def _tick_activity(self) -> None:
@@ -382,9 +383,7 @@ class DevAgentApp(App):
         quit_app(self)
 
     def action_copy(self) -> None:
-        from tui.copying import copy
-
-        copy(self)
+        copying.copy(self)
 
     def action_help_quit(self) -> None:
         # Textual's own says it in markup, which this app's toasts show as text
@@ -416,9 +415,7 @@ class DevAgentApp(App):
         self.panes.memory_key(self.prompt, go)
 
     def action_resize(self, step: int) -> None:
-        focused = self.focused
-        in_screen = focused is not None and self.screen_pane in focused.ancestors_with_self
-        why = self.panes.resize(step, in_screen)
+        why = self.panes.resize(step, self.panes.focus_in(self.screen_pane))
         if why:
             self.notify(why, title="Width")
 
@@ -432,19 +429,10 @@ class DevAgentApp(App):
             self._welcome.update(welcome(None))
 
     def action_toggle_mute(self) -> None:
-        if self.voice is None or self.status.info.voice.off:
-            self.notify("Voice is off, so there is nothing to mute.")
-            return
-        self.notify("Voice muted." if self.voice.toggle_mute() else "Voice on.")
+        voice_keys.toggle_mute(self)
 
     def action_push_to_talk(self) -> None:
-        status = self.status.info.voice
-        if self.voice is None or status.off:
-            # a narrow status line shows "voice: off" without its reason; the key says it in full
-            self.notify(f"Voice is off: {status.reason or 'no voice on this machine'}; type your question instead.",
-                        title="Voice")
-            return
-        self.voice.push_to_talk()
+        voice_keys.push_to_talk(self)
 
     # --- help and the command palette ---------------------------------------------------
 
@@ -459,14 +447,3 @@ class DevAgentApp(App):
         yield from app_commands(self)
         yield from memory_commands(self)
 
-
-def tidy_heap(conversation: Conversation) -> None:
-    """Between turns, once the user pauses typing: the full collection that waited for a
-    pause, then what the turn's threads freed goes back to the system (see agent.heap).
-    The wait is a timer of the conversation's, which ends with it: a quit while the user
-    types leaves nothing to go off in an app that has closed."""
-    if conversation.typing_now():
-        conversation.set_timer(TYPING_HOLD_SECONDS, partial(tidy_heap, conversation))
-        return
-    collect_at_pause()
-    trim_soon()

@@ -3,6 +3,7 @@ and what came back, without the tool calls in between (their results are in the 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 # a long session's beginning stays in the session, not on screen
@@ -31,3 +32,11 @@ def earlier_turns(messages: list[dict[str, Any]], limit: int = MAX_DRAWN) -> lis
         elif message.get("role") == "assistant" and turns:
             turns[-1][1].extend(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
     return [(question, "\n\n".join(t for t in reply if t.strip())) for question, reply in turns[-limit:]]
+
+
+async def draw(conversation: Any, turns: Iterable[tuple[str, str]]) -> None:
+    """The turns in the conversation pane, as they were shown when they were had."""
+    for question, answer in turns:
+        await conversation.add_user(question)
+        if answer:
+            await conversation.add_text(answer)

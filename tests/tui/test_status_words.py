@@ -23,12 +23,14 @@ async def test_a_streaming_reply_does_not_say_it_waits_while_nobody_types(make_a
     assert not any("waits while you type" in s for s in said), sorted(set(said))
 
 
-async def test_without_voice_the_first_line_offers_no_talk_key(make_app, claude_double):
+async def test_without_voice_the_first_line_offers_no_talk_key(repo, store, claude_double):
+    from agent.config import AgentConfig
     from agent.voice.status import voice_off
+    from tui.app import DevAgentApp
     from tui.startup import welcome
     from tui.widgets.conversation import Notice
 
-    app = make_app()
+    app = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False, voice_off="turned off (--no-voice)")
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause()
 

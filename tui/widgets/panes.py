@@ -114,7 +114,7 @@ class Panes(Horizontal):
     def toggle_screen(self) -> None:
         self.screen_choice = not self.screen_shown
 
-    def _focus_in(self, widget: Widget) -> bool:
+    def focus_in(self, widget: Widget) -> bool:
         focused = self.app.focused
         return focused is not None and widget in focused.ancestors_with_self
 
@@ -123,8 +123,8 @@ class Panes(Horizontal):
         where it takes the conversation's place) it hides. `go=False` (the palette): only
         shown or hidden."""
         pane = self.query_one(ScreenPane)
-        if self.screen_shown and (self.narrow or not go or self._focus_in(pane)):
-            if self._focus_in(pane):
+        if self.screen_shown and (self.narrow or not go or self.focus_in(pane)):
+            if self.focus_in(pane):
                 prompt.focus()
             self.toggle_screen()
             return
@@ -136,7 +136,7 @@ class Panes(Horizontal):
     def memory_key(self, prompt: Widget, go: bool = True) -> None:
         """F4: the memory pane, shown and focused; from inside it, it hides."""
         pane = self.query_one(MemoryPane)
-        if go and self.memory_shown and not self._focus_in(pane):
+        if go and self.memory_shown and not self.focus_in(pane):
             pane.focus_list()
             return
         if self.toggle_memory():
