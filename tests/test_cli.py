@@ -48,3 +48,27 @@ def test_the_apps_options_may_come_before_a_subcommand(tmp_path):
     result = devagent("--no-voice", "sessions", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert "usage:" not in result.stderr + result.stdout
+
+
+def test_memory_list_and_show_reach_the_users_memories_and_nested_ones(tmp_path, user_dirs):
+    from memory.roots import open_memory
+
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    memory = open_memory(repo)
+
+    def note(name: str, kind: str) -> str:
+        return f"---\nname: {name}\ndescription: about {name}\ntype: {kind}\n---\n{name} body.\n"
+
+    for path, kind in (("/memories/user/me.md", "user"), ("/memories/sub/nested.md", "project"), ("/memories/core.md", "project")):
+        assert memory.run({"command": "create", "path": path, "file_text": note(path.rsplit("/", 1)[-1][:-3], kind)})[1] is False
+    listed = devagent("memory", "list", str(repo))
+    assert listed.returncode == 0, listed.stderr
+    paths = [line.split("\t")[0] for line in listed.stdout.splitlines()]
+    assert set(paths) == {"/memories/user/me.md", "/memories/sub/nested.md", "/memories/core.md"}, listed.stdout
+    mine = devagent("memory", "list", "--user", str(repo))
+    assert [line.split("\t")[0] for line in mine.stdout.splitlines()] == ["/memories/user/me.md"], mine.stderr
+    for name, body in (("/memories/user/me.md", "me body."), ("sub/nested", "nested body."), ("sub/nested.md", "nested body."), ("me", "me body.")):
+        shown = devagent("memory", "show", name, str(repo))
+        assert shown.returncode == 0 and body in shown.stdout, (name, shown.stderr)
