@@ -212,7 +212,7 @@ def as_markdown(path: Path) -> str:
 def table(infos: list[SessionInfo]) -> list[str]:
     """One line a session: id, date, turns, cost, first question."""
     return [
-        f"{i.id}  {i.started:%Y-%m-%d %H:%M}  {i.turns:>3} turns  ${i.cost_usd:7.4f}  {printable(shorten(i.first_question, 60))}"
+        f"{i.id}  {i.started:%Y-%m-%d %H:%M}  {i.turns:>3} {'turn ' if i.turns == 1 else 'turns'}  ${i.cost_usd:7.4f}  {printable(shorten(i.first_question, 60))}"
         for i in infos
     ]
 

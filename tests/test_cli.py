@@ -72,3 +72,20 @@ def test_memory_list_and_show_reach_the_users_memories_and_nested_ones(tmp_path,
     for name, body in (("/memories/user/me.md", "me body."), ("sub/nested", "nested body."), ("sub/nested.md", "nested body."), ("me", "me body.")):
         shown = devagent("memory", "show", name, str(repo))
         assert shown.returncode == 0 and body in shown.stdout, (name, shown.stderr)
+
+
+def test_say_with_nothing_to_say_writes_nothing(tmp_path):
+    out = tmp_path / "out.wav"
+    result = devagent("say", "  ", "-o", str(out))
+    assert result.returncode == 2 and "nothing to say" in result.stderr
+    assert not out.exists()
+
+
+def test_the_sessions_table_says_1_turn():
+    from datetime import datetime
+    from pathlib import Path
+
+    from agent.sessions import SessionInfo, table
+
+    info = SessionInfo("20261109-0900-ab12", Path("x.jsonl"), datetime(2026, 11, 9, 9, 0), "hi", 1, 0.01, "m", 10)
+    assert "  1 turn " in table([info])[0] and "turns" not in table([info])[0]

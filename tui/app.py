@@ -25,8 +25,10 @@ from agent.config import AgentConfig, api_key_problem
 from agent.heap import full_collections_at_pauses, release_collector
 from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
-from tui import copying, voice_keys
+from tui import copying, leaving, voice_keys
 from tui import format as fmt
+from tui.earlier import draw as draw_earlier
+from tui.heap_pause import tidy_heap
 from tui.keys import TypingRouter
 from tui.memory_commands import memory_commands
 from tui.palette import APP_BINDINGS, app_commands
@@ -64,6 +66,7 @@ class DevAgentApp(App):
     HORIZONTAL_BREAKPOINTS = BREAKPOINTS
 
     BINDINGS = APP_BINDINGS
+    _said_error = False  # the live turn showed an error: it ends without an answer, and says why
     _welcome: Static | None = None  # the first line, which names the talk key while voice may work
 
     def __init__(self, repo: Path, config: AgentConfig, *, store: Any = None, voice: VoiceController | None = None,
@@ -252,9 +255,7 @@ class DevAgentApp(App):
 
         if isinstance(event, LoadFailed | SessionNotice):
             if isinstance(event, SessionNotice) and event.earlier:
-                from tui.earlier import draw
-
-                await draw(self.conversation, event.earlier)
+                await draw_earlier(self.conversation, event.earlier)
             await self.conversation.add_notice(event.message, "error" if isinstance(event, LoadFailed) else "info")
             return
         if not self.turns.accepts(token, event):
@@ -262,7 +263,7 @@ class DevAgentApp(App):
         conversation = self.conversation
         match event:
             case TurnStarted():
-                pass
+                self._said_error = False
             case TextDelta(text=text):
                 await conversation.add_text(text)
                 if self.voice is not None:
@@ -283,6 +284,7 @@ class DevAgentApp(App):
                     await conversation.add_notice(f"▸ on the screen pane: {title} (F3 shows it)", "info")
             case AgentError(message=message):
                 await conversation.add_notice(message, "error")
+                self._said_error = True
             case ContextStatus():
                 self.status.update_info(context=event)
             case Compacted(summary=summary):
@@ -292,6 +294,8 @@ class DevAgentApp(App):
             case Notice(message=message):
                 await conversation.add_notice(message, "info")
             case TurnFinished(usage=usage, cancelled=cancelled):
+                if not (cancelled or event.text.strip() or self._said_error):
+                    await conversation.add_notice("No answer came back (the model only thought); ask again.", "info")
                 await self._end_turn(cancelled=cancelled)
                 total = self.status.info.total
                 self.status.update_info(usage=usage, total=usage if total is None else total + usage)
@@ -313,8 +317,6 @@ class DevAgentApp(App):
         if following is not None:
             await self.submit_turn(following)
         else:
-            from tui.heap_pause import tidy_heap
-
             tidy_heap(self.conversation)
 
     def _tick_activity(self) -> None:
@@ -378,16 +380,13 @@ class DevAgentApp(App):
         show_sessions(self)
 
     async def action_quit(self) -> None:
-        from tui.leaving import quit_app
-
-        quit_app(self)
+        leaving.quit_app(self)
 
     def action_copy(self) -> None:
         copying.copy(self)
 
     def action_help_quit(self) -> None:
-        # Textual's own says it in markup, which this app's toasts show as text
-        self.notify("Press Ctrl+Q to quit. Ctrl+C copies the selected text.", title="Do you want to quit?")
+        leaving.how_to_quit(self)
 
     # --- panes, the screen pane and logs ------------------------------------------------
 

@@ -21,6 +21,12 @@ def quit_app(app: Any) -> None:
     _quit_now(app)
 
 
+def how_to_quit(app: Any) -> None:
+    """Ctrl+C with nothing selected: Textual's own says it in markup, which this app's
+    toasts show as text."""
+    app.notify("Press Ctrl+Q to quit. Ctrl+C copies the selected text.", title="Do you want to quit?")
+
+
 def _quit_now(app: Any) -> None:
     # a turn's thread blocked in a stream or a build would hold the process open
     app.turns.cancel()

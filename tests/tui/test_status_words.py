@@ -44,3 +44,18 @@ async def test_without_voice_the_first_line_offers_no_talk_key(repo, store, clau
         app.set_voice_state(voice_off("no audio input device"))
         await pilot.pause()
         assert "to talk" not in first() and "F1 shows every key" in first()
+
+
+async def test_a_turn_that_only_thought_says_no_answer_came(make_app, claude_double):
+    from tests.claude_double import thinking
+    from tui.widgets.conversation import Notice
+
+    claude_double.add(reply(thinking("Let me think about the build.")))
+    app = make_app(memory_mode="none")
+    async with app.run_test(size=(120, 30)) as pilot:
+        prompt = app.query_one("#prompt", Prompt)
+        prompt.value = "why is the build red?"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(claude_double.messages_requests()) == 1 and not app.running, 20, "the turn")
+        await pilot.pause(0.2)
+        assert any("No answer came back" in str(n.render()) for n in app.query(Notice))
