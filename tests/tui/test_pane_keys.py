@@ -101,3 +101,19 @@ async def test_content_for_a_hidden_screen_pane_says_so_in_the_conversation(make
         await pilot.pause(0.3)
         notices = [str(n.render()) for n in app.query(Notice)]
         assert any("The table" in n and "F3" in n for n in notices), notices
+
+
+async def test_a_memory_written_while_the_pane_is_hidden_is_marked(make_app, store, no_key):
+    write_memory(store, "a.md", "Alpha", "first", "A.")
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: app.memory_pane.names == ["Alpha"], 10, "the pane")
+        await pilot.press("f4", "f4")
+        await pilot.pause()
+        assert not app.memory_pane.display and app.status.info.hidden == ""
+        write_memory(store, "b.md", "Bravo", "second", "B.")
+        await wait_for(pilot, lambda: "memory: 1 new" in app.status.info.hidden, 10, "the mark")
+        assert "(F4)" in app.status.render().plain
+        await pilot.press("f4")
+        await pilot.pause()
+        assert app.memory_pane.display and app.status.info.hidden == ""

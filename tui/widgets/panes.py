@@ -89,6 +89,32 @@ class Panes(Horizontal):
 
     def watch_memory_shown(self) -> None:
         self._restyle()
+        panes = self.query(MemoryPane)
+        if not panes:
+            return
+        if self.memory_shown:
+            self._hidden_with = None
+            self._mark_hidden("")
+        else:
+            self._hidden_with = {m.path: m.modified for m in panes.first().listing.memories}
+
+    _hidden_with: dict[str, float] | None = None  # the memories as they were when the pane hid
+
+    def on_memory_pane_changed(self, event: MemoryPane.Changed) -> None:
+        """A memory written or changed while the pane is hidden: the status line says so."""
+        if self.memory_shown or self._hidden_with is None:
+            return
+        now = {m.path: m.modified for m in self.query_one(MemoryPane).listing.memories}
+        changed = sum(1 for path, modified in now.items() if self._hidden_with.get(path) != modified)
+        gone = len(set(self._hidden_with) - set(now))
+        parts = [f"{changed} new or changed"] if changed else []
+        parts += [f"{gone} gone"] if gone else []
+        self._mark_hidden(f"◆ memory: {', '.join(parts)} (F4)" if parts else "")
+
+    def _mark_hidden(self, text: str) -> None:
+        update = getattr(self.app, "update_status", None)
+        if callable(update):
+            update(hidden=text)
 
     def watch_memory_step(self) -> None:
         self._restyle()

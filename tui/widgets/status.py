@@ -35,6 +35,7 @@ class StatusInfo:
     activity: str = ""  # "working 3.2s", "cancelling", ""
     voice: VoiceStatus = VoiceStatus("off")
     context: ContextStatus | None = None  # of the latest request
+    hidden: str = ""  # what a hidden pane got meanwhile, with the key that shows it
 
 
 def where(repo: str, branch: str | None, limit: int | None = None) -> Text:
@@ -74,6 +75,8 @@ class StatusLine(Widget):
         out: list[tuple[int, Text]] = [(0, where(info.repo, info.branch))]
         if info.activity:
             out.append((1, Text(info.activity, style="bold")))
+        if info.hidden:
+            out.append((2, Text(info.hidden, style="bold yellow")))
         model = info.model.removeprefix("claude-")
         memory = f"mem:{info.memory_mode}"
         if level == 0:
