@@ -281,7 +281,7 @@ class DevAgentApp(App):
                 await self.screen_pane.show(title, content, format)
                 if not self.panes.screen_shown:
                     # in the conversation, where it is read, and it stays: a toast goes
-                    await conversation.add_notice(f"▸ on the screen pane: {title} (F3 shows it)", "info")
+                    await conversation.add_notice(f"On the screen pane (F3 shows it): {title}", "info")
             case AgentError(message=message):
                 await conversation.add_notice(message, "error")
                 self._said_error = True

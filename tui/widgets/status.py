@@ -143,8 +143,11 @@ def usage_segments(usage: Usage | None, total: Usage | None, level: int) -> list
     elif level < 3:
         turn = f"turn {tokens_in} in · {tokens_out} out · {price}"
     else:
-        # one segment at the shortest: the turn's arrows, the session's cost
-        return [(3, Text(f"↑{tokens_in} ↓{tokens_out} · {session}" if session else f"↑{tokens_in} ↓{tokens_out} {price}"))]
+        turn = f"turn ↑{tokens_in} ↓{tokens_out} {price}" if session else f"↑{tokens_in} ↓{tokens_out} {price}"
+        if session:
+            # at the shortest the session's cost stays longest: the turn's goes before the model
+            return [(3, Text(session)), (6, Text(turn))]
+        return [(3, Text(turn))]
     if session:
         out.append((3, Text(session)))
     out.append((3, Text(turn)))
