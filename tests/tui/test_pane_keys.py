@@ -117,3 +117,18 @@ async def test_a_memory_written_while_the_pane_is_hidden_is_marked(make_app, sto
         await pilot.press("f4")
         await pilot.pause()
         assert app.memory_pane.display and app.status.info.hidden == ""
+
+
+def test_the_panes_words_name_the_keys_that_work():
+    from types import SimpleNamespace
+
+    from tui.widgets import memory_pane, memory_trust
+    from tui.widgets.memory_pane import MemoryPane
+
+    bound = {b.key for b in MemoryPane.BINDINGS}
+    change = SimpleNamespace(summary="edit /memories/a.md", created="2026-11-09T09:00", status="pending",
+                             note="", diff=lambda: "")
+    said = memory_trust.diff_preview(change).plain
+    assert "Ctrl+Y" in said and "Ctrl+R" in said and {"ctrl+y", "ctrl+r"} <= bound
+    assert "Ctrl+W" in memory_pane.EMPTY and "ctrl+w" in bound
+    assert not any(k.isalpha() and len(k) == 1 for k in bound)  # no letter is a command

@@ -185,7 +185,7 @@ def diff_preview(change: Any) -> Text:
     if _is_conflict(change):
         text.append(fmt.sanitize(f"Not applied: {change.note}") + "\n", "yellow")
         accepting = "puts it back in review against the file as it is now"
-    text.append(f"a {accepting}; r rejects it and the agent hears so.\n\n", "dim")
+    text.append(f"Ctrl+Y {accepting}; Ctrl+R rejects it and the agent hears so.\n\n", "dim")
     for line in change.diff().splitlines():
         style = "green" if line.startswith("+") and not line.startswith("+++") else (
             "red" if line.startswith("-") and not line.startswith("---") else ("dim" if line.startswith(("@@", "---", "+++")) else "")
