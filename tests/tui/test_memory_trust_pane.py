@@ -163,7 +163,7 @@ async def test_a_conflict_stays_in_review_and_a_brings_it_back_against_the_file_
         found = app.query_one("#memory-list", OptionList)
         assert str(found.get_option_at_index(options(app).index(row) - 1).prompt) == "NOT APPLIED · 1"
         await select(pilot, row)
-        assert "Not applied:" in preview(app) and "a puts it back in review" in preview(app)
+        assert "Not applied:" in preview(app) and "Ctrl+Y puts it back in review" in preview(app)
         assert memory.read("/memories/core.md").endswith("Mine.\n")
         await pilot.press("ctrl+y")
         await marked(pilot, lambda t: not t.conflicts and len(t.pending) == 1, "the change back in review")
