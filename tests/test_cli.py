@@ -89,3 +89,13 @@ def test_the_sessions_table_says_1_turn():
 
     info = SessionInfo("20261109-0900-ab12", Path("x.jsonl"), datetime(2026, 11, 9, 9, 0), "hi", 1, 0.01, "m", 10)
     assert "  1 turn " in table([info])[0] and "turns" not in table([info])[0]
+
+
+def test_eval_writes_its_report_outside_the_repository(user_dirs, tmp_path, monkeypatch):
+    from datetime import datetime
+
+    from tui.commands.eval import default_out
+
+    monkeypatch.chdir(tmp_path)
+    out = default_out(datetime(2026, 11, 9, 9, 0))
+    assert not out.is_relative_to(tmp_path) and out.is_relative_to(user_dirs["state"])
