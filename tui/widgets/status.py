@@ -125,21 +125,23 @@ class StatusLine(Widget):
 
 
 def usage_segments(usage: Usage | None, total: Usage | None, level: int) -> list[tuple[int, Text]]:
-    """The last turn's tokens and cost, and the session's, each said which it is. The
+    """The last turn's tokens and cost, and the session's (from its second turn), each said
+    which it is. The
     session's comes first: of the two, the last turn's goes first when room runs out."""
     out: list[tuple[int, Text]] = []
     session = ""
-    if total is not None:
+    # after one turn the session's is the turn's: said once
+    if total is not None and total != usage:
         spent = fmt.cost(total.cost_usd)
         tokens = fmt.tokens(total.input_tokens + total.cache_read_tokens + total.cache_write_tokens + total.output_tokens)
-        session = f"session: {tokens} tokens · {spent}" if level == 0 else f"session {tokens} · {spent}" if level < 3 else f"session {spent}"
+        session = f"session {tokens} · {spent}" if level < 3 else f"session {spent}"
     if usage is None:
         return [(3, Text(session))] if session else []
     tokens_in, tokens_out = fmt.tokens(usage.input_tokens), fmt.tokens(usage.output_tokens)
     price = fmt.cost(usage.cost_usd)
     if level == 0:
         cached = fmt.tokens(usage.cache_read_tokens)
-        turn = f"turn: in {tokens_in} · out {tokens_out} · cached {cached} · {price}"
+        turn = f"turn in {tokens_in} · out {tokens_out} · cached {cached} · {price}"
     elif level < 3:
         turn = f"turn {tokens_in} in · {tokens_out} out · {price}"
     else:
