@@ -70,9 +70,6 @@ class MemoryWatch:
             current = seen(self.store, self.mode) or {}
         except Exception:
             return
-        if self.mode == "index":
-            # the store rewrites the index after each of the model's writes
-            touched |= set(current)
         for path in touched:
             if path in current:
                 self.known[path] = current[path]

@@ -114,14 +114,3 @@ def test_a_resumed_session_reads_memory_as_it_is_now(claude_double, repo):
     assert "A memory written since." in after.system_text() and EMPTY not in after.system_text()
     # The conversation itself is the one resumed.
     assert "What do we sell?" in json.dumps(after.messages)
-
-
-def test_the_index_rewritten_after_the_models_own_write_is_not_told_back(claude_double, repo):
-    store = open_memory(repo)
-    write(store, "/memories/deploy.md", "Deploys go out on Fridays.")
-    talk = session(repo, "index")
-    ask(claude_double, talk, "hi")
-    claude_double.add(reply(tool_use("memory", {"command": "create", "path": "/memories/own.md", "file_text": note("own", "Mine.")}, id="toolu_1")))
-    claude_double.add(reply(text("Saved.")))
-    talk.send("Remember this.", lambda e: None)
-    assert "Memory changed" not in ask(claude_double, talk, "and?").last_user_text()
