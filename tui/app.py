@@ -34,6 +34,7 @@ from tui.memory_commands import memory_commands
 from tui.palette import APP_BINDINGS, app_commands
 from tui.screens.main import MainScreen
 from tui.startup import session_loaded, start_background, welcome, welcome_without_key
+from tui.toasts import Repeats
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
 from tui.voice_seam import VoiceController
 from tui.widgets.conversation import LOADING_FRAME_SECONDS, Conversation
@@ -97,6 +98,7 @@ class DevAgentApp(App):
         self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), loaded=lambda: session_loaded(self),
                                 resume=resume)
         self.typing = TypingRouter()
+        self.repeats = Repeats()  # a toast still on screen is not stacked again
 
     # --- the screen ---------------------------------------------------------------------
 
@@ -181,8 +183,8 @@ class DevAgentApp(App):
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
                markup: bool = False) -> None:
         """Toasts quote memory names, paths and errors: shown as text, never as markup."""
-        super().notify(fmt.sanitize(message), title=fmt.sanitize(title), severity=severity, timeout=timeout,
-                       markup=markup)
+        if self.repeats.new(message, title, severity, self.NOTIFICATION_TIMEOUT if timeout is None else timeout):
+            super().notify(fmt.sanitize(message), title=fmt.sanitize(title), severity=severity, timeout=timeout, markup=markup)
 
     # --- typing -------------------------------------------------------------------------
 

@@ -132,3 +132,14 @@ def test_the_panes_words_name_the_keys_that_work():
     assert "Ctrl+Y" in said and "Ctrl+R" in said and {"ctrl+y", "ctrl+r"} <= bound
     assert "Ctrl+W" in memory_pane.EMPTY and "ctrl+w" in bound
     assert not any(k.isalpha() and len(k) == 1 for k in bound)  # no letter is a command
+
+
+async def test_a_key_pressed_again_does_not_stack_its_toast(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        for _ in range(4):
+            await pilot.press("f8")
+        await pilot.pause()
+        said = [n.message for n in app._notifications if "80 columns" in n.message]
+        assert len(said) == 1, said
