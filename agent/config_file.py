@@ -41,6 +41,7 @@ What a file may hold (anything else is reported as unknown)::
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -176,8 +177,32 @@ SETTINGS: dict[str, Check] = {
     "max_api_calls_per_turn": count(1),
     "request_timeout": seconds,
 }
+# keys the app or the terminal already give a meaning (README.md's keys table)
+TAKEN_KEYS = {
+    "f1": "help", "f3": "the screen pane", "f4": "the memory pane", "f5": "older screen items",
+    "f6": "mute", "f7": "narrower", "f8": "wider", "ctrl+c": "copy", "ctrl+d": "the confirmation key",
+    "ctrl+h": "Backspace", "ctrl+i": "Tab", "ctrl+j": "a new line", "ctrl+m": "Enter",
+    "ctrl+l": "the last log", "ctrl+n": "a new conversation", "ctrl+p": "the command palette",
+    "ctrl+q": "quit",
+}
+
+
+def talk_key(value: Any) -> tuple[Any, str | None]:
+    """A key push-to-talk can take without taking a letter from typing: F1 to F24, or Ctrl
+    and a letter, in Textual's names ("f9", "ctrl+t")."""
+    word, why = text(value)
+    if why:
+        return None, why
+    key = word.strip().lower()
+    if key in TAKEN_KEYS:
+        return None, f'"{word}" is taken: it is {TAKEN_KEYS[key]}'
+    if re.fullmatch(r"f([1-9]|1[0-9]|2[0-4])|ctrl\+[a-z]", key):
+        return key, None
+    return None, f'"{word}" is not a key push-to-talk can use: F1 to F24, or Ctrl and a letter ("ctrl+t")'
+
+
 REPO_SETTINGS: dict[str, Check] = {"build": text, "test": text}
-VOICE_SETTINGS: dict[str, Check] = {"key": text, "stt_model": text, "voice": text, "speak": flag}
+VOICE_SETTINGS: dict[str, Check] = {"key": talk_key, "stt_model": text, "voice": text, "speak": flag}
 CONTEXT_SETTINGS: dict[str, Check] = {
     "management": flag,
     "clear_at": count(1000),

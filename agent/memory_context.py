@@ -69,6 +69,24 @@ def _files(store: Any, now: float, aging_days: int) -> tuple[list[MemoryFile], l
     return indexes + fresh + aging, left_out
 
 
+def preloaded_files(store: Any) -> dict[str, str | None]:
+    """What preloading gives of each file: its text, or None for one only named as left out."""
+    files, left_out = _files(store, time.time(), DEFAULT_AGING_DAYS)
+    given: dict[str, str | None] = {f.path: f.text for f in files}
+    given.update((item.path, None) for item in left_out)
+    return given
+
+
+def index_files(store: Any) -> dict[str, str | None]:
+    """What the index mode gives: each folder's MEMORY.md, when it has one."""
+    given: dict[str, str | None] = {}
+    for root in _roots(store):
+        text = root.index_text().strip()
+        if text:
+            given[f"{getattr(root, 'ROOT', paths.ROOT)}/{INDEX_NAME}"] = text
+    return given
+
+
 def age_text(seconds: float) -> str:
     """How old a memory is, in the unit a reader would use."""
     seconds = max(0.0, seconds)
@@ -119,9 +137,18 @@ def _escape(value: str) -> str:
     return value
 
 
-def _element(file: MemoryFile, now: float) -> str:
+def _body(text: str) -> str:
     # A memory must not be able to close its own element and speak as the prompt.
-    body = file.text.rstrip().replace("</memory>", "<\\/memory>")
+    return text.rstrip().replace("</memory>", "<\\/memory>")
+
+
+def bare_element(path: str, text: str) -> str:
+    """A memory as an element with its path alone (a note of a change has no age to give)."""
+    return f'<memory path="{_escape(path)}">\n{_body(text)}\n</memory>'
+
+
+def _element(file: MemoryFile, now: float) -> str:
+    body = _body(file.text)
     attributes = f'path="{_escape(file.path)}"'
     if file.age is not None:
         attributes += f' age="{age_text(file.age.age_seconds(now))}"'

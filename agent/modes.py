@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent import memory_context, transcripts
+from agent import memory_changes, memory_context, transcripts
 from agent.choices import MEMORY_TOOL_MODES, MemoryMode
 
 # The prompt text of preloading lives in agent/memory_context.py; these names stay here too.
@@ -32,6 +32,8 @@ class SessionStart:
     replay_times: list[datetime] = field(default_factory=list)
     # The prefix each went out under (agent.history.prefix_of); None when unknown or changed.
     replay_prefixes: list[str | None] = field(default_factory=list)
+    # What of memory `context` gives the model (agent.memory_changes); None when nothing.
+    seen: dict[str, str | None] | None = None
 
 
 def prepare(
@@ -74,6 +76,9 @@ def _prepare(
     if mode in MEMORY_TOOL_MODES:
         start = SessionStart(memory_tool=True)
         try:
+            # Read before the context is: a file changed in between is told once too often,
+            # never missed.
+            start.seen = memory_changes.seen(store, mode)
             if store is not None and mode == "preloaded":
                 start.context = preloaded_memory(store, repo, now=now, aging_days=aging_days)
             elif store is not None and mode == "index":
@@ -86,9 +91,22 @@ def _prepare(
     raise ValueError(f"unknown memory mode {mode!r}")
 
 
-def resumed(mode: MemoryMode, saved: transcripts.SavedSession) -> SessionStart:
-    """A resumed session starts as the saved one did: the same tools and its own system
-    block as it was then, not as memory is now, so its requests begin the same way."""
+def resumed(
+    mode: MemoryMode,
+    saved: transcripts.SavedSession,
+    repo: Path | None = None,
+    *,
+    store: Any = None,
+    now: datetime | None = None,
+    aging_days: int = DEFAULT_AGING_DAYS,
+) -> SessionStart:
+    """A resumed session has the saved one's tools, and its memory as it is now: the user may
+    have deleted, edited or added memories since, and the old block would tell the model
+    otherwise. The prompt cache of those requests has long expired (it lives minutes), so a
+    new block costs nothing that was not lost already. Modes that do not read memory keep
+    the block they started with (the summary mode's notes)."""
+    if mode in MEMORY_TOOL_MODES and store is not None and repo is not None:
+        return prepare(mode, repo, store=store, now=now, aging_days=aging_days)
     return SessionStart(memory_tool=mode in MEMORY_TOOL_MODES, context=saved.context)
 
 

@@ -100,11 +100,13 @@ def first_question(saved: transcripts.SavedSession) -> str:
 
 
 def find(repo: Path, wanted: str | None) -> tuple[Path | None, str | None]:
-    """The transcript to resume: the latest with a finished turn when `wanted` is None, else
-    the one whose id contains `wanted`. (path, None) or (None, one sentence why not)."""
+    """The transcript to resume: the one used last (its file written last) with a finished
+    turn when `wanted` is None, else the one whose id contains `wanted`. (path, None) or
+    (None, one sentence why not)."""
     paths = list(reversed(transcripts.saved_sessions(repo)))
     if wanted is None:
-        for path in paths:
+        # a session resumed yesterday and used today is the latest, whenever it began
+        for path in sorted(paths, key=_last_written, reverse=True):
             saved = transcripts.load(path)
             if saved is not None and saved.messages:
                 return path, None
@@ -117,6 +119,13 @@ def find(repo: Path, wanted: str | None) -> tuple[Path | None, str | None]:
         names = ", ".join(session_id(p) for p in matches[:3])
         return None, f"{wanted!r} matches {len(matches)} sessions ({names}...); give more of the id."
     return matches[0], None
+
+
+def _last_written(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def prune(
@@ -203,7 +212,7 @@ def as_markdown(path: Path) -> str:
 def table(infos: list[SessionInfo]) -> list[str]:
     """One line a session: id, date, turns, cost, first question."""
     return [
-        f"{i.id}  {i.started:%Y-%m-%d %H:%M}  {i.turns:>3} turns  ${i.cost_usd:7.4f}  {printable(shorten(i.first_question, 60))}"
+        f"{i.id}  {i.started:%Y-%m-%d %H:%M}  {i.turns:>3} {'turn ' if i.turns == 1 else 'turns'}  ${i.cost_usd:7.4f}  {printable(shorten(i.first_question, 60))}"
         for i in infos
     ]
 

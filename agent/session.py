@@ -44,6 +44,7 @@ from agent.faults import (
     traceback_worth_keeping,
 )
 from agent.history import CANCELLED_NOTE, FAILED_NOTE, History, bound_thinking, prefix_of
+from agent.memory_changes import MemoryWatch
 from agent.stream import Reply, stream_reply
 from agent.tool_calls import run_tools
 from agent.tools.base import Tool, ToolContext
@@ -105,7 +106,9 @@ class Session:
                 aging_days=config.memory_aging_days,
             )
         else:
-            self.start = modes.resumed(mode, resume)
+            self.start = modes.resumed(
+                mode, resume, self.repo, store=store, now=self.started, aging_days=config.memory_aging_days
+            )
         self.registry = ToolRegistry.for_mode(
             mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes,
             code_writes=config.code_writes,
@@ -120,6 +123,7 @@ class Session:
         self.system = self._system_blocks()
         self.prefix = prefix_of(self.config.model, self.system, self.tool_definitions)
         self.keeper = Keeper(self.config, memory_tool=self.start.memory_tool)
+        self.memory_watch = MemoryWatch(self.store, self.config.memory_mode, self.start.seen)
         self._conversation_turns = 0
         if resume is not None:
             self.history = self._resumed_history(resume)
@@ -233,7 +237,7 @@ class Session:
         start = len(self.history)
         self._conversation_turns += 1
         try:
-            notes = (self.keeper.notice_due() or "", self._memory_news() or "")
+            notes = (self.keeper.notice_due() or "", self._memory_news() or "", self.memory_watch.note() or "")
             self.history.add_user_text(text, turn=turn.id, notes=notes)
             self._loop(turn)
         except TurnDeclined as declined:
@@ -266,6 +270,8 @@ class Session:
             log.exception("turn %d failed unexpectedly", turn.id)
             # Where it broke is unknown: the turn goes, so a bad message cannot stay.
             self.history.drop_turn(start, message, turn=turn.id)
+        finally:
+            self.memory_watch.learn(self.history.messages[start:])
         return False
 
     def _loop(self, turn: TurnState) -> None:

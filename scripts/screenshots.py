@@ -122,7 +122,7 @@ async def main_states(world: World, shooter: Shooter, work: Path) -> None:
         options.focus()
         names = app.memory_pane.names
         options.highlighted = names.index("Rename Patch to Diff")
-        await pilot.press("e")
+        await pilot.press("ctrl+e")
         await pilot.pause(0.2)
         area = app.screen.query_one("#text", TextArea)
         area.move_cursor(area.document.end)
@@ -141,7 +141,7 @@ async def main_states(world: World, shooter: Shooter, work: Path) -> None:
 
         options.focus()
         options.highlighted = app.memory_pane.names.index("CI pipeline")
-        await pilot.press("d")
+        await pilot.press("delete")
         await shooter.shot(app, pilot, "delete_confirm_160x48")
         await pilot.press("escape")
 
@@ -202,7 +202,7 @@ async def memory_review(world: World, shooter: Shooter) -> None:
         # the user edits that memory by hand meanwhile: accepting the change is a conflict
         note = "/memories/project_patch_to_diff.md"
         memory.save(note, memory.read(note) + "Checked by hand on Monday.\n")
-        await pilot.press("a")
+        await pilot.press("ctrl+y")
         await wait_for(pilot, lambda: pane.listing.trust is not None and pane.listing.trust.conflicts)
         options.highlighted = next(i for i in range(options.option_count) if str(options.get_option_at_index(i).id).startswith("pending:"))
         await wait_for(pilot, lambda: "Not applied" in str(app.query_one("#memory-text").render()))

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.css.query import NoMatches
@@ -21,23 +19,27 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import TextArea
+from textual.widgets import Static, TextArea
 
 from agent.config import AgentConfig, api_key_problem
-from agent.heap import collect_at_pause, full_collections_at_pauses, release_collector, trim_soon
+from agent.heap import full_collections_at_pauses, release_collector
 from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
+from tui import copying, leaving, voice_keys
 from tui import format as fmt
 from tui.code_commands import code_commands
+from tui.earlier import draw as draw_earlier
+from tui.heap_pause import tidy_heap
 from tui.keys import TypingRouter
 from tui.memory_commands import memory_commands
 from tui.palette import APP_BINDINGS, app_commands
 from tui.screens.main import MainScreen
 from tui.startup import session_loaded, start_background, welcome, welcome_without_key
+from tui.toasts import Repeats
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
 from tui.voice_seam import VoiceController
 from tui.widgets import code_review
-from tui.widgets.conversation import LOADING_FRAME_SECONDS, TYPING_HOLD_SECONDS, Conversation
+from tui.widgets.conversation import LOADING_FRAME_SECONDS, Conversation
 from tui.widgets.footer import Footer
 from tui.widgets.memory_pane import MemoryPane
 from tui.widgets.panes import BREAKPOINTS, Panes
@@ -67,6 +69,8 @@ class DevAgentApp(App):
     HORIZONTAL_BREAKPOINTS = BREAKPOINTS
 
     BINDINGS = APP_BINDINGS
+    _said_error = False  # the live turn showed an error: it ends without an answer, and says why
+    _welcome: Static | None = None  # the first line, which names the talk key while voice may work
 
     def __init__(self, repo: Path, config: AgentConfig, *, store: Any = None, voice: VoiceController | None = None,
                  voice_factory: Any = None, probe_voice: bool = True, voice_off: str | None = None,
@@ -96,6 +100,7 @@ class DevAgentApp(App):
         self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), loaded=lambda: session_loaded(self),
                                 resume=resume)
         self.typing = TypingRouter()
+        self.repeats = Repeats()  # a toast still on screen is not stacked again
 
     # --- the screen ---------------------------------------------------------------------
 
@@ -143,7 +148,7 @@ class DevAgentApp(App):
         if self.key_problem:
             await self.conversation.add_notice(welcome_without_key(self.key_problem), "setup")
         else:
-            await self.conversation.add_notice(welcome(self.talk_key), "welcome")
+            self._welcome = await self.conversation.add_notice(welcome(None if self.voice_off else self.talk_key), "welcome")
         if self.config.notice:  # a broken config.toml: started with defaults, and says so
             await self.conversation.add_notice(self.config.notice, "error")
 
@@ -180,8 +185,8 @@ class DevAgentApp(App):
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
                markup: bool = False) -> None:
         """Toasts quote memory names, paths and errors: shown as text, never as markup."""
-        super().notify(fmt.sanitize(message), title=fmt.sanitize(title), severity=severity, timeout=timeout,
-                       markup=markup)
+        if self.repeats.new(message, title, severity, self.NOTIFICATION_TIMEOUT if timeout is None else timeout):
+            super().notify(fmt.sanitize(message), title=fmt.sanitize(title), severity=severity, timeout=timeout, markup=markup)
 
     # --- typing -------------------------------------------------------------------------
 
@@ -202,11 +207,12 @@ class DevAgentApp(App):
     async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
         # Enter while recording ends the recording; the typed text stays where it is
         if self.voice is not None and self.voice.enter():
+            if event.value:
+                event.prompt.restore(event.value)
             return
         text = event.text.strip()
-        if text and await self.submit_turn(text, typed=event.value.strip()):
-            event.prompt.value = ""
-            event.prompt.remember(event.value.strip())
+        if text:
+            await self.submit_turn(text, typed=event.value.strip())
 
     # --- turns --------------------------------------------------------------------------
 
@@ -254,6 +260,8 @@ class DevAgentApp(App):
         )
 
         if isinstance(event, LoadFailed | SessionNotice):
+            if isinstance(event, SessionNotice) and event.earlier:
+                await draw_earlier(self.conversation, event.earlier)
             await self.conversation.add_notice(event.message, "error" if isinstance(event, LoadFailed) else "info")
             return
         if not self.turns.accepts(token, event):
@@ -263,7 +271,7 @@ class DevAgentApp(App):
         conversation = self.conversation
         match event:
             case TurnStarted():
-                pass
+                self._said_error = False
             case TextDelta(text=text):
                 await conversation.add_text(text)
                 if self.voice is not None:
@@ -280,9 +288,11 @@ class DevAgentApp(App):
             case ShowOnScreen(title=title, content=content, format=format):
                 await self.screen_pane.show(title, content, format)
                 if not self.panes.screen_shown:
-                    self.notify(f"On screen: {title} (F3 shows it)", title="Screen")
+                    # in the conversation, where it is read, and it stays: a toast goes
+                    await conversation.add_notice(f"On the screen pane (F3 shows it): {title}", "info")
             case AgentError(message=message):
                 await conversation.add_notice(message, "error")
+                self._said_error = True
             case ContextStatus():
                 self.status.update_info(context=event)
             case Compacted(summary=summary):
@@ -292,8 +302,11 @@ class DevAgentApp(App):
             case Notice(message=message):
                 await conversation.add_notice(message, "info")
             case TurnFinished(usage=usage, cancelled=cancelled):
+                if not (cancelled or event.text.strip() or self._said_error):
+                    await conversation.add_notice("No answer came back (the model only thought); ask again.", "info")
                 await self._end_turn(cancelled=cancelled)
-                self.status.update_info(usage=usage)
+                total = self.status.info.total
+                self.status.update_info(usage=usage, total=usage if total is None else total + usage)
             case TurnDone():
                 # the thread returned without a TurnFinished (an error before the turn began)
                 await self._end_turn(cancelled=False)
@@ -326,7 +339,8 @@ class DevAgentApp(App):
             return  # the session is loading: once a second is enough (see LOADING_FRAME_SECONDS)
         self._activity_at = now
         doing = f"waiting for {waiting}" if waiting else "working"
-        held = self.conversation.held_chars
+        # text is held between writes too; it waits for the user only while they type
+        held = self.conversation.held_chars if self.conversation.typing_now() else 0
         if held:
             doing = "reply waits while you type"
         if self.conversation.typing_now() and self._activity_said == doing:
@@ -379,21 +393,13 @@ class DevAgentApp(App):
         show_sessions(self)
 
     async def action_quit(self) -> None:
-        from tui.screens.confirm import Confirm
-        from tui.screens.memory_editor import MemoryEditor
+        leaving.quit_app(self)
 
-        if isinstance(self.screen, Confirm) and self.screen.title_text == "Quit":
-            return  # asked already: Ctrl+D or the button, not a second Ctrl+Q
-        if any(isinstance(s, MemoryEditor) and s.dirty for s in self.screen_stack):
-            question = Text("The memory editor has text that is not saved. Quit and throw it away?")
-            self.push_screen(Confirm("Quit", question, yes="Quit, discard"), lambda quit: self._quit_now() if quit else None)
-            return
-        self._quit_now()
+    def action_copy(self) -> None:
+        copying.copy(self)
 
-    def _quit_now(self) -> None:
-        # a turn's thread blocked in a stream or a build would hold the process open
-        self.turns.cancel()
-        self.exit()
+    def action_help_quit(self) -> None:
+        leaving.how_to_quit(self)
 
     # --- panes, the screen pane and logs ------------------------------------------------
 
@@ -414,17 +420,14 @@ class DevAgentApp(App):
         self.panes.screen_choice = True
         await self.screen_pane.older()
 
-    def action_toggle_screen(self) -> None:
-        self.panes.toggle_screen()
+    def action_toggle_screen(self, go: bool = True) -> None:
+        self.panes.screen_key(self.prompt, go)
 
-    def action_toggle_memory(self) -> None:
-        if self.panes.toggle_memory():
-            self.prompt.focus()
+    def action_toggle_memory(self, go: bool = True) -> None:
+        self.panes.memory_key(self.prompt, go)
 
     def action_resize(self, step: int) -> None:
-        focused = self.focused
-        in_screen = focused is not None and self.screen_pane in focused.ancestors_with_self
-        why = self.panes.resize(step, in_screen)
+        why = self.panes.resize(step, self.panes.focus_in(self.screen_pane))
         if why:
             self.notify(why, title="Width")
 
@@ -433,21 +436,15 @@ class DevAgentApp(App):
     def set_voice_state(self, status: VoiceStatus) -> None:
         """The voice controller's state on the status line."""
         self.update_status(voice=status)
+        if status.off and self._welcome is not None:
+            # found out after the first line said which key talks (no microphone, say)
+            self._welcome.update(welcome(None))
 
     def action_toggle_mute(self) -> None:
-        if self.voice is None or self.status.info.voice.off:
-            self.notify("Voice is off, so there is nothing to mute.")
-            return
-        self.notify("Voice muted." if self.voice.toggle_mute() else "Voice on.")
+        voice_keys.toggle_mute(self)
 
     def action_push_to_talk(self) -> None:
-        status = self.status.info.voice
-        if self.voice is None or status.off:
-            # a narrow status line shows "voice: off" without its reason; the key says it in full
-            self.notify(f"Voice is off: {status.reason or 'no voice on this machine'}; type your question instead.",
-                        title="Voice")
-            return
-        self.voice.push_to_talk()
+        voice_keys.push_to_talk(self)
 
     # --- help and the command palette ---------------------------------------------------
 
@@ -463,14 +460,3 @@ class DevAgentApp(App):
         yield from memory_commands(self)
         yield from code_commands(self)
 
-
-def tidy_heap(conversation: Conversation) -> None:
-    """Between turns, once the user pauses typing: the full collection that waited for a
-    pause, then what the turn's threads freed goes back to the system (see agent.heap).
-    The wait is a timer of the conversation's, which ends with it: a quit while the user
-    types leaves nothing to go off in an app that has closed."""
-    if conversation.typing_now():
-        conversation.set_timer(TYPING_HOLD_SECONDS, partial(tidy_heap, conversation))
-        return
-    collect_at_pause()
-    trim_soon()

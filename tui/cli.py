@@ -109,8 +109,25 @@ def add_resume_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# the app's options that take a value, so `--model X ask` is read as an option and its value
+VALUE_OPTIONS = ("--model", "--effort", "--memory", "--memory-writes")
+
+
+def subcommand_first(argv: list[str]) -> list[str]:
+    """`devagent --model X ask "hi"` as `devagent ask --model X "hi"`: the app's options may
+    come before a subcommand. --no-voice means nothing to a subcommand and is dropped; any
+    other goes after the subcommand's name, where its parser accepts it or says why not."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] not in ("-h", "--help"):
+        i += 2 if argv[i] in VALUE_OPTIONS else 1
+    if i == 0 or i >= len(argv) or argv[i] not in SUBCOMMANDS:
+        return argv
+    options = [a for a in argv[:i] if a != "--no-voice"]
+    return [argv[i], *options, *argv[i + 1 :]]
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = subcommand_first(list(sys.argv[1:] if argv is None else argv))
     if argv and argv[0] in SUBCOMMANDS:
         name = argv[0]
         module_name, text = SUBCOMMANDS[name]
@@ -192,6 +209,14 @@ def open_app(args: argparse.Namespace, *, no_voice: bool) -> int:
         app.run()
         # closing the audio streams can still make the libraries talk
         app.close_session()
+    try:
+        from tui.leaving import resume_hint
+
+        hint = resume_hint(app.turns.session)
+    except Exception:  # a session that never loaded: nothing to continue
+        hint = None
+    if hint:
+        print(hint)
     if report.getvalue().strip():
         with log.open("a") as out:
             out.write(report.getvalue())

@@ -8,6 +8,7 @@ the palette's memory commands).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
@@ -31,10 +32,13 @@ APP_BINDINGS: list[BindingType] = [
     Binding("ctrl+l", "last_log", "Last log", show=False),
     Binding("ctrl+n", "new_conversation", "New conversation", show=False),
     Binding("ctrl+r", "undo_code_change", "Undo change", show=False),
+    Binding("ctrl+g", "copy", "Copy", show=False),
     # from the prompt (or wherever they are not taken): the conversation's own keys
     Binding("ctrl+end", "conversation_end", "Newest", show=False),
     Binding("pageup", "conversation_page(-1)", "Page up", show=False),
     Binding("pagedown", "conversation_page(1)", "Page down", show=False),
+    # Textual's own, shown: how to leave should be on screen, not only in the help
+    Binding("ctrl+q", "quit", "Quit", priority=True),
 ]
 
 
@@ -44,9 +48,11 @@ def app_commands(app: DevAgentApp) -> Iterator[SystemCommand]:
         ("Help", "Every key devagent knows", app.action_help),
         ("Cancel turn", "Stop the running turn and its tools", app.action_cancel_turn),
         ("New conversation", "Start over without the turns so far (Ctrl+N)", app.action_new_conversation),
-        ("Toggle screen pane", "Show or hide what the agent put on screen", app.action_toggle_screen),
-        ("Toggle memory pane", "Show or hide the memory folder", app.action_toggle_memory),
+        ("Toggle screen pane", "Show or hide what the agent put on screen", partial(app.action_toggle_screen, False)),
+        ("Toggle memory pane", "Show or hide the memory folder", partial(app.action_toggle_memory, False)),
         ("Last tool log", "Open the most recent build or test log", app.action_last_log),
+        ("Copy", "The last reply, or the screen pane's item when it has the focus, to the clipboard (Ctrl+G)",
+         app.action_copy),
         ("Older screen item", "Step back through what was shown", app.action_screen_older),
         ("New memory", "Write a memory for this repository", pane.action_new),
         ("Edit memory", "Edit the memory selected in the pane", pane.action_edit),

@@ -114,7 +114,10 @@ def one_line_error(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def welcome(talk_key: str) -> str:
+def welcome(talk_key: str | None) -> str:
+    """The first line; `talk_key` None when voice is off (no talk key to offer)."""
+    if talk_key is None:
+        return "Type a question and press Enter. F1 shows every key."
     return f"Type a question and press Enter, or press {talk_key} to talk. F1 shows every key."
 
 

@@ -49,6 +49,7 @@ class SessionNotice:
 
     message: str
     turn: int = -1
+    earlier: tuple[tuple[str, str], ...] = ()  # a resumed session's turns: (question, reply)
 
 
 class TurnDriver:
@@ -150,7 +151,10 @@ class TurnDriver:
             session, said = sessions.open_saved(self.repo, self.config, resume or None, store=self.store)
             if session is None:
                 said += " A new session starts instead."
-            self.inbox.put(0, SessionNotice(said))
+            from tui.earlier import earlier_turns
+
+            earlier = tuple(earlier_turns(session.messages)) if session is not None else ()
+            self.inbox.put(0, SessionNotice(said, earlier=earlier))
             if session is not None:
                 return session
         return Session(self.repo, self.config, store=self.store)

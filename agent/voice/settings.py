@@ -37,13 +37,20 @@ def voice_settings(environ: Mapping[str, str] | None = None, file: dict[str, Any
     table = file.get("voice")
     table = table if isinstance(table, dict) else {}
 
+    def key() -> str:
+        from agent.config_file import talk_key
+
+        # the file's value was checked as it was read; the environment's is checked here
+        good, _ = talk_key(environ.get("DEVAGENT_TALK_KEY") or table.get("key") or DEFAULT_KEY)
+        return good or DEFAULT_KEY
+
     def text(env: str, name: str) -> str | None:
         value = environ.get(env) or table.get(name)
         return value.strip() if isinstance(value, str) and value.strip() else None
 
     speak = table.get("speak", True)
     return VoiceSettings(
-        key=(text("DEVAGENT_TALK_KEY", "key") or DEFAULT_KEY).lower(),
+        key=key(),
         stt_model=text("DEVAGENT_STT_MODEL", "stt_model"),
         voice=text("DEVAGENT_TTS_VOICE", "voice"),
         speak=speak if isinstance(speak, bool) else True,

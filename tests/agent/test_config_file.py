@@ -50,6 +50,8 @@ def write_config(user_dirs, monkeypatch):
         ('voice = 3\n', "voice", "expected a table, found a number"),
         ('[voice]\nspeak = "yes"\n', "voice.speak", "expected true or false, found text"),
         ('[voice]\nkey = 9\n', "voice.key", "expected text, found a number"),
+        ('[voice]\nkey = "f99"\n', "voice.key", '"f99" is not a key push-to-talk can use'),
+        ('[voice]\nkey = "f3"\n', "voice.key", '"f3" is taken: it is the screen pane'),
         ('modle = "claude-sonnet-5-5"\n', "modle", "not a setting devagent knows"),
     ],
 )

@@ -109,23 +109,6 @@ def test_a_session_resumes_after_its_last_finished_turn_byte_for_byte(claude_dou
     assert [r["turn"] for r in saved.turns] == [1, 2, 4]
 
 
-def test_the_system_block_is_the_one_the_session_started_with(claude_double, repo):
-    from memory.store import MemoryStore
-
-    store = MemoryStore.for_repository(repo)
-    store.run({"command": "create", "path": "/memories/shop.md", "file_text": "---\nname: shop\ntype: project\ndescription: d\n---\nThe shop sells shoes.\n"})
-    config = AgentConfig(memory_mode="preloaded")
-    first = Session(repo, config, now=NOW)
-    claude_double.add(reply(text("Shoes.")))
-    first.send("What do we sell?", lambda e: None)
-    before = claude_double.messages_requests()[-1].body["system"]
-    store.run({"command": "create", "path": "/memories/later.md", "file_text": "---\nname: later\ntype: project\ndescription: d\n---\nA memory written since.\n"})
-    resumed, _ = sessions.open_saved(repo, config, sessions.session_id(first.transcript.path), now=NOW)
-    claude_double.add(reply(text("Still shoes.")))
-    resumed.send("And now?", lambda e: None)
-    assert exact(claude_double.messages_requests()[-1].body["system"]) == exact(before)
-
-
 def test_nothing_to_resume_is_one_sentence(claude_double, repo):
     session, said = sessions.open_saved(repo, AgentConfig(), None)
     assert session is None and said.startswith("No saved session to resume")

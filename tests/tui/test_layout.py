@@ -53,10 +53,11 @@ async def test_panes_hide_and_resize_from_the_keyboard(make_app, no_key):
         await pilot.press("f7", "f7")
         await pilot.pause()
         assert app.memory_pane.size.width < before
-        await pilot.press("f4")
+        # the first press goes to the pane, the second (from inside it) hides it
+        await pilot.press("f4", "f4")
         await pilot.pause()
         assert not app.memory_pane.display
-        await pilot.press("f3")
+        await pilot.press("f3", "f3")
         await pilot.pause()
         assert not app.screen_pane.display
         assert app.conversation.size.width >= 150

@@ -106,3 +106,22 @@ async def test_the_palette_lists_sessions_to_read_or_continue(claude_double, rep
         await ask(pilot, "remind me?")
     sent = claude_double.messages_requests()[-1]
     assert sent.messages[1]["content"][0]["text"] == "It sells shoes."
+
+
+async def test_a_resumed_session_draws_its_earlier_turns(claude_double, repo, store):
+    from tui.widgets.conversation import Reply, UserTurn
+
+    claude_double.add(reply(text("It sells shoes.")), reply(text("And socks.")))
+    first = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False)
+    async with first.run_test(size=(160, 48)) as pilot:
+        await ask(pilot, "what does the shop sell?")
+        await ask(pilot, "anything else?")
+    first.close_session()
+    second = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False, resume="")
+    async with second.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: any("Resumed the session of" in n for n in notices(second)), 120, "the session")
+        await pilot.pause(0.3)
+        asked = [str(u.content.plain if hasattr(u.content, "plain") else u.content) for u in second.query(UserTurn)]
+        assert [a for a in asked if "?" in a] == ["what does the shop sell?", "anything else?"], asked
+        answers = "\n".join(r.source for r in second.query(Reply))
+        assert "It sells shoes." in answers and "And socks." in answers

@@ -22,11 +22,11 @@ def style_memory(store) -> Path:
 
 
 @asynccontextmanager
-async def editing(make_app, key: str = "e"):
-    """The app with the editor open on the folder's one memory (or a new one with n)."""
+async def editing(make_app, key: str = "ctrl+e"):
+    """The app with the editor open on the folder's one memory (or a new one with Ctrl+W)."""
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_for(pilot, lambda: len(app.memory_pane.names) >= (1 if key == "e" else 0), 10, "the pane")
+        await wait_for(pilot, lambda: len(app.memory_pane.names) >= (1 if key == "ctrl+e" else 0), 10, "the pane")
         app.query_one("#memory-list", OptionList).focus()
         await pilot.pause()
         await pilot.press(key)
@@ -156,7 +156,7 @@ def test_a_new_memory_needs_a_name_and_a_description():
 
 
 async def test_the_untouched_template_is_not_saved(make_app, store, no_key):
-    async with editing(make_app, "n") as (app, pilot, editor):
+    async with editing(make_app, "ctrl+w") as (app, pilot, editor):
         editor.query_one("#name", Input).value = "feedback_tabs"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: editor.refusals, 20, "the refusal")
@@ -167,3 +167,32 @@ async def test_the_untouched_template_is_not_saved(make_app, store, no_key):
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: not isinstance(app.screen, MemoryEditor), 20, "the save")
         assert (Path(store.directory) / "feedback_tabs.md").exists()
+
+
+async def test_ctrl_end_and_ctrl_home_move_in_the_text(make_app, style_memory, no_key):
+    async with editing(make_app) as (app, pilot, editor):
+        area = editor.query_one("#text", TextArea)
+        area.focus()
+        await pilot.press("ctrl+end")
+        assert area.cursor_location == area.document.end
+        await pilot.press("ctrl+home")
+        assert area.cursor_location == (0, 0)
+
+
+async def test_words_typed_above_the_frontmatter_are_not_saved_without_a_word(make_app, style_memory, no_key):
+    before = style_memory.read_text()
+    async with editing(make_app) as (app, pilot, editor):
+        area = editor.query_one("#text", TextArea)
+        area.focus()
+        area.move_cursor((0, 0))
+        area.insert("oops, typed here\n")
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.3)
+        assert app.screen is editor
+        assert "above the first --- line" in str(editor.query_one("#verdict").render())
+    assert style_memory.read_text() == before
+
+
+async def test_a_new_memory_starts_as_a_project_memory(make_app, no_key):
+    async with editing(make_app, "ctrl+w") as (app, pilot, editor):
+        assert "type: project" in editor.text and "type: user" not in editor.text

@@ -112,7 +112,7 @@ async def test_a_memory_citing_a_missing_file_is_marked_gone(make_app, store, re
 
 async def test_edit_saves_through_the_store(make_app, style_memory, no_key):
     async with one_memory_focused(make_app) as (app, pilot):
-        await pilot.press("e")
+        await pilot.press("ctrl+e")
         assert isinstance(app.screen, MemoryEditor)
         area = app.screen.query_one("#text", TextArea)
         area.text = area.text.replace("Short answers.", "Short answers, one line.")
@@ -125,7 +125,7 @@ async def test_edit_saves_through_the_store(make_app, style_memory, no_key):
 async def test_refused_save_says_why_and_keeps_the_text(make_app, store, style_memory, no_key):
     before = style_memory.read_text()
     async with one_memory_focused(make_app) as (app, pilot):
-        await pilot.press("e")
+        await pilot.press("ctrl+e")
         area = app.screen.query_one("#text", TextArea)
         too_long = before + "x" * (store.max_file_chars + 10)
         area.text = too_long
@@ -151,13 +151,13 @@ async def test_refused_save_says_why_and_keeps_the_text(make_app, store, style_m
 
 async def test_delete_asks_first(make_app, style_memory, no_key):
     async with one_memory_focused(make_app) as (app, pilot):
-        await pilot.press("d")
+        await pilot.press("delete")
         assert isinstance(app.screen, Confirm)
         await pilot.press("escape")
         assert not isinstance(app.screen, Confirm)
         assert style_memory.exists()
         await focus_list(pilot)
-        await pilot.press("d")
+        await pilot.press("delete")
         await pilot.press("ctrl+d")
         await wait_for(pilot, lambda: not style_memory.exists(), 5, "the delete")
         await loaded(pilot, 0)
@@ -168,7 +168,7 @@ async def test_new_memory(make_app, store, no_key):
     async with app.run_test(size=(160, 48)) as pilot:
         await loaded(pilot, 0)
         await focus_list(pilot)
-        await pilot.press("n")
+        await pilot.press("ctrl+w")
         editor = app.screen
         assert isinstance(editor, MemoryEditor) and editor.is_new
         await pilot.press("ctrl+s")
@@ -181,7 +181,7 @@ async def test_new_memory(make_app, store, no_key):
         await wait_for(pilot, lambda: pane(app).names == ["Tabs"], 5, "the new memory in the pane")
         # a second memory with the same file name is refused rather than overwriting
         await focus_list(pilot)  # focus went back to the prompt when the editor closed
-        await pilot.press("n")
+        await pilot.press("ctrl+w")
         editor = app.screen
         editor.query_one("#name", Input).value = "feedback_tabs.md"
         await pilot.press("ctrl+s")
@@ -194,10 +194,10 @@ async def test_an_empty_folder_says_so_and_how_to_write_one(make_app, no_key):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: pane(app).loads >= 1, 10, "the first listing")
         text = str(app.query_one("#memory-text").render())
-        assert "No memories yet" in text and "press n" in text
+        assert "No memories yet" in text and "press Ctrl+W" in text
         assert pane(app).border_title == "Memory · 0"
         app.query_one("#memory-list", OptionList).focus()
-        await pilot.press("n")
+        await pilot.press("ctrl+w")
         assert isinstance(app.screen, MemoryEditor)
 
 

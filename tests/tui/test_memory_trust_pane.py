@@ -86,7 +86,7 @@ async def test_aging_shows_and_v_verifies(repo, memory, app_on, no_key):
         await select(pilot, "/memories/old.md")
         assert "◷ aging: neither written nor verified for 45 days" in preview(app)
         assert "◷ 1 aging" in str(pane(app).border_subtitle)
-        await pilot.press("v")
+        await pilot.press("ctrl+t")
         await wait_for(pilot, lambda: verified_date(path.read_text()) is not None, 5, "the verified date")
         await marked(pilot, lambda t: not t.marks["/memories/old.md"].age.aging, "fresh again")
         assert "Reviews on Tuesdays." in path.read_text()
@@ -103,7 +103,7 @@ async def test_two_groups_and_a_move_between_them(repo, memory, app_on, no_key):
         headers = [str(found.get_option_at_index(i).prompt) for i in range(found.option_count) if found.get_option_at_index(i).disabled]
         assert headers == ["THIS REPOSITORY · 2", "YOU, IN EVERY REPOSITORY · 0"]
         await select(pilot, "/memories/terse.md")
-        await pilot.press("m")
+        await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: "/memories/user/terse.md" in options(app), 10, "the move")
         assert (user_memory_dir() / "terse.md").read_text() == note
         headers = [str(found.get_option_at_index(i).prompt) for i in range(found.option_count) if found.get_option_at_index(i).disabled]
@@ -123,11 +123,11 @@ async def test_a_held_change_shows_its_diff_and_a_accepts_it(repo, memory, app_o
         assert "● 2 waiting" in str(pane(app).border_subtitle)
         await select(pilot, f"pending:{edit.id}")
         assert "-Core matters." in preview(app) and "+Core matters most." in preview(app)
-        await pilot.press("a")
+        await pilot.press("ctrl+y")
         await wait_for(pilot, lambda: f"pending:{edit.id}" not in options(app), 10, "the accepted change to leave the list")
         assert memory.read("/memories/core.md").endswith("Core matters most.\n")
         await select(pilot, f"pending:{create.id}")
-        await pilot.press("r")
+        await pilot.press("ctrl+x")
         await wait_for(pilot, lambda: not any(o.startswith("pending:") for o in options(app)), 10, "the rejected change to leave")
         assert [m.path for m in memory.memories()] == ["/memories/core.md"]
         assert "rejected create /memories/cli.md" in pending.take_news()
@@ -148,7 +148,7 @@ async def conflicted(pilot, memory) -> str:
     await marked(pilot, lambda t: len(t.pending) == 1, "the held change")
     memory.save("/memories/core.md", memory.read("/memories/core.md") + "Mine.\n")
     await select(pilot, row)
-    await pilot.press("a")
+    await pilot.press("ctrl+y")
     await marked(pilot, lambda t: [c.id for c in t.conflicts] == [change.id], "the conflict")
     return row
 
@@ -158,19 +158,19 @@ async def test_a_conflict_stays_in_review_and_a_brings_it_back_against_the_file_
     async with app.run_test(size=(160, 48)) as pilot:
         await marked(pilot, lambda t: True, "the marks")
         row = await conflicted(pilot, memory)
-        assert row in options(app) and "a" in app.screen.active_bindings
+        assert row in options(app) and "ctrl+y" in app.screen.active_bindings
         assert row_text(app, row) == "! edit core.md"
         found = app.query_one("#memory-list", OptionList)
         assert str(found.get_option_at_index(options(app).index(row) - 1).prompt) == "NOT APPLIED · 1"
         await select(pilot, row)
-        assert "Not applied:" in preview(app) and "a puts it back in review" in preview(app)
+        assert "Not applied:" in preview(app) and "Ctrl+Y puts it back in review" in preview(app)
         assert memory.read("/memories/core.md").endswith("Mine.\n")
-        await pilot.press("a")
+        await pilot.press("ctrl+y")
         await marked(pilot, lambda t: not t.conflicts and len(t.pending) == 1, "the change back in review")
         await wait_for(pilot, lambda: row_text(app, row) == "● edit core.md", 10, "the row to say so")
         await select(pilot, row)
         await wait_for(pilot, lambda: "-Mine." in preview(app), 10, "the diff against the file as it is")
-        await pilot.press("a")
+        await pilot.press("ctrl+y")
         await marked(pilot, lambda t: not t.waiting, "the change applied")
         assert memory.read("/memories/core.md").endswith("Core matters most.\n")
 
@@ -181,9 +181,9 @@ async def test_r_drops_a_conflict_and_the_agent_hears_so(repo, memory, app_on, n
         await marked(pilot, lambda t: True, "the marks")
         row = await conflicted(pilot, memory)
         await select(pilot, row)
-        await pilot.press("r")
+        await pilot.press("ctrl+x")
         await wait_for(pilot, lambda: row not in options(app), 10, "the conflict to leave the list")
-        assert "a" not in app.screen.active_bindings
+        assert "ctrl+y" not in app.screen.active_bindings
         assert memory.read("/memories/core.md").endswith("Mine.\n")
         # it had not heard of the conflict yet: it hears of the decision alone
         assert PendingChanges(memory).take_news() == "Memory review since your last turn: the user rejected edit /memories/core.md."
@@ -249,8 +249,8 @@ async def test_accept_and_reject_are_keys_only_while_a_change_waits(repo, memory
     async with app.run_test(size=(160, 48)) as pilot:
         await marked(pilot, lambda t: not t.pending, "the marks")
         await select(pilot, "/memories/core.md")
-        assert "a" not in app.screen.active_bindings and "r" not in app.screen.active_bindings
+        assert "ctrl+y" not in app.screen.active_bindings and "ctrl+x" not in app.screen.active_bindings
         PendingChanges(memory).hold({"command": "create", "path": "/memories/cli.md",
                                      "file_text": memory_text("Cli", "d", "The CLI is a wrapper.", "project")})
         await marked(pilot, lambda t: len(t.pending) == 1, "the held change")
-        assert "a" in app.screen.active_bindings and "r" in app.screen.active_bindings
+        assert "ctrl+y" in app.screen.active_bindings and "ctrl+x" in app.screen.active_bindings

@@ -127,7 +127,7 @@ def test_memory_editor_120x40(snap_compare, snapshot_app):
     async def run_before(pilot):
         await settle(pilot)
         pilot.app.query_one("#memory-list").focus()
-        await pilot.press("e")
+        await pilot.press("ctrl+e")
         await wait_for(pilot, lambda: pilot.app.screen.query("#text") and pilot.app.screen.query_one("#text").has_focus, 5, "the editor")
         pilot.app.screen.query_one("#text").cursor_blink = False
         await steady(pilot)
@@ -139,7 +139,7 @@ def test_delete_confirm_120x40(snap_compare, snapshot_app):
     async def run_before(pilot):
         await settle(pilot)
         pilot.app.query_one("#memory-list").focus()
-        await pilot.press("down", "d")
+        await pilot.press("down", "delete")
         await steady(pilot)
 
     assert snap_compare(snapshot_app(), terminal_size=(120, 40), run_before=run_before)

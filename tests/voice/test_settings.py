@@ -16,6 +16,9 @@ def test_the_config_file_sets_them_and_the_environment_wins():
 
 def test_values_of_the_wrong_kind_keep_the_defaults():
     assert voice_settings({}, {"voice": {"key": 9, "speak": "no", "stt_model": ""}}) == VoiceSettings()
+    # a key no terminal sends, or one that already has a meaning, from the environment too
+    assert voice_settings({"DEVAGENT_TALK_KEY": "f99"}, {}).key == "f2"
+    assert voice_settings({"DEVAGENT_TALK_KEY": "a"}, {}).key == "f2"
     assert voice_settings({}, {"voice": "f9"}) == VoiceSettings()
 
 

@@ -15,6 +15,14 @@ from typing import TextIO
 from agent.choices import MEMORY_MODES, MemoryMode
 
 
+def default_out(now: datetime) -> Path:
+    """Where a run's report goes unless --out says: the state folder (XDG_STATE_HOME), so a
+    run started in a checkout leaves nothing in it to commit by mistake."""
+    from platformdirs import user_state_dir
+
+    return Path(user_state_dir("devagent")) / "eval" / f"devagent-eval-{now.strftime('%Y%m%d-%H%M%S')}"
+
+
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     from tui.cli import add_agent_options
 
@@ -35,7 +43,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--out", type=Path, default=None,
-        help="folder for report.md, results.json and chart.png (default: ./devagent-eval-TIMESTAMP)",
+        help="folder for report.md, results.json and chart.png (default: devagent-eval-TIMESTAMP in the user's "
+        "state folder, never inside the repository you run it in)",
     )
     parser.add_argument(
         "--keep", action="store_true", help="keep the fixture repositories and data folders (printed at the end)"
@@ -92,7 +101,7 @@ def run(name: str, args: argparse.Namespace) -> int:
         return 2
     args.memory = None  # the modes under test come from --modes, never from --memory
     config = AgentConfig.from_env_and_args(args)
-    out = args.out or Path.cwd() / f"devagent-eval-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    out = args.out or default_out(datetime.now())
 
     from agent.eval.harness import EvalOptions, run_eval
     from agent.eval.report import markdown_table, write_report

@@ -2,7 +2,8 @@
 
     devagent memory path [REPO]        the folder that holds REPO's memory
     devagent memory path --user        the folder of memories about you, shared by every repository
-    devagent memory list [REPO]        one line per memory: path, type, size, modified, name, description
+    devagent memory list [REPO]        one line per memory (the repository's, then yours; --user: yours only):
+                                       path, type, size, modified, name, description
     devagent memory show NAME [REPO]   one memory file; NAME is a file name, a stem, a
                                        frontmatter name or a /memories/... path
 
@@ -31,8 +32,9 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     path = actions.add_parser("path", help="print the folder that holds the repository's memory")
     path.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
     path.add_argument("--user", action="store_true", help="the folder of memories about you, shared by every repository")
-    listing = actions.add_parser("list", help="list the memories, one per line, tab-separated")
+    listing = actions.add_parser("list", help="list the memories (the repository's, then yours), one per line, tab-separated")
     listing.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    listing.add_argument("--user", action="store_true", help="only the memories about you, shared by every repository")
     show = actions.add_parser("show", help="print one memory file")
     show.add_argument("name", help="file name, stem, frontmatter name, or /memories/... path")
     show.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
@@ -83,22 +85,37 @@ def _run(args: argparse.Namespace) -> int:
         print(memory_dir_for(repo))
         return 0
 
-    folder = memory_dir_for(repo)
-    if not folder.is_dir():
-        if args.action == "list":
-            return 0
-        print(f"devagent memory: no memory named {args.name!r} ({folder} does not exist)", file=sys.stderr)
+    stores = _stores(repo, user_only=getattr(args, "user", False))
+    if args.action == "list":
+        return _list(stores)
+    if not stores:
+        print(f"devagent memory: no memory named {args.name!r} ({memory_dir_for(repo)} does not exist)", file=sys.stderr)
         return 1
+    return _show(stores, args.name)
 
+
+def _stores(repo: Path, *, user_only: bool = False) -> list[MemoryStore]:
+    """The repository's folder and the user's, each when it exists (reading creates none)."""
+    from memory.location import memory_dir_for, user_memory_dir
+    from memory.roots import USER_MAX_FILE_CHARS, USER_MAX_TOTAL_CHARS, USER_ROOT
     from memory.store import MemoryStore
 
-    store = MemoryStore(folder)
-    if args.action == "list":
-        return _list(store)
-    return _show(store, args.name)
+    stores = []
+    if not user_only and memory_dir_for(repo).is_dir():
+        stores.append(MemoryStore(memory_dir_for(repo)))
+    if user_memory_dir().is_dir():
+        stores.append(MemoryStore(user_memory_dir(), root=USER_ROOT, max_file_chars=USER_MAX_FILE_CHARS,
+                                  max_total_chars=USER_MAX_TOTAL_CHARS))
+    return stores
 
 
-def _list(store: MemoryStore) -> int:
+def _list(stores: list[MemoryStore]) -> int:
+    for store in stores:
+        _list_one(store)
+    return 0
+
+
+def _list_one(store: MemoryStore) -> None:
     for info in store.memories():
         modified = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.modified))
         fields = [info.path, info.type or "-", str(info.size), modified, info.name, info.description]
@@ -109,38 +126,45 @@ def _list(store: MemoryStore) -> int:
         print(f"skipped: {skipped.path}: {skipped.reason}", file=sys.stderr)
     for warning in store.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    return 0
 
 
-def _find(store: MemoryStore, wanted: str) -> str | None:
-    if wanted.startswith(store.ROOT + "/"):
-        return wanted
-    memories = store.memories()
+def _find(stores: list[MemoryStore], wanted: str) -> tuple[MemoryStore, str] | None:
+    """The store and path of the memory `wanted` names; the user's folder answers to
+    /memories/user/..., the repository's to the rest."""
+    from memory.roots import is_user_path
+
+    if wanted.startswith("/memories/"):
+        for store in stores:
+            if is_user_path(wanted) == (store.ROOT != "/memories"):
+                return store, wanted
+    memories = [(store, info) for store in stores for info in store.memories()]
     for match in (
-        lambda i: i.path == f"{store.ROOT}/{wanted}",
-        lambda i: i.file.name == wanted,
-        lambda i: i.file.stem == wanted,
-        lambda i: i.name == wanted,
-        lambda i: i.name.lower() == wanted.lower() or i.file.stem.lower() == wanted.lower(),
+        lambda s, i: i.path in (f"{s.ROOT}/{wanted}", f"{s.ROOT}/{wanted}.md", f"/memories/{wanted}",
+                                f"/memories/{wanted}.md"),
+        lambda s, i: i.file.name == wanted,
+        lambda s, i: i.file.stem == wanted,
+        lambda s, i: i.name == wanted,
+        lambda s, i: i.name.lower() == wanted.lower() or i.file.stem.lower() == wanted.lower(),
     ):
-        found = [info.path for info in memories if match(info)]
+        found = [(store, info.path) for store, info in memories if match(store, info)]
         if len(found) == 1:
             return found[0]
         if len(found) > 1:
-            print(f"devagent memory: {wanted!r} matches several memories: {', '.join(found)}", file=sys.stderr)
+            print(f"devagent memory: {wanted!r} matches several memories: {', '.join(p for _, p in found)}", file=sys.stderr)
             return None
-    if wanted in ("MEMORY.md", "MEMORY", "index"):
-        return f"{store.ROOT}/MEMORY.md"
+    if wanted in ("MEMORY.md", "MEMORY", "index") and stores:
+        return stores[0], f"{stores[0].ROOT}/MEMORY.md"
     print(f"devagent memory: no memory named {wanted!r}", file=sys.stderr)
     return None
 
 
-def _show(store: MemoryStore, wanted: str) -> int:
+def _show(stores: list[MemoryStore], wanted: str) -> int:
     from memory.errors import MemoryStoreError
 
-    path = _find(store, wanted)
-    if path is None:
+    found = _find(stores, wanted)
+    if found is None:
         return 1
+    store, path = found
     try:
         text = store.read(path)
     except MemoryStoreError as error:

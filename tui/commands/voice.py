@@ -47,6 +47,10 @@ def _say(args: argparse.Namespace) -> int:
     from agent.voice.audio import resample, to_int16, write_wav
     from agent.voice.synth import Voice
 
+    if not args.text.strip():
+        # an empty WAV and exit 0 would pass for speech in a script
+        print("devagent say: nothing to say: give the text to speak", file=sys.stderr)
+        return 2
     audio, rate = Voice(args.voice, variation=args.variation).synthesize(args.text)
     if args.rate and args.rate != rate:
         audio, rate = to_int16(resample(audio, rate, args.rate)), args.rate

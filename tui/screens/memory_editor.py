@@ -31,7 +31,7 @@ PLACEHOLDER = "one line on what this memory is for"
 TEMPLATE = f"""---
 name: {{name}}
 description: {PLACEHOLDER}
-type: user
+type: project
 ---
 
 """
@@ -42,6 +42,17 @@ def virtual_path(name: str) -> str:
     if name and not name.endswith(".md"):
         name += ".md"
     return f"/memories/{name}"
+
+
+def misplaced_frontmatter(text: str) -> str | None:
+    """Words typed above the frontmatter make it body text: the memory would lose its name,
+    description and type. One sentence when that is so; None otherwise."""
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or lines[first].strip() == "---" or "---" not in (line.strip() for line in lines[first:]):
+        return None
+    return ("Not saved: there is text above the first --- line, so the lines between the --- marks would not be "
+            "read as the memory's name, description and type. Move it below the second ---.")
 
 
 def missing_fields(text: str) -> str | None:
@@ -65,6 +76,9 @@ class MemoryEditor(ModalScreen[str | None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("escape", "discard", "Discard"),
+        # the text's own ends, not the conversation's (the app's Ctrl+End)
+        Binding("ctrl+end", "text_end(True)", "End", show=False),
+        Binding("ctrl+home", "text_end(False)", "Start", show=False),
     ]
 
     def __init__(self, store: Memory, path: str | None, original: str | None, *, name: str = "") -> None:
@@ -139,6 +153,11 @@ class MemoryEditor(ModalScreen[str | None]):
         else:
             self.action_discard()
 
+    def action_text_end(self, end: bool) -> None:
+        focused = self.focused
+        area = focused if isinstance(focused, TextArea) else self.query_one("#text", TextArea)
+        area.move_cursor(area.document.end if end else (0, 0))
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.query_one("#text", TextArea).focus()
@@ -175,6 +194,10 @@ class MemoryEditor(ModalScreen[str | None]):
     async def action_save(self) -> None:
         text = self.text
         path = self.path
+        problem = misplaced_frontmatter(text)
+        if problem:
+            self._refuse(problem)
+            return
         if path is None:
             await self._save_new(text)
             return

@@ -45,7 +45,7 @@ class DeleteActions:
 
         try:
             text = self.store.read(info.path)
-            after = "You can undo it for the rest of this session (u in this pane)."
+            after = "You can undo it for the rest of this session (Ctrl+Z in this pane)."
         except Exception as exc:
             text = None
             after = f"It cannot be undone: {exc}"
@@ -66,7 +66,7 @@ class DeleteActions:
         message, refused = await asyncio.to_thread(self.store.delete, path)
         if not refused and text is not None:
             self.deleted.append((path, text))
-            message += " Press u in the memory pane (or Undo delete in Ctrl+P) to bring it back."
+            message += " Press Ctrl+Z in the memory pane (or Undo delete in Ctrl+P) to bring it back."
         self.app.notify(message, title="Memory", severity="error" if refused else "information")
         self.reload()
 

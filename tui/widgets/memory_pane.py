@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.markup import escape
 from textual.message import Message
 from textual.widgets import OptionList, Static
@@ -26,6 +26,7 @@ from tui import format as fmt
 from tui.widgets import memory_trust as trust_view
 from tui.widgets.memory_delete import DeleteActions
 from tui.widgets.memory_list import MemoryList
+from tui.widgets.memory_preview import MemoryPreview
 from tui.widgets.memory_review import ReviewActions
 from tui.widgets.memory_row import MemoryRow
 
@@ -59,7 +60,7 @@ TYPING_RETRY_SECONDS = 1.0
 TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "cyan", "reference": "blue"}
 
 READING = "Reading the memory folder…"
-EMPTY = "No memories yet.\nThe agent saves what it should remember here; press n to write one yourself."
+EMPTY = "No memories yet.\nThe agent saves what it should remember here; press Ctrl+W here to write one yourself."
 
 
 @dataclass
@@ -159,15 +160,17 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
     }
     """
 
+    # No letter: letters typed with the pane focused are words for the prompt (tui/keys.py),
+    # and a sentence that began with "m" or "v" must not move or verify a memory.
     BINDINGS = [
-        Binding("e", "edit", "Edit"),
-        Binding("d,delete", "delete", "Delete"),
-        Binding("n", "new", "New"),
-        Binding("u", "undo_delete", "Undo delete"),
-        Binding("v", "verify", "Still true"),
-        Binding("m", "move", "Move"),
-        Binding("a", "accept", "Accept"),
-        Binding("r", "reject", "Reject"),
+        Binding("ctrl+e", "edit", "Edit"),
+        Binding("delete", "delete", "Delete"),
+        Binding("ctrl+w", "new", "New"),
+        Binding("ctrl+z", "undo_delete", "Undo delete"),
+        Binding("ctrl+t", "verify", "Still true"),
+        Binding("ctrl+o", "move", "Move"),
+        Binding("ctrl+y", "accept", "Accept"),
+        Binding("ctrl+x", "reject", "Reject"),
     ]
 
     class Changed(Message):
@@ -186,11 +189,12 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         self._preview_key: object = None  # what the preview shows
         # (path, text) of every memory deleted from this pane, newest last: undo for the session
         self.deleted: list[tuple[str, str]] = []
+        self.follow: str | None = None  # a memory to select once the listing has it (after a move)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="memory-warning", markup=False)
         yield MemoryList(id="memory-list")
-        with VerticalScroll(id="memory-preview"):
+        with MemoryPreview(id="memory-preview"):
             yield Static(READING, id="memory-text", classes="empty")
 
     def on_mount(self) -> None:
@@ -336,6 +340,8 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         options = self.query_one("#memory-list", MemoryList)
         keep = self.selected_path
         paths = self._add_options(options, listing)
+        if self.follow in paths:
+            keep, self.follow = self.follow, None
         # with nothing to pick, the list's room goes to the preview, which says why (and
         # takes the focus, so the pane's keys still reach it)
         if not paths and options.has_focus:
@@ -417,6 +423,11 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
                 row(info.path, (info, mark, fmt.age(info.modified)), partial(memory_option, info, mark))
         options.set_rows(rows)
         return [option.id for _, _, option in rows if option.id is not None]
+
+    def focus_list(self) -> None:
+        """The focus on the list (on the preview when there is nothing to list)."""
+        options = self.query_one("#memory-list", MemoryList)
+        (options if options.display else self.query_one("#memory-preview")).focus()
 
     @property
     def names(self) -> list[str]:

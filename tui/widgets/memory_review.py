@@ -30,6 +30,7 @@ class ReviewActions:
     if TYPE_CHECKING:  # what MemoryPane provides
         store: Memory
         listing: Listing
+        follow: str | None
 
         app: App[Any]
 
@@ -41,8 +42,8 @@ class ReviewActions:
         def reload(self) -> object: ...
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # a and r show in the footer only while a change waits, so the footer has room for
-        # the app's keys; with nothing waiting the letters go to the prompt like any other
+        # accept and reject show in the footer only while a change waits, so the footer has
+        # room for the app's keys
         if action in ("accept", "reject"):
             trust = self.listing.trust
             return bool(trust is not None and trust.waiting)
@@ -95,6 +96,12 @@ class ReviewActions:
             self.app.notify("No memory selected." if info is None else "This memory has only one folder.", severity="warning")
             return
         message, refused = await asyncio.to_thread(move, info.path)
+        if not refused:
+            from memory.roots import other_root_path
+
+            # the moved memory stays selected, so the same key is its undo
+            self.follow = other_root_path(info.path)
+            message += " Ctrl+O moves it back."
         self._say(message, refused)
 
     # --- the agent's held changes -----------------------------------------------------------

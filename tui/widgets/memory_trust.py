@@ -163,7 +163,7 @@ def evidence_preview(marks: MemoryMarks | None) -> Text:
     if marks.age is not None:
         if marks.age.aging:
             text.append(f"{AGING_MARK} aging: neither written nor verified for {int(marks.age.age_days)} days. ", "yellow")
-            text.append("Press v if it is still true.\n", "dim")
+            text.append("Ctrl+T if it is still true.\n", "dim")
         elif marks.age.verified is not None:
             text.append(f"verified {marks.age.verified.isoformat()}\n", "dim")
     for check in marks.checks:
@@ -185,7 +185,7 @@ def diff_preview(change: Any) -> Text:
     if _is_conflict(change):
         text.append(fmt.sanitize(f"Not applied: {change.note}") + "\n", "yellow")
         accepting = "puts it back in review against the file as it is now"
-    text.append(f"a {accepting}; r rejects it and the agent hears so.\n\n", "dim")
+    text.append(f"Ctrl+Y {accepting}; Ctrl+X rejects it and the agent hears so.\n\n", "dim")
     for line in change.diff().splitlines():
         style = "green" if line.startswith("+") and not line.startswith("+++") else (
             "red" if line.startswith("-") and not line.startswith("---") else ("dim" if line.startswith(("@@", "---", "+++")) else "")

@@ -16,6 +16,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import var
+from textual.widget import Widget
 
 from tui.widgets.conversation import Conversation, ToolLine
 from tui.widgets.memory_pane import MemoryPane
@@ -88,6 +89,32 @@ class Panes(Horizontal):
 
     def watch_memory_shown(self) -> None:
         self._restyle()
+        panes = self.query(MemoryPane)
+        if not panes:
+            return
+        if self.memory_shown:
+            self._hidden_with = None
+            self._mark_hidden("")
+        else:
+            self._hidden_with = {m.path: m.modified for m in panes.first().listing.memories}
+
+    _hidden_with: dict[str, float] | None = None  # the memories as they were when the pane hid
+
+    def on_memory_pane_changed(self, event: MemoryPane.Changed) -> None:
+        """A memory written or changed while the pane is hidden: the status line says so."""
+        if self.memory_shown or self._hidden_with is None:
+            return
+        now = {m.path: m.modified for m in self.query_one(MemoryPane).listing.memories}
+        changed = sum(1 for path, modified in now.items() if self._hidden_with.get(path) != modified)
+        gone = len(set(self._hidden_with) - set(now))
+        parts = [f"{changed} new or changed"] if changed else []
+        parts += [f"{gone} gone"] if gone else []
+        self._mark_hidden(f"◆ memory: {', '.join(parts)} (F4)" if parts else "")
+
+    def _mark_hidden(self, text: str) -> None:
+        update = getattr(self.app, "update_status", None)
+        if callable(update):
+            update(hidden=text)
 
     def watch_memory_step(self) -> None:
         self._restyle()
@@ -112,6 +139,36 @@ class Panes(Horizontal):
 
     def toggle_screen(self) -> None:
         self.screen_choice = not self.screen_shown
+
+    def focus_in(self, widget: Widget) -> bool:
+        focused = self.app.focused
+        return focused is not None and widget in focused.ancestors_with_self
+
+    def screen_key(self, prompt: Widget, go: bool = True) -> None:
+        """F3: the screen pane, shown and focused; from inside it (or on a narrow terminal,
+        where it takes the conversation's place) it hides. `go=False` (the palette): only
+        shown or hidden."""
+        pane = self.query_one(ScreenPane)
+        if self.screen_shown and (self.narrow or not go or self.focus_in(pane)):
+            if self.focus_in(pane):
+                prompt.focus()
+            self.toggle_screen()
+            return
+        self.screen_choice = True
+        if go:
+            # once it is laid out: a hidden widget takes no focus
+            self.call_after_refresh(pane.focus_body)
+
+    def memory_key(self, prompt: Widget, go: bool = True) -> None:
+        """F4: the memory pane, shown and focused; from inside it, it hides."""
+        pane = self.query_one(MemoryPane)
+        if go and self.memory_shown and not self.focus_in(pane):
+            pane.focus_list()
+            return
+        if self.toggle_memory():
+            prompt.focus()
+        elif go and self.memory_shown:
+            self.call_after_refresh(pane.focus_list)
 
     def toggle_memory(self) -> bool:
         """Show or hide the memory pane; True when it hid with the focus inside it."""

@@ -1,6 +1,7 @@
 """The input box at the bottom: several lines, pastes kept whole, earlier turns a key away.
 
-Enter sends. A newline is Ctrl+J or Alt+Enter (Shift+Enter too, where the terminal tells
+Enter sends, and empties the box at once, so each Enter ends one question however fast the
+next keys come. A newline is Ctrl+J or Alt+Enter (Shift+Enter too, where the terminal tells
 it apart from Enter, which most do not). A bracketed paste arrives whole; a long one is
 shown folded as one line with its line count, and unfolded when the turn is sent.
 ↑ on the first line and ↓ on the last step through the turns already sent.
@@ -124,7 +125,13 @@ class Prompt(TextArea):
         if event.key == "enter":
             event.stop()
             event.prevent_default()
-            self.post_message(self.Submitted(self, self.unfolded(), self.text))
+            text, value = self.unfolded(), self.text
+            if value.strip():
+                # emptied here, before the next key is handled, not when the app gets to the
+                # message: keys typed right behind this Enter begin the next question
+                self.remember(value.strip())
+                self.value = ""
+            self.post_message(self.Submitted(self, text, value))
             return
         if event.key in NEWLINE_KEYS:
             event.stop()
@@ -164,6 +171,11 @@ class Prompt(TextArea):
             self.sent.append(value)
         self._position = len(self.sent)
         self._draft = ""
+
+    def restore(self, value: str) -> None:
+        """Words sent with an Enter that was taken for something else: back in front of
+        whatever was typed since."""
+        self.value = value + self.text
 
     def _step(self, step: int) -> None:
         if not self.sent:

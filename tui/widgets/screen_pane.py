@@ -102,8 +102,9 @@ def _lines(content: str) -> Iterator[tuple[int, str]]:
 
 class ScreenPane(Vertical):
     BINDINGS = [
-        Binding("left,left_square_bracket", "older", "Older", show=True),
-        Binding("right,right_square_bracket", "newer", "Newer", show=True),
+        # arrows only: a bracket typed here belongs to the words going to the prompt
+        Binding("left", "older", "Older", show=True),
+        Binding("right", "newer", "Newer", show=True),
     ]
 
     def __init__(self, **kwargs: Any) -> None:
@@ -124,6 +125,9 @@ class ScreenPane(Vertical):
         self.items.insert(0, ScreenItem(fmt.sanitize(title), fmt.sanitize(content), format))
         self.index = 0
         await self._render_current()
+
+    def focus_body(self) -> None:
+        self.query_one("#screen-body", VerticalScroll).focus()
 
     def set_hint(self, hint: str) -> None:
         if hint != self.hint:

@@ -31,9 +31,11 @@ class StatusInfo:
     effort: str = ""
     memory_mode: str = ""
     usage: Usage | None = None  # of the last finished turn
+    total: Usage | None = None  # of every turn of this app's session so far
     activity: str = ""  # "working 3.2s", "cancelling", ""
     voice: VoiceStatus = VoiceStatus("off")
     context: ContextStatus | None = None  # of the latest request
+    hidden: str = ""  # what a hidden pane got meanwhile, with the key that shows it
 
 
 def where(repo: str, branch: str | None, limit: int | None = None) -> Text:
@@ -73,6 +75,8 @@ class StatusLine(Widget):
         out: list[tuple[int, Text]] = [(0, where(info.repo, info.branch))]
         if info.activity:
             out.append((1, Text(info.activity, style="bold")))
+        if info.hidden:
+            out.append((2, Text(info.hidden, style="bold yellow")))
         model = info.model.removeprefix("claude-")
         memory = f"mem:{info.memory_mode}"
         if level == 0:
@@ -80,18 +84,7 @@ class StatusLine(Widget):
             out.append((5, Text(memory)))
         else:
             out.append((4, Text(f"{model} {memory}")))
-        usage = info.usage
-        if usage is not None:
-            tokens_in, tokens_out = fmt.tokens(usage.input_tokens), fmt.tokens(usage.output_tokens)
-            price = fmt.cost(usage.cost_usd)
-            if level == 0:
-                cached = fmt.tokens(usage.cache_read_tokens)
-                text = f"in {tokens_in} · out {tokens_out} · cached {cached} · {price}"
-            elif level < 3:
-                text = f"{tokens_in} in · {tokens_out} out · {price}"
-            else:
-                text = f"↑{tokens_in} ↓{tokens_out} {price}"
-            out.append((3, Text(text)))
+        out.extend(usage_segments(info.usage, info.total, level))
         if info.context is not None:
             full = info.context
             out.append((5, Text(full.text if level == 0 else f"ctx {fmt.tokens(full.used)}/{fmt.tokens(full.window)}")))
@@ -129,6 +122,38 @@ class StatusLine(Widget):
             line.append_text(text)
         line.truncate(width, overflow="ellipsis")
         return line
+
+
+def usage_segments(usage: Usage | None, total: Usage | None, level: int) -> list[tuple[int, Text]]:
+    """The last turn's tokens and cost, and the session's (from its second turn), each said
+    which it is. The
+    session's comes first: of the two, the last turn's goes first when room runs out."""
+    out: list[tuple[int, Text]] = []
+    session = ""
+    # after one turn the session's is the turn's: said once
+    if total is not None and total != usage:
+        spent = fmt.cost(total.cost_usd)
+        tokens = fmt.tokens(total.input_tokens + total.cache_read_tokens + total.cache_write_tokens + total.output_tokens)
+        session = f"session {tokens} · {spent}" if level < 3 else f"session {spent}"
+    if usage is None:
+        return [(3, Text(session))] if session else []
+    tokens_in, tokens_out = fmt.tokens(usage.input_tokens), fmt.tokens(usage.output_tokens)
+    price = fmt.cost(usage.cost_usd)
+    if level == 0:
+        cached = fmt.tokens(usage.cache_read_tokens)
+        turn = f"turn in {tokens_in} · out {tokens_out} · cached {cached} · {price}"
+    elif level < 3:
+        turn = f"turn {tokens_in} in · {tokens_out} out · {price}"
+    else:
+        turn = f"turn ↑{tokens_in} ↓{tokens_out} {price}" if session else f"↑{tokens_in} ↓{tokens_out} {price}"
+        if session:
+            # at the shortest the session's cost stays longest: the turn's goes before the model
+            return [(3, Text(session)), (6, Text(turn))]
+        return [(3, Text(turn))]
+    if session:
+        out.append((3, Text(session)))
+    out.append((3, Text(turn)))
+    return out
 
 
 def fit_where(kept: list, length: Callable[[list], int], room: int, info: StatusInfo, minimum: int = MIN_WHERE) -> bool:

@@ -1,0 +1,116 @@
+"""What the user does to memory mid-session is what the next request says: a memory deleted,
+edited or added reaches the model in a note, while the cached system block stays as it was;
+and a resumed session reads memory as it is now."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from agent import saved_sessions as sessions
+from agent.config import AgentConfig
+from agent.memory_context import EMPTY
+from agent.session import Session
+from memory.roots import open_memory
+from tests.agent.toolkit import EchoTool
+from tests.claude_double import reply, text, tool_use
+
+MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
+
+
+def note(name: str, body: str) -> str:
+    return f"---\nname: {name}\ntype: project\ndescription: about {name}\n---\n{body}\n"
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    path = tmp_path / "sandbox" / "shop"
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    return path
+
+
+def write(store, path: str, body: str) -> None:
+    assert store.run({"command": "create", "path": path, "file_text": note(Path(path).stem, body)})[1] is False
+
+
+def session(repo: Path, mode: str = "preloaded") -> Session:
+    return Session(repo, AgentConfig(memory_mode=mode), tools=[EchoTool()], now=MONDAY)
+
+
+def ask(double, session: Session, words: str):
+    double.add(reply(text("Fine.")))
+    session.send(words, lambda e: None)
+    return double.messages_requests()[-1]
+
+
+def test_a_memory_deleted_edited_or_added_mid_session_reaches_the_next_request(claude_double, repo):
+    store = open_memory(repo)
+    write(store, "/memories/deploy.md", "Deploys go out on Fridays.")
+    write(store, "/memories/db.md", "The database is Postgres 14.")
+    talk = session(repo)
+    first = ask(claude_double, talk, "When do we deploy?")
+    assert "Deploys go out on Fridays." in first.system_text()
+
+    # Deleted from the pane, edited in an editor, written by another session.
+    (Path(store.repository.directory) / "deploy.md").unlink()
+    (Path(store.repository.directory) / "db.md").write_text(note("db", "The database is Postgres 16 now."))
+    write(store, "/memories/ci.md", "CI runs on every push.")
+
+    second = ask(claude_double, talk, "Anything else?")
+    told = second.last_user_text()
+    assert "/memories/deploy.md was deleted" in told
+    assert "/memories/db.md was edited" in told and "Postgres 16 now." in told
+    assert "/memories/ci.md is new" in told and "CI runs on every push." in told
+    # The cached prefix is the one the session started with.
+    assert json.dumps(second.body["system"]) == json.dumps(first.body["system"])
+
+    # Told once, and what the model wrote itself is not told back to it.
+    claude_double.add(reply(tool_use("memory", {"command": "create", "path": "/memories/own.md", "file_text": note("own", "Mine.")}, id="toolu_1")))
+    claude_double.add(reply(text("Saved.")))
+    talk.send("Remember that we use Postgres 16.", lambda e: None)
+    assert (Path(store.repository.directory) / "own.md").exists()
+    fourth = ask(claude_double, talk, "And?")
+    assert "Memory changed" not in fourth.last_user_text()
+    assert "Memory changed" in json.dumps(fourth.messages)  # the earlier note stays in the history
+
+
+def test_an_edit_to_the_index_reaches_an_index_session(claude_double, repo):
+    store = open_memory(repo)
+    index = Path(store.repository.directory) / "MEMORY.md"
+    index.parent.mkdir(parents=True, exist_ok=True)
+    index.write_text("- [deploy](deploy.md): when deploys go out\n")
+    talk = session(repo, "index")
+    assert "when deploys go out" in ask(claude_double, talk, "hi").system_text()
+    index.write_text(index.read_text() + "- [release](release.md): how releases are cut\n")
+    told = ask(claude_double, talk, "and?").last_user_text()
+    assert "/memories/MEMORY.md was edited" in told and "how releases are cut" in told
+
+
+def test_a_credential_written_by_hand_is_masked_in_the_note(claude_double, repo):
+    talk = session(repo)
+    ask(claude_double, talk, "hi")
+    store = open_memory(repo)
+    secret = "sk-ant-api03-" + "A1b2C3d4E5" * 9 + "-AAAAAAAA"
+    (Path(store.repository.directory) / "keys.md").write_text(note("keys", f"The key is {secret}"))
+    told = ask(claude_double, talk, "and?").last_user_text()
+    assert "/memories/keys.md is new" in told and secret not in told
+
+
+def test_a_resumed_session_reads_memory_as_it_is_now(claude_double, repo):
+    talk = session(repo)
+    first = ask(claude_double, talk, "What do we sell?")
+    assert EMPTY in first.system_text()
+    store = open_memory(repo)
+    write(store, "/memories/later.md", "A memory written since.")
+    resumed, _ = sessions.open_saved(
+        repo, AgentConfig(memory_mode="preloaded"), sessions.session_id(talk.transcript.path), now=MONDAY + timedelta(hours=3)
+    )
+    after = ask(claude_double, resumed, "And now?")
+    assert "A memory written since." in after.system_text() and EMPTY not in after.system_text()
+    # The conversation itself is the one resumed.
+    assert "What do we sell?" in json.dumps(after.messages)

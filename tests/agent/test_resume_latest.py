@@ -1,0 +1,33 @@
+"""--resume without an id continues the session used last, not the one that began last."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from datetime import UTC, datetime, timedelta
+
+from agent import saved_sessions as sessions
+from agent.config import AgentConfig
+from agent.session import Session
+from tests.claude_double import reply, text
+
+MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
+
+
+def test_resume_picks_the_session_used_last(claude_double, tmp_path):
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    config = AgentConfig(memory_mode="none")
+    claude_double.add(reply(text("A.")), reply(text("B.")), reply(text("A again.")))
+    older = Session(repo, config, now=MONDAY)
+    older.send("the older one", lambda e: None)
+    newer = Session(repo, config, now=MONDAY + timedelta(hours=1))
+    newer.send("the newer one", lambda e: None)
+    stamp = time.time() - 3600
+    os.utime(newer.transcript.path, (stamp, stamp))  # used an hour ago
+    resumed, _ = sessions.open_saved(repo, config, sessions.session_id(older.transcript.path), now=MONDAY + timedelta(hours=2))
+    resumed.send("back to the older one", lambda e: None)
+    path, problem = sessions.find(repo, None)
+    assert problem is None and path == older.transcript.path

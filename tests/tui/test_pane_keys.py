@@ -1,0 +1,145 @@
+"""Reaching a pane: F4 and F3 go straight to the memory and screen panes (a second press from
+inside hides them) without scrolling the conversation; Enter on a memory reads it, where the
+arrows still do something and Esc goes back; content for a hidden screen pane says so."""
+
+from __future__ import annotations
+
+from textual.widgets import OptionList
+
+from tests.claude_double import reply, text, tool_use
+from tests.tui.conftest import screen_lines, wait_for, write_memory
+from tui.widgets.conversation import Notice
+from tui.widgets.prompt import Prompt
+
+
+def focus_in(app, widget) -> bool:
+    return app.focused is not None and widget in app.focused.ancestors_with_self
+
+
+async def test_f4_goes_to_the_memory_pane_and_f4_again_hides_it(make_app, store, no_key):
+    write_memory(store, "a.md", "Alpha", "first", "A.")
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: app.memory_pane.names == ["Alpha"], 10, "the pane")
+        assert app.focused is app.prompt
+        await pilot.press("f4")
+        await pilot.pause()
+        assert app.memory_pane.display and app.focused is app.query_one("#memory-list", OptionList)
+        await pilot.press("f4")
+        await pilot.pause()
+        assert not app.memory_pane.display and app.focused is app.prompt
+        await pilot.press("f4")  # hidden: shown, and the focus goes with it
+        await pilot.pause(0.2)
+        assert app.memory_pane.display and focus_in(app, app.memory_pane)
+
+
+async def test_f3_goes_to_the_screen_pane_without_scrolling_the_conversation(make_app, claude_double):
+    claude_double.add(*[reply(text("\n\n".join(f"line {i} of reply {n}" for i in range(30)))) for n in range(3)])
+    app = make_app(memory_mode="none")
+    async with app.run_test(size=(160, 48)) as pilot:
+        for n in range(3):
+            prompt = app.query_one("#prompt", Prompt)
+            prompt.value = f"question {n}"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda n=n: len(claude_double.messages_requests()) == n + 1 and not app.running, 20, "the turn")
+        await wait_for(pilot, lambda: any("line 29 of reply 2" in row for row in screen_lines(app)), 10, "the last reply")
+        await pilot.pause(0.3)
+        scrolled = app.conversation.scroll_y
+        assert scrolled > 0
+        await pilot.press("f3")
+        await pilot.pause(0.2)
+        assert focus_in(app, app.screen_pane)
+        await pilot.press("f4")
+        await pilot.pause(0.2)
+        assert focus_in(app, app.memory_pane)
+        assert app.conversation.scroll_y == scrolled
+        await pilot.press("f3")  # from the memory pane: to the screen pane, not hidden
+        await pilot.pause(0.2)
+        assert focus_in(app, app.screen_pane) and app.screen_pane.display
+        await pilot.press("f3")
+        await pilot.pause(0.2)
+        assert not app.screen_pane.display and app.focused is app.prompt
+
+
+async def test_reading_a_memory_keeps_the_arrows_and_esc_goes_back(make_app, store, no_key):
+    for name in ("Alpha", "Bravo", "Charlie"):
+        write_memory(store, f"{name.lower()}.md", name, name.lower(), f"{name} body.")
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: len(app.memory_pane.names) == 3, 10, "the pane")
+        await pilot.press("f4")
+        await pilot.pause()
+        first = app.memory_pane.selected_path
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.focused is app.query_one("#memory-preview")
+        assert "Back to list" in screen_lines(app)[-1]
+        await pilot.press("down")  # the text fits: the next memory
+        await pilot.pause()
+        assert app.memory_pane.selected_path != first
+        assert app.focused is app.query_one("#memory-preview")
+        await pilot.press("up")
+        await pilot.pause()
+        assert app.memory_pane.selected_path == first
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.focused is app.query_one("#memory-list", OptionList)
+
+
+async def test_content_for_a_hidden_screen_pane_says_so_in_the_conversation(make_app, claude_double):
+    claude_double.add(
+        reply(tool_use("show_on_screen", {"title": "The table", "content": "| a | b |\n|---|---|\n| 1 | 2 |", "format": "markdown"})),
+        reply(text("The table is on screen.")),
+    )
+    app = make_app(memory_mode="none")
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert not app.screen_pane.display
+        prompt = app.query_one("#prompt", Prompt)
+        prompt.value = "a table please"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(claude_double.messages_requests()) == 2 and not app.running, 20, "the turn")
+        await pilot.pause(0.3)
+        notices = [str(n.render()) for n in app.query(Notice)]
+        assert any("The table" in n and "F3" in n for n in notices), notices
+
+
+async def test_a_memory_written_while_the_pane_is_hidden_is_marked(make_app, store, no_key):
+    write_memory(store, "a.md", "Alpha", "first", "A.")
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: app.memory_pane.names == ["Alpha"], 10, "the pane")
+        await pilot.press("f4", "f4")
+        await pilot.pause()
+        assert not app.memory_pane.display and app.status.info.hidden == ""
+        write_memory(store, "b.md", "Bravo", "second", "B.")
+        await wait_for(pilot, lambda: "memory: 1 new" in app.status.info.hidden, 10, "the mark")
+        assert "(F4)" in app.status.render().plain
+        await pilot.press("f4")
+        await pilot.pause()
+        assert app.memory_pane.display and app.status.info.hidden == ""
+
+
+def test_the_panes_words_name_the_keys_that_work():
+    from types import SimpleNamespace
+
+    from tui.widgets import memory_pane, memory_trust
+    from tui.widgets.memory_pane import MemoryPane
+
+    bound = {b.key for b in MemoryPane.BINDINGS}
+    change = SimpleNamespace(summary="edit /memories/a.md", created="2026-11-09T09:00", status="pending",
+                             note="", diff=lambda: "")
+    said = memory_trust.diff_preview(change).plain
+    assert "Ctrl+Y" in said and "Ctrl+X" in said and {"ctrl+y", "ctrl+x"} <= bound
+    assert "Ctrl+W" in memory_pane.EMPTY and "ctrl+w" in bound
+    assert not any(k.isalpha() and len(k) == 1 for k in bound)  # no letter is a command
+
+
+async def test_a_key_pressed_again_does_not_stack_its_toast(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        for _ in range(4):
+            await pilot.press("f8")
+        await pilot.pause()
+        said = [n.message for n in app._notifications if "80 columns" in n.message]
+        assert len(said) == 1, said
