@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent import claude, code_review, context, modes, prompts, utf8
+from agent import claude, code_review, context, modes, prompts, summary_call, utf8
 from agent.cancel import Cancellation
 from agent.choices import MEMORY_MODES, MEMORY_TOOL_MODES, REPLAY_MODES, as_choice
 from agent.config import AgentConfig, api_key_problem
@@ -388,23 +388,11 @@ class Session:
             return None
         if messages is None:
             messages = self.history.with_request([{"type": "text", "text": ask or prompts.summary_request()}])
-        # The session's own request with the ask at its end: the same system and tools, which
-        # its thinking is bound to, but no tool use, so a reply that is only a tool call
-        # cannot lose the notes (the ask tells the model so as well).
-        params = claude.request_params(
-            self.config, system=self.system, tools=self.tool_definitions, messages=messages, tool_choice={"type": "none"}
-        )
-        params.update(self.keeper.request_extras())
-        try:
-            endpoint = self.client.beta.messages if "betas" in params else self.client.messages
-            reply = endpoint.create(**params)
-        except Exception as err:
-            log.warning("the summary call failed [%s]", claude.error_detail(err))
-            return None
-        self.usage = self.usage + claude.call_usage(self.config.model, reply.usage)
-        text = "".join(getattr(b, "text", "") for b in reply.content if getattr(b, "type", "") == "text").strip()
-        return text or None
-
+        notes, usage = summary_call.write(self.client, self.config, system=self.system, tools=self.tool_definitions,
+                                          messages=messages, extras=self.keeper.request_extras())
+        if usage is not None:
+            self.usage = self.usage + usage
+        return notes
 
     # --- a long session: agent.context ----------------------------------------------------
 
