@@ -118,6 +118,12 @@ class VoiceController:
         # After a stop this only closes the reply, so the next one is spoken again.
         speaker.flush()
 
+    def build_finished(self, log: str) -> None:
+        """A build or test run's log: its diagnostic codes are the words the user is
+        likeliest to say next, so they lead the vocabulary from the next recording on."""
+        if self.stack is not None:
+            self.stack.push_to_talk.learn_build(log)
+
     def close(self) -> None:
         self._closed = True
         stack = self.stack

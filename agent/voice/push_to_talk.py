@@ -156,6 +156,13 @@ class PushToTalk:
             if self.state is PttState.UNAVAILABLE:
                 self._set_state(PttState.IDLE)
 
+    def learn_build(self, log: str) -> None:
+        """Put a build log's diagnostic codes at the head of the vocabulary (the recording
+        under way keeps the one it started with)."""
+        from agent.voice.vocabulary import with_build
+
+        self.vocabulary = tuple(with_build(list(self.vocabulary), log))
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         return self._idle.wait(timeout)
 

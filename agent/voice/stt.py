@@ -18,11 +18,8 @@ from typing import Any
 import numpy as np
 
 from agent.voice.audio import WHISPER_RATE, to_float32
+from agent.voice.hints import Hints, decoder_hints
 
-# Whisper reads at most 224 prompt tokens and drops the oldest; a short glossary leaves
-# room for the decoder and keeps the encoder+prompt pass cheap.
-MAX_PROMPT_TERMS = 40
-MAX_PROMPT_CHARS = 400
 # A segment's encoder window: the piece, then silence. Whisper learned on 30 s windows;
 # in windows of 6 s or less tiny.en often says a short piece again and again until it
 # runs out of tokens, from 8 s on it stops where the speech stops (Piper test speech).
@@ -49,22 +46,9 @@ def default_model() -> str:
 
 
 def vocabulary_prompt(vocabulary: Iterable[str]) -> str | None:
-    """A glossary line that makes Whisper spell the repository's own words its way."""
-    terms: list[str] = []
-    seen: set[str] = set()
-    size = 0
-    for term in vocabulary:
-        term = term.strip()
-        if not term or term.lower() in seen:
-            continue
-        if len(terms) >= MAX_PROMPT_TERMS or size + len(term) + 2 > MAX_PROMPT_CHARS:
-            break
-        seen.add(term.lower())
-        terms.append(term)
-        size += len(term) + 2
-    if not terms:
-        return None
-    return "Glossary: " + ", ".join(terms) + "."
+    """The glossary prompt alone, as decoder_hints makes it with no hotwords (for a caller
+    that has no tokenizer at hand)."""
+    return decoder_hints(vocabulary, hotword_budget=0).prompt
 
 
 class Transcriber:
@@ -80,6 +64,7 @@ class Transcriber:
         self._model: Any = None
         self._segment_parts: tuple[Any, Any] | None = None  # (tokenizer, suppressed tokens), made on first use
         self._lock = threading.Lock()
+        self._hints: tuple[tuple[str, ...], Hints] | None = None  # the last vocabulary's, reused
         self.load_seconds: float | None = None
 
     @property
@@ -117,6 +102,7 @@ class Transcriber:
         samples = to_float32(audio)
         if samples.size < WHISPER_RATE // 10:
             return ""
+        hints = self.hints(vocabulary)
         segments, _info = self._model.transcribe(
             samples,
             language=self.language,
@@ -127,7 +113,8 @@ class Transcriber:
             temperature=0.0,
             condition_on_previous_text=False,
             without_timestamps=True,
-            initial_prompt=vocabulary_prompt(vocabulary),
+            initial_prompt=hints.prompt,
+            hotwords=hints.hotwords,
             vad_filter=False,
             word_timestamps=False,
         )
@@ -156,9 +143,11 @@ class Transcriber:
         padded[:samples.size] = samples
         features = model.feature_extractor(padded)[:, :seconds * FRAMES_PER_SECOND]
         encoded = model.encode(features)
-        glossary = vocabulary_prompt(vocabulary)
-        previous_tokens = tokenizer.encode(" " + glossary) if glossary else []
-        prompt = model.get_prompt(tokenizer, previous_tokens, without_timestamps=True)
+        hints = self.hints(vocabulary)
+        # as faster-whisper's transcribe builds it: hotwords, then the prompt
+        previous_tokens = tokenizer.encode(" " + hints.prompt) if hints.prompt else []
+        prompt = model.get_prompt(tokenizer, previous_tokens, without_timestamps=True,
+                                  hotwords=hints.hotwords)
         # Speech is under 5 tokens a second; a decoder caught in a loop stops here.
         most = int(MAX_TOKENS_PER_SECOND * samples.size / WHISPER_RATE) + 12
         result = model.model.generate(
@@ -176,6 +165,18 @@ class Transcriber:
             # full window, does neither; it costs what it costs.
             return self.transcribe(samples, vocabulary)
         return text
+
+    def hints(self, vocabulary: Sequence[str]) -> Hints:
+        """The vocabulary as the loaded model's tokenizer cuts it (see agent.voice.hints)."""
+        key = tuple(vocabulary)
+        cached = self._hints
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        tokenizer = self._model.hf_tokenizer if self._model is not None else None
+        encode = (lambda text: tokenizer.encode(text, add_special_tokens=False).ids) if tokenizer else None
+        hints = decoder_hints(key, encode)
+        self._hints = (key, hints)
+        return hints
 
     def _segment_tools(self) -> tuple[Any, Any]:
         if self._segment_parts is None:
