@@ -32,7 +32,7 @@ What a file may hold (anything else is reported as unknown)::
 
     [voice]
     key = "f9"
-    stt_model = "small.en"
+    stt_model = "base"
     voice = "/voices/amy.onnx"
     speak = false
 """
@@ -173,7 +173,8 @@ SETTINGS: dict[str, Check] = {
     "request_timeout": seconds,
 }
 REPO_SETTINGS: dict[str, Check] = {"build": text, "test": text}
-VOICE_SETTINGS: dict[str, Check] = {"key": text, "stt_model": text, "voice": text, "speak": flag}
+VOICE_SETTINGS: dict[str, Check] = {"key": text, "stt_model": text, "model": text, "voice": text,
+                                    "speak": flag}
 CONTEXT_SETTINGS: dict[str, Check] = {
     "management": flag,
     "clear_at": count(1000),

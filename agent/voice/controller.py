@@ -189,11 +189,12 @@ class VoiceController:
         stack = self.stack
         if stack is None:
             return VoiceStatus("loading")
+        key = f"({self._talk_key})" + (f" {stack.model}" if stack.model else "")
         if stack.speaker_problem:
-            return VoiceStatus("ready", stack.speaker_problem, f"({self._talk_key}), silent")
+            return VoiceStatus("ready", stack.speaker_problem, f"{key}, silent")
         if stack.speaker is not None and stack.speaker.muted:
-            return VoiceStatus("ready", note, f"({self._talk_key}), muted")
-        return VoiceStatus("ready", note, f"({self._talk_key})")
+            return VoiceStatus("ready", note, f"{key}, muted")
+        return VoiceStatus("ready", note, key)
 
     def _on_event(self, event: PttEvent) -> None:
         match event:

@@ -83,6 +83,14 @@ class LiveTranscript:
                 self._ensure_worker()
                 self._state.notify_all()
 
+    def heard_until(self, mark: int) -> tuple[str | None, bool]:
+        """(the transcript up to sample `mark` when it is decoded, else None; whether the
+        piece that ends there is being decoded): what the end-pointer reads."""
+        with self._state:
+            if self._done >= mark and self._done > 0:
+                return " ".join(piece for piece in self._pieces if piece).strip(), False
+            return None, self._wanted >= mark > self._done
+
     def finish(self, audio: np.ndarray, end: int | None = None, timeout: float = 120.0) -> str:
         """The whole transcript once the recording is over: waits for the pieces still
         decoding and decodes what is left up to `end` (default: all of `audio`; the

@@ -93,6 +93,8 @@ class PushToTalk:
         recorder.on_auto_stop = self._on_auto_stop
         if hasattr(recorder, "on_pause"):
             recorder.on_pause = self._on_pause
+        if hasattr(recorder, "silence_wait") and recorder.silence_wait is None:
+            recorder.silence_wait = self._silence_wait
 
     # -- keys -------------------------------------------------------------------------
 
@@ -224,6 +226,19 @@ class PushToTalk:
     def _on_pause(self, mark: int, audio: np.ndarray) -> None:
         if self.state is PttState.RECORDING:
             self.live.pause(mark, audio)
+
+    def _silence_wait(self) -> float:
+        """The end-pointer: a finished sentence ends sooner, a half-said one later."""
+        from agent.voice.endpoint import MID_SENTENCE_MS, silence_wait
+
+        fixed = float(getattr(self.recorder, "silence_ms", 300.0))
+        mark = getattr(self.recorder, "pause_mark", None)
+        if mark is None:
+            return fixed
+        text, decoding = self.live.heard_until(mark)
+        if decoding:
+            return MID_SENTENCE_MS  # the text comes in a moment; the wait is decided then
+        return silence_wait(text, self.vocabulary, fixed)
 
     def _on_level(self, level: float, elapsed: float) -> None:
         if self.state is PttState.RECORDING:

@@ -71,6 +71,14 @@ class Transcriber:
     def loaded(self) -> bool:
         return self._model is not None
 
+    @property
+    def label(self) -> str:
+        """The model as the status line names it: "base", "tiny.en", a folder's name."""
+        from agent.voice.models import TINY
+
+        name = self.model_name or os.environ.get("DEVAGENT_STT_MODEL") or TINY
+        return Path(name).name if "/" in name else name
+
     def load(self) -> Transcriber:
         """Load the model once; safe to call from a worker thread and again later."""
         with self._lock:
@@ -85,13 +93,19 @@ class Transcriber:
             if device == "auto":
                 device = "cuda" if _cuda_available() else "cpu"
             compute_type = self.compute_type or ("int8_float16" if device == "cuda" else "int8")
+            from agent.voice.models import model_source, packaged
+
             name = self.model_name or default_model()
+            files = None
+            if packaged(name):
+                source = model_source(name)  # a model from its PyPI package(s)
+                name, files = source.path, source.files
             # A path that does not exist would otherwise be taken for a hub model name
             # and turn into a network download.
-            if ("/" in name or name.startswith(".")) and not Path(name).exists():
+            elif ("/" in name or name.startswith(".")) and not Path(name).exists():
                 raise FileNotFoundError(f"no speech model at {name}")
             self._model = WhisperModel(name, device=device, compute_type=compute_type,
-                                       cpu_threads=self.cpu_threads)
+                                       cpu_threads=self.cpu_threads, files=files)
             self.device_used = device
             self.load_seconds = time.perf_counter() - started
             return self
