@@ -9,7 +9,11 @@ silence; the wait follows from how it ends:
   is likely done, so the silence only has to outlast the decode of that last piece;
 - mid-sentence (a comma, "and", "the", "to", a half-said identifier such as "comfy"
   when the repository has ComfyUIServer): the speaker is thinking, wait long;
-- not known yet (the last piece is still decoding, or too short to decode): the
+- not known yet: while the last piece decodes, the long wait (the text comes in a moment
+  and decides); when the speech since the last decoded piece is too short to decode on
+  its own (under a second: Whisper makes stock phrases of a word or two), a wait just
+  past the longest pause between clauses;
+- a transcript that ends without punctuation or a word that asks for more: the
   recorder's own wait.
 """
 
@@ -19,10 +23,14 @@ import re
 from collections.abc import Iterable
 
 # ms of silence. A finished sentence: past the breath between two sentences said in one go
-# (150-250 ms, of which the VAD calls a few frames speech), so a second sentence is kept.
-SENTENCE_END_MS = 260.0
+# and the pause at a comma, which Whisper, given the clause alone, often writes as a full
+# stop (Piper leaves 280 ms between sentences and 300-340 ms at a comma).
+SENTENCE_END_MS = 400.0
 # Mid-sentence: past a 600 ms pause to think between two clauses.
 MID_SENTENCE_MS = 900.0
+# Speech not decoded yet, too short to: as long, since a 600 ms pause measured by the VAD
+# runs 100-200 ms longer (the fading end of the word before it counts as silence).
+UNSURE_MS = MID_SENTENCE_MS
 # Words after which a sentence goes on, whatever the punctuation Whisper put after them.
 _GOES_ON = """
 and or but so then because if when while although though unless until after before
@@ -55,9 +63,10 @@ def silence_wait(text: str | None, vocabulary: Iterable[str] = (), default_ms: f
     if _half_said(said, vocabulary):
         return MID_SENTENCE_MS
     if _END.search(text):
-        # Whisper puts a full stop after a trailing "and" it heard end in silence; a
-        # question mark after "this" is a question asked.
-        return MID_SENTENCE_MS if said[-1] in JOINS else SENTENCE_END_MS
+        # Whisper puts a full stop after a trailing "and" or "the" it heard end in
+        # silence; a question mark after "this" is a question asked.
+        goes_on = GOES_ON if text.rstrip("\"')]").endswith(".") else JOINS
+        return MID_SENTENCE_MS if said[-1] in goes_on else SENTENCE_END_MS
     return MID_SENTENCE_MS if said[-1] in GOES_ON else default_ms
 
 

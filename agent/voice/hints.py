@@ -4,10 +4,13 @@ ways in: faster-whisper's `hotwords` and the initial prompt.
 Both go before the start-of-transcript token, hotwords first; Whisper reads at most
 half its 448-token text context there (faster-whisper cuts each part at 223 tokens),
 and what is given costs decoder time on every clip. Measured on tiny.en with speech
-made for the test (identifiers said as people say them, agent.voice tests): the eight
-likeliest terms as hotwords missed 11 of 42 identifiers, the whole glossary of 22 as the
-prompt 13, the whole list as hotwords 18. A short, sharp hotword list does the most;
-the prompt carries the long tail, without the terms already in the hotwords.
+made for the test (identifiers said as people say them, tests/voice/identifiers.py): the
+whole list as hotwords missed 18 of 42 identifiers, as a glossary prompt 13, the eight
+likeliest as hotwords 11. A short, sharp hotword list does the most; the glossary prompt
+names the likeliest terms again and carries the long tail. On the live transcript's short
+pieces the hotwords alone lost words the glossary had kept ("README"), so the glossary
+starts from the top too. Both end in a full stop: without punctuation before it, Whisper
+writes none either, and the end-pointer reads the full stops (agent/voice/endpoint.py).
 """
 
 from __future__ import annotations
@@ -45,15 +48,15 @@ def decoder_hints(vocabulary: Iterable[str], encode: Callable[[str], list[int]] 
         if count(" " + ", ".join([*hot, term])) > hotword_budget:
             break
         hot.append(term)
-    hotwords = ", ".join(hot) if hot else None
+    hotwords = ", ".join(hot) + "." if hot else None
     room = min(prompt_tokens, PROMPT_BUDGET - (count(" " + hotwords) if hotwords else 0))
     glossary: list[str] = []
-    for term in terms[len(hot):]:
+    for term in terms:
         if count(_glossary([*glossary, term])) > room:
             break
         glossary.append(term)
     prompt = _glossary(glossary) if glossary else None
-    return Hints(hotwords, prompt, len(hot) + len(glossary))
+    return Hints(hotwords, prompt, max(len(hot), len(glossary)))
 
 
 def _glossary(terms: list[str]) -> str:

@@ -154,7 +154,9 @@ class Recorder:
                  on_auto_stop: Callable[[str], None] | None = None,
                  on_pause: Callable[[int, np.ndarray], None] | None = None,
                  pause_ms: float = 90.0,
-                 silence_wait: Callable[[], float] | None = None) -> None:
+                 silence_wait: Callable[[], float] | None = None,
+                 on_settled: Callable[[int, np.ndarray], None] | None = None,
+                 settled_ms: float = 200.0) -> None:
         self.source = source if source is not None else DeviceSource()
         self.max_seconds = max_seconds
         self.silence_ms = silence_ms
@@ -165,6 +167,9 @@ class Recorder:
         self.pause_ms = pause_ms
         # asked at each silent frame after speech: the ms of silence that end it now
         self.silence_wait = silence_wait
+        # the same pause, once it has lasted `settled_ms`: no longer a gap between words
+        self.on_settled = on_settled
+        self.settled_ms = settled_ms
         self._vad: StreamingVad | None = None
         self._blocks: queue.Queue[np.ndarray | None] = queue.Queue()
         self._worker: threading.Thread | None = None
@@ -229,6 +234,14 @@ class Recorder:
         """How many frames between two sample positions were heard as speech."""
         ends = self._speech_ends
         return bisect.bisect_right(ends, end) - bisect.bisect_right(ends, start)
+
+    def first_speech(self, start: int, end: int) -> int | None:
+        """Where the first frame heard as speech between two sample positions begins."""
+        ends = self._speech_ends
+        index = bisect.bisect_right(ends, start)
+        if index < len(ends) and ends[index] <= end:
+            return max(start, ends[index] - FRAME)
+        return None
 
     def snapshot(self) -> np.ndarray:
         """The audio captured so far, without stopping."""
@@ -301,6 +314,7 @@ class Recorder:
         # 90 ms is three frames: the breath between two sentences said in one go (150-250 ms
         # of silence, of which the VAD calls 3-6 frames silent), well short of a stop.
         pause_frames = max(1, round(self.pause_ms / 1000 * WHISPER_RATE / FRAME))
+        settled_frames = max(pause_frames + 1, round(self.settled_ms / 1000 * WHISPER_RATE / FRAME))
         consumed = self._samples - len(self._pending)
         vad = self._loaded_vad()
         while len(self._pending) >= FRAME:
@@ -324,6 +338,11 @@ class Recorder:
                         with self._lock:
                             so_far = np.concatenate(self._chunks)[:consumed]
                         self.on_pause(consumed, so_far)
+                elif (self._silent_frames == settled_frames and self.pause_mark is not None
+                      and self.on_settled is not None):
+                    with self._lock:
+                        so_far = np.concatenate(self._chunks)[:self.pause_mark]
+                    self.on_settled(self.pause_mark, so_far)
             if self.auto_stop and self.speech_heard and self._silent_frames and self._ends_here(silence_frames):
                 return "silence"
         if self._samples >= int(self.max_seconds * WHISPER_RATE):

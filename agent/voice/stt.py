@@ -173,6 +173,9 @@ class Transcriber:
         if result.no_speech_prob > NO_SPEECH_THRESHOLD and avg_logprob < LOG_PROB_THRESHOLD:
             return ""
         text: str = tokenizer.decode(tokens).strip()
+        once = _said_once(text)
+        if once is not None and result.no_speech_prob <= NO_SPEECH_THRESHOLD:
+            return once
         if len(tokens) >= most or _repetitive(text) or result.no_speech_prob > NO_SPEECH_THRESHOLD:
             # The short window's failures: the piece said over and over, or a stock word
             # ("you") made up from near-silence. faster-whisper's own pipeline, with its
@@ -202,6 +205,25 @@ class Transcriber:
                                   task="transcribe", language=self.language or "en")
             self._segment_parts = (tokenizer, get_suppressed_tokens(tokenizer, [-1]))
         return self._segment_parts
+
+
+def _said_once(text: str) -> str | None:
+    """The first sentence of a decode that only says it again and again ("What changed?
+    What changed? What changed"), the loop a short window falls into; None otherwise."""
+    import re
+
+    match = re.match(r"(.+?[.?!])\s+(.*)$", text)
+    if match is None:
+        return None
+    first, rest = match.group(1), match.group(2)
+    unit = re.findall(r"[a-z0-9']+", first.lower())
+    again = re.findall(r"[a-z0-9']+", rest.lower())
+    if len(unit) < 3 or len(again) < min(3, len(unit)):
+        return None
+    # every following word repeats the first sentence, in order (the last may be cut)
+    if all(word == unit[i % len(unit)] for i, word in enumerate(again[:-1])):
+        return first
+    return None
 
 
 def _repetitive(text: str) -> bool:
