@@ -58,16 +58,21 @@ def summary(values: list[float], unit: str = "ms", scale: float = 1000.0) -> str
 
 
 def load_models() -> tuple:
+    from agent.voice.choice import choose_model
     from agent.voice.recorder import Recorder, WavSource
     from agent.voice.stt import Transcriber
     from agent.voice.synth import Voice
 
-    transcriber = Transcriber().load()
+    # the model the app would take here: measured once, then read from the user's cache
+    choice = choose_model()
+    print(f"speech model: {choice.model} (ratios measured {'now' if choice.measured_now else 'before'}: "
+          f"{', '.join(f'{k} {v:.2f}' for k, v in choice.ratios.items())})")
+    transcriber = Transcriber(choice.model).load()
     voice = Voice().load()
     started = time.perf_counter()
     Recorder(WavSource(samples=np.zeros(16000, np.float32))).prepare()
     vad_seconds = time.perf_counter() - started
-    print(f"model load: whisper tiny.en {transcriber.load_seconds * 1000:.0f} ms "
+    print(f"model load: whisper {transcriber.label} {transcriber.load_seconds * 1000:.0f} ms "
           f"({transcriber.device_used}), piper joe-medium {voice.load_seconds * 1000:.0f} ms "
           f"(with one warm-up sentence), silero vad {vad_seconds * 1000:.0f} ms")
     return transcriber, voice
