@@ -81,6 +81,14 @@ def test_a_pause_to_think_mid_sentence_does_not_end_the_recording(voice, transcr
     assert "".join(parts[1].split()[-2:]).lower().strip(".") in "".join(text.lower().split()).replace(".", "")
 
 
+def test_the_pause_at_a_comma_does_not_end_the_recording(voice, transcriber):
+    # Piper pauses 340 ms at this comma, and Whisper writes the clause before it with a
+    # full stop: the wait after a finished sentence has to outlast it
+    sentence = "Look in the comfy UI folder, then run the tests."
+    text, _stop = record(transcriber, said(voice, [sentence], 0.0))
+    assert "tests" in text.lower(), text
+
+
 def test_a_finished_question_ends_sooner_than_a_pause_to_think(voice, transcriber):
     question = said(voice, ["What did we decide about the database migration?"], 0.0)
     text, stop = record(transcriber, question)
