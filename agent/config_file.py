@@ -34,7 +34,7 @@ What a file may hold (anything else is reported as unknown)::
 
     [voice]
     key = "f9"
-    stt_model = "small.en"
+    stt_model = "base"
     voice = "/voices/amy.onnx"
     speak = false
 """
@@ -202,7 +202,8 @@ def talk_key(value: Any) -> tuple[Any, str | None]:
 
 
 REPO_SETTINGS: dict[str, Check] = {"build": text, "test": text}
-VOICE_SETTINGS: dict[str, Check] = {"key": talk_key, "stt_model": text, "voice": text, "speak": flag}
+VOICE_SETTINGS: dict[str, Check] = {"key": talk_key, "stt_model": text, "model": text, "voice": text,
+                                    "speak": flag}
 CONTEXT_SETTINGS: dict[str, Check] = {
     "management": flag,
     "clear_at": count(1000),

@@ -1,6 +1,6 @@
 """Voice latency on this machine, each figure against a floor measured in the same run.
 
-    uv run python benchmarks/voice_latency.py [--runs N] [--sentences N]
+    uv run python benchmarks/voice_latency.py [--runs N] [--sentences N] [--models tiny.en,base]
 
 - End of speech to transcript (push-to-talk, the recorder fed in real time through its
   audio callback, Piper recordings of one and of several sentences with pauses). Floor:
@@ -12,6 +12,8 @@
 - Reply text to first audio for a short first sentence, spoken after idle gaps of up to
   20 s (the speaker plays into a private PulseAudio null sink whose monitor is
   recorded). Floor: the median of the series; figure: its p95. Target: at most 2x.
+- Per speech model (benchmarks/voice_models.py): word error on identifiers said as people
+  say them and on the whole text, and the end-point ratio per pause between clauses.
 - Model loads and barge-in to silence, printed for reference.
 """
 
@@ -56,16 +58,21 @@ def summary(values: list[float], unit: str = "ms", scale: float = 1000.0) -> str
 
 
 def load_models() -> tuple:
+    from agent.voice.choice import choose_model
     from agent.voice.recorder import Recorder, WavSource
     from agent.voice.stt import Transcriber
     from agent.voice.synth import Voice
 
-    transcriber = Transcriber().load()
+    # the model the app would take here: measured once, then read from the user's cache
+    choice = choose_model()
+    print(f"speech model: {choice.model} (ratios measured {'now' if choice.measured_now else 'before'}: "
+          f"{', '.join(f'{k} {v:.2f}' for k, v in choice.ratios.items())})")
+    transcriber = Transcriber(choice.model).load()
     voice = Voice().load()
     started = time.perf_counter()
     Recorder(WavSource(samples=np.zeros(16000, np.float32))).prepare()
     vad_seconds = time.perf_counter() - started
-    print(f"model load: whisper tiny.en {transcriber.load_seconds * 1000:.0f} ms "
+    print(f"model load: whisper {transcriber.label} {transcriber.load_seconds * 1000:.0f} ms "
           f"({transcriber.device_used}), piper joe-medium {voice.load_seconds * 1000:.0f} ms "
           f"(with one warm-up sentence), silero vad {vad_seconds * 1000:.0f} ms")
     return transcriber, voice
@@ -272,10 +279,13 @@ def speaker_figures(voice, runs: int, sentences: int) -> list[Row]:
     return [row]
 
 
-def measure(runs: int, sentences: int) -> list[Row]:
+def measure(runs: int, sentences: int, models: list[str] | None = None) -> list[Row]:
+    from benchmarks.voice_models import measure_models
+
     print(f"machine: {machine()}")
     transcriber, voice = load_models()
     rows = transcripts(transcriber, voice, runs)
+    rows += measure_models(voice, models or ["tiny.en", "base"], max(1, runs // 2))
     server = PulseServer.start()
     try:
         # PortAudio must see the private server: set the environment before sounddevice
@@ -297,8 +307,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs per utterance and stop")
     parser.add_argument("--sentences", type=int, default=24, help="first sentences after idle gaps")
+    parser.add_argument("--models", default="tiny.en,base", help="speech models to compare, by name")
+    parser.add_argument("--only-models", action="store_true",
+                        help="only the per-model figures (no speaker, no null sink)")
     args = parser.parse_args()
-    print_rows(measure(args.runs, args.sentences))
+    models = [name.strip() for name in args.models.split(",") if name.strip()]
+    if args.only_models:
+        from agent.voice.synth import Voice
+        from benchmarks.voice_models import measure_models
+
+        print(f"machine: {machine()}")
+        print_rows(measure_models(Voice().load(), models, max(1, args.runs // 2)))
+        return 0
+    print_rows(measure(args.runs, args.sentences, models))
     return 0
 
 

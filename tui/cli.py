@@ -93,6 +93,12 @@ def app_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="typed input only: load no speech models and open no audio device",
     )
+    parser.add_argument(
+        "--stt-model",
+        default=None,
+        help='speech model: "tiny.en", "base" or a model folder (default: [voice] stt_model, '
+             'else the largest that keeps up on this machine, measured at the first start)',
+    )
     add_agent_options(parser)
     add_resume_option(parser)
     return parser
@@ -175,6 +181,8 @@ def run_app(args: argparse.Namespace, *, no_voice: bool = False) -> int:
 
 
 def open_app(args: argparse.Namespace, *, no_voice: bool) -> int:
+    from dataclasses import replace
+
     from rich.console import Console
 
     from agent.config import AgentConfig
@@ -189,6 +197,8 @@ def open_app(args: argparse.Namespace, *, no_voice: bool) -> int:
         return 2
     config = AgentConfig.from_env_and_args(args, repo)
     settings = voice_settings()
+    if getattr(args, "stt_model", None):
+        settings = replace(settings, stt_model=args.stt_model)
     try:
         app = DevAgentApp(
             repo,

@@ -118,6 +118,12 @@ class VoiceController:
         # After a stop this only closes the reply, so the next one is spoken again.
         speaker.flush()
 
+    def build_finished(self, log: str) -> None:
+        """A build or test run's log: its diagnostic codes are the words the user is
+        likeliest to say next, so they lead the vocabulary from the next recording on."""
+        if self.stack is not None:
+            self.stack.push_to_talk.learn_build(log)
+
     def close(self) -> None:
         self._closed = True
         stack = self.stack
@@ -183,11 +189,12 @@ class VoiceController:
         stack = self.stack
         if stack is None:
             return VoiceStatus("loading")
+        key = f"({self._talk_key})" + (f" {stack.model}" if stack.model else "")
         if stack.speaker_problem:
-            return VoiceStatus("ready", stack.speaker_problem, f"({self._talk_key}), silent")
+            return VoiceStatus("ready", stack.speaker_problem, f"{key}, silent")
         if stack.speaker is not None and stack.speaker.muted:
-            return VoiceStatus("ready", note, f"({self._talk_key}), muted")
-        return VoiceStatus("ready", note, f"({self._talk_key})")
+            return VoiceStatus("ready", note, f"{key}, muted")
+        return VoiceStatus("ready", note, key)
 
     def _on_event(self, event: PttEvent) -> None:
         match event:

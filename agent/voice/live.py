@@ -29,18 +29,28 @@ if TYPE_CHECKING:
 # A piece shorter than this waits for the next pause: a word or two alone gives Whisper
 # too little context and tends to come back as a stock phrase.
 MIN_PIECE_SECONDS = 1.0
+# A pause that has lasted (the recorder's on_settled) is where a phrase ended, not a gap
+# between words: the end-pointer needs its text, so a piece this short is decoded there.
+MIN_SETTLED_SECONDS = 0.3
 # A piece with fewer frames of speech than this (a click, a breath, the room) is not
 # decoded: Whisper makes a stock word ("you") out of near-silence.
 MIN_SPEECH_FRAMES = 3
+# Silence kept before a piece's first speech: a long pause in front of the words sends
+# more pieces to the slow whole decode; with less than this, tiny.en says the piece over
+# and over (both seen on Piper speech).
+LEAD_SECONDS = 0.3
 
 
 class LiveTranscript:
     def __init__(self, transcriber: Transcriber, vocabulary: Sequence[str] = (),
-                 speech_frames: Callable[[int, int], int] | None = None) -> None:
-        """`speech_frames(start, end)`: frames of speech the recorder heard there."""
+                 speech_frames: Callable[[int, int], int] | None = None,
+                 first_speech: Callable[[int, int], int | None] | None = None) -> None:
+        """`speech_frames(start, end)`: frames of speech the recorder heard there;
+        `first_speech(start, end)`: where the first of them begins."""
         self.transcriber = transcriber
         self.vocabulary = tuple(vocabulary)
         self.speech_frames = speech_frames
+        self.first_speech = first_speech
         self._state = threading.Condition()
         self._generation = 0
         self._audio = np.zeros(0, dtype=np.float32)
@@ -72,16 +82,25 @@ class LiveTranscript:
         with self._state:
             return self._wanted > 0
 
-    def pause(self, mark: int, audio: np.ndarray) -> None:
+    def pause(self, mark: int, audio: np.ndarray, *, settled: bool = False) -> None:
         """The recorder heard a pause after speech at sample `mark`; `audio` is all of
-        the recording so far."""
+        the recording so far. `settled`: the pause has lasted (see MIN_SETTLED_SECONDS)."""
+        shortest = MIN_SETTLED_SECONDS if settled else MIN_PIECE_SECONDS
         with self._state:
             self._audio = audio
             # the next piece runs from where the pieces asked for so far end
-            if mark - max(self._wanted, self._done) >= MIN_PIECE_SECONDS * WHISPER_RATE:
+            if mark - max(self._wanted, self._done) >= shortest * WHISPER_RATE:
                 self._wanted = mark
                 self._ensure_worker()
                 self._state.notify_all()
+
+    def heard_until(self, mark: int) -> tuple[str | None, bool]:
+        """(the transcript up to sample `mark` when it is decoded, else None; whether the
+        piece that ends there is being decoded): what the end-pointer reads."""
+        with self._state:
+            if self._done >= mark and self._done > 0:
+                return " ".join(piece for piece in self._pieces if piece).strip(), False
+            return None, self._wanted >= mark > self._done
 
     def finish(self, audio: np.ndarray, end: int | None = None, timeout: float = 120.0) -> str:
         """The whole transcript once the recording is over: waits for the pieces still
@@ -120,10 +139,15 @@ class LiveTranscript:
             with self._state:
                 self._state.wait_for(lambda: self._wanted > self._done)
                 generation, start, end = self._generation, self._done, self._wanted
-                piece = self._audio[start:end]
+                audio = self._audio
                 self._busy = True
             text, error = "", None
             try:
+                begin = start
+                first = self.first_speech(start, end) if self.first_speech is not None else None
+                if first is not None:
+                    begin = max(start, first - int(LEAD_SECONDS * WHISPER_RATE))
+                piece = audio[begin:end]
                 heard = self.speech_frames is None or self.speech_frames(start, end) >= MIN_SPEECH_FRAMES
                 text = self.transcriber.transcribe_segment(piece, self.vocabulary) if heard else ""
             except Exception as problem:

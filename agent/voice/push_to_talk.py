@@ -88,11 +88,16 @@ class PushToTalk:
         self._idle.set()
         # The transcript is made while the user speaks, a piece per pause (agent/voice/live.py).
         self.live = LiveTranscript(transcriber, self.vocabulary,
-                                   speech_frames=getattr(recorder, "speech_frames", None))
+                                   speech_frames=getattr(recorder, "speech_frames", None),
+                                   first_speech=getattr(recorder, "first_speech", None))
         recorder.on_level = self._on_level
         recorder.on_auto_stop = self._on_auto_stop
         if hasattr(recorder, "on_pause"):
             recorder.on_pause = self._on_pause
+        if hasattr(recorder, "silence_wait") and recorder.silence_wait is None:
+            recorder.silence_wait = self._silence_wait
+        if hasattr(recorder, "on_settled"):
+            recorder.on_settled = self._on_settled
 
     # -- keys -------------------------------------------------------------------------
 
@@ -156,6 +161,13 @@ class PushToTalk:
             if self.state is PttState.UNAVAILABLE:
                 self._set_state(PttState.IDLE)
 
+    def learn_build(self, log: str) -> None:
+        """Put a build log's diagnostic codes at the head of the vocabulary (the recording
+        under way keeps the one it started with)."""
+        from agent.voice.vocabulary import with_build
+
+        self.vocabulary = tuple(with_build(list(self.vocabulary), log))
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         return self._idle.wait(timeout)
 
@@ -217,6 +229,24 @@ class PushToTalk:
     def _on_pause(self, mark: int, audio: np.ndarray) -> None:
         if self.state is PttState.RECORDING:
             self.live.pause(mark, audio)
+
+    def _on_settled(self, mark: int, audio: np.ndarray) -> None:
+        self.live.pause(mark, audio, settled=True)
+
+    def _silence_wait(self) -> float:
+        """The end-pointer: a finished sentence ends sooner, a half-said one later."""
+        from agent.voice.endpoint import MID_SENTENCE_MS, UNSURE_MS, silence_wait
+
+        fixed = float(getattr(self.recorder, "silence_ms", 300.0))
+        mark = getattr(self.recorder, "pause_mark", None)
+        if mark is None:
+            return fixed
+        text, decoding = self.live.heard_until(mark)
+        if decoding:
+            return MID_SENTENCE_MS  # the text comes in a moment; the wait is decided then
+        if text is None:
+            return max(fixed, UNSURE_MS)  # speech too short to decode alone: no telling
+        return silence_wait(text, self.vocabulary, fixed)
 
     def _on_level(self, level: float, elapsed: float) -> None:
         if self.state is PttState.RECORDING:

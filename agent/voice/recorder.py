@@ -3,8 +3,9 @@ detection.
 
 The audio callback only copies the block into a queue. A worker thread scores 32 ms
 frames with Silero VAD, updates the level meter and decides to stop by itself: once
-speech has been heard, ~300 ms of silence ends the recording, and so does the maximum
-length. Sources are pluggable so a test can feed a WAV file through the very same
+speech has been heard, a silence ends the recording, and so does the maximum length. How
+long that silence is can follow what was said (`silence_wait`, see agent/voice/endpoint.py);
+without it, ~300 ms. Sources are pluggable so a test can feed a WAV file through the very same
 callback a sounddevice stream calls.
 """
 
@@ -152,7 +153,10 @@ class Recorder:
                  on_level: Callable[[float, float], None] | None = None,
                  on_auto_stop: Callable[[str], None] | None = None,
                  on_pause: Callable[[int, np.ndarray], None] | None = None,
-                 pause_ms: float = 90.0) -> None:
+                 pause_ms: float = 90.0,
+                 silence_wait: Callable[[], float] | None = None,
+                 on_settled: Callable[[int, np.ndarray], None] | None = None,
+                 settled_ms: float = 200.0) -> None:
         self.source = source if source is not None else DeviceSource()
         self.max_seconds = max_seconds
         self.silence_ms = silence_ms
@@ -161,6 +165,11 @@ class Recorder:
         self.on_auto_stop = on_auto_stop
         self.on_pause = on_pause
         self.pause_ms = pause_ms
+        # asked at each silent frame after speech: the ms of silence that end it now
+        self.silence_wait = silence_wait
+        # the same pause, once it has lasted `settled_ms`: no longer a gap between words
+        self.on_settled = on_settled
+        self.settled_ms = settled_ms
         self._vad: StreamingVad | None = None
         self._blocks: queue.Queue[np.ndarray | None] = queue.Queue()
         self._worker: threading.Thread | None = None
@@ -225,6 +234,14 @@ class Recorder:
         """How many frames between two sample positions were heard as speech."""
         ends = self._speech_ends
         return bisect.bisect_right(ends, end) - bisect.bisect_right(ends, start)
+
+    def first_speech(self, start: int, end: int) -> int | None:
+        """Where the first frame heard as speech between two sample positions begins."""
+        ends = self._speech_ends
+        index = bisect.bisect_right(ends, start)
+        if index < len(ends) and ends[index] <= end:
+            return max(start, ends[index] - FRAME)
+        return None
 
     def snapshot(self) -> np.ndarray:
         """The audio captured so far, without stopping."""
@@ -297,6 +314,7 @@ class Recorder:
         # 90 ms is three frames: the breath between two sentences said in one go (150-250 ms
         # of silence, of which the VAD calls 3-6 frames silent), well short of a stop.
         pause_frames = max(1, round(self.pause_ms / 1000 * WHISPER_RATE / FRAME))
+        settled_frames = max(pause_frames + 1, round(self.settled_ms / 1000 * WHISPER_RATE / FRAME))
         consumed = self._samples - len(self._pending)
         vad = self._loaded_vad()
         while len(self._pending) >= FRAME:
@@ -320,8 +338,21 @@ class Recorder:
                         with self._lock:
                             so_far = np.concatenate(self._chunks)[:consumed]
                         self.on_pause(consumed, so_far)
-            if self.auto_stop and self.speech_heard and self._silent_frames >= silence_frames:
+                elif (self._silent_frames == settled_frames and self.pause_mark is not None
+                      and self.on_settled is not None):
+                    with self._lock:
+                        so_far = np.concatenate(self._chunks)[:self.pause_mark]
+                    self.on_settled(self.pause_mark, so_far)
+            if self.auto_stop and self.speech_heard and self._silent_frames and self._ends_here(silence_frames):
                 return "silence"
         if self._samples >= int(self.max_seconds * WHISPER_RATE):
             return "max_length"
         return None
+
+    def _ends_here(self, silence_frames: int) -> bool:
+        if self.silence_wait is not None:
+            try:
+                silence_frames = max(1, round(self.silence_wait() / 1000 * WHISPER_RATE / FRAME))
+            except Exception:
+                pass  # the fixed wait, rather than a recording that never ends
+        return self._silent_frames >= silence_frames

@@ -4,7 +4,8 @@ From the user's config file (the one agent.config reads), the environment winnin
 
     [voice]
     key = "f9"                    # DEVAGENT_TALK_KEY; a Textual key name: "f9", "ctrl+t"
-    stt_model = "small.en"        # DEVAGENT_STT_MODEL; a faster-whisper name or model folder
+    stt_model = "base"            # DEVAGENT_STT_MODEL (or `model`); "tiny.en" or "base" (packaged),
+                                  # a model folder, or "auto": measured at the first start
     voice = "/voices/amy.onnx"    # DEVAGENT_TTS_VOICE; a Piper voice name or .onnx path
     speak = false                 # replies stay silent; push-to-talk still works
 """
@@ -51,7 +52,7 @@ def voice_settings(environ: Mapping[str, str] | None = None, file: dict[str, Any
     speak = table.get("speak", True)
     return VoiceSettings(
         key=key(),
-        stt_model=text("DEVAGENT_STT_MODEL", "stt_model"),
+        stt_model=text("DEVAGENT_STT_MODEL", "stt_model") or text("DEVAGENT_STT_MODEL", "model"),
         voice=text("DEVAGENT_TTS_VOICE", "voice"),
         speak=speak if isinstance(speak, bool) else True,
     )

@@ -28,6 +28,7 @@ class VoiceStack:
     speaker_problem: str | None = None  # why the voice is silent while hearing works
     vocabulary: list[str] = field(default_factory=list)
     load_seconds: float = 0.0
+    model: str | None = None          # the speech model, as the status line names it
 
 
 def load_voice(repo: Path, sink: Callable[[PttEvent], None], *, store: Memory | None = None,
@@ -41,6 +42,14 @@ def load_voice(repo: Path, sink: Callable[[PttEvent], None], *, store: Memory | 
     from agent.voice.stt import Transcriber
     from agent.voice.vocabulary import repository_vocabulary
 
+    if stt_model in (None, "auto"):
+        from agent.voice.choice import choose_model
+        from agent.voice.status import input_device_problem, portaudio_problem
+
+        # Measured at the first start (seconds of decoding), then read from the cache; not
+        # worth measuring where there is no microphone to hear.
+        no_device = portaudio_problem() or input_device_problem(input_device)
+        stt_model = None if no_device else choose_model().model
     transcriber = Transcriber(stt_model)
     recorder = Recorder(DeviceSource(device=input_device), max_seconds=max_seconds)
     vocabulary = repository_vocabulary(repo, store)
@@ -66,4 +75,4 @@ def load_voice(repo: Path, sink: Callable[[PttEvent], None], *, store: Memory | 
     if reason is not None:
         push_to_talk.set_unavailable(reason)
     return VoiceStack(push_to_talk, speaker, reason, speaker_problem, vocabulary,
-                      time.perf_counter() - started)
+                      time.perf_counter() - started, transcriber.label)

@@ -18,11 +18,8 @@ from typing import Any
 import numpy as np
 
 from agent.voice.audio import WHISPER_RATE, to_float32
+from agent.voice.hints import Hints, decoder_hints
 
-# Whisper reads at most 224 prompt tokens and drops the oldest; a short glossary leaves
-# room for the decoder and keeps the encoder+prompt pass cheap.
-MAX_PROMPT_TERMS = 40
-MAX_PROMPT_CHARS = 400
 # A segment's encoder window: the piece, then silence. Whisper learned on 30 s windows;
 # in windows of 6 s or less tiny.en often says a short piece again and again until it
 # runs out of tokens, from 8 s on it stops where the speech stops (Piper test speech).
@@ -49,22 +46,9 @@ def default_model() -> str:
 
 
 def vocabulary_prompt(vocabulary: Iterable[str]) -> str | None:
-    """A glossary line that makes Whisper spell the repository's own words its way."""
-    terms: list[str] = []
-    seen: set[str] = set()
-    size = 0
-    for term in vocabulary:
-        term = term.strip()
-        if not term or term.lower() in seen:
-            continue
-        if len(terms) >= MAX_PROMPT_TERMS or size + len(term) + 2 > MAX_PROMPT_CHARS:
-            break
-        seen.add(term.lower())
-        terms.append(term)
-        size += len(term) + 2
-    if not terms:
-        return None
-    return "Glossary: " + ", ".join(terms) + "."
+    """The glossary prompt alone, as decoder_hints makes it with no hotwords (for a caller
+    that has no tokenizer at hand)."""
+    return decoder_hints(vocabulary, hotword_budget=0).prompt
 
 
 class Transcriber:
@@ -80,11 +64,20 @@ class Transcriber:
         self._model: Any = None
         self._segment_parts: tuple[Any, Any] | None = None  # (tokenizer, suppressed tokens), made on first use
         self._lock = threading.Lock()
+        self._hints: tuple[tuple[str, ...], Hints] | None = None  # the last vocabulary's, reused
         self.load_seconds: float | None = None
 
     @property
     def loaded(self) -> bool:
         return self._model is not None
+
+    @property
+    def label(self) -> str:
+        """The model as the status line names it: "base", "tiny.en", a folder's name."""
+        from agent.voice.models import TINY
+
+        name = self.model_name or os.environ.get("DEVAGENT_STT_MODEL") or TINY
+        return Path(name).name if "/" in name else name
 
     def load(self) -> Transcriber:
         """Load the model once; safe to call from a worker thread and again later."""
@@ -100,13 +93,19 @@ class Transcriber:
             if device == "auto":
                 device = "cuda" if _cuda_available() else "cpu"
             compute_type = self.compute_type or ("int8_float16" if device == "cuda" else "int8")
+            from agent.voice.models import model_source, packaged
+
             name = self.model_name or default_model()
+            files = None
+            if packaged(name):
+                source = model_source(name)  # a model from its PyPI package(s)
+                name, files = source.path, source.files
             # A path that does not exist would otherwise be taken for a hub model name
             # and turn into a network download.
-            if ("/" in name or name.startswith(".")) and not Path(name).exists():
+            elif ("/" in name or name.startswith(".")) and not Path(name).exists():
                 raise FileNotFoundError(f"no speech model at {name}")
             self._model = WhisperModel(name, device=device, compute_type=compute_type,
-                                       cpu_threads=self.cpu_threads)
+                                       cpu_threads=self.cpu_threads, files=files)
             self.device_used = device
             self.load_seconds = time.perf_counter() - started
             return self
@@ -117,6 +116,7 @@ class Transcriber:
         samples = to_float32(audio)
         if samples.size < WHISPER_RATE // 10:
             return ""
+        hints = self.hints(vocabulary)
         segments, _info = self._model.transcribe(
             samples,
             language=self.language,
@@ -127,7 +127,8 @@ class Transcriber:
             temperature=0.0,
             condition_on_previous_text=False,
             without_timestamps=True,
-            initial_prompt=vocabulary_prompt(vocabulary),
+            initial_prompt=hints.prompt,
+            hotwords=hints.hotwords,
             vad_filter=False,
             word_timestamps=False,
         )
@@ -156,9 +157,11 @@ class Transcriber:
         padded[:samples.size] = samples
         features = model.feature_extractor(padded)[:, :seconds * FRAMES_PER_SECOND]
         encoded = model.encode(features)
-        glossary = vocabulary_prompt(vocabulary)
-        previous_tokens = tokenizer.encode(" " + glossary) if glossary else []
-        prompt = model.get_prompt(tokenizer, previous_tokens, without_timestamps=True)
+        hints = self.hints(vocabulary)
+        # as faster-whisper's transcribe builds it: hotwords, then the prompt
+        previous_tokens = tokenizer.encode(" " + hints.prompt) if hints.prompt else []
+        prompt = model.get_prompt(tokenizer, previous_tokens, without_timestamps=True,
+                                  hotwords=hints.hotwords)
         # Speech is under 5 tokens a second; a decoder caught in a loop stops here.
         most = int(MAX_TOKENS_PER_SECOND * samples.size / WHISPER_RATE) + 12
         result = model.model.generate(
@@ -170,12 +173,27 @@ class Transcriber:
         if result.no_speech_prob > NO_SPEECH_THRESHOLD and avg_logprob < LOG_PROB_THRESHOLD:
             return ""
         text: str = tokenizer.decode(tokens).strip()
+        once = _said_once(text)
+        if once is not None and result.no_speech_prob <= NO_SPEECH_THRESHOLD:
+            return once
         if len(tokens) >= most or _repetitive(text) or result.no_speech_prob > NO_SPEECH_THRESHOLD:
             # The short window's failures: the piece said over and over, or a stock word
             # ("you") made up from near-silence. faster-whisper's own pipeline, with its
             # full window, does neither; it costs what it costs.
             return self.transcribe(samples, vocabulary)
         return text
+
+    def hints(self, vocabulary: Sequence[str]) -> Hints:
+        """The vocabulary as the loaded model's tokenizer cuts it (see agent.voice.hints)."""
+        key = tuple(vocabulary)
+        cached = self._hints
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        tokenizer = self._model.hf_tokenizer if self._model is not None else None
+        encode = (lambda text: tokenizer.encode(text, add_special_tokens=False).ids) if tokenizer else None
+        hints = decoder_hints(key, encode)
+        self._hints = (key, hints)
+        return hints
 
     def _segment_tools(self) -> tuple[Any, Any]:
         if self._segment_parts is None:
@@ -187,6 +205,25 @@ class Transcriber:
                                   task="transcribe", language=self.language or "en")
             self._segment_parts = (tokenizer, get_suppressed_tokens(tokenizer, [-1]))
         return self._segment_parts
+
+
+def _said_once(text: str) -> str | None:
+    """The first sentence of a decode that only says it again and again ("What changed?
+    What changed? What changed"), the loop a short window falls into; None otherwise."""
+    import re
+
+    match = re.match(r"(.+?[.?!])\s+(.*)$", text)
+    if match is None:
+        return None
+    first, rest = match.group(1), match.group(2)
+    unit = re.findall(r"[a-z0-9']+", first.lower())
+    again = re.findall(r"[a-z0-9']+", rest.lower())
+    if len(unit) < 3 or len(again) < min(3, len(unit)):
+        return None
+    # every following word repeats the first sentence, in order (the last may be cut)
+    if all(word == unit[i % len(unit)] for i, word in enumerate(again[:-1])):
+        return first
+    return None
 
 
 def _repetitive(text: str) -> bool:

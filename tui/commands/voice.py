@@ -22,7 +22,7 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     elif name == "transcribe":
         parser.add_argument("file", type=Path, help="audio file (WAV at any sample rate)")
         parser.add_argument("--model", default=None,
-                            help="Whisper model name or CTranslate2 folder (default: tiny.en)")
+                            help='"tiny.en" (default) or "base", the packaged models, or a CTranslate2 folder')
         parser.add_argument("--vocabulary", default="",
                             help="comma-separated words to expect, e.g. ReviewOrchestrator,CS1591")
         parser.add_argument("--repo", type=Path, default=None,

@@ -1,0 +1,152 @@
+"""Per speech model: word error on identifiers and on the whole text, and the end-point
+ratio per pause length. Part of benchmarks/voice_latency.py.
+
+- Identifiers: tests/voice/identifiers.py's recordings (identifiers said as people say
+  them, Piper at three length scales and espeak-ng at three speeds), the repository's
+  vocabulary from the same test repository, memory and build log; one whole decode each.
+- End-pointing: two clauses with a pause of 200, 400 or 600 ms after a word that asks for
+  more ("and", "because", half of ComfyUI), and a finished question, each recorded in real
+  time through push-to-talk and the recorder's own silence stop. Figure: end of speech to
+  transcript; floor: one whole decode of the same utterance; target 0.5x. A recording that
+  stopped before the end of speech was cut short.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.common import Row, median
+from tests.voice.words import word_error_rate
+
+CLAUSES = [["Open the settings file and", "show me what changed in the build script."],
+           ["Run the tests again because", "the last run timed out."],
+           ["Go into the folder called comfy", "UI and run the server."]]
+QUESTION = ["What did we decide about the database migration?"]
+PAUSES = (0.2, 0.4, 0.6)
+
+
+def test_vocabulary() -> list[str]:
+    from agent.voice.vocabulary import repository_vocabulary
+    from memory.store import MemoryStore
+    from tests.voice.identifiers import BUILD_LOG, MEMORY, make_repository
+
+    folder = Path(tempfile.mkdtemp(prefix="voice-bench-"))
+    previous = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(folder / "data")
+    try:
+        store = MemoryStore(folder / "data" / "memories" / "studio")
+        store.run({"command": "create", "path": "/memories/payments.md", "file_text": MEMORY})
+        return repository_vocabulary(make_repository(folder / "studio"), store, build_log=BUILD_LOG)
+    finally:
+        if previous is None:
+            os.environ.pop("XDG_DATA_HOME", None)
+        else:
+            os.environ["XDG_DATA_HOME"] = previous
+
+
+def identifier_errors(transcriber, clips, vocabulary) -> dict:
+    from tests.voice.identifiers import identifier_misses
+
+    misses = identifiers = wrong = words = 0
+    for _name, audio, written, names in clips:
+        heard = transcriber.transcribe(audio, vocabulary)
+        misses += identifier_misses(heard, names)
+        identifiers += len(names)
+        errors, count = word_error_rate(written, heard)
+        wrong, words = wrong + errors, words + count
+    return {"identifiers": misses / identifiers, "identifier_count": f"{misses}/{identifiers}",
+            "text": wrong / words}
+
+
+def said(voice, parts: list[str], pause: float) -> np.ndarray:
+    from agent.voice.audio import resample
+
+    variation, voice.variation = voice.variation, 0.0
+    try:
+        clips = []
+        for part in parts:
+            audio, rate = voice.synthesize(part)
+            clip = resample(audio, rate, 16000)
+            loud = np.nonzero(np.abs(clip) > 0.01)[0]
+            clips += [clip[loud[0]:loud[-1] + 1], np.zeros(int(pause * 16000), np.float32)]
+    finally:
+        voice.variation = variation
+    return np.concatenate(clips[:-1])
+
+
+def endpoint_once(transcriber, speech: np.ndarray, vocabulary) -> tuple[float, bool, str]:
+    """(end of speech -> transcript in seconds, whether it stopped before the speech ended, text)."""
+    from agent.voice.push_to_talk import PushToTalk, TranscriptReady
+    from agent.voice.recorder import Recorder, WavSource
+
+    events: queue.Queue = queue.Queue()
+    recorder = Recorder(WavSource(samples=speech, lead_silence=0.5, noise=0.002))
+    ptt = PushToTalk(recorder, transcriber, events.put, vocabulary=vocabulary)
+    stops: list[float] = []
+    auto_stop = recorder.on_auto_stop
+    recorder.on_auto_stop = lambda reason: (stops.append(time.monotonic()), auto_stop(reason))
+    started = time.monotonic()
+    ptt.toggle()
+    end_of_speech = started + 0.5 + len(speech) / 16000
+    while True:
+        event = events.get(timeout=120)
+        if isinstance(event, TranscriptReady):
+            return time.monotonic() - end_of_speech, bool(stops and stops[0] < end_of_speech), event.text
+
+
+def model_rows(name: str, voice, clips, vocabulary, runs: int) -> list[Row]:
+    from agent.voice.stt import Transcriber
+
+    transcriber = Transcriber(name).load()
+    errors = identifier_errors(transcriber, clips, vocabulary)
+    print(f"{name}: word error on identifiers {errors['identifiers']:.2f} ({errors['identifier_count']} missed), "
+          f"on the whole text {errors['text']:.2f}")
+    # no worse than tiny.en with the vocabulary as it was before hotwords: 25 of 42 missed
+    rows = [Row(f"{name}: word error on identifiers", errors["identifiers"], None, 25 / 42, of="figure",
+                unit="", note=f"whole text {errors['text']:.2f}; before: 25/42 = 0.60", extra=errors)]
+    for pause in (*PAUSES, None):
+        utterances = [QUESTION] if pause is None else CLAUSES
+        latencies, wholes, cut = [], [], 0
+        for parts in utterances:
+            speech = said(voice, parts, pause or 0.0)
+            for _ in range(runs):
+                started = time.perf_counter()
+                transcriber.transcribe(speech, vocabulary)
+                wholes.append(time.perf_counter() - started)
+                took, short, text = endpoint_once(transcriber, speech, vocabulary)
+                latencies.append(took)
+                cut += short
+                if short:
+                    print(f"  cut short at a {pause} s pause: {text!r}")
+        label = "a finished question" if pause is None else f"clauses, {pause * 1000:.0f} ms pause"
+        ratio = median(latencies) / median(wholes)
+        print(f"  {label:>28}: end of speech -> transcript {median(latencies) * 1000:5.0f} ms, "
+              f"whole decode {median(wholes) * 1000:5.0f} ms, ratio {ratio:.2f}, cut short {cut}/{len(latencies)}")
+        rows.append(Row(f"{name}: end point, {label}", median(latencies) * 1000, median(wholes) * 1000, 0.5,
+                        floor_is="one whole decode", note=f"cut short {cut}/{len(latencies)}",
+                        extra={"cut_short": cut, "runs": len(latencies)}))
+    return rows
+
+
+def measure_models(voice, models: list[str], runs: int) -> list[Row]:
+    from tests.voice.identifiers import espeak_available, recordings
+
+    if not espeak_available():
+        print("espeak-ng is missing (apt install espeak-ng): identifier figures left out")
+        return []
+    vocabulary = test_vocabulary()
+    variation, voice.variation = voice.variation, 0.0  # the clips the test hears
+    try:
+        clips = recordings(voice)
+    finally:
+        voice.variation = variation
+    rows: list[Row] = []
+    for name in models:
+        rows += model_rows(name, voice, clips, vocabulary, runs)
+    return rows
