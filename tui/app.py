@@ -285,6 +285,8 @@ class DevAgentApp(App):
                                                   event.log, event.outcome)
                 if line is not None and line.tool_log:
                     self.panes.last_log = line
+                if event.log and event.name in ("build", "test") and self.voice is not None:
+                    self.voice.build_finished(event.log)
             case ShowOnScreen(title=title, content=content, format=format):
                 await self.screen_pane.show(title, content, format)
                 if not self.panes.screen_shown:
