@@ -11,6 +11,7 @@ import json
 import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -151,6 +152,90 @@ def talk_over_the_speaker(wav: str, long_text: str) -> dict:
             "text": ready.text if ready else None, "state": ptt.state.value,
             "muted_speaking": muted_speaking, "unmuted_speaking": unmuted_speaking,
             "idle": ptt.state is PttState.IDLE}
+
+
+def spoken_apply(wav: str, repo: str) -> dict:
+    """The whole app over the device: a turn's change waits, the user presses the talk key
+    and speaks into the sink, and the transcript decides the change, the way a user at a
+    microphone does. The product's own voice stack (load_voice) hears the sink's monitor;
+    the speaker is off, so nothing but the user's words reaches it."""
+    import asyncio
+    import os
+    import tempfile
+
+    from agent.tools.editor import EDITOR_NAME
+    from tests.claude_double import ClaudeDouble, tool_use
+
+    folders = tempfile.TemporaryDirectory()
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        os.environ[name] = str(Path(folders.name) / name.lower())
+        Path(os.environ[name]).mkdir()
+    for name in ("DEVAGENT_MODEL", "DEVAGENT_EFFORT", "DEVAGENT_MEMORY", "ANTHROPIC_AUTH_TOKEN"):
+        os.environ.pop(name, None)
+    double = ClaudeDouble().start()
+    # Before the app builds its client, which reads them once.
+    os.environ["ANTHROPIC_BASE_URL"] = double.url
+    os.environ["ANTHROPIC_API_KEY"] = "sk-ant-test-double-key"
+    double.add(tool_use(EDITOR_NAME, {"command": "str_replace", "path": "Review.cs",
+                                      "old_str": "ReviewOrchestrator", "new_str": "ReviewCoordinator"}))
+    double.add("Renamed.")
+    try:
+        result = asyncio.run(_apply_by_voice(Path(wav), Path(repo)))
+        requests = double.messages_requests()
+        results = requests[1].tool_results() if len(requests) > 1 else []
+        result.update(requests=len(requests),
+                      tool_result=results[0].get("content") if results else None,
+                      is_error=bool(results and results[0].get("is_error")))
+        return result
+    finally:
+        double.stop()
+        folders.cleanup()
+
+
+async def _apply_by_voice(wav: Path, repo: Path) -> dict:
+    from agent.config import AgentConfig
+    from agent.voice.controller import VoiceController
+    from agent.voice.models import TINY
+    from agent.voice.push_to_talk import PttState
+    from memory.store import MemoryStore
+    from tui.app import DevAgentApp
+    from tui.widgets.code_review import CodeReviewBar
+
+    # The packaged model named, not "auto": choosing one measures decoding for seconds.
+    controller = VoiceController(stt_model=TINY, speak=False)
+    app = DevAgentApp(repo, AgentConfig(thinking="off"), store=MemoryStore.for_repository(repo),
+                      voice=controller)
+    source = repo / "Review.cs"
+
+    async def wait_for(pilot, predicate, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > deadline:
+                return False
+            await pilot.pause(0.05)
+        return True
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        loaded = await wait_for(pilot, controller.loaded.is_set, 90)
+        stack = controller.stack
+        if not loaded or stack is None or stack.reason:
+            return {"error": f"voice did not start: {stack.reason if stack else 'not loaded'}"}
+        app.prompt.value = "Finish the rename."
+        await pilot.press("enter")
+        held = await wait_for(pilot, lambda: bool(app.main_screen.query(CodeReviewBar)), 30)
+        text_while_held = source.read_text()
+        await pilot.press("f2")
+        # Half a second of recording, not of wall time: a loaded machine's input stream can
+        # take longer than that to deliver its first block, and the words must not be cut.
+        recorder = stack.push_to_talk.recorder
+        recording = await wait_for(pilot, lambda: controller.state is PttState.RECORDING
+                                   and len(recorder.snapshot()) >= 8000, 10)
+        player = play_into_the_sink(str(wav))
+        ended = await wait_for(pilot, lambda: not app.running, 45)
+        player.wait()
+        return {"held": held, "text_while_held": text_while_held, "recording": recording,
+                "turn_ended": ended, "text_after": source.read_text(),
+                "queued": list(app.queued.texts), "error": None}
 
 
 if __name__ == "__main__":

@@ -63,3 +63,45 @@ def test_the_talk_key_silences_the_voice_and_records_the_user(pulse, spoken_comm
     assert heard_as_said(result["text"] or "", SENTENCE), result
     assert result["idle"], result
     assert not result["muted_speaking"] and result["unmuted_speaking"], result
+
+
+SOURCE = "class ReviewOrchestrator {}\n"
+
+
+@pytest.fixture
+def spoken_decision(speech, tmp_path):
+    """spoken_decision(words) -> (WAV of them after half a second of quiet, a repository
+    with the file the scripted change renames in)."""
+    import numpy as np
+
+    from agent.voice.audio import write_wav
+
+    def make(words: str):
+        path = tmp_path / "decision.wav"
+        write_wav(path, np.concatenate([np.zeros(8000, np.float32), speech(words)]), 16000)
+        repo = tmp_path / "repo"
+        repo.mkdir()
+        (repo / "Review.cs").write_text(SOURCE)
+        return path, repo
+
+    return make
+
+
+def test_apply_spoken_into_the_device_applies_the_held_change(pulse, spoken_decision):
+    wav, repo = spoken_decision("Apply.")
+    result = scenario(pulse, "spoken_apply", str(wav), str(repo))
+    assert result["error"] is None and result["held"] and result["recording"], result
+    assert result["text_while_held"] == SOURCE, result
+    assert result["turn_ended"] and not result["queued"], result
+    assert result["text_after"] == "class ReviewCoordinator {}\n", result
+    assert (repo / "Review.cs").read_text() == "class ReviewCoordinator {}\n"
+    assert result["tool_result"].startswith("The user applied"), result
+
+
+def test_no_spoken_into_the_device_keeps_the_file(pulse, spoken_decision):
+    wav, repo = spoken_decision("No.")
+    result = scenario(pulse, "spoken_apply", str(wav), str(repo))
+    assert result["error"] is None and result["held"] and result["recording"], result
+    assert result["turn_ended"] and not result["queued"], result
+    assert result["text_after"] == SOURCE, result
+    assert result["is_error"] and "kept" in result["tool_result"], result
