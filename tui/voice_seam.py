@@ -47,5 +47,8 @@ class VoiceController(Protocol):
     def reply_finished(self, cancelled: bool) -> None:
         """The turn is over; speak what is left unless it was cancelled."""
 
+    def build_finished(self, log: str) -> None:
+        """A build or test log: its diagnostic codes lead the push-to-talk vocabulary."""
+
     def close(self) -> None:
         """The app is quitting."""
