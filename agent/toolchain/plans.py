@@ -91,6 +91,18 @@ class Step:
     optional_module: str | None = None  # a missing module here is a note, not a failure
     output_format: str | None = None  # "go-json": the output is a report; its text is inside
 
+    def command_line(self) -> str:
+        """The command as it really runs, for the log's `$` line: the label is the short name
+        the model reads, and `$ pytest` over a run of `uv run --frozen python -m pytest -q`
+        would send a user who copies it to a different interpreter. A configured command is
+        shown as written (it runs under /bin/sh -c); a script passed as an argument is named
+        by its length, not printed."""
+        if self.argv[:2] == ["/bin/sh", "-c"] and len(self.argv) == 3:
+            return self.argv[2]
+        return " ".join(
+            f"<{arg.count(chr(10)) + 1}-line script>" if "\n" in arg else shlex.quote(arg) for arg in self.argv
+        )
+
 
 @dataclass
 class Plan:

@@ -139,7 +139,7 @@ class _Runner:
             output = outcome.output
             if step.output_format == "go-json":
                 output = _keep_go_report(plan, output)
-            chunks.append(f"$ {step.label}\n{log_noise.clean(output).rstrip()}\n")
+            chunks.append(f"$ {step.command_line()}\n{log_noise.clean(output).rstrip()}\n")
             outcomes.append((step, outcome))
             if outcome.cancelled or outcome.timed_out:
                 break
