@@ -42,6 +42,8 @@ def test_a_txt_file_is_not_sent_in_the_prompt_but_named_as_skipped(claude_double
     assert "Deploys go out on Fridays." in system
     assert "staging password" not in system
     assert "- /memories/notes.txt: skipped: not a memory: only .md files are" in system
+    # and the rules say so before the model names a file of its own
+    assert "ending in .md (only .md files are memories" in system
 
 
 def test_list_and_check_name_the_txt_file_they_do_not_use(repo, capsys):
