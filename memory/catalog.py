@@ -34,7 +34,7 @@ class Catalog:
         Only a .md file is a memory: the pane, `memory list` and `memory check` show the .md
         files, so preloading takes those alone, and a notes.txt left there is named as
         skipped rather than sent unseen in every prompt."""
-        found = walk(self.root)
+        found = walk(self.root, self.virtual)
         kept: list[str] = []
         for real in found.files:
             if real.endswith(".md"):

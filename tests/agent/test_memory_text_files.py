@@ -57,3 +57,19 @@ def test_list_and_check_name_the_txt_file_they_do_not_use(repo, capsys):
     out, err = capsys.readouterr()
     lines = [line for line in (out + err).splitlines() if "notes.txt" in line]
     assert lines and "rename it to notes.md" in lines[0], out + err
+
+
+def test_the_user_folder_names_what_it_skips_by_its_own_paths(repo, tmp_path, capsys):
+    from memory.location import user_memory_dir
+
+    folder = user_memory_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "me.md").write_text(NOTE.replace("name: deploy", "name: me").replace("type: project", "type: user"))
+    (folder / "todo.txt").write_text("call the bank\n")
+    (tmp_path / "elsewhere.md").write_text(NOTE)
+    (folder / "linked.md").symlink_to(tmp_path / "elsewhere.md")
+    assert main(["memory", "list", str(repo)]) == 0
+    out, err = capsys.readouterr()
+    assert "/memories/user/me.md\t" in out
+    skipped = sorted(line.split(": ", 2)[1] for line in err.splitlines() if line.startswith("skipped: "))
+    assert skipped == ["/memories/notes.txt", "/memories/user/linked.md", "/memories/user/todo.txt"]
