@@ -17,7 +17,7 @@ from memory.errors import CommandError
 from memory.files import loose_text, strict_text
 from memory.notes import INDEX_NAME, MemoryInfo, describe, index_entries, index_line
 from memory.preload import Preload, preload
-from memory.walk import Skipped, walk
+from memory.walk import Skipped, Walk, walk
 
 if TYPE_CHECKING:
     from memory.evidence import CitationCheck
@@ -28,16 +28,33 @@ class Catalog:
         self.root = root
         self.virtual = virtual  # the path the folder answers to: /memories or /memories/user
 
+    def walk(self) -> Walk:
+        """The folder's memory files, and what else it holds with the reason it is not read.
+
+        Only a .md file is a memory: the pane, `memory list` and `memory check` show the .md
+        files, so preloading takes those alone, and a notes.txt left there is named as
+        skipped rather than sent unseen in every prompt."""
+        found = walk(self.root, self.virtual)
+        kept: list[str] = []
+        for real in found.files:
+            if real.endswith(".md"):
+                kept.append(real)
+            else:
+                virtual = paths.to_virtual(self.root, real, self.virtual)
+                found.skipped.append(Skipped(virtual, _not_a_memory(real)))
+        found.skipped.sort(key=lambda item: item.path)
+        return Walk(kept, found.skipped)
+
     def skipped(self) -> list[Skipped]:
         """What the folder holds that is not read as a memory, each with the reason."""
-        return walk(self.root).skipped
+        return self.walk().skipped
 
     def memories(self) -> list[MemoryInfo]:
         """Every .md memory file except the index, sorted by path."""
         found: list[MemoryInfo] = []
         index = os.path.join(self.root, INDEX_NAME)
-        for real in walk(self.root).files:
-            if not real.endswith(".md") or real == index:
+        for real in self.walk().files:
+            if real == index:
                 continue
             text = loose_text(real)
             try:
@@ -55,7 +72,7 @@ class Catalog:
 
     def preload(self, max_file_chars: int, max_total_chars: int) -> Preload:
         """What preloading puts in a prompt (within the caps), and what it leaves out."""
-        return preload(self.root, walk(self.root), max_file_chars, max_total_chars, self.virtual)
+        return preload(self.root, self.walk(), max_file_chars, max_total_chars, self.virtual)
 
     def index_text(self) -> str:
         return loose_text(os.path.join(self.root, INDEX_NAME)) or ""
@@ -120,3 +137,11 @@ class Catalog:
     def relative(self, virtual: str) -> str:
         """A virtual path made relative to the folder: `/memories/a/b.md` -> `a/b.md`."""
         return virtual[len(self.virtual) + 1 :]
+
+
+def _not_a_memory(real: str) -> str:
+    stem = os.path.splitext(os.path.basename(real))[0]
+    return (
+        "not a memory: only .md files are, so the agent neither loads nor lists it; "
+        f"rename it to {stem}.md to use it"
+    )

@@ -9,7 +9,8 @@
     index      MEMORY.md and the files disagree
     cap        over a size cap, or close to it
     secret     something shaped like a credential (written outside the memory tool)
-    format     missing or broken frontmatter
+    format     missing or broken frontmatter, or a file that is not read at all (a .txt,
+               a link, a name the memory tool cannot address): it says why
 
 The CLI prints them (`devagent memory check`), the pane marks them, and the "Tidy memory"
 turn hands them to the model. Reading needs no lock: files are replaced whole.
@@ -238,6 +239,9 @@ def check_store(
     if index_secrets:
         found.append(Finding(f"{store.ROOT}/{INDEX_NAME}", "secret", f"holds something shaped like a credential ({index_secrets[0].kind}); delete it"))
     found += _duplicates(memories)
+    skipped = getattr(store, "skipped", None)
+    for item in skipped() if callable(skipped) else []:
+        found.append(Finding(item.path, "format", f"not read: {item.reason}"))
     if repo is not None:
         broken = EvidenceFile.load(Path(store.directory))
         if broken.problem is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from memory.paths import MAX_DEPTH, name_problem, part_problem, to_virtual
+from memory.paths import MAX_DEPTH, ROOT, name_problem, part_problem, to_virtual
 
 
 @dataclass(frozen=True)
@@ -27,8 +27,9 @@ class Walk:
     skipped: list[Skipped]
 
 
-def walk(root: str) -> Walk:
-    """The visible regular files below `root`, folders at most MAX_DEPTH - 1 levels down."""
+def walk(root: str, virtual: str = ROOT) -> Walk:
+    """The visible regular files below `root`, folders at most MAX_DEPTH - 1 levels down;
+    what is skipped is named by the path `root` answers to (`virtual`)."""
     found = Walk([], [])
     stack = [(root, 0)]
     while stack:
@@ -43,20 +44,20 @@ def walk(root: str) -> Walk:
             # A name the memory tool could not address is named, not listed as a memory.
             problem = part_problem(entry.name) or name_problem(entry.name)
             if problem:
-                found.skipped.append(Skipped(to_virtual(root, entry.path), f"{problem}; rename it to use it"))
+                found.skipped.append(Skipped(to_virtual(root, entry.path, virtual), f"{problem}; rename it to use it"))
                 continue
             try:
                 if entry.is_symlink():
-                    found.skipped.append(Skipped(to_virtual(root, entry.path), _LINK))
+                    found.skipped.append(Skipped(to_virtual(root, entry.path, virtual), _LINK))
                 elif entry.is_dir(follow_symlinks=False):
                     if depth + 1 < MAX_DEPTH:
                         stack.append((entry.path, depth + 1))
                     else:
-                        found.skipped.append(_too_deep(root, entry.path))
+                        found.skipped.append(_too_deep(root, entry.path, virtual))
                 elif entry.is_file(follow_symlinks=False):
                     found.files.append(entry.path)
                 else:
-                    found.skipped.append(Skipped(to_virtual(root, entry.path), _SPECIAL))
+                    found.skipped.append(Skipped(to_virtual(root, entry.path, virtual), _SPECIAL))
             except OSError:
                 continue
     found.skipped.sort(key=lambda item: item.path)
@@ -70,9 +71,9 @@ _LINK = (
 _SPECIAL = "it is not a regular file or folder (a pipe, socket or device), so it is not read"
 
 
-def _too_deep(root: str, real: str) -> Skipped:
+def _too_deep(root: str, real: str, virtual: str) -> Skipped:
     return Skipped(
-        to_virtual(root, real) + "/",
+        to_virtual(root, real, virtual) + "/",
         f"it is more than {MAX_DEPTH - 1} folders below /memories, so nothing in it is read; "
         f"delete it, or move its notes up, to use them",
     )

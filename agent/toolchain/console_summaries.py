@@ -177,24 +177,55 @@ def _ava_finish(lines: list[str], s: TestSummary) -> None:
     # The default reporter names only the worse count ("6 tests failed"); the rest are ✔ lines.
     if s.seen and not s.passed:
         s.passed = sum(1 for line in lines if re.match(r"^\s*✔ ", line))
-    # Below the first "─" each failure has a block: its title, where, a code frame, and the
-    # difference ("- actual", "+ expected").
+    # Below the first "─" each failure has a block under its title alone. The "[fail]" line
+    # has the title with the failure's kind or message run on ("… throws Error thrown in
+    # test", "… rounded total was 10.004"), so the block titles say where the name ends.
     start = next((i for i, line in enumerate(lines) if line.strip() == "─"), len(lines))
-    titles = {entry: entry for entry in s.failures}
-    for i in range(start, len(lines)):
-        title = lines[i].strip()
-        if title not in titles:
-            continue
-        block = []
-        for line in lines[i + 1 : i + 40]:
-            if line.strip() in titles or line.strip() == "─":
-                break
-            block.append(line.strip())
-        where = next((b for b in block if re.fullmatch(r"\S+\.\w+:\d+", b)), "")
-        diff = [b for b in block if re.match(r"^[-+] ", b)][:2]
-        why = "; ".join(x for x in [where, *diff] if x)
-        if why:
-            s.add_failure(title, why)
+    below = [line.strip() for line in lines[start:]]
+    named = list(s.failures)
+    s.failures.clear()
+    titles: dict[str, str] = {}  # title -> what the [fail] line ran on after it
+    for entry in named:
+        title = max((b for b in below if b and (entry == b or entry.startswith(b + " "))), key=len, default=entry)
+        titles[title] = entry[len(title):].strip()
+    blocks = _ava_blocks(below, set(titles))
+    for title, tail in titles.items():
+        s.add_failure(title, _ava_reason(blocks.get(title, [])) or tail)
+
+
+def _ava_blocks(below: list[str], titles: set[str]) -> dict[str, list[str]]:
+    """Each failure's block, from its title to the next title or "─", without blank lines."""
+    blocks: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in below:
+        if line in titles and line not in blocks:
+            current = blocks[line] = []
+        elif line == "─":
+            current = None
+        elif current is not None and line:
+            current.append(line)
+    return blocks
+
+
+_AVA_FRAME = re.compile(r"^\d+: |^› |^at ")  # the code frame, the link to it, a stack line
+
+
+def _ava_reason(block: list[str]) -> str:
+    """Where, and why: the difference's first two lines, the error a test threw or its
+    promise rejected with, or the message and value an assertion printed."""
+    where = next((b for b in block[:1] if re.fullmatch(r"\S+\.\w+:\d+", b)), "")
+    rest = [b for b in block if b != where and not _AVA_FRAME.match(b)]
+    diff = [b for b in rest if re.match(r"^[-+] ", b)][:2]
+    if diff:
+        why = diff
+    else:
+        errors = [m.group("why") for m in map(EXCEPTION_LINE.match, rest) if m and not m.group("why").endswith((":", "{"))]
+        if errors:
+            why = [errors[-1]]
+        else:
+            # "Value is not `true`:" then the value; a t.fail message stands alone
+            why = [" ".join(rest[:2]) if rest and rest[0].endswith(":") else rest[0]] if rest else []
+    return "; ".join(x for x in [where, *why] if x)
 
 
 def _jest_finish(lines: list[str], s: TestSummary) -> None:

@@ -91,6 +91,18 @@ class Step:
     optional_module: str | None = None  # a missing module here is a note, not a failure
     output_format: str | None = None  # "go-json": the output is a report; its text is inside
 
+    def command_line(self) -> str:
+        """The command as it really runs, for the log's `$` line: the label is the short name
+        the model reads, and `$ pytest` over a run of `uv run --frozen python -m pytest -q`
+        would send a user who copies it to a different interpreter. A configured command is
+        shown as written (it runs under /bin/sh -c); a script passed as an argument is named
+        by its length, not printed."""
+        if self.argv[:2] == ["/bin/sh", "-c"] and len(self.argv) == 3:
+            return self.argv[2]
+        return " ".join(
+            f"<{arg.count(chr(10)) + 1}-line script>" if "\n" in arg else shlex.quote(arg) for arg in self.argv
+        )
+
 
 @dataclass
 class Plan:
@@ -369,9 +381,27 @@ def plan(repo: Path, kind: str, project: str | None, test_filter: str | None, co
     if isinstance(override, str) and override.strip():
         return override_plan(override.strip(), detected, kind, project, test_filter)
     if detected is None:
-        raise ToolInputError(
-            "Error: no build system recognised in the repository (looked for .NET solutions and "
-            "projects, pyproject.toml or setup.py, package.json, Cargo.toml and go.mod). The user "
-            f"can set a {kind} command for this repository in the devagent config file."
-        )
+        raise NothingToRun(repo, kind)
     return PLANNERS[detected](repo, kind, project, test_filter)
+
+
+class NothingToRun(Exception):
+    """The repository has no toolchain devagent knows and no configured command: nothing the
+    model sent was wrong, so this is no bad input; the text says how the user sets one."""
+
+    def __init__(self, repo: Path, kind: str) -> None:
+        from agent.config import config_file
+
+        self.summary = "nothing to build" if kind == "build" else "no tests to run"
+        example = "make" if kind == "build" else "make check"
+        super().__init__(
+            f"There is nothing to {'build' if kind == 'build' else 'test'} here: no build system "
+            "recognised in the repository (looked for .NET solutions and projects, pyproject.toml "
+            "or setup.py, package.json, Cargo.toml and go.mod), and no "
+            f"{kind} command is configured for it. Tell the user they can set one in "
+            f"{config_file()}:\n[repos.{_toml_key(str(repo))}]\n{kind} = \"{example}\""
+        )
+
+
+def _toml_key(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

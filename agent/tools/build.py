@@ -86,7 +86,10 @@ class _Runner:
         repo = Path(ctx.repo)
         if not repo.is_dir():
             return ToolResult(text=f"Error: the repository folder {repo} does not exist.", is_error=True, summary="no folder")
-        plan = plans.plan(repo, self.kind, project, test_filter, ctx.config)
+        try:
+            plan = plans.plan(repo, self.kind, project, test_filter, ctx.config)
+        except plans.NothingToRun as nothing:
+            return ToolResult(text=str(nothing), is_error=True, summary=nothing.summary, outcome=ToolOutcome.EMPTY)
         timeout = timeout_for(ctx.config, self.kind)
         return self._execute(plan, repo, ctx, timeout)
 
@@ -136,7 +139,7 @@ class _Runner:
             output = outcome.output
             if step.output_format == "go-json":
                 output = _keep_go_report(plan, output)
-            chunks.append(f"$ {step.label}\n{log_noise.clean(output).rstrip()}\n")
+            chunks.append(f"$ {step.command_line()}\n{log_noise.clean(output).rstrip()}\n")
             outcomes.append((step, outcome))
             if outcome.cancelled or outcome.timed_out:
                 break

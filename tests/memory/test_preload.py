@@ -22,6 +22,7 @@ def crowded(store) -> MemoryStore:
     (folder / "build.md").write_text(NOTE)
     (folder / "dump.md").write_text("log line that goes on\n" * 9228)  # 203,016 characters
     (folder / "logo.png").write_bytes(PNG)
+    (folder / "scan.md").write_bytes(PNG)
     return store
 
 
@@ -30,7 +31,8 @@ def test_over_cap_and_binary_files_are_named_not_loaded(crowded):
     assert [f.path for f in loaded.files] == ["/memories/build.md"]
     reasons = {item.path: item.reason for item in loaded.left_out}
     assert reasons["/memories/dump.md"] == "203,016 characters, over the 4,000-character limit for one file"
-    assert reasons["/memories/logo.png"].endswith("bytes, binary or not UTF-8 text, so not shown")
+    assert reasons["/memories/scan.md"].endswith("bytes, binary or not UTF-8 text, so not shown")
+    assert reasons["/memories/logo.png"].startswith("skipped: not a memory: only .md files are")
     text = snapshot(crowded)
     assert "Build with make." in text and "log line" not in text and "PNG" not in text
     assert "- /memories/dump.md: 203,016 characters, over the 4,000-character limit" in text
@@ -73,10 +75,11 @@ def test_many_left_out_files_are_named_up_to_a_bound(tmp_path):
 def test_the_pane_warns_with_what_to_do(crowded):
     warning = preload_warning(load_listing(crowded))
     assert warning is not None
-    assert "dump.md (203k chars)" in warning and "logo.png (binary)" in warning
+    assert "dump.md (203k chars)" in warning and "logo.png (skipped)" in warning and "scan.md (binary)" in warning
     assert "Shorten, merge or delete them (e, d)" in warning
     os.remove(crowded.directory / "dump.md")
     os.remove(crowded.directory / "logo.png")
+    os.remove(crowded.directory / "scan.md")
     assert preload_warning(load_listing(crowded)) is None
 
 
@@ -112,4 +115,4 @@ async def test_the_warning_shows_in_the_running_pane(crowded, tmp_path, monkeypa
                 break
             await pilot.pause(0.02)
         assert warning.display and warning.region.height >= 1
-        assert "Not preloaded: dump.md" in str(warning.render())
+        assert "Not preloaded: logo.png (skipped), dump.md" in str(warning.render())

@@ -150,3 +150,29 @@ def test_build_of_one_file(tmp_path):
     assert "compiled 1 Python files, 0 with errors" in one.log
     folder = BuildTool().run({"project": "calc"}, ctx_for(repo))
     assert "calc/broken.py:1:" in folder.text
+
+
+@pytest.mark.slow
+def test_the_log_header_is_the_command_really_run(tmp_path):
+    """`$ pytest` over a run of `.venv/bin/python -m pytest -q ...` sent a user who copied it
+    to another interpreter: the `$` line is what the interpreter was given, word for word."""
+    import json
+    import shlex
+
+    repo = python_repo(tmp_path / "calc")
+    python = repo / ".venv" / "bin" / "python"
+    record = tmp_path / "argv.json"
+    python.write_text(
+        f"#!{sys.executable}\nimport json, os, sys\n"
+        f"open({str(record)!r}, 'w').write(json.dumps(sys.argv))\n"
+        f"os.execv({sys.executable!r}, [{sys.executable!r}] + sys.argv[1:])\n"
+    )
+    result = RunTestsTool().run({"filter": "add"}, ctx_for(repo))
+    ran = [str(python)] + json.loads(record.read_text())[1:]
+    assert "-m pytest -q" in shlex.join(ran)
+    assert result.log.splitlines()[0] == "$ " + shlex.join(ran)
+
+    (repo / "calc" / "broken.py").write_text("def f(:\n    pass\n")
+    built = BuildTool().run({}, ctx_for(repo))
+    header = built.log.splitlines()[0]
+    assert header.startswith(f"$ {shlex.quote(str(python))} -c <") and "-line script> . " in header

@@ -58,6 +58,7 @@ CONSOLE = [
      'vary(res, field) when existing Vary should not duplicate existing value: Error: expected "Vary" of "Accept", got "Accept, Accept"'),
     ("ava_failures.txt", "ava", (14, 6, 0, 0), "camelCase: test.js:64; - 'hello1world'; + 'hello1World'"),
     ("ava_passed.txt", "ava", (20, 0, 0, 0), None),
+    ("ava_thrown_and_timeout.txt", "ava", (2, 9, 1, 0), "test/broken.test.js: Error [ERR_MODULE_NOT_FOUND]: Cannot find module"),
     ("cargo_failures.txt", "cargo", (10, 1, 0, 0), 'test_u128_0: assertion `left == right` failed; left: "1"; right: "0"'),
 ]
 
@@ -76,10 +77,27 @@ def test_console_output_of_real_projects(name, grammar, expected, first):
         assert len(named) == min(expected[1] + expected[2], len(named)) and all(": " in n for n in named)
 
 
+def test_ava_failures_are_named_by_their_titles_whatever_ava_runs_on_after_them():
+    """AVA's "[fail]" line runs the failure's kind or message on after the title; the name is
+    the title its block below carries, and the reason comes from that block."""
+    summary = read_console(GRAMMARS["ava"], load("ava_thrown_and_timeout.txt"))
+    assert summary.failures == [
+        "money › converts dollars to cents: test/money.test.js:9; - 13; + 125",
+        "money › formats with two decimals: test/money.test.js:13; - '$3.0'; + '$3.00'",
+        "refund › refund of nothing throws: TypeError: refund amount must be positive",
+        "orders › order total is rounded: test/orders.test.js:4; total was 10.004",
+        "orders › order history is sorted: test/orders.test.js:12; + 4,",
+        "orders › order id must be refused when empty: test/orders.test.js:16; Function returned: 'fine'",
+        "orders › order items count: test/orders.test.js:26; Value is not `true`: false",
+        "orders › order ships async: RangeError: no carrier for zone 9",
+        "orders › order stays pending: Error: Test timeout exceeded",
+    ]
+
+
 @pytest.mark.parametrize(
     "name, kind",
     [("jest_failures.txt", "node"), ("vitest_failures.txt", "node"), ("mocha_failures.txt", "node"),
-     ("ava_failures.txt", "node"), ("unittest_failures_and_errors.txt", "pytest"),
+     ("ava_failures.txt", "node"), ("ava_thrown_and_timeout.txt", "node"), ("unittest_failures_and_errors.txt", "pytest"),
      ("pytest_failures.txt", "pytest")],
 )
 def test_the_runner_is_recognised_from_its_output(name, kind):

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
+from agent.cancel import Cancellation
 from agent.config import AgentConfig
 from agent.toolchain.plans import detect, dotnet_target, plan, python_env
-from agent.tools.base import ToolInputError
+from agent.tools.base import ToolContext, ToolInputError
 from tests.tools.repos import dotnet_repo, init_repo
 
 
@@ -122,9 +125,28 @@ def test_rust_and_go_plans(tmp_path):
         plan(go, "build", "../other", None, None)
 
 
-def test_nothing_recognised(tmp_path):
-    with pytest.raises(ToolInputError, match="no build system recognised"):
-        plan(tmp_path, "build", None, None, None)
+def test_nothing_recognised_is_no_bad_input_and_says_how_to_set_a_command(tmp_path):
+    """A folder with no toolchain: nothing the model sent was wrong. The result says there is
+    nothing to build and gives the config lines that would give it a build; those lines, put in
+    the config file as given, make the next build run."""
+    from agent.events import ToolOutcome
+    from agent.tools.build import BuildTool, RunTestsTool
+    from tests.tools.repos import ctx_for
+
+    repo = tmp_path / "notes"
+    repo.mkdir()
+    result = BuildTool().run({}, ctx_for(repo))
+    assert (result.summary, result.outcome) == ("nothing to build", ToolOutcome.EMPTY)
+    assert result.text.startswith("There is nothing to build here: no build system recognised")
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "devagent" / "config.toml"
+    lines = result.text.split(f"set one in {config}:\n", 1)[1]
+    assert lines == f'[repos."{repo}"]\nbuild = "make"'
+    assert RunTestsTool().run({}, ctx_for(repo)).summary == "no tests to run"
+
+    config.parent.mkdir(parents=True)
+    config.write_text(lines.replace('"make"', '"echo built it"') + "\n")
+    built = BuildTool().run({}, ToolContext(repo=repo, cancel=Cancellation(), config=AgentConfig().for_repository(repo)))
+    assert built.outcome == ToolOutcome.OK and "built it" in built.log
 
 
 def test_override_placeholders(tmp_path):
