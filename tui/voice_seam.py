@@ -47,5 +47,8 @@ class VoiceController(Protocol):
     def reply_finished(self, cancelled: bool) -> None:
         """The turn is over; speak what is left unless it was cancelled."""
 
+    def build_finished(self, log: str) -> None:
+        """A build or test run's log (its diagnostic codes lead the vocabulary)."""
+
     def close(self) -> None:
         """The app is quitting."""

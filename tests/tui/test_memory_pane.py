@@ -17,7 +17,8 @@ from textual.widgets import Input, OptionList, TextArea
 from tests.tui.conftest import memory_text, screen_lines, wait_for, write_memory
 from tui.screens.confirm import Confirm
 from tui.screens.memory_editor import MemoryEditor
-from tui.widgets.memory_pane import MemoryPane, option_prompt
+from tui.widgets.memory_listing import option_prompt
+from tui.widgets.memory_pane import MemoryPane
 
 
 def pane(app) -> MemoryPane:

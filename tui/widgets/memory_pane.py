@@ -7,7 +7,7 @@ session, an editor), the pane hears it through watchfiles and lists it again.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,15 +26,14 @@ from tui import format as fmt
 from tui.widgets import memory_trust as trust_view
 from tui.widgets.memory_delete import DeleteActions
 from tui.widgets.memory_list import MemoryList
+from tui.widgets.memory_listing import Listing, load_listing, memory_option, preload_warning, styled_memory
 from tui.widgets.memory_preview import MemoryPreview
 from tui.widgets.memory_review import ReviewActions
-from tui.widgets.memory_row import MemoryRow
 
 if TYPE_CHECKING:
     from textual.worker import Worker
 
     from memory.notes import MemoryInfo
-    from memory.preload import LeftOut
     from memory.roots import Memory
 
 # watchfiles waits 1.6 s for a burst of changes to settle by default; a memory save is one
@@ -57,78 +56,8 @@ SESSION_WAIT_SECONDS = 20
 AGES_SECONDS = 30
 TYPING_RETRY_SECONDS = 1.0
 
-TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "cyan", "reference": "blue"}
-
 READING = "Reading the memory folder…"
 EMPTY = "No memories yet.\nThe agent saves what it should remember here; press Ctrl+W here to write one yourself."
-
-
-@dataclass
-class Listing:
-    memories: list[MemoryInfo] = field(default_factory=list)
-    total: int = 0
-    cap: int = 0
-    # evidence, aging, findings and held changes: read after the listing, on the same worker
-    trust: trust_view.Trust | None = None
-    problem: str | None = None
-    left_out: list[LeftOut] = field(default_factory=list)  # not in the prompt
-    file_cap: int = 0
-
-
-def load_listing(store: Memory) -> Listing:
-    """Read the folder; never raises, a failure becomes a sentence in the pane. The evidence
-    check reads the repository and comes after, in `MemoryPane.reload`."""
-    try:
-        memories = store.memories()
-        total = store.total_chars()
-        left_out = store.preload().left_out
-    except Exception as exc:  # the pane must outlive a broken folder
-        return Listing(problem=f"Could not read the memory folder: {exc}")
-    return Listing(memories, total, store.max_total_chars, left_out=left_out, file_cap=store.max_file_chars)
-
-
-def preload_warning(listing: Listing) -> str | None:
-    """What preloading leaves out of the prompt, and what to do; None when it is all in."""
-    if not listing.left_out:
-        return None
-    named = []
-    for item in listing.left_out[:3]:
-        label = item.kind if item.size is None or item.kind == "binary" else f"{fmt.chars(item.size)} chars"
-        named.append(f"{item.path.removeprefix('/memories/')} ({label})")
-    more = f" and {len(listing.left_out) - 3} more" if len(listing.left_out) > 3 else ""
-    return (
-        f"⚠ Not preloaded: {', '.join(named)}{more}. The agent reads these only when asked. "
-        f"Shorten, merge or delete them (e, d) to fit {fmt.chars(listing.file_cap)} a file and "
-        f"{fmt.chars(listing.cap)} in all."
-    )
-
-
-def option_prompt(info: MemoryInfo, marks: trust_view.MemoryMarks | None, now: float | None = None) -> MemoryRow:
-    """Two lines a memory: marks, name, size and age on the right; findings, type and description."""
-    name = trust_view.name_marks(marks)
-    name.append(fmt.sanitize(info.name), "bold")
-    about = trust_view.finding_tags(marks)
-    if info.type:
-        about.append(fmt.sanitize(info.type), TYPE_STYLE.get(info.type, "dim"))
-        about.append(" · ", "dim")
-    about.append(fmt.one_line(info.description, 200) if info.description else "no description", "dim italic")
-    size_and_age = Text(f"{fmt.chars(info.size)} · {fmt.age(info.modified, now)}", "dim")
-    return MemoryRow([(name, size_and_age), (about, Text())])
-
-
-def memory_option(info: MemoryInfo, marks: trust_view.MemoryMarks | None) -> Option:
-    return Option(option_prompt(info, marks), id=info.path)
-
-
-def styled_memory(body: str) -> Text:
-    """The file as it is, its frontmatter dimmed so the note itself stands out."""
-    body = fmt.sanitize(body)
-    text = Text(body)
-    if body.startswith("---\n"):
-        end = body.find("\n---", 4)
-        if end != -1:
-            text.stylize("dim", 0, end + 4)
-    return text
 
 
 class _Cancelled:
@@ -150,7 +79,7 @@ def watched_directories(store: Memory) -> list[Path]:
     return [Path(root.directory) for root in trust_view.roots_of(store)]
 
 
-class MemoryPane(ReviewActions, DeleteActions, Vertical):
+class MemoryPane(DeleteActions, Vertical):
     DEFAULT_CSS = """
     MemoryPane #memory-warning {
         color: $text-warning;
@@ -190,6 +119,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         # (path, text) of every memory deleted from this pane, newest last: undo for the session
         self.deleted: list[tuple[str, str]] = []
         self.follow: str | None = None  # a memory to select once the listing has it (after a move)
+        self.review = ReviewActions(self)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="memory-warning", markup=False)
@@ -452,7 +382,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         self.query_one("#memory-preview").focus()
 
     def _show_preview(self) -> None:
-        change_id = self.selected_change_id()
+        change_id = self.review.selected_change_id()
         trust = self.listing.trust
         change = None
         if change_id is not None and trust is not None:
@@ -494,6 +424,25 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         static.update(text)
 
     # --- changing: everything goes through the store ------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.review.check_action(action, parameters)
+
+    def action_verify(self) -> None:
+        self.review.verify()
+
+    def action_move(self) -> None:
+        self.review.move()
+
+    def action_accept(self) -> None:
+        self.review.decide("accept")
+
+    def action_reject(self) -> None:
+        self.review.decide("reject")
+
+    def decide_all(self, verb: str) -> None:
+        """Accept or reject every held change."""
+        self.review.decide_all(verb)
 
     def action_edit(self) -> None:
         info = self.selected_info()
