@@ -148,7 +148,7 @@ class BareWatcher:
     its own; `seen(name)` is when a change to that file name was yielded."""
 
     def __init__(self, folder: Path) -> None:
-        from tui.widgets.memory_pane import DEBOUNCE_MS, STEP_MS
+        from tui.widgets.memory_watch import DEBOUNCE_MS, STEP_MS
 
         self.folder = folder
         self.debounce, self.step = DEBOUNCE_MS, STEP_MS

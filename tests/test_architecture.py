@@ -26,7 +26,7 @@ MAX_LINES = 450
 # module joining one fails.
 KNOWN_CYCLES: list[set[str]] = []
 # Modules still over MAX_LINES lines.
-KNOWN_LONG = {"tui.app", "tui.widgets.memory_pane", "tui.widgets.conversation"}
+KNOWN_LONG: set[str] = set()
 
 
 @cache

@@ -29,24 +29,12 @@ from tui.widgets.memory_list import MemoryList
 from tui.widgets.memory_listing import Listing, load_listing, memory_option, preload_warning, styled_memory
 from tui.widgets.memory_preview import MemoryPreview
 from tui.widgets.memory_review import ReviewActions
+from tui.widgets.memory_watch import Cancelled, changes_in, watched_directories
 
 if TYPE_CHECKING:
-    from textual.worker import Worker
 
     from memory.notes import MemoryInfo
     from memory.roots import Memory
-
-# watchfiles waits 1.6 s for a burst of changes to settle by default; a memory save is one
-# rename, so a short debounce shows it at once and still folds an editor's save dance into one.
-DEBOUNCE_MS = 50
-# The watcher's thread wakes (and takes the GIL) every step even when nothing changes: 10 ms
-# cost an idle app 0.5 % of a core on two cores, 25 ms half that, and a change still
-# shows within two steps.
-STEP_MS = 25
-
-# The watcher cannot say when it has started; after its first quiet spell this long, the
-# folder is listed once more (and after every later one it goes on waiting).
-CATCH_UP_MS = 500
 
 # how long the evidence check waits for a loading session before it runs anyway
 SESSION_WAIT_SECONDS = 20
@@ -58,25 +46,6 @@ TYPING_RETRY_SECONDS = 1.0
 
 READING = "Reading the memory folder…"
 EMPTY = "No memories yet.\nThe agent saves what it should remember here; press Ctrl+W here to write one yourself."
-
-
-class _Cancelled:
-    """The stop event watchfiles checks every step: the watching worker was cancelled."""
-
-    def __init__(self, worker: Worker[None]) -> None:
-        self.worker = worker
-
-    def is_set(self) -> bool:
-        return self.worker.is_cancelled
-
-
-def watched_directories(store: Memory) -> list[Path]:
-    """The folders the pane follows: the repository's and the user-wide one. A store built
-    on first use names them without being built, so watching starts before anything slow."""
-    known = getattr(store, "directories", None)
-    if known is not None:
-        return [Path(d) for d in known]
-    return [Path(root.directory) for root in trust_view.roots_of(store)]
 
 
 class MemoryPane(DeleteActions, Vertical):
@@ -191,7 +160,6 @@ class MemoryPane(DeleteActions, Vertical):
         # thread pool, a tenth of a second before the first frame, and a change reaches
         # the listing without waiting for the loop.
         from textual.worker import get_current_worker
-        from watchfiles import watch
 
         worker = get_current_worker()
         directories = watched_directories(self.store)
@@ -202,23 +170,12 @@ class MemoryPane(DeleteActions, Vertical):
             self._from_thread(self._title_problem, f"cannot watch {directory}: {exc}")
             return
         self._from_thread(self.reload)
-        caught_up = False
         try:
-            for changes in watch(*directories, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=_Cancelled(worker),
-                                 rust_timeout=CATCH_UP_MS, yield_on_timeout=True):
-                if not changes:
-                    # A quiet spell: once, the folder is listed again, for what was written
-                    # after the first listing and before the watcher was up to hear it.
-                    if caught_up:
-                        continue
-                    caught_up = True
-                    listing = self._list_now()
-                    if listing != self.listing:
-                        self._from_thread(self._show_then_check, listing)
-                    continue
-                caught_up = True
+            for catching_up in changes_in(directories, Cancelled(worker)):
                 # listed here and shown at once; only the evidence check needs a worker
-                self._from_thread(self._show_then_check, self._list_now())
+                listing = self._list_now()
+                if not catching_up or listing != self.listing:
+                    self._from_thread(self._show_then_check, listing)
         except Exception as exc:
             if not worker.is_cancelled:
                 self._from_thread(self._title_problem, f"stopped following the folder: {exc}")
