@@ -311,7 +311,7 @@ async def test_a_memory_written_before_the_watcher_is_up_is_listed_too(make_app,
 async def test_an_evidence_check_that_ends_after_a_newer_listing_does_not_put_the_old_one_back(make_app, store, no_key, monkeypatch):
     """The check of the first listing runs git and reads the repository; a memory written
     meanwhile is listed and shown at once, and the late check must not undo that."""
-    from tui.widgets import memory_trust
+    from memory import trust as memory_trust
 
     write_memory(store, "user_first.md", "First", "there at start", "Body.")
     real_load_trust = memory_trust.load_trust

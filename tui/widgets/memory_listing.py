@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets.option_list import Option
 
+from memory.trust import MemoryMarks, Trust
 from tui import format as fmt
 from tui.widgets import memory_trust as trust_view
 from tui.widgets.memory_row import MemoryRow
@@ -27,7 +28,7 @@ class Listing:
     total: int = 0
     cap: int = 0
     # evidence, aging, findings and held changes: read after the listing, on the same worker
-    trust: trust_view.Trust | None = None
+    trust: Trust | None = None
     problem: str | None = None
     left_out: list[LeftOut] = field(default_factory=list)  # not in the prompt
     file_cap: int = 0
@@ -61,7 +62,7 @@ def preload_warning(listing: Listing) -> str | None:
     )
 
 
-def option_prompt(info: MemoryInfo, marks: trust_view.MemoryMarks | None, now: float | None = None) -> MemoryRow:
+def option_prompt(info: MemoryInfo, marks: MemoryMarks | None, now: float | None = None) -> MemoryRow:
     """Two lines a memory: marks, name, size and age on the right; findings, type and description."""
     name = trust_view.name_marks(marks)
     name.append(fmt.sanitize(info.name), "bold")
@@ -74,7 +75,7 @@ def option_prompt(info: MemoryInfo, marks: trust_view.MemoryMarks | None, now: f
     return MemoryRow([(name, size_and_age), (about, Text())])
 
 
-def memory_option(info: MemoryInfo, marks: trust_view.MemoryMarks | None) -> Option:
+def memory_option(info: MemoryInfo, marks: MemoryMarks | None) -> Option:
     return Option(option_prompt(info, marks), id=info.path)
 
 

@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from memory import trust as memory_trust
 from tui import format as fmt
 from tui.widgets import memory_trust as trust_view
 from tui.widgets.memory_delete import DeleteActions
@@ -146,7 +147,7 @@ class MemoryPane(DeleteActions, Vertical):
                 turns.wait_until_settled(SESSION_WAIT_SECONDS)
             config = getattr(self._host, "config", None)
             try:
-                trust = trust_view.load_trust(
+                trust = memory_trust.load_trust(
                     self.store, self.repo, aging_days=getattr(config, "memory_aging_days", 30)
                 )
             except Exception as exc:  # the marks are advice: the list stays, the title says why
@@ -301,7 +302,7 @@ class MemoryPane(DeleteActions, Vertical):
             (trust_view.GROUP_REPOSITORY, [m for m in listing.memories if not is_user_path(m.path)]),
             (trust_view.GROUP_USER, [m for m in listing.memories if is_user_path(m.path)]),
         ]
-        headed = len(trust_view.roots_of(self.store)) > 1 or bool(rows)
+        headed = len(memory_trust.roots_of(self.store)) > 1 or bool(rows)
         for title, members in groups:
             if headed and (members or title == trust_view.GROUP_USER):
                 header(title, len(members))

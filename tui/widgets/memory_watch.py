@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui.widgets import memory_trust as trust_view
+from memory.trust import roots_of
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -42,7 +42,7 @@ def watched_directories(store: Memory) -> list[Path]:
     known = getattr(store, "directories", None)
     if known is not None:
         return [Path(d) for d in known]
-    return [Path(root.directory) for root in trust_view.roots_of(store)]
+    return [Path(root.directory) for root in roots_of(store)]
 
 
 def changes_in(directories: list[Path], stop: Cancelled) -> Iterator[bool]:
