@@ -161,6 +161,18 @@ def test_textual_only_in_tui():
     assert outside == []
 
 
+def test_the_command_line_imports_no_textual():
+    # the command line is for scripts: Textual comes only with the app it opens
+    found = []
+    modules = product_modules()
+    for name, path in modules.items():
+        if name == "tui.cli" or name.startswith("tui.cli."):
+            found += [f"{path.relative_to(ROOT)}:{line}" for imported, line in imported_names(name, path, modules)
+                      if imported.split(".")[0] == "textual"]
+    assert found == []
+    assert "tui.cli.main" in modules
+
+
 def test_no_product_module_is_too_long():
     long = {
         name: count

@@ -94,7 +94,7 @@ def test_the_sessions_table_says_1_turn():
 def test_eval_writes_its_report_outside_the_repository(user_dirs, tmp_path, monkeypatch):
     from datetime import datetime
 
-    from tui.commands.eval import default_out
+    from tui.cli.eval import default_out
 
     monkeypatch.chdir(tmp_path)
     out = default_out(datetime(2026, 11, 9, 9, 0))

@@ -61,7 +61,7 @@ class DevAgentApp(App):
     event the driver hands back, queues questions sent while a turn runs, and is the
     voice controller's way to the status line and the prompt (tui.voice_seam). Its keys
     and palette entries are tables in tui.palette; memory editing lives in the memory
-    pane; the command line and the terminal in tui.cli."""
+    pane; the command line and the terminal in the tui.cli package."""
 
     CSS_PATH = "app.tcss"
     TITLE = "devagent"
