@@ -8,7 +8,7 @@ from typing import Any
 from textual.timer import Timer
 
 from tui import format as fmt
-from tui.widgets.turn_lines import LOADING_FRAME_SECONDS
+from tui.widgets.conversation.lines import LOADING_FRAME_SECONDS
 
 
 class ActivityClock:

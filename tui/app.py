@@ -37,14 +37,14 @@ from tui.startup import session_loaded, start_background, welcome, welcome_witho
 from tui.toasts import Repeats
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
 from tui.voice_seam import VoiceController
-from tui.widgets import code_review
-from tui.widgets.conversation import Conversation
+from tui.widgets.conversation import code_review
+from tui.widgets.conversation.pane import Conversation
 from tui.widgets.footer import Footer
-from tui.widgets.memory_pane import MemoryPane
+from tui.widgets.memory.pane import MemoryPane
 from tui.widgets.panes import BREAKPOINTS, Panes
 from tui.widgets.prompt import Prompt
 from tui.widgets.queued import QueuedTurns
-from tui.widgets.screen_pane import ScreenPane
+from tui.widgets.screen.pane import ScreenPane
 from tui.widgets.status import StatusLine
 
 W = TypeVar("W", bound=Widget)

@@ -40,7 +40,7 @@ def code_commands(app: AppHost) -> Iterator[SystemCommand]:
 
 
 def show_change(app: Any, change: ChangeSet) -> None:
-    from tui.widgets.code_review import shown_diff
+    from tui.widgets.conversation.code_review import shown_diff
 
     async def show() -> None:
         await app.screen_pane.show(f"Code change: {change.describe()} ({STATES.get(change.state, change.state)})",

@@ -11,7 +11,7 @@ from typing import Any
 
 def what_to_copy(app: Any) -> tuple[str, str] | None:
     """(text, what it is) for the copy key, or None when there is nothing."""
-    from tui.widgets.conversation import Reply
+    from tui.widgets.conversation.reply import Reply
 
     focused = app.focused
     item = app.screen_pane.current

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from agent.config import AgentConfig
     from tui.turns import TurnDriver
-    from tui.widgets.memory_pane import MemoryPane
+    from tui.widgets.memory.pane import MemoryPane
 
 
 class AppHost(Protocol):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from agent.events import TextDelta, ToolFinished, ToolStarted, TurnFinished, TurnStarted, Usage
 from tests.claude_double import reply
 from tests.tui.conftest import region_text, wait_for
-from tui.widgets.conversation import Conversation, Reply
+from tui.widgets.conversation.pane import Conversation
+from tui.widgets.conversation.reply import Reply
 
 
 def paragraph(n: int, words: int = 40) -> str:

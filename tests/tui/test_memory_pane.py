@@ -17,8 +17,8 @@ from textual.widgets import Input, OptionList, TextArea
 from tests.tui.conftest import memory_text, screen_lines, wait_for, write_memory
 from tui.screens.confirm import Confirm
 from tui.screens.memory_editor import MemoryEditor
-from tui.widgets.memory_listing import option_prompt
-from tui.widgets.memory_pane import MemoryPane
+from tui.widgets.memory.listing import option_prompt
+from tui.widgets.memory.pane import MemoryPane
 
 
 def pane(app) -> MemoryPane:
@@ -421,7 +421,7 @@ async def test_a_listing_from_a_thread_in_the_apps_context_is_dropped_too(make_a
 async def test_the_ages_wait_while_the_user_types(make_app, style_memory, no_key, monkeypatch):
     """The periodic re-read that moves the ages on lays the list out again; while a question
     is being typed it waits for the pause, then runs."""
-    from tui.widgets import memory_pane
+    from tui.widgets.memory import pane as memory_pane
 
     monkeypatch.setattr(memory_pane, "TYPING_RETRY_SECONDS", 0.2)
     app = make_app()

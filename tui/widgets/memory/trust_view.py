@@ -15,7 +15,7 @@ from rich.text import Text
 from memory import evidence_states as ev
 from memory.trust import MemoryMarks, Trust
 from tui import format as fmt
-from tui.widgets.memory_row import MemoryRow
+from tui.widgets.memory.row import MemoryRow
 
 EVIDENCE_MARK = {
     ev.INTACT: ("✓", "green"),

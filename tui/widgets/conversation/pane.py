@@ -16,10 +16,8 @@ from textual.widget import Widget
 
 from tui import format as fmt
 from tui.blocks import cut_point
-from tui.widgets.plain_reply import REPLY_MODULE, PlainReply, markdown_ready
-from tui.widgets.turn_lines import LOADING_FRAME_SECONDS, Notice, ThinkingLine, ToolLine, UserTurn
-
-__all__ = ["LOADING_FRAME_SECONDS", "Conversation", "Notice", "ThinkingLine", "ToolLine", "UserTurn"]
+from tui.widgets.conversation.lines import Notice, ThinkingLine, ToolLine, UserTurn
+from tui.widgets.conversation.plain_reply import REPLY_MODULE, PlainReply, markdown_ready
 
 # how often streamed text is written into the reply
 FLUSH_SECONDS = 0.2
@@ -39,15 +37,6 @@ MAX_SHOWN_TURNS = 100
 
 def _is_reply(widget: object) -> bool:
     return getattr(widget, "is_reply", False)
-
-
-def __getattr__(name: str) -> Any:
-    # Reply lives in tui.widgets.reply, imported only when needed (see there)
-    if name == "Reply":
-        from tui.widgets import reply
-
-        return getattr(reply, name)
-    raise AttributeError(name)
 
 
 class Conversation(VerticalScroll):

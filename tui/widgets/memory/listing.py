@@ -11,8 +11,8 @@ from textual.widgets.option_list import Option
 
 from memory.trust import MemoryMarks, Trust
 from tui import format as fmt
-from tui.widgets import memory_trust as trust_view
-from tui.widgets.memory_row import MemoryRow
+from tui.widgets.memory import trust_view
+from tui.widgets.memory.row import MemoryRow
 
 if TYPE_CHECKING:
     from memory.notes import MemoryInfo

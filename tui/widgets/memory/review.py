@@ -13,7 +13,7 @@ import time
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tui.widgets.memory_trust import PENDING_PREFIX
+from tui.widgets.memory.trust_view import PENDING_PREFIX
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from memory.notes import MemoryInfo
     from memory.pending import PendingChanges
     from memory.roots import Memory
-    from tui.widgets.memory_listing import Listing
+    from tui.widgets.memory.listing import Listing
 
 
 class ReviewedPane(Protocol):

@@ -24,13 +24,13 @@ from textual.widgets.option_list import Option
 
 from memory import trust as memory_trust
 from tui import format as fmt
-from tui.widgets import memory_trust as trust_view
-from tui.widgets.memory_delete import DeleteActions
-from tui.widgets.memory_list import MemoryList
-from tui.widgets.memory_listing import Listing, load_listing, memory_option, preload_warning, styled_memory
-from tui.widgets.memory_preview import MemoryPreview
-from tui.widgets.memory_review import ReviewActions
-from tui.widgets.memory_watch import Cancelled, changes_in, watched_directories
+from tui.widgets.memory import trust_view
+from tui.widgets.memory.delete import DeleteActions
+from tui.widgets.memory.list_widget import MemoryList
+from tui.widgets.memory.listing import Listing, load_listing, memory_option, preload_warning, styled_memory
+from tui.widgets.memory.preview import MemoryPreview
+from tui.widgets.memory.review import ReviewActions
+from tui.widgets.memory.watch import Cancelled, changes_in, watched_directories
 
 if TYPE_CHECKING:
 
