@@ -50,6 +50,7 @@ def test_the_apps_options_may_come_before_a_subcommand(tmp_path):
     assert "usage:" not in result.stderr + result.stdout
 
 
+@pytest.mark.slow
 def test_memory_list_and_show_reach_the_users_memories_and_nested_ones(tmp_path, user_dirs):
     from memory.roots import open_memory
 
