@@ -18,7 +18,7 @@ Everything runs under a temporary folder, against the Claude double in its own p
 
     uv run python benchmarks/tui_latency.py [--launches 3] [--keys 200] [--writes 10] [--settle 2]
 
-While the user types, the app holds streamed text back until a pause (tui.widgets.conversation)
+While the user types, the app holds streamed text back until a pause (tui.widgets.conversation.pane)
 so keys never wait behind the layout a growing reply causes, and the voice's threads run at a
 lower priority than the app's; the key figures include both. Keys here come 30 ms apart with
 no pause, so the reply waits for the whole run of keys.
@@ -148,7 +148,7 @@ class BareWatcher:
     its own; `seen(name)` is when a change to that file name was yielded."""
 
     def __init__(self, folder: Path) -> None:
-        from tui.widgets.memory_pane import DEBOUNCE_MS, STEP_MS
+        from tui.widgets.memory.watch import DEBOUNCE_MS, STEP_MS
 
         self.folder = folder
         self.debounce, self.step = DEBOUNCE_MS, STEP_MS

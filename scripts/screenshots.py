@@ -108,7 +108,7 @@ async def after_a_turn(world: World, work: Path, size: tuple[int, int]):
 async def main_states(world: World, shooter: Shooter, work: Path) -> None:
     from textual.widgets import OptionList, TextArea
 
-    from tui.widgets.conversation import ToolLine
+    from tui.widgets.conversation.lines import ToolLine
 
     async with after_a_turn(world, work, WIDE) as (app, pilot):
         await shooter.shot(app, pilot, "turn_with_tools_160x48")
@@ -223,7 +223,7 @@ def code_change_script() -> dict:
 
 async def code_review_states(world: World, shooter: Shooter, work: Path) -> None:
     """A reply's code change waiting for the user, at both sizes; kept as is each time."""
-    from tui.widgets.code_review import CodeReviewBar
+    from tui.widgets.conversation.code_review import CodeReviewBar
     from tui.widgets.prompt import Prompt
 
     for size in (WIDE, NARROW):

@@ -186,6 +186,8 @@ def reply(
     }
 
 
+SERVE_POLL_SECONDS = 0.01
+
 _ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -593,7 +595,10 @@ class ClaudeDouble:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="claude-double", daemon=True)
+        # the serving loop's poll is how long stop() waits for it to notice: every test
+        # against the double ends with one, so 50 ms cost the quick loop seconds
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(SERVE_POLL_SECONDS,), name="claude-double",
+                                        daemon=True)
         self._thread.start()
         return self
 

@@ -50,6 +50,7 @@ def test_the_apps_options_may_come_before_a_subcommand(tmp_path):
     assert "usage:" not in result.stderr + result.stdout
 
 
+@pytest.mark.slow
 def test_memory_list_and_show_reach_the_users_memories_and_nested_ones(tmp_path, user_dirs):
     from memory.roots import open_memory
 
@@ -94,7 +95,7 @@ def test_the_sessions_table_says_1_turn():
 def test_eval_writes_its_report_outside_the_repository(user_dirs, tmp_path, monkeypatch):
     from datetime import datetime
 
-    from tui.commands.eval import default_out
+    from tui.cli.eval import default_out
 
     monkeypatch.chdir(tmp_path)
     out = default_out(datetime(2026, 11, 9, 9, 0))

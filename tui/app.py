@@ -6,7 +6,6 @@ background (tui.turns) while the panes are already usable.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -17,7 +16,6 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
@@ -27,6 +25,7 @@ from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
 from tui import copying, leaving, voice_keys
 from tui import format as fmt
+from tui.activity import ActivityClock
 from tui.code_commands import code_commands
 from tui.earlier import draw as draw_earlier
 from tui.heap_pause import tidy_heap
@@ -38,14 +37,14 @@ from tui.startup import session_loaded, start_background, welcome, welcome_witho
 from tui.toasts import Repeats
 from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
 from tui.voice_seam import VoiceController
-from tui.widgets import code_review
-from tui.widgets.conversation import LOADING_FRAME_SECONDS, Conversation
+from tui.widgets.conversation import code_review
+from tui.widgets.conversation.pane import Conversation
 from tui.widgets.footer import Footer
-from tui.widgets.memory_pane import MemoryPane
+from tui.widgets.memory.pane import MemoryPane
 from tui.widgets.panes import BREAKPOINTS, Panes
 from tui.widgets.prompt import Prompt
 from tui.widgets.queued import QueuedTurns
-from tui.widgets.screen_pane import ScreenPane
+from tui.widgets.screen.pane import ScreenPane
 from tui.widgets.status import StatusLine
 
 W = TypeVar("W", bound=Widget)
@@ -62,7 +61,7 @@ class DevAgentApp(App):
     event the driver hands back, queues questions sent while a turn runs, and is the
     voice controller's way to the status line and the prompt (tui.voice_seam). Its keys
     and palette entries are tables in tui.palette; memory editing lives in the memory
-    pane; the command line and the terminal in tui.cli."""
+    pane; the command line and the terminal in the tui.cli package."""
 
     CSS_PATH = "app.tcss"
     TITLE = "devagent"
@@ -94,9 +93,7 @@ class DevAgentApp(App):
         self.store = store
         self.voice: VoiceController | None = voice
         self.key_problem = api_key_problem()
-        self._activity_timer: Timer | None = None  # runs only while a turn does
-        self._activity_said = ""  # what the status line says the turn does, without counts
-        self._activity_at = 0.0  # when it last said it
+        self.activity = ActivityClock(self)
         self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), loaded=lambda: session_loaded(self),
                                 resume=resume)
         self.typing = TypingRouter()
@@ -233,9 +230,7 @@ class DevAgentApp(App):
         if self.voice is not None:
             self.voice.turn_started()  # the voice warms while the model thinks
         await self.conversation.thinking()
-        self._tick_activity()  # says at once what the turn waits for, if anything
-        if self._activity_timer is None:
-            self._activity_timer = self.set_interval(0.25, self._tick_activity)
+        self.activity.start()
         return True
 
     async def on_events_waiting(self, message: EventsWaiting) -> None:
@@ -320,7 +315,7 @@ class DevAgentApp(App):
     async def _end_turn(self, cancelled: bool) -> None:
         self.turns.finish()
         await self.conversation.end_turn()
-        self._stop_activity()
+        self.activity.stop()
         if self.voice is not None:
             self.voice.reply_finished(cancelled)
         following = self.queued.pop_next()
@@ -328,37 +323,6 @@ class DevAgentApp(App):
             await self.submit_turn(following)
         else:
             tidy_heap(self.conversation)
-
-    def _tick_activity(self) -> None:
-        if not self.running:
-            self._stop_activity()
-            return
-        now = time.monotonic()
-        elapsed = now - self.turns.started_at
-        waiting = self.turns.waiting_for()
-        self.conversation.set_waiting(waiting)
-        if waiting and self._activity_said == f"waiting for {waiting}" and now - self._activity_at < LOADING_FRAME_SECONDS:
-            return  # the session is loading: once a second is enough (see LOADING_FRAME_SECONDS)
-        self._activity_at = now
-        doing = f"waiting for {waiting}" if waiting else "working"
-        # text is held between writes too; it waits for the user only while they type
-        held = self.conversation.held_chars if self.conversation.typing_now() else 0
-        if held:
-            doing = "reply waits while you type"
-        if self.conversation.typing_now() and self._activity_said == doing:
-            # it says so already: the time and counts catch up at the pause, as a redraw
-            # now would hold up the key being typed
-            return
-        self._activity_said = doing
-        counts = f" ({fmt.chars(held)} chars)" if held else ""
-        self.status.update_info(activity=f"● {doing}{counts} {fmt.duration(elapsed)}")
-
-    def _stop_activity(self) -> None:
-        # a timer left running between turns wakes the idle app four times a second
-        if self._activity_timer is not None:
-            self._activity_timer.stop()
-            self._activity_timer = None
-        self.status.update_info(activity="")
 
     async def action_cancel_turn(self) -> None:
         # Esc stops everything at once: a recording, the voice, and the running turn

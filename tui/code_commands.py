@@ -11,13 +11,13 @@ from textual.app import SystemCommand
 
 if TYPE_CHECKING:
     from agent.code_changes import ChangeSet
-    from tui.app import DevAgentApp
+    from tui.host import AppHost
 
 STATES = {"applied": "applied", "undone": "undone", "kept": "kept as it was", "conflict": "a conflict, not applied",
           "cancelled": "not applied", "held": "waiting"}
 
 
-def session_changes(app: DevAgentApp) -> list[ChangeSet]:
+def session_changes(app: AppHost) -> list[ChangeSet]:
     """This session's applied change sets as the journal has them (an undo there shows), newest first."""
     from agent.code_journal import history
     from agent.code_review import editor_of
@@ -30,7 +30,7 @@ def session_changes(app: DevAgentApp) -> list[ChangeSet]:
     return [journalled.get(c.id, c) for c in reversed(editor.history)]
 
 
-def code_commands(app: DevAgentApp) -> Iterator[SystemCommand]:
+def code_commands(app: AppHost) -> Iterator[SystemCommand]:
     yield SystemCommand("Undo code change", "Put back the files of the agent's last applied change (Ctrl+R)",
                         app.action_undo_code_change)
     for change in session_changes(app):
@@ -40,7 +40,7 @@ def code_commands(app: DevAgentApp) -> Iterator[SystemCommand]:
 
 
 def show_change(app: Any, change: ChangeSet) -> None:
-    from tui.widgets.code_review import shown_diff
+    from tui.widgets.conversation.code_review import shown_diff
 
     async def show() -> None:
         await app.screen_pane.show(f"Code change: {change.describe()} ({STATES.get(change.state, change.state)})",

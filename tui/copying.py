@@ -11,14 +11,14 @@ from typing import Any
 
 def what_to_copy(app: Any) -> tuple[str, str] | None:
     """(text, what it is) for the copy key, or None when there is nothing."""
-    from tui.widgets.conversation import Reply
+    from tui.widgets.conversation.reply import Reply
 
     focused = app.focused
     item = app.screen_pane.current
     if item is not None and focused is not None and app.screen_pane in focused.ancestors_with_self:
         return item.content, f"the screen pane's {item.title!r}"
     # the turn's whole reply text; after a resume only the drawn replies hold it
-    replies = [app.conversation.reply_text] if app.conversation.reply_text.strip() else []
+    replies = [app.conversation.turn_reply_text] if app.conversation.turn_reply_text.strip() else []
     replies = replies or [r.source for r in app.query(Reply) if r.source.strip()]
     if replies:
         return replies[-1], "the last reply"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from agent.heap import collect_at_pause, trim_soon
-from tui.widgets.conversation import TYPING_HOLD_SECONDS, Conversation
+from tui.widgets.conversation.pane import TYPING_HOLD_SECONDS, Conversation
 
 
 def tidy_heap(conversation: Conversation) -> None:

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 from textual.app import SystemCommand
 
 if TYPE_CHECKING:
-    from tui.app import DevAgentApp
+    from tui.host import AppHost
 
 
-def memory_commands(app: DevAgentApp) -> Iterator[SystemCommand]:
+def memory_commands(app: AppHost) -> Iterator[SystemCommand]:
     pane = app.memory_pane
     yield SystemCommand("Still true", "Mark the selected memory verified today (v in the pane)", pane.action_verify)
     yield SystemCommand("Move memory", "Between this repository and you, in every repository (m)", pane.action_move)
@@ -25,7 +25,7 @@ def memory_commands(app: DevAgentApp) -> Iterator[SystemCommand]:
                         lambda: app.run_worker(tidy_memory(app), group="tidy", exclusive=True))
 
 
-async def tidy_memory(app: DevAgentApp) -> None:
+async def tidy_memory(app: AppHost) -> None:
     from agent.tidy import findings_for, tidy_request
 
     if app.running:

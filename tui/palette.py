@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 from agent.voice.settings import DEFAULT_KEY
 
 if TYPE_CHECKING:
-    from tui.app import DevAgentApp
+    from tui.host import AppHost
 
 APP_BINDINGS: list[BindingType] = [
     Binding("escape", "cancel_turn", "Cancel"),
@@ -42,7 +42,7 @@ APP_BINDINGS: list[BindingType] = [
 ]
 
 
-def app_commands(app: DevAgentApp) -> Iterator[SystemCommand]:
+def app_commands(app: AppHost) -> Iterator[SystemCommand]:
     pane = app.memory_pane
     for title, help, action in (
         ("Help", "Every key devagent knows", app.action_help),

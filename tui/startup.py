@@ -52,12 +52,12 @@ FIRST_ANSWER_WAIT_SECONDS = 20
 
 def session_loaded(app: Any) -> None:
     """On the loading thread, once the session has loaded (or failed to): the first reply's
-    Markdown is imported now (see tui.widgets.reply), after the session rather than beside
+    Markdown is imported now (see tui.widgets.conversation.reply), after the session rather than beside
     it, so a question asked at once does not wait for both; then the voice starts. If such
     a question is waiting, both wait for its first answer (it shows as plain text until
     Markdown is in): they are seconds of imports that would share the interpreter with it."""
     app.turns.settled.wait(FIRST_ANSWER_WAIT_SECONDS)
-    import tui.widgets.reply  # noqa: F401
+    import tui.widgets.conversation.reply  # noqa: F401
 
     settle_heap()
     try:

@@ -121,7 +121,7 @@ def test_a_refused_turn_is_told_and_leaves_the_conversation(repo, claude_double)
 
 
 def test_devagent_ask_prints_a_refusal(repo, claude_double):
-    from tui.commands.ask import Printer
+    from tui.cli.ask import Printer
 
     out, err = io.StringIO(), io.StringIO()
     claude_double.add(refusal(category=None))

@@ -47,7 +47,7 @@ def clean_env(user_dirs, monkeypatch):
 
 
 def ask_parser() -> argparse.ArgumentParser:
-    from tui.commands import ask
+    from tui.cli import ask
 
     parser = argparse.ArgumentParser()
     ask.add_arguments("ask", parser)

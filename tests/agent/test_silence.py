@@ -17,6 +17,7 @@ NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.slow
 def test_a_stream_silent_after_it_began_ends_the_turn_with_a_sentence(claude_double, tmp_path, monkeypatch):
     import agent.silence
 

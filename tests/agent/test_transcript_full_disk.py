@@ -79,6 +79,7 @@ for text in ("hi", "again"):
 """
 
 
+@pytest.mark.slow
 def test_a_session_on_a_full_disk_says_once_that_its_transcript_is_not_saved(tmp_path, claude_double):
     if shutil.which("unshare") is None or os.geteuid() != 0:
         pytest.skip("mounting a small file system needs unshare and root")

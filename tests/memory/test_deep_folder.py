@@ -144,7 +144,7 @@ def anyio_backend():
 async def test_the_app_opens_and_its_pane_lists_the_usable_memory(deep_repo, monkeypatch):
     from agent.config import AgentConfig
     from tui.app import DevAgentApp
-    from tui.widgets.memory_pane import MemoryPane
+    from tui.widgets.memory.pane import MemoryPane
 
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
         monkeypatch.delenv(name, raising=False)

@@ -74,6 +74,7 @@ for command in {commands!r}:
 """
 
 
+@pytest.mark.slow
 def test_a_pipe_or_device_is_never_opened_and_never_holds_the_lock(tmp_path):
     repo, folder = _repo_with_memory(tmp_path)
     os.mkfifo(folder / "pipe.md")
@@ -118,6 +119,7 @@ def _alias_bomb() -> str:
     return "---\nname: bomb\ndescription: laughs\ntype: project\n" + "\n".join(levels) + "\n---\nbody\n"
 
 
+@pytest.mark.slow
 def test_a_yaml_alias_bomb_in_frontmatter_is_not_expanded(tmp_path):
     repo, folder = _repo_with_memory(tmp_path)
     bomb = _alias_bomb()
@@ -151,6 +153,7 @@ def _cli(*argv: str):
     return run_capped(CLI.format(argv=["memory", *argv]), seconds=30)
 
 
+@pytest.mark.slow
 def test_broken_held_change_files_are_named_kept_and_block_nothing(tmp_path):
     from memory.pending import PendingChanges
     from memory.roots import open_memory
@@ -184,6 +187,7 @@ def test_broken_held_change_files_are_named_kept_and_block_nothing(tmp_path):
         assert (pending.folder / name).read_text() == body
 
 
+@pytest.mark.slow
 def test_a_broken_fingerprint_file_is_named_kept_aside_and_never_written_over(tmp_path):
     from memory.evidence_file import EVIDENCE_NAME
 

@@ -10,7 +10,7 @@ import pytest
 from agent.modes import preloaded_memory
 from memory.store import MemoryStore
 from tests.memory.helpers import snapshot
-from tui.widgets.memory_pane import load_listing, preload_warning
+from tui.widgets.memory.listing import load_listing, preload_warning
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8
 NOTE = "---\nname: build\ndescription: how to build\ntype: project\n---\nBuild with make.\n"
@@ -94,7 +94,7 @@ async def test_the_warning_shows_in_the_running_pane(crowded, tmp_path, monkeypa
 
     from agent.config import AgentConfig
     from tui.app import DevAgentApp
-    from tui.widgets.memory_pane import MemoryPane
+    from tui.widgets.memory.pane import MemoryPane
 
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
         monkeypatch.delenv(name, raising=False)

@@ -335,6 +335,6 @@ def test_a_masked_credential_is_never_written_back(repo, claude_double):
     assert key not in out[0]["content"] and "[masked:" in viewed(out[0]["content"])
     assert out[1]["is_error"] and "stands for a credential you were not shown" in out[1]["content"]
     assert (repo / "settings.py").read_text() == f"REGION = 'us'\nAWS_ACCESS_KEY_ID = '{key}'\n"
-    from tui.widgets.code_review import shown_diff
+    from tui.widgets.conversation.code_review import shown_diff
 
     assert key not in shown_diff(held[0])  # the diff on screen is masked as tool results are

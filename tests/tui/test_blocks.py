@@ -87,8 +87,7 @@ async def test_a_reply_streamed_in_any_pieces_renders_as_the_whole_text_would(ma
     from textual.widgets import Markdown
 
     from tests.tui.conftest import region_text
-    from tui.widgets import conversation as conv
-    from tui.widgets import reply
+    from tui.widgets.conversation import reply
 
     monkeypatch.setattr(reply, "PIECE_CHARS", 1)  # cut wherever it is safe
     app = make_app()
@@ -108,9 +107,9 @@ async def test_a_reply_streamed_in_any_pieces_renders_as_the_whole_text_would(ma
                 await conversation._wait_written()
             await conversation.end_text()
             await pilot.pause(0.2)
-            replies = list(app.query(conv.Reply))
+            replies = list(app.query(reply.Reply))
             assert "".join(reply.source for reply in replies) == REPLY
             assert len(replies) > 1  # it was cut somewhere
             top, bottom = replies[0].region, replies[-1].region
             assert region_text(app, top.union(bottom)) == expected, f"pieces of {len(pieces[0])}"
-            await app.query(conv.Reply).remove()
+            await app.query(reply.Reply).remove()

@@ -8,7 +8,7 @@ import pytest
 from agent.tools.editor import EDITOR_NAME
 from tests.claude_double import tool_use
 from tests.tui.conftest import wait_for
-from tui.widgets.code_review import CodeReviewBar, spoken_decision
+from tui.widgets.conversation.code_review import CodeReviewBar, spoken_decision
 from tui.widgets.prompt import Prompt
 
 pytestmark = [pytest.mark.usefixtures("claude_double"), pytest.mark.slow]
@@ -43,7 +43,7 @@ async def test_enter_applies_the_held_change(make_app, claude_double, repo):
         await wait_for(pilot, lambda: not app.running, 20, "the turn to finish")
         assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == "class ReviewCoordinator {}\n"
         assert not app.query(CodeReviewBar)
-        from tui.widgets.conversation import ToolLine
+        from tui.widgets.conversation.lines import ToolLine
 
         assert "applied" in app.query_one(ToolLine).line().plain
         result = claude_double.messages_requests()[1].tool_results()[0]
@@ -84,7 +84,7 @@ async def test_escape_keeps_the_file(make_app, claude_double, repo):
         assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == SOURCE
         result = claude_double.messages_requests()[1].tool_results()[0]
         assert result["is_error"] and result["content"].startswith("Not applied: the user kept")
-        from tui.widgets.conversation import ToolLine
+        from tui.widgets.conversation.lines import ToolLine
 
         assert "kept as it was" in app.query_one(ToolLine).line().plain
 

@@ -12,7 +12,7 @@ import pytest
 from agent import heap
 from tests.claude_double import text
 from tests.tui.conftest import wait_for
-from tui.widgets import conversation as conv
+from tui.widgets.conversation import pane as conv
 
 
 class Node:
@@ -79,7 +79,7 @@ async def test_quitting_while_the_collection_waits_for_the_pause_leaves_nothing_
     # to be a timer of the app's, which went off while the app closed, with no screen left
     # to ask whether they still typed (a traceback on the way out).
     from tui import heap_pause as app_module
-    from tui.widgets.conversation import Conversation
+    from tui.widgets.conversation.pane import Conversation
 
     claude_double.add(text("Done."))
     monkeypatch.setattr(app_module, "TYPING_HOLD_SECONDS", 0.01)  # it asks again and again

@@ -32,7 +32,7 @@ print(json.dumps(app.seen))
 """
 
 SLOW = ("anthropic", "httpx", "numpy", "sounddevice", "faster_whisper", "piper", "watchfiles",
-        "memory.store", "memory.secrets", "tui.widgets.reply", "markdown_it",
+        "memory.store", "memory.secrets", "tui.widgets.conversation.reply", "markdown_it",
         # light, but each a few milliseconds of dataclasses and patterns the first frame
         # does without: the events come with the first turn, the checks with the listing
         "agent.events", "memory.evidence", "memory.freshness", "memory.citations", "memory.notes")

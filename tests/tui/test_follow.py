@@ -5,7 +5,8 @@ from __future__ import annotations
 from agent.events import TextDelta, ToolFinished, ToolStarted, TurnFinished, TurnStarted, Usage
 from tests.claude_double import reply
 from tests.tui.conftest import region_text, wait_for
-from tui.widgets.conversation import Conversation, Reply
+from tui.widgets.conversation.pane import Conversation
+from tui.widgets.conversation.reply import Reply
 
 
 def paragraph(n: int, words: int = 40) -> str:
@@ -72,13 +73,13 @@ async def test_scrolling_up_stops_following_and_the_bottom_resumes_it(make_app, 
 
         app.prompt.value = "second"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: "w5x" in app.conversation.reply_text, 20, "the stream")
+        await wait_for(pilot, lambda: "w5x" in app.conversation.turn_reply_text, 20, "the stream")
         # the user goes up to read: the view stays where they put it while text arrives
         await pilot.press("pageup")
         await pilot.pause()
         assert not conversation.following
         held = conversation.scroll_y
-        await wait_for(pilot, lambda: "w20x" in app.conversation.reply_text, 20, "more text")
+        await wait_for(pilot, lambda: "w20x" in app.conversation.turn_reply_text, 20, "more text")
         await pilot.pause(0.3)
         assert conversation.scroll_y == held
         assert "new output below" in str(conversation.border_subtitle)
@@ -98,7 +99,7 @@ async def test_reaching_the_bottom_by_scrolling_follows_again(make_app, claude_d
         conversation = app.conversation
         app.prompt.value = "go"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: "w8x" in conversation.reply_text, 120, "the stream")
+        await wait_for(pilot, lambda: "w8x" in conversation.turn_reply_text, 120, "the stream")
         await pilot.press("pageup")
         await pilot.pause()
         assert not conversation.following

@@ -6,7 +6,7 @@ from textual.widgets import OptionList
 
 from tests.tui.conftest import screen_lines, wait_for, write_memory
 from tui.widgets.footer import Footer
-from tui.widgets.memory_pane import MemoryPane
+from tui.widgets.memory.pane import MemoryPane
 
 
 async def test_the_key_bar_is_rebuilt_only_when_its_keys_change(make_app, store, no_key, monkeypatch):

@@ -69,7 +69,7 @@ async def test_the_activity_timer_runs_only_while_a_turn_does(make_app, claude_d
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.turns.session is not None, 120, "the session")
         await app.submit_turn("a question")
-        assert any(name.endswith("_tick_activity") for name in timers.made)
+        assert any(name.endswith("tick_activity") for name in timers.made)
         # the status is cleared once the turn's end has been shown, just after it stops running
         await wait_for(pilot, lambda: not app.running and app.status.info.activity == "", 60, "the turn's end")
         await wait_for(pilot, lambda: not app.prompt.cursor_blink, 5, "the cursor to stop blinking")

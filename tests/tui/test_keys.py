@@ -11,7 +11,7 @@ from tui.screens.confirm import Confirm
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
 from tui.screens.memory_editor import MemoryEditor
-from tui.widgets.memory_pane import MemoryPane
+from tui.widgets.memory.pane import MemoryPane
 
 
 async def pane_focused(pilot, count: int = 1) -> MemoryPane:

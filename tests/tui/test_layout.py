@@ -12,8 +12,8 @@ from agent.voice.status import VoiceStatus, voice_off
 from tests.tui.conftest import notified, wait_for
 from tui.app import DevAgentApp
 from tui.screens.help import HelpScreen
-from tui.widgets.conversation import Notice, UserTurn
-from tui.widgets.memory_pane import MemoryPane
+from tui.widgets.conversation.lines import Notice, UserTurn
+from tui.widgets.memory.pane import MemoryPane
 from tui.widgets.prompt import Prompt
 from tui.widgets.status import StatusLine
 

@@ -7,8 +7,8 @@ from tests.claude_double import reply, text, tool_use
 from tests.tui.conftest import screen_lines, wait_for
 from tui import format as fmt
 from tui.leaving import resume_hint
+from tui.widgets.conversation.reply import Reply
 from tui.widgets.prompt import Prompt
-from tui.widgets.reply import Reply
 
 
 async def test_ctrl_c_says_how_to_quit_without_markup(make_app, no_key):

@@ -11,7 +11,7 @@ from textual.geometry import Region
 from textual.widgets import Static
 
 from tests.tui.conftest import wait_for
-from tui.widgets.screen_pane import ScreenItem, ScreenPane, first_failure, render_plain
+from tui.widgets.screen.pane import ScreenItem, ScreenPane, first_failure, render_plain
 
 OUTPUT = Path(__file__).parents[1] / "tools" / "runner_output"
 

@@ -11,9 +11,9 @@ from tests.claude_double import reply, text, tool_use
 from tests.tui.conftest import wait_for
 from tui.app import DevAgentApp
 from tui.screens.sessions import SessionsScreen
-from tui.widgets.conversation import Notice
+from tui.widgets.conversation.lines import Notice
 from tui.widgets.prompt import Prompt
-from tui.widgets.screen_pane import ScreenPane
+from tui.widgets.screen.pane import ScreenPane
 from tui.widgets.status import StatusLine
 
 pytestmark = pytest.mark.usefixtures("claude_double")
@@ -109,7 +109,8 @@ async def test_the_palette_lists_sessions_to_read_or_continue(claude_double, rep
 
 
 async def test_a_resumed_session_draws_its_earlier_turns(claude_double, repo, store):
-    from tui.widgets.conversation import Reply, UserTurn
+    from tui.widgets.conversation.lines import UserTurn
+    from tui.widgets.conversation.reply import Reply
 
     claude_double.add(reply(text("It sells shoes.")), reply(text("And socks.")))
     first = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False)

@@ -17,7 +17,8 @@ from textual.widgets import Input, OptionList, TextArea
 from tests.tui.conftest import memory_text, screen_lines, wait_for, write_memory
 from tui.screens.confirm import Confirm
 from tui.screens.memory_editor import MemoryEditor
-from tui.widgets.memory_pane import MemoryPane, option_prompt
+from tui.widgets.memory.listing import option_prompt
+from tui.widgets.memory.pane import MemoryPane
 
 
 def pane(app) -> MemoryPane:
@@ -310,7 +311,7 @@ async def test_a_memory_written_before_the_watcher_is_up_is_listed_too(make_app,
 async def test_an_evidence_check_that_ends_after_a_newer_listing_does_not_put_the_old_one_back(make_app, store, no_key, monkeypatch):
     """The check of the first listing runs git and reads the repository; a memory written
     meanwhile is listed and shown at once, and the late check must not undo that."""
-    from tui.widgets import memory_trust
+    from memory import trust as memory_trust
 
     write_memory(store, "user_first.md", "First", "there at start", "Body.")
     real_load_trust = memory_trust.load_trust
@@ -420,7 +421,7 @@ async def test_a_listing_from_a_thread_in_the_apps_context_is_dropped_too(make_a
 async def test_the_ages_wait_while_the_user_types(make_app, style_memory, no_key, monkeypatch):
     """The periodic re-read that moves the ages on lays the list out again; while a question
     is being typed it waits for the pause, then runs."""
-    from tui.widgets import memory_pane
+    from tui.widgets.memory import pane as memory_pane
 
     monkeypatch.setattr(memory_pane, "TYPING_RETRY_SECONDS", 0.2)
     app = make_app()

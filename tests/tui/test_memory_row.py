@@ -7,8 +7,8 @@ from rich.console import Console
 from rich.text import Text
 
 from tests.tui.conftest import wait_for
-from tui.widgets.memory_list import MemoryList
-from tui.widgets.memory_row import MemoryRow
+from tui.widgets.memory.list_widget import MemoryList
+from tui.widgets.memory.row import MemoryRow
 
 
 def lines_of(row: MemoryRow, width: int) -> list[str]:

@@ -13,7 +13,7 @@ from memory.location import user_memory_dir
 from memory.pending import PendingChanges
 from memory.roots import open_memory
 from tests.tui.conftest import memory_text, wait_for, write_memory
-from tui.widgets.memory_pane import MemoryPane
+from tui.widgets.memory.pane import MemoryPane
 
 CALL = "src/ReviewOrchestrator.cs"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.tui.conftest import wait_for
-from tui.widgets.conversation import Notice
+from tui.widgets.conversation.lines import Notice
 from tui.widgets.prompt import Prompt
 
 pytestmark = pytest.mark.usefixtures("claude_double")

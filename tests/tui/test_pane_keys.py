@@ -8,7 +8,7 @@ from textual.widgets import OptionList
 
 from tests.claude_double import reply, text, tool_use
 from tests.tui.conftest import screen_lines, wait_for, write_memory
-from tui.widgets.conversation import Notice
+from tui.widgets.conversation.lines import Notice
 from tui.widgets.prompt import Prompt
 
 
@@ -122,8 +122,9 @@ async def test_a_memory_written_while_the_pane_is_hidden_is_marked(make_app, sto
 def test_the_panes_words_name_the_keys_that_work():
     from types import SimpleNamespace
 
-    from tui.widgets import memory_pane, memory_trust
-    from tui.widgets.memory_pane import MemoryPane
+    from tui.widgets.memory import pane as memory_pane
+    from tui.widgets.memory import trust_view as memory_trust
+    from tui.widgets.memory.pane import MemoryPane
 
     bound = {b.key for b in MemoryPane.BINDINGS}
     change = SimpleNamespace(summary="edit /memories/a.md", created="2026-11-09T09:00", status="pending",

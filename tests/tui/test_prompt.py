@@ -6,7 +6,7 @@ from textual import events
 
 from tests.claude_double import text
 from tests.tui.conftest import screen_lines, type_text, wait_for
-from tui.widgets.conversation import UserTurn
+from tui.widgets.conversation.lines import UserTurn
 from tui.widgets.prompt import FOLD_LINES
 
 TRACE = "\n".join(

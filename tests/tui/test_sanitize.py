@@ -49,7 +49,7 @@ async def test_a_reply_with_escape_sequences_is_shown_as_text(make_app, claude_d
     async with app.run_test(size=(120, 30)) as pilot:
         app.prompt.value = f"my own paste {CLEAR}"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: not app.running and "done" in app.conversation.reply_text, 120, "the reply")
+        await wait_for(pilot, lambda: not app.running and "done" in app.conversation.turn_reply_text, 120, "the reply")
         await wait_for(pilot, lambda: "␛]0;pwned␇" in shown(app), 10, "the reply on screen")
         assert "␛[2J" in shown(app)
         assert_screen_is_text(app)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.config import AgentConfig, config_file
 from tests.tui.conftest import wait_for
-from tui.widgets.conversation import Notice
+from tui.widgets.conversation.lines import Notice
 
 
 async def test_the_app_starts_with_defaults_and_names_the_ignored_key(repo, store, no_key, monkeypatch):

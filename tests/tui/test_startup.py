@@ -6,7 +6,8 @@ import threading
 
 from tests.claude_double import text
 from tests.tui.conftest import screen_lines, wait_for
-from tui.widgets.conversation import Reply, ThinkingLine
+from tui.widgets.conversation.lines import ThinkingLine
+from tui.widgets.conversation.reply import Reply
 
 
 async def test_the_session_and_its_client_are_ready_before_any_question(make_app, claude_double):

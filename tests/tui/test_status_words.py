@@ -28,7 +28,7 @@ async def test_without_voice_the_first_line_offers_no_talk_key(repo, store, clau
     from agent.voice.status import voice_off
     from tui.app import DevAgentApp
     from tui.startup import welcome
-    from tui.widgets.conversation import Notice
+    from tui.widgets.conversation.lines import Notice
 
     app = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False, voice_off="turned off (--no-voice)")
     async with app.run_test(size=(120, 30)) as pilot:
@@ -48,7 +48,7 @@ async def test_without_voice_the_first_line_offers_no_talk_key(repo, store, clau
 
 async def test_a_turn_that_only_thought_says_no_answer_came(make_app, claude_double):
     from tests.claude_double import thinking
-    from tui.widgets.conversation import Notice
+    from tui.widgets.conversation.lines import Notice
 
     claude_double.add(reply(thinking("Let me think about the build.")))
     app = make_app(memory_mode="none")

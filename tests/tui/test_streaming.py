@@ -7,8 +7,8 @@ import threading
 from agent.events import TextDelta, ToolStarted
 from tests.tui.conftest import wait_for
 from tui.inbox import Inbox, joined
-from tui.widgets import conversation as conv
-from tui.widgets.conversation import Reply
+from tui.widgets.conversation import pane as conv
+from tui.widgets.conversation.reply import Reply
 
 
 def test_adjacent_deltas_of_one_turn_join():
@@ -116,8 +116,8 @@ async def test_typing_again_stops_the_catch_up_and_the_rest_keeps_its_order(make
 
 
 async def test_first_words_do_not_wait_for_markdown_to_import(make_app, no_key, monkeypatch):
-    from tui.widgets import reply as reply_module
-    from tui.widgets.plain_reply import PlainReply
+    from tui.widgets.conversation import reply as reply_module
+    from tui.widgets.conversation.plain_reply import PlainReply
 
     imported = {"done": False}  # as if Markdown were still being imported at launch
     monkeypatch.setattr(conv, "markdown_ready", lambda: reply_module if imported["done"] else None)
@@ -139,7 +139,7 @@ async def test_first_words_do_not_wait_for_markdown_to_import(make_app, no_key, 
 
 
 async def test_a_reply_that_ends_before_markdown_is_here_still_ends_as_markdown(make_app, no_key, monkeypatch):
-    from tui.widgets.plain_reply import PlainReply
+    from tui.widgets.conversation.plain_reply import PlainReply
 
     monkeypatch.setattr(conv, "markdown_ready", lambda: None)
     app = make_app()
@@ -153,7 +153,7 @@ async def test_a_reply_that_ends_before_markdown_is_here_still_ends_as_markdown(
 
 
 async def test_spinners_move_once_a_second_while_the_session_loads_and_not_while_typing(make_app, no_key):
-    from tui.widgets.conversation import ThinkingLine
+    from tui.widgets.conversation.lines import ThinkingLine
 
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.events import ToolFinished
-from tui.widgets.conversation import ToolLine
+from tui.widgets.conversation.lines import ToolLine
 
 
 def finished_line(event: ToolFinished) -> ToolLine:

@@ -8,7 +8,8 @@ import pytest
 
 from tests.claude_double import error, refusal, reply, text, tool_use
 from tests.tui.conftest import wait_for
-from tui.widgets.conversation import Notice, Reply, ToolLine, UserTurn
+from tui.widgets.conversation.lines import Notice, ToolLine, UserTurn
+from tui.widgets.conversation.reply import Reply
 from tui.widgets.prompt import Prompt
 from tui.widgets.status import StatusLine
 
@@ -252,7 +253,7 @@ async def test_earlier_turns_come_back_with_up(make_app, claude_double):
 
 
 async def test_while_the_user_types_the_status_says_the_reply_waits_and_keeps_still(make_app, claude_double, monkeypatch):
-    from tui.widgets import conversation as conv
+    from tui.widgets.conversation import pane as conv
 
     # a pause is two seconds here: a test's key presses can be slow on a loaded machine
     monkeypatch.setattr(conv, "TYPING_HOLD_SECONDS", 2.0)
@@ -279,7 +280,7 @@ async def test_while_the_user_types_the_status_says_the_reply_waits_and_keeps_st
 
 
 async def test_past_the_most_turns_shown_the_oldest_go_and_one_line_says_so(make_app, claude_double, monkeypatch):
-    import tui.widgets.conversation as conversation_module
+    import tui.widgets.conversation.pane as conversation_module
 
     monkeypatch.setattr(conversation_module, "MAX_SHOWN_TURNS", 3)
     claude_double.add(tool_use("git_status", {}))
@@ -311,7 +312,7 @@ async def test_first_words_shown_plain_become_markdown_once_when_a_tool_call_fol
     import threading
     import time as clock
 
-    import tui.widgets.conversation as conversation_module
+    import tui.widgets.conversation.pane as conversation_module
 
     imported = threading.Event()
     real_import = importlib.import_module
@@ -329,7 +330,7 @@ async def test_first_words_shown_plain_become_markdown_once_when_a_tool_call_fol
             return module
 
     monkeypatch.setattr(conversation_module, "importlib", SlowImport)
-    monkeypatch.setattr(conversation_module, "markdown_ready", lambda: real_import("tui.widgets.reply") if imported.is_set() else None)
+    monkeypatch.setattr(conversation_module, "markdown_ready", lambda: real_import("tui.widgets.conversation.reply") if imported.is_set() else None)
     claude_double.add(reply(text("Let me look at the branch."), tool_use("git_status", {}), delay=0.01))
     claude_double.add(text("You are on main."))
     app = make_app()
@@ -350,10 +351,10 @@ async def test_a_plain_piece_turned_into_markdown_from_two_sides_at_once_is_turn
 
     from textual.app import App, ComposeResult
 
-    import tui.widgets.conversation as conversation_module
-    from tui.widgets.conversation import Conversation
+    import tui.widgets.conversation.pane as conversation_module
+    from tui.widgets.conversation.pane import Conversation
 
-    reply_module = importlib.import_module("tui.widgets.reply")
+    reply_module = importlib.import_module("tui.widgets.conversation.reply")
     monkeypatch.setattr(conversation_module, "markdown_ready", lambda: None)
     monkeypatch.setattr(Conversation, "_markdown_soon", lambda self: None)
 

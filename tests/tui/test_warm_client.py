@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.claude_double import reply
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,6 +35,7 @@ print(json.dumps({"built_by_request": after.misses - before.misses, "words": "".
 """
 
 
+@pytest.mark.slow
 def test_the_first_request_builds_no_validator(claude_double, tmp_path):
     claude_double.add(reply("Zanzibar is the island."))
     repo = tmp_path / "repo"

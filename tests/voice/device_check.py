@@ -199,7 +199,7 @@ async def _apply_by_voice(wav: Path, repo: Path) -> dict:
     from agent.voice.push_to_talk import PttState
     from memory.store import MemoryStore
     from tui.app import DevAgentApp
-    from tui.widgets.code_review import CodeReviewBar
+    from tui.widgets.conversation.code_review import CodeReviewBar
 
     # The packaged model named, not "auto": choosing one measures decoding for seconds.
     controller = VoiceController(stt_model=TINY, speak=False)

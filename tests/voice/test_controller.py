@@ -68,7 +68,7 @@ def voice_line(app) -> str:
 
 @pytest.mark.anyio
 async def test_f2_records_and_the_transcript_becomes_the_users_turn(app_with_voice):
-    from tui.widgets.conversation import UserTurn
+    from tui.widgets.conversation.lines import UserTurn
 
     app, controller = app_with_voice
     seen: list[str] = []
@@ -89,7 +89,7 @@ async def test_f2_records_and_the_transcript_becomes_the_users_turn(app_with_voi
 @pytest.mark.anyio
 @pytest.mark.parametrize("app_with_voice", [1.0], indirect=True)
 async def test_escape_throws_the_recording_away(app_with_voice):
-    from tui.widgets.conversation import UserTurn
+    from tui.widgets.conversation.lines import UserTurn
 
     app, controller = app_with_voice
     async with app.run_test(size=(120, 40)) as pilot:

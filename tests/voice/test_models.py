@@ -135,6 +135,7 @@ print(json.dumps([voice._piper.session.get_session_options().enable_cpu_mem_aren
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc")
+@pytest.mark.audio
 def test_ever_longer_sentences_do_not_grow_the_voice_for_good():
     result = subprocess.run([sys.executable, "-c", MEMORY_PROBE], cwd=Path(__file__).resolve().parents[2],
                             capture_output=True, text=True, timeout=300)

@@ -36,7 +36,7 @@ async def test_saying_apply_applies_the_held_change(tmp_path, speech_wav, transc
     from agent.voice.stack import VoiceStack
     from memory.store import MemoryStore
     from tui.app import DevAgentApp
-    from tui.widgets.code_review import CodeReviewBar
+    from tui.widgets.conversation.code_review import CodeReviewBar
     from tui.widgets.prompt import Prompt
 
     repo = tmp_path / "repo"

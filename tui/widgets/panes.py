@@ -18,9 +18,10 @@ from textual.containers import Horizontal
 from textual.reactive import var
 from textual.widget import Widget
 
-from tui.widgets.conversation import Conversation, ToolLine
-from tui.widgets.memory_pane import MemoryPane
-from tui.widgets.screen_pane import ScreenPane
+from tui.widgets.conversation.lines import ToolLine
+from tui.widgets.conversation.pane import Conversation
+from tui.widgets.memory.pane import MemoryPane
+from tui.widgets.screen.pane import ScreenPane
 
 # below this many columns the screen pane shares the conversation's place instead of its own
 WIDE = 140

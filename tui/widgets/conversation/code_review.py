@@ -139,7 +139,7 @@ OUTCOMES = {"applied": "applied", "kept": "kept as it was", "conflict": "conflic
 
 def _relabel(app: Any, tool_ids: tuple[str, ...], state: str) -> None:
     """The held calls' tool lines say how the change ended, not that it waits."""
-    from tui.widgets.conversation import ToolLine
+    from tui.widgets.conversation.lines import ToolLine
 
     for line in app.conversation.query(ToolLine):
         if line.tool_id in tool_ids and line.finished is not None:

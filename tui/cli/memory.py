@@ -11,7 +11,7 @@ Problems with the index (a memory with no line, a line with no file), what the f
 holds that is not read as a memory, and problems met opening the folder are written to
 stderr by `list`, so stdout stays one memory per line.
 
-Review and hygiene (pending, accept, reject, check) are in tui/commands/memory_review.py.
+Review and hygiene (pending, accept, reject, check) are in tui/cli/memory_hygiene.py.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     show = actions.add_parser("show", help="print one memory file")
     show.add_argument("name", help="file name, stem, frontmatter name, or /memories/... path")
     show.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
-    from tui.commands import memory_review
+    from tui.cli import memory_hygiene
 
-    memory_review.add_arguments(actions)
+    memory_hygiene.add_arguments(actions)
 
 
 def _repo(value: str) -> Path | None:
@@ -76,10 +76,10 @@ def _run(args: argparse.Namespace) -> int:
     repo = _repo(args.repo)
     if repo is None:
         return 2
-    from tui.commands import memory_review
+    from tui.cli import memory_hygiene
 
-    if args.action in memory_review.ACTIONS:
-        return memory_review.run(args, repo)
+    if args.action in memory_hygiene.ACTIONS:
+        return memory_hygiene.run(args, repo)
     if args.action == "path":
         # Printing the path must not create the folder: a script may only want to know it.
         print(memory_dir_for(repo))

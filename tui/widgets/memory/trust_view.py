@@ -1,31 +1,21 @@
-"""What the memory pane shows about trusting a memory, kept out of the pane itself.
+"""How the memory pane shows trusting a memory, kept out of the pane itself.
 
 Per memory: the evidence behind it (a mark for the worst of its citations), whether it is
 aging, and the findings of `devagent memory check`; and the agent's changes waiting for
-review, with their diffs. Loading reads the repository and runs git, so it runs on a
-worker thread; the rest turns the result into rich Text.
+review, with their diffs. memory/trust.py gathers all that (on a worker thread: it reads
+the repository and runs git); this turns it into rich Text.
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 
 from memory import evidence_states as ev
+from memory.trust import MemoryMarks, Trust
 from tui import format as fmt
-from tui.widgets.memory_row import MemoryRow
-
-if TYPE_CHECKING:
-    # memory.check brings the secret scanner, whose patterns take a fifth of a second to
-    # compile: the pane's first frame does without it, its first listing loads it. The
-    # evidence and aging checks come with the listing too.
-    from memory.check import Finding
-    from memory.evidence import CitationCheck
-    from memory.freshness import Freshness
+from tui.widgets.memory.row import MemoryRow
 
 EVIDENCE_MARK = {
     ev.INTACT: ("✓", "green"),
@@ -42,65 +32,6 @@ GROUP_REPOSITORY = "this repository"
 GROUP_USER = "you, in every repository"
 GROUP_PENDING = "for your review"  # short: one line at 80 columns
 GROUP_CONFLICTS = "not applied"  # the preview says why: the file changed since
-
-
-@dataclass
-class MemoryMarks:
-    checks: list[CitationCheck] = field(default_factory=list)  # worst first
-    findings: list[Finding] = field(default_factory=list)
-    age: Freshness | None = None
-
-    @property
-    def worst(self) -> str | None:
-        return self.checks[0].state if self.checks else None
-
-
-@dataclass
-class Trust:
-    marks: dict[str, MemoryMarks] = field(default_factory=dict)
-    folder_findings: list[Finding] = field(default_factory=list)  # about a whole folder (a cap)
-    pending: list = field(default_factory=list)  # memory.pending.Change
-    conflicts: list = field(default_factory=list)  # held changes that met a file changed since
-
-    @property
-    def waiting(self) -> list:
-        """What waits for the user's decision: held changes, then those that met a conflict."""
-        return self.pending + self.conflicts
-
-
-def roots_of(store: Any) -> list[Any]:
-    roots = getattr(store, "roots", None)
-    return list(roots()) if callable(roots) else [store]
-
-
-def load_trust(store: Any, repo: Path | None, *, now: float | None = None, aging_days: int | None = None) -> Trust:
-    """Everything the marks need; raises only what the caller turns into a sentence.
-    `aging_days`: None for memory.freshness's default."""
-    from memory.check import by_memory, check_store
-    from memory.freshness import DEFAULT_AGING_DAYS, freshness
-    from memory.pending import PendingChanges
-
-    if aging_days is None:
-        aging_days = DEFAULT_AGING_DAYS
-    now = time.time() if now is None else now
-    trust = Trust()
-    for root in roots_of(store):
-        cites_code = repo is not None and getattr(root, "repo", None) is not None
-        checks = root.evidence(repo) if cites_code else {}
-        findings = check_store(root, repo if cites_code else None, now=now, aging_days=aging_days, evidence=checks)
-        grouped = by_memory(findings)
-        for info in root.memories():
-            try:
-                text = Path(info.file).read_bytes().decode("utf-8", errors="replace")
-            except OSError:
-                text = ""
-            trust.marks[info.path] = MemoryMarks(checks.get(info.path, []), grouped.pop(info.path, []), freshness(text, info.modified, now, aging_days))
-        for leftover in grouped.values():
-            trust.folder_findings += leftover
-    pending = PendingChanges(store)
-    trust.pending = pending.list()
-    trust.conflicts = pending.conflicts()
-    return trust
 
 
 # --- the list ------------------------------------------------------------------------------

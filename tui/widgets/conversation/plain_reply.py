@@ -13,11 +13,11 @@ from typing import Any
 
 from textual.widgets import Static
 
-REPLY_MODULE = "tui.widgets.reply"
+REPLY_MODULE = "tui.widgets.conversation.reply"
 
 
 def markdown_ready() -> Any:
-    """tui.widgets.reply when it is fully imported (it sets READY last), else None."""
+    """tui.widgets.conversation.reply when it is fully imported (it sets READY last), else None."""
     module = sys.modules.get(REPLY_MODULE)
     return module if getattr(module, "READY", False) else None
 

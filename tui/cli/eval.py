@@ -24,7 +24,7 @@ def default_out(now: datetime) -> Path:
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
-    from tui.cli import add_agent_options
+    from tui.cli.main import add_agent_options
 
     parser.add_argument("--runs", type=_positive, default=3, help="Mondays per mode (default: 3)")
     parser.add_argument(

@@ -37,10 +37,10 @@ if TYPE_CHECKING:
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
-    from tui.cli import add_agent_options
+    from tui.cli.main import add_agent_options
 
     parser.add_argument("--repo", default=".", help="the repository (default: .)")
-    from tui.cli import add_resume_option
+    from tui.cli.main import add_resume_option
 
     add_agent_options(parser)
     add_resume_option(parser)

@@ -2,8 +2,8 @@
 
 `devagent [PATH]` opens the app (`run_app`: the terminal around it, the crash report, the
 transcript saved after it); the subcommands are the same capabilities without the full
-screen, for scripts and tests. Each subcommand lives in its own module under
-`tui.commands` and is imported only when it runs, so `devagent --help` stays fast and a
+screen, for scripts and tests. Each subcommand lives in its own module of this package
+and is imported only when it runs, so `devagent --help` stays fast and a
 command never pays for another's imports (the SDK alone takes seconds to import).
 """
 
@@ -26,13 +26,13 @@ if TYPE_CHECKING:
 
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "ask": ("tui.commands.ask", "run one session of typed turns without the app"),
-    "memory": ("tui.commands.memory", "show a repository's memory folder"),
-    "say": ("tui.commands.voice", "speak text into a WAV file with the local voice"),
-    "transcribe": ("tui.commands.voice", "print what the local model hears in a WAV file"),
-    "eval": ("tui.commands.eval", "measure how well each memory mode remembers"),
-    "sessions": ("tui.commands.sessions", "list a repository's saved sessions, to resume one"),
-    "undo": ("tui.commands.undo", "put back the files of the agent's last applied change"),
+    "ask": ("tui.cli.ask", "run one session of typed turns without the app"),
+    "memory": ("tui.cli.memory", "show a repository's memory folder"),
+    "say": ("tui.cli.voice", "speak text into a WAV file with the local voice"),
+    "transcribe": ("tui.cli.voice", "print what the local model hears in a WAV file"),
+    "eval": ("tui.cli.eval", "measure how well each memory mode remembers"),
+    "sessions": ("tui.cli.sessions", "list a repository's saved sessions, to resume one"),
+    "undo": ("tui.cli.undo", "put back the files of the agent's last applied change"),
 }
 
 
@@ -234,7 +234,3 @@ def open_app(args: argparse.Namespace, *, no_voice: bool) -> int:
         print(f"devagent stopped: {last[-1].strip() if last else 'an error'}", file=sys.stderr)
         print(f"The full report is in {log}", file=sys.stderr)
     return app.return_code or 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

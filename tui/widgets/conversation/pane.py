@@ -11,23 +11,13 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Size
-from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Static
 
-from agent.tool_outcome import ToolOutcome, outcome_of
 from tui import format as fmt
 from tui.blocks import cut_point
-from tui.outcomes import OUTCOME_MARKS
-from tui.widgets.plain_reply import REPLY_MODULE, PlainReply, markdown_ready
-
-# quarter circles: drawn by every common monospace font, braille is not
-SPINNER = "◐◓◑◒"
-# While a question waits for the session to load, the spinner and the status clock move
-# once a second: ten redraws a second on the app's thread slowed the load (it shares the
-# interpreter) by a quarter on a small machine.
-LOADING_FRAME_SECONDS = 1.0
+from tui.widgets.conversation.lines import Notice, ThinkingLine, ToolLine, UserTurn
+from tui.widgets.conversation.plain_reply import REPLY_MODULE, PlainReply, markdown_ready
 
 # how often streamed text is written into the reply
 FLUSH_SECONDS = 0.2
@@ -44,181 +34,9 @@ CATCH_UP_CHARS = 1500
 # oldest goes with each new one (the session's transcript keeps the whole conversation).
 MAX_SHOWN_TURNS = 100
 
-# a user turn longer than this (a pasted log, say) shows its first lines and a count
-USER_TURN_LINES = 12
-USER_TURN_SHOWN = 6
-
-
-class UserTurn(Static):
-    def __init__(self, text: str) -> None:
-        lines = fmt.sanitize(text).split("\n")
-        shown = Text("\n".join(lines if len(lines) <= USER_TURN_LINES else lines[:USER_TURN_SHOWN]))
-        if len(lines) > USER_TURN_LINES:
-            shown.append(f"\n… {len(lines) - USER_TURN_SHOWN} more lines (sent in full)", "dim italic")
-        super().__init__(shown, classes="user-turn")
-        self.text = text
-
 
 def _is_reply(widget: object) -> bool:
     return getattr(widget, "is_reply", False)
-
-
-def __getattr__(name: str) -> Any:
-    # Reply lives in tui.widgets.reply, imported only when needed (see there)
-    if name == "Reply":
-        from tui.widgets import reply
-
-        return getattr(reply, name)
-    raise AttributeError(name)
-
-
-class Notice(Static):
-    """A line the app adds itself: an error, a cancelled turn, how to set the API key."""
-
-    def __init__(self, text: str, kind: str = "info") -> None:
-        super().__init__(Text(fmt.sanitize(text)), classes=f"notice -{kind}")
-        self.kind = kind
-
-
-class _Spinning(Widget):
-    """A one-line widget that redraws itself while something runs.
-
-    It renders rather than updates: an update may change a widget's size, so it lays out
-    the whole screen, ten times a second per spinner.
-    """
-
-    DEFAULT_CSS = """
-    _Spinning { height: 1; }
-    """
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.started = time.monotonic()
-        self._timer: Timer | None = None
-        self._drawn_at = 0.0
-
-    def on_mount(self) -> None:
-        self._timer = self.set_interval(0.1, self._tick)
-        self._tick()
-
-    def _tick(self) -> None:
-        typing_now = getattr(self.parent, "typing_now", None)
-        if typing_now is not None and typing_now():
-            return  # still while the user types: a redraw would hold up their key
-        now = time.monotonic()
-        if getattr(self.parent, "session_loading", False) and now - self._drawn_at < LOADING_FRAME_SECONDS:
-            return  # the session is loading: the app's thread leaves it the interpreter
-        self._drawn_at = now
-        self.refresh()
-
-    def render(self) -> Text:
-        return self.line()
-
-    def stop_spinning(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        self.refresh()
-
-    def spinner(self) -> str:
-        return SPINNER[int((time.monotonic() - self.started) * 8) % len(SPINNER)]
-
-    def line(self) -> Text:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-
-class ThinkingLine(_Spinning):
-    def __init__(self) -> None:
-        super().__init__(classes="thinking")
-        self.label = "thinking"  # or what the turn still waits for: "waiting for the Claude SDK"
-
-    def line(self) -> Text:
-        elapsed = time.monotonic() - self.started
-        return Text.assemble((self.spinner(), "bold"), f" {self.label} ", (fmt.duration(elapsed), "dim"))
-
-
-class ToolLine(_Spinning):
-    """`◐ build  MyApp.sln  2.1s`, then `✓ build  MyApp.sln → 2 errors  4.3s  ⏎ log`."""
-
-    can_focus = True
-    BINDINGS = [Binding("enter", "open_log", "Open log", show=True)]
-
-    class LogRequested(Message):
-        def __init__(self, line: ToolLine) -> None:
-            super().__init__()
-            self.line = line
-
-    def __init__(self, tool_id: str, name: str, summary: str) -> None:
-        super().__init__(classes="tool-line -running")
-        self.tool_id = tool_id
-        self.tool_name = fmt.sanitize(name)
-        self.input_summary = fmt.sanitize(summary)
-        self.finished: tuple[float, bool, str] | None = None  # duration, is_error, summary
-        self.outcome = ToolOutcome.OK  # how it ended, once finished
-        self.tool_log: str | None = None
-        self.cancelled = False
-
-    def finish(self, duration: float, is_error: bool, summary: str, log: str | None, outcome: str = "") -> None:
-        self.finished = (duration, is_error, fmt.sanitize(summary))
-        self.outcome = outcome_of(outcome, is_error)
-        self.tool_log = log
-        self.remove_class("-running")
-        self.add_class("-error" if is_error else "-ok")
-        self.add_class(f"-outcome-{self.outcome}")
-        if log:
-            self.add_class("-has-log")
-        self.stop_spinning()
-
-    def cancel(self) -> None:
-        self.cancelled = True
-        self.remove_class("-running")
-        self.add_class("-cancelled")
-        self.stop_spinning()
-
-    def line(self) -> Text:
-        width = max(20, self.content_size.width or 58)
-        head = Text()
-        colour = ""
-        if self.finished is None and not self.cancelled:
-            head.append(self.spinner(), "bold")
-        else:
-            shown = OUTCOME_MARKS[ToolOutcome.CANCELLED if self.finished is None else self.outcome]
-            colour = shown.colour
-            head.append(shown.mark, shown.style)
-        head.append(f" {self.tool_name}", "bold")
-        # what must stay visible: mark, name, outcome, time; the input gets what is left
-        timing = Text()
-        result = ""
-        if self.finished is not None:
-            duration, is_error, result = self.finished
-            timing.append(f"  {fmt.duration(duration)}", "dim")
-            if self.tool_log:
-                timing.append("  ⏎ log", "dim italic")
-        elif self.cancelled:
-            timing.append("  cancelled", "dim")
-        else:
-            timing.append(f"  {fmt.duration(time.monotonic() - self.started)}", "dim")
-        room = width - head.cell_len - timing.cell_len
-        outcome = Text()
-        if result:
-            outcome.append(" → ", "dim")
-            outcome.append(fmt.one_line(result, max(8, room - 3)), colour)
-        room -= outcome.cell_len
-        line = head
-        if self.input_summary and room >= 10:
-            line.append("  ")
-            line.append(fmt.one_line(self.input_summary, room - 2), "italic dim")
-        line.append_text(outcome)
-        line.append_text(timing)
-        line.truncate(width, overflow="ellipsis")
-        return line
-
-    def action_open_log(self) -> None:
-        if self.tool_log:
-            self.post_message(self.LogRequested(self))
-
-    def on_click(self) -> None:
-        self.action_open_log()
 
 
 class Conversation(VerticalScroll):
@@ -243,15 +61,27 @@ class Conversation(VerticalScroll):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._reply: Any = None  # the Reply piece being written
-        self._piece_text = ""  # the text written to it so far
-        self._to_write: list[str] = []
+        # Reply text passes through three buffers on its way to the screen, and a fourth
+        # keeps all of it. A delta lands in _held_deltas; the flush (a few times a second,
+        # at the user's pause while they type) hands it to _writer_queue; the writer task
+        # takes it from there into the open piece, whose source so far is _open_piece_source.
+        self._reply: Any = None  # the open reply piece (a Reply, or a PlainReply before Markdown is in)
+        # the source the open piece shows: a write adds only what goes past it, and a cut
+        # knows whether the next piece's start is already drawn
+        self._open_piece_source = ""
+        # text handed to the writer task, not yet in the reply (also what the catch-up
+        # after a typing pause works through in slices)
+        self._writer_queue: list[str] = []
         self._replying = False  # reply text has started since the last end_text
         self._writer: asyncio.Task | None = None
         self._thinking: ThinkingLine | None = None
         self._tools: dict[str, ToolLine] = {}
-        self.reply_text = ""  # everything streamed in the current turn, for tests and voice
-        self._unwritten: list[str] = []
+        # every delta of the current turn, written or still held: copying the last reply
+        # (Ctrl+G) and the tests read the whole reply from here
+        self.turn_reply_text = ""
+        # deltas received since the last flush: they wait for the flush timer, and while
+        # the user types, for the pause, so a layout never holds up a key
+        self._held_deltas: list[str] = []
         self._flush_timer: Timer | None = None
         self._typed_at = 0.0
         self._catching_up = False  # the writer works through held text in slices
@@ -309,7 +139,7 @@ class Conversation(VerticalScroll):
 
     async def add_user(self, text: str) -> None:
         await self.end_text()
-        self.reply_text = ""
+        self.turn_reply_text = ""
         await self._add(UserTurn(text))
         await self._forget_oldest()
 
@@ -361,12 +191,12 @@ class Conversation(VerticalScroll):
         if not self._replying:
             # the first words show at once; after that the text lands a few times a second
             self._replying = True
-            self.reply_text += delta
+            self.turn_reply_text += delta
             self._write(delta)
             await self._wait_written()
             return
-        self.reply_text += delta
-        self._unwritten.append(delta)
+        self.turn_reply_text += delta
+        self._held_deltas.append(delta)
         if self._flush_timer is None:
             self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
 
@@ -382,42 +212,42 @@ class Conversation(VerticalScroll):
     @property
     def held_chars(self) -> int:
         """Reply text received but held back while the user types (the status line shows it)."""
-        return sum(map(len, self._unwritten)) + (sum(map(len, self._to_write)) if self._catching_up else 0)
+        return sum(map(len, self._held_deltas)) + (sum(map(len, self._writer_queue)) if self._catching_up else 0)
 
     async def _flush(self, force: bool = False) -> None:
         # Every write grows the reply, which lays out and repaints the whole pane; doing
         # that per delta would keep the UI busy and make typed keys wait behind it.
         self._flush_timer = None
-        if not force and self._unwritten and self.typing_now():
+        if not force and self._held_deltas and self.typing_now():
             self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
             return
-        if self._unwritten and self._replying:
-            text, self._unwritten = "".join(self._unwritten), []
+        if self._held_deltas and self._replying:
+            text, self._held_deltas = "".join(self._held_deltas), []
             self._write(text, catch_up=not force)
 
     def _write(self, text: str, catch_up: bool = False) -> None:
         # A task of its own writes, so that the app goes on handling keys while the
         # new blocks mount (the event that brought the text does not wait for them).
-        self._to_write.append(text)
+        self._writer_queue.append(text)
         self._catching_up = catch_up and (self._catching_up or self._writer is None)
         if self._writer is None:
             self._writer = asyncio.create_task(self._drain())
 
     async def _drain(self) -> None:
         try:
-            while self._to_write:
-                text, self._to_write = "".join(self._to_write), []
+            while self._writer_queue:
+                text, self._writer_queue = "".join(self._writer_queue), []
                 if self._catching_up and len(text) > CATCH_UP_CHARS:
                     text, rest = text[:CATCH_UP_CHARS], text[CATCH_UP_CHARS:]
-                    self._to_write.insert(0, rest)
+                    self._writer_queue.insert(0, rest)
                 await self._write_now(text)
-                if self._catching_up and self._to_write:
+                if self._catching_up and self._writer_queue:
                     # let the screen catch up, and any key in, before the next slice
                     await asyncio.sleep(FLUSH_SECONDS / 4)
                     if self.typing_now() and self._catching_up:
                         # typing again: the rest waits for the next pause
-                        self._unwritten[:0] = self._to_write
-                        self._to_write = []
+                        self._held_deltas[:0] = self._writer_queue
+                        self._writer_queue = []
                         if self._flush_timer is None:
                             self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
         finally:
@@ -454,7 +284,7 @@ class Conversation(VerticalScroll):
     async def _write_now(self, text: str) -> None:
         """Reply text to the open piece; once it has gathered enough, the piece ends at the
         last safe cut and a new one takes the rest."""
-        pending = self._piece_text + text
+        pending = self._open_piece_source + text
         reply = markdown_ready()
         if reply is None:
             # Markdown is still being imported (a question asked at launch): the first
@@ -464,16 +294,16 @@ class Conversation(VerticalScroll):
                 await self._add(self._reply)
                 # once these words are drawn: the import would share the interpreter
                 self.call_after_refresh(self._markdown_soon)
-            await self._reply.append(pending[len(self._piece_text):])
-            self._piece_text = pending
+            await self._reply.append(pending[len(self._open_piece_source):])
+            self._open_piece_source = pending
             return
         if isinstance(self._reply, PlainReply):
             await self._to_markdown(reply)
         cut = cut_point(pending) if len(pending) >= reply.PIECE_CHARS else 0
         if cut and self._reply is not None:
             piece = self._reply
-            if cut >= len(self._piece_text):
-                await piece.write(pending[len(self._piece_text):cut])
+            if cut >= len(self._open_piece_source):
+                await piece.write(pending[len(self._open_piece_source):cut])
                 await piece.seal()
             else:
                 # the piece already shows the start of the next one: it is drawn again
@@ -481,14 +311,14 @@ class Conversation(VerticalScroll):
                 await piece.settle()
                 await piece.update(pending[:cut])
                 await piece.seal()
-            self._reply, self._piece_text, pending = None, "", pending[cut:]
+            self._reply, self._open_piece_source, pending = None, "", pending[cut:]
         if not pending:
             return
         if self._reply is None:
             self._reply = reply.Reply(classes="reply")
             await self._add(self._reply)
-        await self._reply.write(pending[len(self._piece_text):])
-        self._piece_text = pending
+        await self._reply.write(pending[len(self._open_piece_source):])
+        self._open_piece_source = pending
 
     async def end_text(self) -> None:
         """Flush the reply being streamed, so what follows lands below it."""
@@ -501,7 +331,7 @@ class Conversation(VerticalScroll):
             await self._wait_written()  # a write the import woke meanwhile ends first
         if self._reply is not None:
             await self._reply.seal()
-        self._reply, self._piece_text, self._replying = None, "", False
+        self._reply, self._open_piece_source, self._replying = None, "", False
 
     async def tool_started(self, tool_id: str, name: str, summary: str) -> None:
         await self.end_text()

@@ -1,7 +1,8 @@
 """The memory pane's actions on trust: verify, move between folders, accept or reject.
 
-A mixin of MemoryPane, so the pane keeps its list and preview and these keep to what the
-user decides. Every change goes through the store (or memory/pending.py, which applies
+A plain object the pane holds (`MemoryPane.review`): the pane keeps its list and preview,
+this keeps to what the user decides, and it needs of the pane only what `ReviewedPane`
+names. Every change goes through the store (or memory/pending.py, which applies
 through the store), never to the folder directly.
 """
 
@@ -9,11 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
 
-from textual import work
-
-from tui.widgets.memory_trust import PENDING_PREFIX
+from tui.widgets.memory.trust_view import PENDING_PREFIX
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -21,31 +21,48 @@ if TYPE_CHECKING:
     from memory.notes import MemoryInfo
     from memory.pending import PendingChanges
     from memory.roots import Memory
-    from tui.widgets.memory_pane import Listing
+    from tui.widgets.memory.listing import Listing
+
+
+class ReviewedPane(Protocol):
+    """What the review needs of the memory pane."""
+
+    store: Memory
+    listing: Listing
+    follow: str | None  # a memory to select once the listing has it
+
+    @property
+    def app(self) -> App[Any]: ...
+
+    @property
+    def selected_path(self) -> str | None: ...
+
+    def selected_info(self) -> MemoryInfo | None: ...
+
+    def reload(self) -> object: ...
+
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
 
 
 class ReviewActions:
-    """Needs `store`, `listing`, `selected_path`, `selected_info()`, `reload()` and `app` from the pane."""
+    """Verify, move, accept and reject for one pane, each as a worker of the pane's."""
 
-    if TYPE_CHECKING:  # what MemoryPane provides
-        store: Memory
-        listing: Listing
-        follow: str | None
+    def __init__(self, pane: ReviewedPane) -> None:
+        self.pane = pane
 
-        app: App[Any]
+    @property
+    def store(self) -> Memory:
+        return self.pane.store
 
-        @property
-        def selected_path(self) -> str | None: ...
-
-        def selected_info(self) -> MemoryInfo | None: ...
-
-        def reload(self) -> object: ...
+    def _run(self, work: Coroutine[Any, Any, None]) -> None:
+        # the pane's worker, so it ends with the pane
+        self.pane.run_worker(work, group="memory-review")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # accept and reject show in the footer only while a change waits, so the footer has
         # room for the app's keys
         if action in ("accept", "reject"):
-            trust = self.listing.trust
+            trust = self.pane.listing.trust
             return bool(trust is not None and trust.waiting)
         return True
 
@@ -55,20 +72,22 @@ class ReviewActions:
         return PendingChanges(self.store)
 
     def selected_change_id(self) -> str | None:
-        path = self.selected_path
+        path = self.pane.selected_path
         return path[len(PENDING_PREFIX) :] if path and path.startswith(PENDING_PREFIX) else None
 
     def _say(self, message: str, refused: bool) -> None:
-        self.app.notify(message, title="Memory", severity="error" if refused else "information")
-        self.reload()
+        self.pane.app.notify(message, title="Memory", severity="error" if refused else "information")
+        self.pane.reload()
 
     # --- "this is still true" --------------------------------------------------------------
 
-    @work(group="memory-review")
-    async def action_verify(self) -> None:
-        info = self.selected_info()
+    def verify(self) -> None:
+        self._run(self._verify_selected())
+
+    async def _verify_selected(self) -> None:
+        info = self.pane.selected_info()
         if info is None:
-            self.app.notify("No memory selected.", severity="warning")
+            self.pane.app.notify("No memory selected.", severity="warning")
             return
         message, refused = await asyncio.to_thread(self._verify, info.path)
         self._say(message, refused)
@@ -88,43 +107,43 @@ class ReviewActions:
 
     # --- between the repository's folder and the user's --------------------------------------
 
-    @work(group="memory-review")
-    async def action_move(self) -> None:
-        info = self.selected_info()
+    def move(self) -> None:
+        self._run(self._move_selected())
+
+    async def _move_selected(self) -> None:
+        info = self.pane.selected_info()
         move = getattr(self.store, "move_to_other_root", None)
         if info is None or move is None:
-            self.app.notify("No memory selected." if info is None else "This memory has only one folder.", severity="warning")
+            self.pane.app.notify("No memory selected." if info is None else "This memory has only one folder.", severity="warning")
             return
         message, refused = await asyncio.to_thread(move, info.path)
         if not refused:
             from memory.roots import other_root_path
 
             # the moved memory stays selected, so the same key is its undo
-            self.follow = other_root_path(info.path)
+            self.pane.follow = other_root_path(info.path)
             message += " Ctrl+O moves it back."
         self._say(message, refused)
 
     # --- the agent's held changes -----------------------------------------------------------
 
-    @work(group="memory-review")
-    async def action_accept(self) -> None:
-        await self._decide("accept")
-
-    @work(group="memory-review")
-    async def action_reject(self) -> None:
-        await self._decide("reject")
+    def decide(self, verb: str) -> None:
+        """Accept or reject the selected held change."""
+        self._run(self._decide(verb))
 
     async def _decide(self, verb: str) -> None:
         change_id = self.selected_change_id()
         if change_id is None:
-            self.app.notify("Select a change waiting for review first.", severity="warning")
+            self.pane.app.notify("Select a change waiting for review first.", severity="warning")
             return
         pending = self._pending()
         message, refused = await asyncio.to_thread(getattr(pending, verb), change_id)
         self._say(message, refused)
 
-    @work(group="memory-review")
-    async def decide_all(self, verb: str) -> None:
+    def decide_all(self, verb: str) -> None:
+        self._run(self._decide_all(verb))
+
+    async def _decide_all(self, verb: str) -> None:
         pending = self._pending()
         outcomes = await asyncio.to_thread(pending.decide_all, getattr(pending, verb))
         if not outcomes:

@@ -7,7 +7,7 @@ session, an editor), the pane hears it through watchfiles and lists it again.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,32 +22,20 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from memory import trust as memory_trust
 from tui import format as fmt
-from tui.widgets import memory_trust as trust_view
-from tui.widgets.memory_delete import DeleteActions
-from tui.widgets.memory_list import MemoryList
-from tui.widgets.memory_preview import MemoryPreview
-from tui.widgets.memory_review import ReviewActions
-from tui.widgets.memory_row import MemoryRow
+from tui.widgets.memory import trust_view
+from tui.widgets.memory.delete import DeleteActions
+from tui.widgets.memory.list_widget import MemoryList
+from tui.widgets.memory.listing import Listing, load_listing, memory_option, preload_warning, styled_memory
+from tui.widgets.memory.preview import MemoryPreview
+from tui.widgets.memory.review import ReviewActions
+from tui.widgets.memory.watch import Cancelled, changes_in, watched_directories
 
 if TYPE_CHECKING:
-    from textual.worker import Worker
 
     from memory.notes import MemoryInfo
-    from memory.preload import LeftOut
     from memory.roots import Memory
-
-# watchfiles waits 1.6 s for a burst of changes to settle by default; a memory save is one
-# rename, so a short debounce shows it at once and still folds an editor's save dance into one.
-DEBOUNCE_MS = 50
-# The watcher's thread wakes (and takes the GIL) every step even when nothing changes: 10 ms
-# cost an idle app 0.5 % of a core on two cores, 25 ms half that, and a change still
-# shows within two steps.
-STEP_MS = 25
-
-# The watcher cannot say when it has started; after its first quiet spell this long, the
-# folder is listed once more (and after every later one it goes on waiting).
-CATCH_UP_MS = 500
 
 # how long the evidence check waits for a loading session before it runs anyway
 SESSION_WAIT_SECONDS = 20
@@ -57,100 +45,11 @@ SESSION_WAIT_SECONDS = 20
 AGES_SECONDS = 30
 TYPING_RETRY_SECONDS = 1.0
 
-TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "cyan", "reference": "blue"}
-
 READING = "Reading the memory folder…"
 EMPTY = "No memories yet.\nThe agent saves what it should remember here; press Ctrl+W here to write one yourself."
 
 
-@dataclass
-class Listing:
-    memories: list[MemoryInfo] = field(default_factory=list)
-    total: int = 0
-    cap: int = 0
-    # evidence, aging, findings and held changes: read after the listing, on the same worker
-    trust: trust_view.Trust | None = None
-    problem: str | None = None
-    left_out: list[LeftOut] = field(default_factory=list)  # not in the prompt
-    file_cap: int = 0
-
-
-def load_listing(store: Memory) -> Listing:
-    """Read the folder; never raises, a failure becomes a sentence in the pane. The evidence
-    check reads the repository and comes after, in `MemoryPane.reload`."""
-    try:
-        memories = store.memories()
-        total = store.total_chars()
-        left_out = store.preload().left_out
-    except Exception as exc:  # the pane must outlive a broken folder
-        return Listing(problem=f"Could not read the memory folder: {exc}")
-    return Listing(memories, total, store.max_total_chars, left_out=left_out, file_cap=store.max_file_chars)
-
-
-def preload_warning(listing: Listing) -> str | None:
-    """What preloading leaves out of the prompt, and what to do; None when it is all in."""
-    if not listing.left_out:
-        return None
-    named = []
-    for item in listing.left_out[:3]:
-        label = item.kind if item.size is None or item.kind == "binary" else f"{fmt.chars(item.size)} chars"
-        named.append(f"{item.path.removeprefix('/memories/')} ({label})")
-    more = f" and {len(listing.left_out) - 3} more" if len(listing.left_out) > 3 else ""
-    return (
-        f"⚠ Not preloaded: {', '.join(named)}{more}. The agent reads these only when asked. "
-        f"Shorten, merge or delete them (e, d) to fit {fmt.chars(listing.file_cap)} a file and "
-        f"{fmt.chars(listing.cap)} in all."
-    )
-
-
-def option_prompt(info: MemoryInfo, marks: trust_view.MemoryMarks | None, now: float | None = None) -> MemoryRow:
-    """Two lines a memory: marks, name, size and age on the right; findings, type and description."""
-    name = trust_view.name_marks(marks)
-    name.append(fmt.sanitize(info.name), "bold")
-    about = trust_view.finding_tags(marks)
-    if info.type:
-        about.append(fmt.sanitize(info.type), TYPE_STYLE.get(info.type, "dim"))
-        about.append(" · ", "dim")
-    about.append(fmt.one_line(info.description, 200) if info.description else "no description", "dim italic")
-    size_and_age = Text(f"{fmt.chars(info.size)} · {fmt.age(info.modified, now)}", "dim")
-    return MemoryRow([(name, size_and_age), (about, Text())])
-
-
-def memory_option(info: MemoryInfo, marks: trust_view.MemoryMarks | None) -> Option:
-    return Option(option_prompt(info, marks), id=info.path)
-
-
-def styled_memory(body: str) -> Text:
-    """The file as it is, its frontmatter dimmed so the note itself stands out."""
-    body = fmt.sanitize(body)
-    text = Text(body)
-    if body.startswith("---\n"):
-        end = body.find("\n---", 4)
-        if end != -1:
-            text.stylize("dim", 0, end + 4)
-    return text
-
-
-class _Cancelled:
-    """The stop event watchfiles checks every step: the watching worker was cancelled."""
-
-    def __init__(self, worker: Worker[None]) -> None:
-        self.worker = worker
-
-    def is_set(self) -> bool:
-        return self.worker.is_cancelled
-
-
-def watched_directories(store: Memory) -> list[Path]:
-    """The folders the pane follows: the repository's and the user-wide one. A store built
-    on first use names them without being built, so watching starts before anything slow."""
-    known = getattr(store, "directories", None)
-    if known is not None:
-        return [Path(d) for d in known]
-    return [Path(root.directory) for root in trust_view.roots_of(store)]
-
-
-class MemoryPane(ReviewActions, DeleteActions, Vertical):
+class MemoryPane(DeleteActions, Vertical):
     DEFAULT_CSS = """
     MemoryPane #memory-warning {
         color: $text-warning;
@@ -190,6 +89,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         # (path, text) of every memory deleted from this pane, newest last: undo for the session
         self.deleted: list[tuple[str, str]] = []
         self.follow: str | None = None  # a memory to select once the listing has it (after a move)
+        self.review = ReviewActions(self)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="memory-warning", markup=False)
@@ -247,7 +147,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
                 turns.wait_until_settled(SESSION_WAIT_SECONDS)
             config = getattr(self._host, "config", None)
             try:
-                trust = trust_view.load_trust(
+                trust = memory_trust.load_trust(
                     self.store, self.repo, aging_days=getattr(config, "memory_aging_days", 30)
                 )
             except Exception as exc:  # the marks are advice: the list stays, the title says why
@@ -261,7 +161,6 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         # thread pool, a tenth of a second before the first frame, and a change reaches
         # the listing without waiting for the loop.
         from textual.worker import get_current_worker
-        from watchfiles import watch
 
         worker = get_current_worker()
         directories = watched_directories(self.store)
@@ -272,23 +171,12 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
             self._from_thread(self._title_problem, f"cannot watch {directory}: {exc}")
             return
         self._from_thread(self.reload)
-        caught_up = False
         try:
-            for changes in watch(*directories, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=_Cancelled(worker),
-                                 rust_timeout=CATCH_UP_MS, yield_on_timeout=True):
-                if not changes:
-                    # A quiet spell: once, the folder is listed again, for what was written
-                    # after the first listing and before the watcher was up to hear it.
-                    if caught_up:
-                        continue
-                    caught_up = True
-                    listing = self._list_now()
-                    if listing != self.listing:
-                        self._from_thread(self._show_then_check, listing)
-                    continue
-                caught_up = True
+            for catching_up in changes_in(directories, Cancelled(worker)):
                 # listed here and shown at once; only the evidence check needs a worker
-                self._from_thread(self._show_then_check, self._list_now())
+                listing = self._list_now()
+                if not catching_up or listing != self.listing:
+                    self._from_thread(self._show_then_check, listing)
         except Exception as exc:
             if not worker.is_cancelled:
                 self._from_thread(self._title_problem, f"stopped following the folder: {exc}")
@@ -414,7 +302,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
             (trust_view.GROUP_REPOSITORY, [m for m in listing.memories if not is_user_path(m.path)]),
             (trust_view.GROUP_USER, [m for m in listing.memories if is_user_path(m.path)]),
         ]
-        headed = len(trust_view.roots_of(self.store)) > 1 or bool(rows)
+        headed = len(memory_trust.roots_of(self.store)) > 1 or bool(rows)
         for title, members in groups:
             if headed and (members or title == trust_view.GROUP_USER):
                 header(title, len(members))
@@ -452,7 +340,7 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         self.query_one("#memory-preview").focus()
 
     def _show_preview(self) -> None:
-        change_id = self.selected_change_id()
+        change_id = self.review.selected_change_id()
         trust = self.listing.trust
         change = None
         if change_id is not None and trust is not None:
@@ -494,6 +382,25 @@ class MemoryPane(ReviewActions, DeleteActions, Vertical):
         static.update(text)
 
     # --- changing: everything goes through the store ------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.review.check_action(action, parameters)
+
+    def action_verify(self) -> None:
+        self.review.verify()
+
+    def action_move(self) -> None:
+        self.review.move()
+
+    def action_accept(self) -> None:
+        self.review.decide("accept")
+
+    def action_reject(self) -> None:
+        self.review.decide("reject")
+
+    def decide_all(self, verb: str) -> None:
+        """Accept or reject every held change."""
+        self.review.decide_all(verb)
 
     def action_edit(self) -> None:
         info = self.selected_info()

@@ -1,6 +1,6 @@
 """The memory pane's delete, and its undo for the rest of the session.
 
-A mixin of MemoryPane, as memory_review.py is: the deleted text is kept in the pane so a
+A mixin of MemoryPane: the deleted text is kept in the pane so a
 delete can be taken back, and every change goes through the store.
 """
 

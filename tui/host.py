@@ -1,0 +1,56 @@
+"""What the palette's entries need of the app, as a Protocol: the palette and its command
+modules name this instead of importing tui.app, which imports them to build the palette
+(the way a Textual command Provider reaches the app through `self.app`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from agent.config import AgentConfig
+    from tui.turns import TurnDriver
+    from tui.widgets.memory.pane import MemoryPane
+
+
+class AppHost(Protocol):
+    repo: Path
+    config: AgentConfig
+    store: Any
+    turns: TurnDriver
+
+    @property
+    def running(self) -> bool: ...
+
+    @property
+    def memory_pane(self) -> MemoryPane: ...
+
+    def notify(self, message: str, *args: Any, **kwargs: Any) -> None: ...
+
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    async def submit_turn(self, text: str, typed: str | None = None) -> bool: ...
+
+    def action_help(self) -> None: ...
+
+    async def action_cancel_turn(self) -> None: ...
+
+    def action_new_conversation(self) -> None: ...
+
+    def action_toggle_screen(self, go: bool = True) -> None: ...
+
+    def action_toggle_memory(self, go: bool = True) -> None: ...
+
+    async def action_last_log(self) -> None: ...
+
+    def action_copy(self) -> None: ...
+
+    async def action_screen_older(self) -> None: ...
+
+    def action_push_to_talk(self) -> None: ...
+
+    def action_toggle_mute(self) -> None: ...
+
+    def action_sessions(self) -> None: ...
+
+    def action_undo_code_change(self) -> None: ...

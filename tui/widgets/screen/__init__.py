@@ -1,0 +1,1 @@
+"""The screen pane: what the agent put on screen, one item at a time (pane.py)."""
