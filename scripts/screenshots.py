@@ -129,7 +129,7 @@ async def main_states(world: World, shooter: Shooter, work: Path) -> None:
         area.insert("Monday: the build says CS1061 is still there.\n")
         await shooter.shot(app, pilot, "memory_editor_160x48")
 
-        area.insert("Deploy key: AKIAIOSFODNN7EXAMPLE\n")
+        area.insert("Deploy key: AKIAIOSFODNN7Q4W2ZLM\n")
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.screen.refusals)
         await shooter.shot(app, pilot, "memory_save_refused_160x48")
