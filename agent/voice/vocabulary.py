@@ -170,19 +170,24 @@ def _folder_names(repo: Path, _store: Memory | None) -> list[str]:
     return sorted(depth, key=lambda name: depth[name])
 
 
-def _function_names(repo: Path, _store: Memory | None) -> list[str]:
-    """camelCase and PascalCase function names; snake_case ones Whisper already writes
-    as the words they are made of, which is how they are read out."""
-    counts: Counter[str] = Counter()
+def _source_texts(repo: Path) -> Iterator[str]:
+    """The text of each source file the walk finds, skipping big and unreadable ones."""
     for path in _walk(repo):
         if path.suffix not in SOURCE_SUFFIXES:
             continue
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
                 continue
-            text = path.read_text(encoding="utf-8", errors="replace")
+            yield path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
+
+
+def _function_names(repo: Path, _store: Memory | None) -> list[str]:
+    """camelCase and PascalCase function names; snake_case ones Whisper already writes
+    as the words they are made of, which is how they are read out."""
+    counts: Counter[str] = Counter()
+    for text in _source_texts(repo):
         for name in _FUNCTION_DECL.findall(text):
             if _compound(name):
                 counts[name] += 1
@@ -191,15 +196,7 @@ def _function_names(repo: Path, _store: Memory | None) -> list[str]:
 
 def _type_names(repo: Path, _store: Memory | None) -> list[str]:
     counts: Counter[str] = Counter()
-    for path in _walk(repo):
-        if path.suffix not in SOURCE_SUFFIXES:
-            continue
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+    for text in _source_texts(repo):
         for name in _TYPE_DECL.findall(text):
             counts[name] += 1
     # Compound names are the ones Whisper mangles; plain words it already spells.
