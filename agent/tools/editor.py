@@ -29,12 +29,11 @@ from agent.choices import CodeWrites
 from agent.code_changes import ChangeSet, FileChange, file_mode, on_disk
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, required_str
 from agent.tools.files import (
-    MAX_CHARS,
     MAX_FILE_BYTES,
-    MAX_LINE_CHARS,
     MAX_LINES,
     MAX_LISTED,
     display_name,
+    numbered_window,
     quoted,
     resolve_in_repository,
 )
@@ -295,18 +294,7 @@ class TextEditorTool:
         masked, hits = mask_text(text, "line")
         lines = [line.rstrip("\n").removesuffix("\r") for line in _lines(masked)]
         first, last = self._range(view_range, len(lines), shown)
-        out: list[str] = []
-        chars, shown_last = 0, first - 1
-        for number in range(first, min(last, first + MAX_LINES - 1) + 1):
-            line = lines[number - 1]
-            if len(line) > MAX_LINE_CHARS:
-                line = line[:MAX_LINE_CHARS] + f" [... line cut: {len(line):,} characters]"
-            row = f"{number}: {line}"
-            if out and chars + len(row) > MAX_CHARS:
-                break
-            out.append(row)
-            chars += len(row) + 1
-            shown_last = number
+        out, shown_last = numbered_window(lines, first, min(last, first + MAX_LINES - 1), lambda n, line: f"{n}: {line}")
         body = "\n".join(out) if out else f"{shown} is empty."
         if shown_last < last:
             body += f"\n\n(lines {first}-{shown_last} of {len(lines)}; view_range [{shown_last + 1}, -1] shows the rest)"

@@ -19,6 +19,7 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -269,19 +270,7 @@ class ReadFileTool:
             raise ToolInputError(f"Error: {shown} has only {total:,} line{'s' if total != 1 else ''}; start_line {first} is past its end.")
         last = min(end or total, total, first + MAX_LINES - 1)
         width = len(str(last))
-        out: list[str] = []
-        chars = 0
-        shown_last = first - 1
-        for number in range(first, last + 1):
-            line = lines[number - 1]
-            if len(line) > MAX_LINE_CHARS:
-                line = line[:MAX_LINE_CHARS] + f" [... line cut: {len(line):,} characters]"
-            row = f"{number:>{width}}\t{line}"
-            if out and chars + len(row) > MAX_CHARS:
-                break
-            out.append(row)
-            chars += len(row) + 1
-            shown_last = number
+        out, shown_last = numbered_window(lines, first, last, lambda number, line: f"{number:>{width}}\t{line}")
         header = f"{shown} (lines {first:,}-{shown_last:,} of {total:,})"
         footer = []
         wanted_last = min(end or total, total)
@@ -316,3 +305,21 @@ class ReadFileTool:
             text=f"{label} is a folder ({count}); read_file needs a file. It holds:\n" + "\n".join(listed) + more,
             summary=f"folder, {count}",
         )
+
+
+def numbered_window(lines: list[str], first: int, last: int, row: Callable[[int, str], str]) -> tuple[list[str], int]:
+    """Lines first..last (1-based) as `row` numbers them, each cut at MAX_LINE_CHARS, until
+    MAX_CHARS: the rows and the number of the last one shown (first - 1 when none)."""
+    out: list[str] = []
+    chars, shown_last = 0, first - 1
+    for number in range(first, last + 1):
+        line = lines[number - 1]
+        if len(line) > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS] + f" [... line cut: {len(line):,} characters]"
+        text = row(number, line)
+        if out and chars + len(text) > MAX_CHARS:
+            break
+        out.append(text)
+        chars += len(text) + 1
+        shown_last = number
+    return out, shown_last
