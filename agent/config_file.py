@@ -180,7 +180,8 @@ SETTINGS: dict[str, Check] = {
 # keys the app or the terminal already give a meaning (README.md's keys table)
 TAKEN_KEYS = {
     "f1": "help", "f3": "the screen pane", "f4": "the memory pane", "f5": "older screen items",
-    "f6": "mute", "f7": "narrower", "f8": "wider", "ctrl+c": "copy", "ctrl+d": "the confirmation key",
+    "f6": "mute", "f7": "narrower", "f8": "wider", "f12": "the conversation", "ctrl+c": "copy",
+    "ctrl+d": "the confirmation key",
     "ctrl+h": "Backspace", "ctrl+i": "Tab", "ctrl+j": "a new line", "ctrl+m": "Enter",
     "ctrl+l": "the last log", "ctrl+n": "a new conversation", "ctrl+p": "the command palette",
     "ctrl+q": "quit",

@@ -392,6 +392,19 @@ class DevAgentApp(App):
     def action_toggle_memory(self, go: bool = True) -> None:
         self.panes.memory_key(self.prompt, go)
 
+    def action_focus_conversation(self) -> None:
+        self.panes.conversation_key(self.prompt)
+
+    async def action_leave_conversation(self) -> None:
+        """Esc on the conversation: what Esc stops elsewhere while there is something to stop
+        (a turn), else back to the prompt."""
+        if self.running:
+            await self.action_cancel_turn()
+            return
+        if self.voice is not None:
+            self.voice.cancel()
+        self.prompt.focus()
+
     def action_resize(self, step: int) -> None:
         why = self.panes.resize(step, self.panes.focus_in(self.screen_pane))
         if why:

@@ -25,6 +25,8 @@ APP_BINDINGS: list[BindingType] = [
     Binding(DEFAULT_KEY, "push_to_talk", "Talk", priority=True, id="push_to_talk"),
     Binding("f3", "toggle_screen", "Screen"),
     Binding("f4", "toggle_memory", "Memory"),
+    # F9 is the example talk key people set; F10 and F11 are the terminal's in many
+    Binding("f12", "focus_conversation", "Conversation"),
     Binding("f5", "screen_older", "Older", show=False),
     Binding("f6", "toggle_mute", "Mute", show=False),
     Binding("f7", "resize(-1)", "Narrower", show=False),

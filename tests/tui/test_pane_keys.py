@@ -144,3 +144,79 @@ async def test_a_key_pressed_again_does_not_stack_its_toast(make_app, no_key):
         await pilot.pause()
         said = [n.message for n in app._notifications if "80 columns" in n.message]
         assert len(said) == 1, said
+
+
+async def a_turn_with_tool_lines(pilot, claude_double, calls: int = 8) -> None:
+    """A turn of `calls` tool lines and a reply long enough to scroll, the newest at the bottom."""
+    app = pilot.app
+    claude_double.add(reply(*[tool_use("git_status", {}) for _ in range(calls)]),
+                      reply(text("\n\n".join(f"line {i} of the answer" for i in range(40)))))
+    app.query_one("#prompt", Prompt).value = "what changed"
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: len(claude_double.messages_requests()) == 2 and not app.running, 20, "the turn")
+    await wait_for(pilot, lambda: any("line 39 of the answer" in row for row in screen_lines(app)), 10, "the end")
+    await pilot.pause(0.3)
+
+
+async def test_tab_goes_round_the_panes_in_a_handful_of_presses_without_scrolling(make_app, claude_double, store):
+    write_memory(store, "a.md", "Alpha", "first", "A.")
+    app = make_app(memory_mode="none")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await a_turn_with_tool_lines(pilot, claude_double)
+        assert len(app.conversation.tool_lines()) == 8
+        scrolled = app.conversation.scroll_y
+        assert scrolled > 0
+        order = [app.conversation, app.query_one("#screen-body"), app.query_one("#memory-list"),
+                 app.query_one("#memory-preview"), app.prompt]
+        for expected in order:
+            await pilot.press("tab")
+            await pilot.pause()
+            assert app.focused is expected, (expected, app.focused)
+            assert app.conversation.scroll_y == scrolled
+        for expected in reversed(order[:-1]):
+            await pilot.press("shift+tab")
+            await pilot.pause()
+            assert app.focused is expected, (expected, app.focused)
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert app.focused is app.prompt and app.conversation.scroll_y == scrolled
+
+
+async def test_f12_goes_to_the_conversation_where_the_arrows_pick_a_tool_line(make_app, claude_double):
+    app = make_app(memory_mode="none")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await a_turn_with_tool_lines(pilot, claude_double, calls=3)
+        first, second, last = app.conversation.tool_lines()
+        await pilot.press("f12")
+        await pilot.pause()
+        assert app.focused is app.conversation
+        assert "Tool lines" in screen_lines(app)[-1] and "Conversation" in screen_lines(app)[-1]
+        await pilot.press("up")  # the nearest tool line above, brought into view
+        assert app.conversation.picked is last and last.has_class("-picked")
+        assert app.conversation.scroll_y <= last.virtual_region.y
+        await pilot.press("up", "up")
+        assert app.conversation.picked is first
+        await pilot.press("down")
+        assert app.conversation.picked is second
+        await pilot.press("enter")  # what Enter on a focused tool line did: its log
+        await pilot.pause(0.2)
+        assert app.screen_pane.current.title.startswith("git_status") and app.screen_pane.display
+        assert app.focused is app.conversation
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.focused is app.prompt
+        await pilot.press("f12", "f12")  # the key again: back to the prompt
+        await pilot.pause()
+        assert app.focused is app.prompt
+
+
+async def test_f12_on_a_narrow_terminal_brings_the_conversation_back(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f3")
+        await pilot.pause(0.2)
+        assert app.screen_pane.display and not app.conversation.display
+        await pilot.press("f12")
+        await pilot.pause(0.2)
+        assert app.conversation.display and not app.screen_pane.display
+        assert app.focused is app.conversation

@@ -82,8 +82,8 @@ async def test_build_log_opens_from_the_tool_line(make_app, claude_double, tmp_p
         (line,) = app.query(ToolLine)
         assert line.tool_log and "CS1061" in line.tool_log
         assert "⏎ log" in line.line().plain
-        line.focus()
-        await pilot.press("enter")
+        app.conversation.focus()
+        await pilot.press("up", "enter")  # the tool line picked, its log opened
         await pilot.pause()
         item = app.screen_pane.current
         assert item.format == "log" and "CS1061" in item.content and item.title.startswith("build")

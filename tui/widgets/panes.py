@@ -171,6 +171,19 @@ class Panes(Horizontal):
         elif go and self.memory_shown:
             self.call_after_refresh(pane.focus_list)
 
+    def conversation_key(self, prompt: Widget) -> None:
+        """F12: the conversation focused (on a narrow terminal, back in the place the screen
+        pane took); from inside it, the prompt."""
+        conversation = self.query_one(Conversation)
+        if self.focus_in(conversation):
+            prompt.focus()
+            return
+        if self.narrow and self.screen_shown:
+            self.screen_choice = False
+            self.call_after_refresh(conversation.focus, False)
+            return
+        conversation.focus(scroll_visible=False)
+
     def toggle_memory(self) -> bool:
         """Show or hide the memory pane; True when it hid with the focus inside it."""
         self.memory_shown = not self.memory_shown

@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
@@ -105,10 +104,11 @@ class ThinkingLine(_Spinning):
 
 
 class ToolLine(_Spinning):
-    """`◐ build  MyApp.sln  2.1s`, then `✓ build  MyApp.sln → 2 errors  4.3s  ⏎ log`."""
+    """`◐ build  MyApp.sln  2.1s`, then `✓ build  MyApp.sln → 2 errors  4.3s  ⏎ log`.
 
-    can_focus = True
-    BINDINGS = [Binding("enter", "open_log", "Open log", show=True)]
+    Not a focus stop of its own: Tab would stop at every tool call of the session on its way
+    to the side panes. The conversation picks one with the arrows (`-picked`) and Enter
+    opens its log; a click opens it too."""
 
     class LogRequested(Message):
         def __init__(self, line: ToolLine) -> None:

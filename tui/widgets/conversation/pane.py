@@ -55,7 +55,15 @@ class Conversation(VerticalScroll):
     DEFAULT_CSS = """
     Conversation { layout: stream; }
     """
-    BINDINGS = [Binding("end", "follow", "Newest", show=False)]
+    # One focus stop, however many tool calls it holds: the arrows pick a tool line, Enter
+    # opens its log, Esc (or F12 again) goes back to the prompt.
+    BINDINGS = [
+        Binding("end", "follow", "Newest", show=False),
+        Binding("down", "pick(1)", "Tool lines", key_display="↑↓"),
+        Binding("up", "pick(-1)", "Tool lines", show=False),
+        Binding("enter", "open_picked", "Log", key_display="⏎"),
+        Binding("escape", "app.leave_conversation", "Prompt"),
+    ]
 
     HINT = "▼ new output below · Ctrl+End or PgDn"
 
@@ -91,6 +99,7 @@ class Conversation(VerticalScroll):
         self.following = True
         self.forgotten = 0  # the oldest turns no longer shown
         self._forgotten_notice: Notice | None = None
+        self.picked: ToolLine | None = None  # the tool line the arrows are on
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
@@ -358,3 +367,46 @@ class Conversation(VerticalScroll):
 
     def tool_lines(self) -> list[ToolLine]:
         return list(self.query(ToolLine))
+
+    # --- picking a tool line ------------------------------------------------------------
+
+    def _in_view(self, line: ToolLine) -> bool:
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height
+        return top <= line.virtual_region.y < top + height
+
+    def action_pick(self, step: int) -> None:
+        """The next tool line that way: from the picked one while it is in view, else from
+        what is in view. With none that way the arrows scroll, as in any pane."""
+        lines = self.tool_lines()
+        picked = self.picked if self.picked in lines and self._in_view(self.picked) else None
+        if picked is not None:
+            index = lines.index(picked) + step
+            target = lines[index] if 0 <= index < len(lines) else None
+        else:
+            top = self.scroll_offset.y
+            bottom = top + self.scrollable_content_region.height
+            if step > 0:
+                target = next((line for line in lines if line.virtual_region.y >= top), None)
+            else:
+                target = next((line for line in reversed(lines) if line.virtual_region.y < bottom), None)
+        if target is None:
+            (self.scroll_down if step > 0 else self.scroll_up)(animate=False)
+            return
+        self._pick(target)
+        target.scroll_visible(animate=False, immediate=True)
+
+    def _pick(self, line: ToolLine | None) -> None:
+        if self.picked is not None:
+            self.picked.remove_class("-picked")
+        self.picked = line
+        if line is not None:
+            line.add_class("-picked")
+
+    def action_open_picked(self) -> None:
+        line = self.picked
+        if line is None or line not in self.tool_lines():
+            self.app.notify("↑ and ↓ pick a tool line; Enter opens its log.")
+        elif not line.tool_log:
+            self.app.notify(f"{line.tool_name} wrote no log.")
+        else:
+            line.action_open_log()
