@@ -144,14 +144,14 @@ def paste(tmux: Tmux, tmp_path: Path, text: str) -> None:
 def focus_memory_pane(tmux: Tmux) -> None:
     """Tab until the footer shows the memory pane's keys (it follows the focus)."""
     # the focus is on the prompt (where a closed dialog leaves it) once the footer says so
-    wait_until(lambda: "Undo delete" not in tmux.screen().splitlines()[-1], "the focus on the prompt", 10)
+    wait_until(lambda: "^e Edit" not in tmux.screen().splitlines()[-1], "the focus on the prompt", 10)
     for _ in range(8):
         before = tmux.screen().splitlines()[-1]
         tmux.run("send-keys", "-t", "app", "Tab")
         deadline = time.monotonic() + 3
         while time.monotonic() < deadline:
             footer = tmux.screen().splitlines()[-1]
-            if "Undo delete" in footer:
+            if "^e Edit" in footer:
                 return
             if footer != before:
                 break

@@ -36,6 +36,8 @@ class DeleteActions:
 
         def _after_edit(self, message: str | None) -> None: ...
 
+        def refresh_bindings(self) -> None: ...
+
     def action_delete(self) -> None:
         info = self.selected_info()
         if info is None:
@@ -66,6 +68,7 @@ class DeleteActions:
         message, refused = await asyncio.to_thread(self.store.delete, path)
         if not refused and text is not None:
             self.deleted.append((path, text))
+            self.refresh_bindings()  # Ctrl+Z shows in the footer from now on
             message += " Press Ctrl+Z in the memory pane (or Undo delete in Ctrl+P) to bring it back."
         self.app.notify(message, title="Memory", severity="error" if refused else "information")
         self.reload()
@@ -76,6 +79,7 @@ class DeleteActions:
             self.app.notify("No memory was deleted in this session.", title="Memory")
             return
         path, text = self.deleted.pop()
+        self.refresh_bindings()
         existing = await asyncio.to_thread(self.store.memories)
         if any(m.path == path for m in existing):
             # written again meanwhile: both are kept, the old text as a new memory beside it

@@ -61,15 +61,17 @@ class MemoryPane(DeleteActions, Vertical):
 
     # No letter: letters typed with the pane focused are words for the prompt (tui/keys.py),
     # and a sentence that began with "m" or "v" must not move or verify a memory.
+    # In the footer in this order (a narrow one keeps the first): a change that waits for
+    # the user first, and the undo only once there is a delete to take back.
     BINDINGS = [
+        Binding("ctrl+y", "accept", "Accept"),
+        Binding("ctrl+x", "reject", "Reject"),
         Binding("ctrl+e", "edit", "Edit"),
         Binding("delete", "delete", "Delete"),
         Binding("ctrl+w", "new", "New"),
-        Binding("ctrl+z", "undo_delete", "Undo delete"),
         Binding("ctrl+t", "verify", "Still true"),
         Binding("ctrl+o", "move", "Move"),
-        Binding("ctrl+y", "accept", "Accept"),
-        Binding("ctrl+x", "reject", "Reject"),
+        Binding("ctrl+z", "undo_delete", "Undo delete"),
     ]
 
     class Changed(Message):
@@ -384,6 +386,8 @@ class MemoryPane(DeleteActions, Vertical):
     # --- changing: everything goes through the store ------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo_delete":
+            return bool(self.deleted)
         return self.review.check_action(action, parameters)
 
     def action_verify(self) -> None:
