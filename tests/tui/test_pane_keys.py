@@ -146,6 +146,21 @@ async def test_a_key_pressed_again_does_not_stack_its_toast(make_app, no_key):
         assert len(said) == 1, said
 
 
+async def test_a_toast_still_showing_is_not_stacked_again_after_another(make_app, no_key):
+    app = make_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("f8", "f8")  # cannot grow at 80 columns: says why
+        await pilot.pause()
+        await pilot.press(*["f7"] * 4)  # past the narrowest: says so
+        await pilot.pause()
+        await pilot.press("f8", "f8", "f8")  # the first sentence again, while it still shows
+        await pilot.pause(0.3)
+        toasts = [str(toast.render()) for toast in app.screen.query("Toast")]
+        assert len([t for t in toasts if "80 columns" in t]) == 1, toasts
+        assert len([t for t in toasts if "as narrow as it goes" in t]) == 1, toasts
+
+
 async def a_turn_with_tool_lines(pilot, claude_double, calls: int = 8) -> None:
     """A turn of `calls` tool lines and a reply long enough to scroll, the newest at the bottom."""
     app = pilot.app
