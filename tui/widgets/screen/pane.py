@@ -22,7 +22,7 @@ PaneFormat = Literal[ScreenFormat, "log"]
 
 EMPTY = (
     "Nothing on screen yet.\n\nLong answers, diffs and build or test logs appear here; "
-    "a tool line's log opens here too (select it and press Enter)."
+    "a tool line's log opens here too (click it, or pick it with F12 and ↑ ↓, then Enter)."
 )
 
 # A line that says something failed, in any toolchain's words: dotnet's "error CS1061",
