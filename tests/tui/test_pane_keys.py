@@ -223,6 +223,9 @@ async def test_f12_goes_to_the_conversation_where_the_arrows_pick_a_tool_line(ma
         await pilot.press("f12", "f12")  # the key again: back to the prompt
         await pilot.pause()
         assert app.focused is app.prompt
+        await pilot.click(last)  # a click opens a log too, and picks its line
+        await pilot.pause(0.2)
+        assert app.conversation.picked is last and app.focused is app.conversation
 
 
 async def test_f12_on_a_narrow_terminal_brings_the_conversation_back(make_app, no_key):

@@ -402,6 +402,10 @@ class Conversation(VerticalScroll):
         if line is not None:
             line.add_class("-picked")
 
+    def on_tool_line_log_requested(self, message: ToolLine.LogRequested) -> None:
+        # a click: the line is the picked one from then on (the panes open the log)
+        self._pick(message.line)
+
     def action_open_picked(self) -> None:
         line = self.picked
         if line is None or line not in self.tool_lines():
