@@ -198,3 +198,62 @@ def test_imports_inside_functions_and_type_checking_count(tmp_path):
     modules = {"agent.probe": source, "agent.sibling": tmp_path / "sibling.py", "tui.app": tmp_path / "app.py"}
     names = [n for n, _ in imported_names("agent.probe", source, modules)]
     assert names == ["typing", "tui.app", "textual.widgets", "agent.sibling"]
+
+
+def _private_names(paths) -> dict[str, list[str]]:
+    """Each `_name` (not dunder) that the files define or reach as an attribute, with where."""
+    found: dict[str, list[str]] = {}
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            name = None
+            if isinstance(node, ast.Attribute):
+                name = node.attr
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = node.name
+            elif isinstance(node, ast.Name):
+                name = node.id
+            elif isinstance(node, ast.arg):
+                name = node.arg
+            if name and name.startswith("_") and not name.startswith("__"):
+                found.setdefault(name, []).append(f"{path.relative_to(path.parents[1])}:{getattr(node, 'lineno', 0)}")
+    return found
+
+
+def test_no_private_textual_name_in_the_app_or_its_tests():
+    """A private attribute of Textual's (app._notifications, widget._nodes) reached from tui/
+    or tests/ breaks on any Textual release; a name devagent defines itself is its own."""
+    import textual
+
+    textual_private = set(_private_names(Path(textual.__file__).parent.rglob("*.py")))
+    ours = sorted((ROOT / "tui").rglob("*.py")) + sorted((ROOT / "tests").rglob("*.py"))
+    product = [path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))]
+    # os._exit is the standard library's documented way out of a forked child
+    defined = {"_exit"} | {name for name in _private_names(ours)
+                           if any(_defines(path, name) for path in [*ours, *product])}
+    reached: dict[str, list[str]] = {}
+    for path in ours:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Attribute) and node.attr in textual_private and node.attr not in defined:
+                reached.setdefault(node.attr, []).append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not reached, reached
+
+
+@cache
+def _definitions(path: Path) -> frozenset[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Attribute):
+                        names.add(sub.attr)
+                    elif isinstance(sub, ast.Name):
+                        names.add(sub.id)
+    return frozenset(names)
+
+
+def _defines(path: Path, name: str) -> bool:
+    return name in _definitions(path)

@@ -17,8 +17,8 @@ async def test_ctrl_c_says_how_to_quit_without_markup(make_app, no_key):
         app.conversation.focus()
         await pilot.pause()
         await pilot.press("ctrl+c")
-        await wait_for(pilot, lambda: bool(app._notifications), 5, "the toast")
-        messages = [n.message for n in app._notifications]
+        await wait_for(pilot, lambda: bool(app.screen.query("Toast")), 5, "the toast")
+        messages = [str(toast.render()) for toast in app.screen.query("Toast")]
         assert any("Ctrl+Q" in m for m in messages), messages
         assert not any("[b]" in m or "[/b]" in m for m in messages), messages
 
@@ -93,4 +93,5 @@ async def test_the_copy_key_puts_the_reply_or_the_screen_item_on_the_clipboard(m
         await pilot.pause(0.2)
         await pilot.press("ctrl+g")
         assert app.clipboard == "# Plan\n\n1. rename"
-        assert any("Copied" in n.message for n in app._notifications)
+        await wait_for(pilot, lambda: any("Copied" in str(t.render()) for t in app.screen.query("Toast")), 5,
+                       "the toast")

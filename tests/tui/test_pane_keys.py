@@ -142,8 +142,8 @@ async def test_a_key_pressed_again_does_not_stack_its_toast(make_app, no_key):
         for _ in range(4):
             await pilot.press("f8")
         await pilot.pause()
-        said = [n.message for n in app._notifications if "80 columns" in n.message]
-        assert len(said) == 1, said
+        said = [str(toast.render()) for toast in app.screen.query("Toast")]
+        assert len([t for t in said if "80 columns" in t]) == 1, said
 
 
 async def test_a_toast_still_showing_is_not_stacked_again_after_another(make_app, no_key):
