@@ -227,6 +227,7 @@ class DevAgentApp(App):
             await self.conversation.add_notice(self.key_problem, "error")
             return True
         self.turns.start(text)
+        self.refresh_bindings()  # Esc Cancel takes its place in a narrow footer
         if self.voice is not None:
             self.voice.turn_started()  # the voice warms while the model thinks
         await self.conversation.thinking()
@@ -314,6 +315,7 @@ class DevAgentApp(App):
 
     async def _end_turn(self, cancelled: bool) -> None:
         self.turns.finish()
+        self.refresh_bindings()
         await self.conversation.end_turn()
         self.activity.stop()
         if self.voice is not None:

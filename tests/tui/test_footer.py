@@ -106,3 +106,23 @@ async def test_every_key_in_the_footer_shows_whole_at_160_and_80_columns(repo, m
                 assert "^z Undo delete" in seen["memory list, after a delete"], seen
                 for state, line in seen.items():
                     assert all(key in line for key in ("^q Quit", "f3 Screen", "f4 Memory")), (state, line)
+
+
+async def test_esc_cancel_shows_at_80_columns_while_a_turn_runs(make_app, claude_double):
+    from tests.claude_double import reply, text
+    from tui.widgets.prompt import Prompt
+
+    claude_double.add(reply(text("A slow answer, word by word, to keep the turn running."), wait=3.0))
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        seen: dict[str, str] = {}
+        await footer_in(pilot, "prompt, idle", seen)
+        assert "esc Cancel" not in seen["prompt, idle"], seen  # F12 has the room between turns
+        app.query_one("#prompt", Prompt).value = "why is it red"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.running, 5, "the turn")
+        await footer_in(pilot, "prompt, a turn running", seen)
+        assert "esc Cancel" in seen["prompt, a turn running"], seen
+        await wait_for(pilot, lambda: not app.running, 20, "the end of the turn")
+        await footer_in(pilot, "prompt, after the turn", seen)
+        assert "esc Cancel" not in seen["prompt, after the turn"], seen

@@ -60,6 +60,8 @@ class Footer(TextualFooter):
         if node is not self.app:
             return 1
         action = binding.action.removeprefix("app.")
+        if action == "cancel_turn" and getattr(self.app, "running", False):
+            return 1  # while a turn runs, the key that stops it is what matters most
         return 0 if action == "help" else 2 + (APP_RANK.index(action) if action in APP_RANK else len(APP_RANK))
 
     def _shown(self) -> frozenset[str]:
@@ -88,7 +90,7 @@ class Footer(TextualFooter):
             for (_node, binding, enabled, tooltip) in self.screen.active_bindings.values()
             if binding.show or binding.key == app.COMMAND_PALETTE_BINDING
         )
-        return keys, self._shown(), self.compact, self.show_command_palette, app.ENABLE_COMMAND_PALETTE
+        return keys, self._shown(), getattr(app, "running", False), self.compact, self.show_command_palette, app.ENABLE_COMMAND_PALETTE
 
     def compose(self) -> ComposeResult:
         shown = self._shown() if self.bindings_seen else frozenset()
