@@ -12,9 +12,11 @@ term.
 What is written here is what the user reads in the prompt and the conversation, so the
 rules lean to leaving the text alone:
 - a term of one plain word ("Reviews") is never written in; only the case would change;
-- a short key must match exactly; a long one may differ by a few sounds (a fifth), and
-  only where the decoder wrote a name (glued words, a capital mid-sentence, letters or
-  digits): "payment getaway" in plain words stays;
+- only where the decoder wrote a name (glued words, a capital mid-sentence, letters or
+  digits): "tool result", "payment getaway" in plain words stay, though the repository
+  has ToolResult and PaymentGateway; only a name with letters or digits that no sentence
+  says ("comfy you eye") is taken from plain words, and only exactly;
+- a short key must match exactly; a long one may differ by a few sounds (a fifth);
 - a run that is the term's own words with other endings ("build steps", "session
   storage" for BuildStep, SessionStore) is ordinary English, not the identifier;
 - a run with a small word the term does not have ("commit a graph") is left alone;
@@ -74,6 +76,7 @@ class _Term:
     allowed: int            # edits a heard run may be off by
     reach: int              # edits counted, to tell how far a runner-up is (see MARGIN)
     digits: tuple[str, ...]  # its digits, said
+    spelled: bool           # has a letter or a digit said alone ("UI", "1591")
     masks: dict[str, int] = field(compare=False, hash=False)  # for _distance
 
 
@@ -167,7 +170,12 @@ def _closest(key: str, run: list[_Word], terms: list[_Term]) -> tuple[float, _Te
             return None  # two names said alike ("parseDiffHunk", "parse_diff_hunk")
         if edits and other_edits - edits < max(1.0, MARGIN * len(term.key)):
             return None  # about as close to another name: the text stays as heard
-    if edits and not (any(word.named for word in run) and _plausible(said, term)):
+    # Plain words: "tool result" is English unless the name has letters or digits no
+    # sentence says ("comfy you eye", "see ess one five nine one"), and exactly. One
+    # word alone is plain too: "timeout" beside a TimeOut.
+    if not any(word.named for word in run) and (edits or not term.spelled):
+        return None
+    if edits and not _plausible(said, term):
         return None
     return share, term
 
@@ -205,7 +213,8 @@ def _terms(vocabulary: tuple[str, ...]) -> list[_Term]:
         allowed = 0 if len(key) < MIN_FUZZY_KEY else min(MAX_EDITS, int(FUZZY_SHARE * len(key)))
         reach = allowed + max(1, int(MARGIN * len(key)) + 1)
         digits = tuple(word for word in words if word in _DIGIT_NAMES)
-        terms.append(_Term(text, words, key, allowed, reach, digits, _masks(key)))
+        spelled = any(len(word) == 1 or word in _DIGIT_NAMES for word in words)
+        terms.append(_Term(text, words, key, allowed, reach, digits, spelled, _masks(key)))
     return terms
 
 

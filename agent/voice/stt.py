@@ -118,9 +118,10 @@ class Transcriber:
     def transcribe(self, audio: np.ndarray, vocabulary: Sequence[str] = ()) -> str:
         """Text heard in mono 16 kHz audio, the vocabulary's identifiers written as the
         repository spells them; "" for silence."""
-        return restore_identifiers(self._decode_whole(audio, vocabulary), vocabulary)
+        return restore_identifiers(self.decode(audio, vocabulary), vocabulary)
 
-    def _decode_whole(self, audio: np.ndarray, vocabulary: Sequence[str]) -> str:
+    def decode(self, audio: np.ndarray, vocabulary: Sequence[str] = ()) -> str:
+        """Text heard in the clip as the decoder wrote it, identifiers not put back."""
         self.load()
         samples = to_float32(audio)
         if samples.size < WHISPER_RATE // 10:
@@ -156,7 +157,7 @@ class Transcriber:
         if samples.size < WHISPER_RATE // 10:
             return ""
         if samples.size / WHISPER_RATE + SEGMENT_PADDING_SECONDS > WINDOW_SECONDS:
-            return self._decode_whole(samples, vocabulary)
+            return self.decode(samples, vocabulary)
         model = self._model
         tokenizer, suppressed = self._segment_tools()
         seconds = max(MIN_SEGMENT_WINDOW_SECONDS,
@@ -189,7 +190,7 @@ class Transcriber:
             # The short window's failures: the piece said over and over, or a stock word
             # ("you") made up from near-silence. faster-whisper's own pipeline, with its
             # full window, does neither; it costs what it costs.
-            return self._decode_whole(samples, vocabulary)
+            return self.decode(samples, vocabulary)
         return text
 
     def hints(self, vocabulary: Sequence[str]) -> Hints:

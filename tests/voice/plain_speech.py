@@ -4,7 +4,8 @@ that correcting a transcript toward the vocabulary leaves ordinary English alone
 Many sentences come near a name of tests/voice/identifiers.py's repository on purpose:
 its words with other endings ("build steps", "session storage" beside BuildStep and
 SessionStore), a small word between them ("commit a graph"), parts of a name alone
-("the review", "a comfy chair", "the server"), letters and numbers said in passing.
+("the review", "a comfy chair", "the server"), letters and numbers said in passing, and
+a name's own words in plain English ("the tool result" beside ToolResult).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ BENCHMARK_SPEECH = [
     "What did we decide about the database migration?",
     "Let me look at the branch and build it.", "Run the build again and tell me about the warnings.",
     "Please open the settings file and show me what changed.", "Fix the failing test.",
+    "Is the memory pane documented?",
 ]
 DEVELOPER_SPEECH = [
     "Run the build steps one at a time and stop at the first failure.",
@@ -48,6 +50,14 @@ DEVELOPER_SPEECH = [
     "Why does the token counter show zero?",
     "Did the diff viewer change since yesterday?",
     "Is the memory panel documented?",
+    # a name's own words, in plain words: English all the same (the repository has
+    # PromptCache, TokenMeter, DiffView, RetryPolicy, ToolResult, ReviewOrchestrator)
+    "Move the prompt cache into its own module.",
+    "Why does the token meter show zero?",
+    "Did the diff view change since yesterday?",
+    "Retry policy check once the network is back.",
+    "Make the tool result shorter in the side pane.",
+    "Why does the review orchestrator time out?",
     "Add a trace to the report so we know where the time goes.",
     "The queue is three deep when the app starts.",
     "The patch is queued behind two others.",
@@ -76,11 +86,11 @@ DEVELOPER_SPEECH = [
     "The memory of this machine is almost full.",
 ]
 PLAIN_SPEECH = BENCHMARK_SPEECH + DEVELOPER_SPEECH
-# A name's own words, each one exactly: the name said (the repository has MemoryPane,
-# PromptCache, TokenMeter, DiffView), written as the repository spells it.
+# A name's own words, written as the decoder writes a name (capitals mid-sentence, glued):
+# the name said, written as the repository spells it.
 NAMES_SAID = [
-    ("Is the memory pane documented?", "Is the MemoryPane documented?"),
-    ("Move the prompt cache into its own module.", "Move the PromptCache into its own module."),
-    ("Why does the token meter show zero?", "Why does the TokenMeter show zero?"),
-    ("Did the diff view change since yesterday?", "Did the DiffView change since yesterday?"),
+    ("Is the Memory Pane documented?", "Is the MemoryPane documented?"),
+    ("Move the Prompt Cache into its own module.", "Move the PromptCache into its own module."),
+    ("Why does the tokenMeter show zero?", "Why does the TokenMeter show zero?"),
+    ("Did the Diff-View change since yesterday?", "Did the DiffView change since yesterday?"),
 ]

@@ -28,7 +28,8 @@ def test_a_name_is_said_as_its_words_letters_and_digits():
     ("Go into your comfyUI folder.", "Go into your ComfyUI folder."),
     ("go into your comfy you eye folder", "go into your ComfyUI folder"),
     ("the comfyu-eye folder", "the ComfyUI folder"),
-    ("Why does the review orchestrator time out?", "Why does the ReviewOrchestrator time out?"),
+    ("Why does the Review Orchestrator time out?", "Why does the ReviewOrchestrator time out?"),
+    ("Why does the reviewOrchestrator time out?", "Why does the ReviewOrchestrator time out?"),
     # heard a little wrong, where the decoder wrote a name
     ("The build says TS2322 and parse DiffHunt.", "The build says TS2322 and parseDiffHunk."),
     ("BuildSDS2322 in ParsifHunk.", "BuildS TS2322 in parseDiffHunk."),
@@ -47,7 +48,10 @@ def test_names_heard_as_words_are_written_as_the_repository_spells_them(heard, w
 
 
 def test_snake_case_and_codes_from_other_languages():
-    assert restore_identifiers("call parse diff hunk first", ["parse_diff_hunk"]) == "call parse_diff_hunk first"
+    assert restore_identifiers("call parse-diff-hunk first", ["parse_diff_hunk"]) == "call parse_diff_hunk first"
+    assert restore_identifiers("call Parse Diff Hunk first", ["parse_diff_hunk"]) == "call parse_diff_hunk first"
+    # the way a snake-case name is read out is also plain English: left as heard
+    assert restore_identifiers("call parse diff hunk first", ["parse_diff_hunk"]) == "call parse diff hunk first"
     assert restore_identifiers("Parse_Diff_Hunk!", ["parseDiffHunk"]) == "parseDiffHunk!"
     assert restore_identifiers("why is E zero four three two back", ["E0432"]) == "why is E0432 back"
 
@@ -63,6 +67,8 @@ def test_near_names_in_plain_words_are_not_names():
                   "The review orchestrated it.",                 # ReviewOrchestrator
                   "Commit a graph of it.",                       # CommitGraph, a word between
                   "the payment getaway project",                 # misheard, but plain words
+                  "make the tool result shorter",                # ToolResult, but plain words
+                  "the revieworchestrator timed out",            # one word: maybe English ("timeout")
                   "the reviews are in",                          # Reviews: one plain word
                   "the build says TS 2323"):                     # TS2322's digits differ
         assert restore_identifiers(plain, VOCABULARY) == plain
@@ -75,8 +81,8 @@ def test_a_names_own_words_are_the_name_said():
 
 def test_two_names_about_as_close_leave_the_text_as_heard():
     # two spellings of one spoken name
-    assert restore_identifiers("call parse diff hunk", ["parse_diff_hunk", "parseDiffHunk"]) == \
-        "call parse diff hunk"
+    assert restore_identifiers("call Parse Diff Hunk", ["parse_diff_hunk", "parseDiffHunk"]) == \
+        "call Parse Diff Hunk"
     # a mishearing halfway between two names; with one of them alone it is that one
     assert restore_identifiers("the ComfyUI Servce class", ["ComfyUIServer", "ComfyUIService"]) == \
         "the ComfyUI Servce class"
