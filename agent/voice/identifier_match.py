@@ -87,7 +87,8 @@ class _Word:
     end: int
     said: tuple[str, ...]   # one word, or the letters of "CS", the digit's name
     sound: str              # spelled as said, before the key's rules (which span words)
-    named: bool             # written as a name is: see _named
+    named: bool             # written as a name is, on its own: see _named
+    glued: bool             # one of several words in its token ("DiffHunt")
 
 
 def spoken(term: str) -> str:
@@ -173,7 +174,7 @@ def _closest(key: str, run: list[_Word], terms: list[_Term]) -> tuple[float, _Te
     # Plain words: "tool result" is English unless the name has letters or digits no
     # sentence says ("comfy you eye", "see ess one five nine one"), and exactly. One
     # word alone is plain too: "timeout" beside a TimeOut.
-    if not any(word.named for word in run) and (edits or not term.spelled):
+    if not _written_as_a_name(run) and (edits or not term.spelled):
         return None
     if edits and not _plausible(said, term):
         return None
@@ -227,20 +228,33 @@ def _transcript_words(text: str) -> list[_Word]:
             said = _said(part.group())
             if said:
                 words.append(_Word(index, token.start() + part.start(), token.start() + part.end(),
-                                   said, _spelled(said), _named(part.group(), len(parts), opens)))
+                                   said, _spelled(said), _named(part.group(), len(parts), opens),
+                                   len(parts) > 1))
         opens = token.group().endswith((".", "?", "!"))
     return words
 
 
 def _named(part: str, parts: int, opens: bool) -> bool:
-    """Whether the decoder wrote this word as part of a name: glued to other words
-    ("DiffHunt", "FixCs1591"), a capital inside a sentence, a letter or a digit said.
-    Words written as plain English ("session storage") are matched only exactly."""
-    if parts > 1 or part.isdigit():
+    """Whether the decoder wrote this word as part of a name on its own: a letter or a
+    digit said, or a word of its own with a capital inside a sentence ("Parst Diff Hunt").
+    Glued words ("DiffHunt") are a name together only (see _written_as_a_name)."""
+    if part.isdigit():
         return True
     if part == "I":
         return False  # the pronoun
-    return (len(part) == 1 and part != "a") or (part[:1].isupper() and not opens)
+    if len(part) == 1 and part != "a":
+        return True
+    return parts == 1 and part[:1].isupper() and not opens
+
+
+def _written_as_a_name(run: list[_Word]) -> bool:
+    """Some of the run is written as a name: a word that is one on its own, or two words
+    of the run glued in one token. A run that takes one word of a glued token with plain
+    words ("Retry" and the "Policy" of "PolicyCheck") is not."""
+    if any(word.named for word in run):
+        return True
+    tokens = [word.token for word in run if word.glued]
+    return len(tokens) > len(set(tokens))
 
 
 def _said(part: str) -> tuple[str, ...]:

@@ -69,6 +69,7 @@ def test_near_names_in_plain_words_are_not_names():
                   "the payment getaway project",                 # misheard, but plain words
                   "make the tool result shorter",                # ToolResult, but plain words
                   "the revieworchestrator timed out",            # one word: maybe English ("timeout")
+                  "Retry PolicyCheck once it is back.",          # RetryPolicy across a glued token
                   "the reviews are in",                          # Reviews: one plain word
                   "the build says TS 2323"):                     # TS2322's digits differ
         assert restore_identifiers(plain, VOCABULARY) == plain
