@@ -186,8 +186,10 @@ def _plausible(said: list[str], term: _Term) -> bool:
     ordinary words: the term's words with other endings, or with a small word between."""
     if any(word in SMALL_WORDS and word not in term.words for word in said):
         return False
-    # not "build steps", "session storage", "review orchestra"
-    return not (len(said) == len(term.words) and all(_kin(a, b) for a, b in zip(said, term.words)))
+    # not "build steps", "session storage", "review orchestra", "Workerpools"
+    if len(said) == len(term.words) and all(_kin(a, b) for a, b in zip(said, term.words)):
+        return False
+    return not _kin("".join(said), "".join(term.words))
 
 
 def _kin(a: str, b: str) -> bool:

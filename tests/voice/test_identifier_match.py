@@ -70,6 +70,7 @@ def test_near_names_in_plain_words_are_not_names():
                   "make the tool result shorter",                # ToolResult, but plain words
                   "the revieworchestrator timed out",            # one word: maybe English ("timeout")
                   "Retry PolicyCheck once it is back.",          # RetryPolicy across a glued token
+                  "The Workerpools never shrink.",               # WorkerPool, glued, another ending
                   "the reviews are in",                          # Reviews: one plain word
                   "the build says TS 2323"):                     # TS2322's digits differ
         assert restore_identifiers(plain, VOCABULARY) == plain

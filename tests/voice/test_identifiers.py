@@ -142,3 +142,21 @@ def test_a_build_log_leads_the_next_recordings_vocabulary(transcriber):
                      transcriber, lambda event: None, vocabulary=["PaymentGateway"])
     ptt.learn_build(BUILD_LOG)
     assert ptt.vocabulary == ("CS1591", "TS2322", "PaymentGateway")
+
+
+def test_plain_sentences_heard_with_the_vocabulary_are_not_rewritten(studio, speech, transcriber):
+    """What the correction does to real transcripts of speech naming no identifier: the
+    decoder, biased toward the vocabulary, glues and capitalizes words ("Retry
+    PolicyCheck"); none of that may turn into a name the speaker did not say."""
+    from agent.voice.identifier_match import restore_identifiers
+    from tests.voice.plain_speech import PLAIN_SPEECH
+
+    repo, store = studio
+    vocabulary = repository_vocabulary(repo, store, build_log=BUILD_LOG)
+    rewritten = []
+    for line in PLAIN_SPEECH:
+        decoded = transcriber.decode(speech(line), vocabulary)
+        corrected = restore_identifiers(decoded, vocabulary)
+        if corrected != decoded:
+            rewritten.append(f"{decoded!r} -> {corrected!r}")
+    assert not rewritten, "\n".join(rewritten)
