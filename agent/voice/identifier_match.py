@@ -107,13 +107,17 @@ def restore_identifiers(text: str, vocabulary: Sequence[str]) -> str:
     out: list[str] = []
     at = 0
     for first, last, term in _matches(words, terms):
+        glued_before = first > 0 and words[first - 1].token == words[first].token
+        glued_after = last + 1 < len(words) and words[last + 1].token == words[last].token
+        if not (glued_before or glued_after) and text[words[first].start:words[last].end] == term.text:
+            continue  # written right already
         before = text[at:words[first].start]
-        if first > 0 and words[first - 1].token == words[first].token:
+        if glued_before:
             # what stays of a glued token before the name ("Fix" of "FixCs1591") is a word apart
             before = re.sub(r"[-_.]+$", "", before) + " "
         out += [before, term.text]
         at = words[last].end
-        if last + 1 < len(words) and words[last + 1].token == words[last].token:
+        if glued_after:
             # the token goes on after the name ("PaymentGatewayProject"): a word apart too
             at = words[last + 1].start
             out.append(" ")
@@ -227,9 +231,11 @@ def _transcript_words(text: str) -> list[_Word]:
     for index, token in enumerate(_TOKEN.finditer(text)):
         parts = list(_PARTS.finditer(token.group()))
         for part in parts:
-            said = _said(part.group())
+            # "'s" is no word of a name: "ComfyUIServer's" is the name's, "CS1591's" the code's
+            end = part.end() - 2 if part.group().endswith("'s") else part.end()
+            said = _said(token.group()[part.start():end])
             if said:
-                words.append(_Word(index, token.start() + part.start(), token.start() + part.end(),
+                words.append(_Word(index, token.start() + part.start(), token.start() + end,
                                    said, _spelled(said), _named(part.group(), len(parts), opens),
                                    len(parts) > 1))
         opens = token.group().endswith((".", "?", "!"))

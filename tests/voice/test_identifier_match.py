@@ -42,6 +42,8 @@ def test_a_name_is_said_as_its_words_letters_and_digits():
     # glued to the words around it: they stay, a word apart
     ("FixCs1591 in the PaymentGatewayProject.", "Fix CS1591 in the PaymentGateway Project."),
     ("(ComfyUI server)", "(ComfyUIServer)"),
+    # a possessive stays with the name
+    ("the comfy UI server's port", "the ComfyUIServer's port"),
 ])
 def test_names_heard_as_words_are_written_as_the_repository_spells_them(heard, written):
     assert restore_identifiers(heard, VOCABULARY) == written
@@ -96,3 +98,8 @@ def test_nothing_to_match_changes_nothing():
     assert restore_identifiers("... — café ¿qué?", VOCABULARY) == "... — café ¿qué?"
     assert restore_identifiers("I'm sure it doesn't", VOCABULARY) == "I'm sure it doesn't"
     assert restore_identifiers("open the comfy UI server class", []) == "open the comfy UI server class"
+
+
+def test_text_already_right_is_left_as_it_is():
+    for text in ("the ComfyUIServer's port", "fix CS1591's cause", "open ComfyUIServer", "in parseDiffHunk."):
+        assert restore_identifiers(text, VOCABULARY) == text
