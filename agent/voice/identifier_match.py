@@ -7,7 +7,8 @@ is said: a name split into its words, letters and digits as their names ("ComfyU
 is "comfy u i server", "E0432" is "e zero four three two"), all joined and reduced to a
 rough sound key, so "C.S. 1591", "see ess one five nine one" and "Cs1591" are one thing.
 A run close enough to one term, and clearly closer to it than to any other, becomes that
-term.
+term. All of the vocabulary counts here, not only the head of it the decoder's token
+budget takes; the cost is a few milliseconds for a sentence.
 
 What is written here is what the user reads in the prompt and the conversation, so the
 rules lean to leaving the text alone:
