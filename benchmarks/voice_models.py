@@ -8,8 +8,9 @@ ratio per pause length. Part of benchmarks/voice_latency.py.
   vocabulary (agent/voice/identifier_match.py). For reference, tiny.en missed 25 of 42
   before hotwords and 19 with hotwords alone.
 - False rewrites: tests/voice/plain_speech.py's sentences that name no identifier, as
-  text and as heard (Piper speech, decoded with the same vocabulary): any that the
-  correction changes is a false rewrite. Target 0.
+  text and as heard (Piper speech, decoded with the same vocabulary), and as text those
+  that say a name's words in plain English: any that the correction changes is a false
+  rewrite. Target 0.
 - End-pointing: two clauses with a pause of 200, 400 or 600 ms after a word that asks for
   more ("and", "because", half of ComfyUI), and a finished question, each recorded in real
   time through push-to-talk and the recorder's own silence stop. Figure: end of speech to
@@ -86,16 +87,17 @@ def identifier_errors(transcriber, clips, vocabulary) -> dict:
 def false_rewrites(transcriber, voice, vocabulary) -> dict:
     """Sentences with no identifier that the correction changes: as written and as heard."""
     from agent.voice.identifier_match import restore_identifiers
-    from tests.voice.plain_speech import PLAIN_SPEECH
+    from tests.voice.plain_speech import NAME_WORDS_SPEECH, PLAIN_SPEECH
 
-    as_text = [line for line in PLAIN_SPEECH if restore_identifiers(line, vocabulary) != line]
+    as_text = [line for line in PLAIN_SPEECH + NAME_WORDS_SPEECH if restore_identifiers(line, vocabulary) != line]
     as_heard = []
     for line in PLAIN_SPEECH:
         decoded = transcriber.decode(said(voice, [line], 0.0), vocabulary)
         corrected = restore_identifiers(decoded, vocabulary)
         if corrected != decoded:
             as_heard.append(f"{decoded!r} -> {corrected!r}")
-    return {"sentences": len(PLAIN_SPEECH), "text": as_text, "heard": as_heard}
+    return {"sentences": len(PLAIN_SPEECH), "text_sentences": len(PLAIN_SPEECH + NAME_WORDS_SPEECH),
+            "text": as_text, "heard": as_heard}
 
 
 def said(voice, parts: list[str], pause: float) -> np.ndarray:
@@ -144,7 +146,7 @@ def model_rows(name: str, voice, clips, vocabulary, runs: int) -> list[Row]:
           f"19/42 with hotwords alone); whole text {errors['decoded_text']:.2f} -> {errors['text']:.2f}; "
           f"correction at most {errors['correction_ms_max']:.1f} ms a clip")
     plain = false_rewrites(transcriber, voice, vocabulary)
-    print(f"  plain sentences rewritten: {len(plain['text'])}/{plain['sentences']} as text, "
+    print(f"  plain sentences rewritten: {len(plain['text'])}/{plain['text_sentences']} as text, "
           f"{len(plain['heard'])}/{plain['sentences']} as heard")
     for line in plain["text"] + plain["heard"]:
         print(f"    {line}")
@@ -157,7 +159,7 @@ def model_rows(name: str, voice, clips, vocabulary, runs: int) -> list[Row]:
             Row(f"{name}: word error on the whole text", errors["text"], None, errors["decoded_text"],
                 of="figure", unit="", note=f"as decoded {errors['decoded_text']:.2f}"),
             Row(f"{name}: plain sentences rewritten", len(plain["text"]) + len(plain["heard"]), None, 0,
-                of="figure", unit="", note=f"of {plain['sentences']} as text and as heard", extra=plain)]
+                of="figure", unit="", note=f"of {plain['text_sentences']} as text, {plain['sentences']} as heard", extra=plain)]
     for pause in (*PAUSES, None):
         utterances = [QUESTION] if pause is None else CLAUSES
         latencies, wholes, cut = [], [], 0

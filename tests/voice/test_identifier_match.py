@@ -7,7 +7,7 @@ import pytest
 
 from agent.voice.identifier_match import restore_identifiers, spoken
 from tests.voice.identifiers import OTHER_CLASSES
-from tests.voice.plain_speech import NAMES_SAID, PLAIN_SPEECH
+from tests.voice.plain_speech import NAME_WORDS_SPEECH, NAMES_SAID, PLAIN_SPEECH
 
 # tests/voice/identifiers.py's repository, as repository_vocabulary ranks it
 VOCABULARY = ["CS1591", "TS2322", "PaymentGateway", "Reviews", "ComfyUI", "ComfyUIServer",
@@ -58,7 +58,7 @@ def test_snake_case_and_codes_from_other_languages():
     assert restore_identifiers("why is E zero four three two back", ["E0432"]) == "why is E0432 back"
 
 
-@pytest.mark.parametrize("plain", PLAIN_SPEECH)
+@pytest.mark.parametrize("plain", PLAIN_SPEECH + NAME_WORDS_SPEECH)
 def test_ordinary_sentences_are_left_as_they_were_heard(plain):
     assert restore_identifiers(plain, VOCABULARY) == plain
 
