@@ -13,7 +13,8 @@
   20 s (the speaker plays into a private PulseAudio null sink whose monitor is
   recorded). Floor: the median of the series; figure: its p95. Target: at most 2x.
 - Per speech model (benchmarks/voice_models.py): word error on identifiers said as people
-  say them and on the whole text, and the end-point ratio per pause between clauses.
+  say them and on the whole text, as decoded and corrected toward the vocabulary, plain
+  sentences the correction rewrote, and the end-point ratio per pause between clauses.
 - Model loads and barge-in to silence, printed for reference.
 """
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agent.voice.identifier_match import restore_identifiers
 from agent.voice.live import LiveTranscript
 
 if TYPE_CHECKING:
@@ -210,7 +211,8 @@ class PushToTalk:
                     end: int | None, early: bool) -> None:
         started = time.perf_counter()
         try:
-            text = self.live.finish(audio, end)
+            # the pieces joined first: a name can be split between two of them
+            text = restore_identifiers(self.live.finish(audio, end), self.live.vocabulary)
         except Exception as error:
             from agent.voice.status import describe_error
 

@@ -5,6 +5,10 @@ encodes a 30 s window, so even a one-word clip costs the full encoder pass), and
 `transcribe_segment` decodes a short piece through an encoder window of 8 s (longer
 pieces: their length plus a second), a fraction of the cost, for the live transcript
 that follows a recording while it is being made (agent/voice/live.py).
+
+A whole clip's text comes back with the repository's identifiers put back where the
+decoder wrote their words (agent/voice/identifier_match.py); a segment's text comes back
+as decoded, since a name can span two segments: the caller that joins them does that.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import numpy as np
 
 from agent.voice.audio import WHISPER_RATE, to_float32
 from agent.voice.hints import Hints, decoder_hints
+from agent.voice.identifier_match import restore_identifiers
 
 # A segment's encoder window: the piece, then silence. Whisper learned on 30 s windows;
 # in windows of 6 s or less tiny.en often says a short piece again and again until it
@@ -111,7 +116,12 @@ class Transcriber:
             return self
 
     def transcribe(self, audio: np.ndarray, vocabulary: Sequence[str] = ()) -> str:
-        """Text heard in mono 16 kHz audio; "" for silence."""
+        """Text heard in mono 16 kHz audio, the vocabulary's identifiers written as the
+        repository spells them; "" for silence."""
+        return restore_identifiers(self.decode(audio, vocabulary), vocabulary)
+
+    def decode(self, audio: np.ndarray, vocabulary: Sequence[str] = ()) -> str:
+        """Text heard in the clip as the decoder wrote it, identifiers not put back."""
         self.load()
         samples = to_float32(audio)
         if samples.size < WHISPER_RATE // 10:
@@ -138,7 +148,7 @@ class Transcriber:
     def transcribe_segment(self, audio: np.ndarray, vocabulary: Sequence[str] = ()) -> str:
         """Text heard in a short piece of a recording, decoded as `transcribe` would
         (greedy, no timestamps, the same glossary) but through an encoder window only as
-        long as the piece.
+        long as the piece; identifiers not put back (see the module's docstring).
 
         Earlier pieces are not given as the prompt: tiny.en then tends to say them again.
         """
@@ -147,7 +157,7 @@ class Transcriber:
         if samples.size < WHISPER_RATE // 10:
             return ""
         if samples.size / WHISPER_RATE + SEGMENT_PADDING_SECONDS > WINDOW_SECONDS:
-            return self.transcribe(samples, vocabulary)
+            return self.decode(samples, vocabulary)
         model = self._model
         tokenizer, suppressed = self._segment_tools()
         seconds = max(MIN_SEGMENT_WINDOW_SECONDS,
@@ -180,7 +190,7 @@ class Transcriber:
             # The short window's failures: the piece said over and over, or a stock word
             # ("you") made up from near-silence. faster-whisper's own pipeline, with its
             # full window, does neither; it costs what it costs.
-            return self.transcribe(samples, vocabulary)
+            return self.decode(samples, vocabulary)
         return text
 
     def hints(self, vocabulary: Sequence[str]) -> Hints:
