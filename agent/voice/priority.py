@@ -15,12 +15,15 @@ import threading
 
 # nice 10: about a tenth of the share of a normal thread when both want the same core
 NICE = 10
+LOWEST = 19  # the lowest priority Linux has
 
 
 def yield_to_app() -> bool:
     """Lower this thread's priority (Linux: nice is per thread); False where it cannot."""
     try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+        # relative to where the thread is: under `nice devagent` an absolute 10 would raise it
+        thread = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, thread, min(LOWEST, os.getpriority(os.PRIO_PROCESS, thread) + NICE))
     except (AttributeError, OSError):  # no setpriority (Windows), or not per thread here
         return False
     return True
