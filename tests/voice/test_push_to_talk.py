@@ -175,7 +175,7 @@ def test_a_broken_event_sink_does_not_stop_the_machine(speech_wav, transcriber):
             break
         threading.Event().wait(0.05)
     assert any(isinstance(e, TranscriptReady) for e in got)
-    assert ptt.state is PttState.IDLE
+    assert ptt.wait_idle(30) and ptt.state is PttState.IDLE
 
 
 def test_a_pause_inside_the_sentence_does_not_end_it(speech, transcriber):
