@@ -127,6 +127,8 @@ class PushToTalk:
             recorder.silence_wait = self._silence_wait
         if hasattr(recorder, "on_settled"):
             recorder.on_settled = self._on_settled
+        if hasattr(recorder, "on_quiet"):
+            recorder.on_quiet = self._on_quiet
         if tentative and getattr(recorder, "grace_ms", False) is None:
             from agent.voice.endpoint import GRACE_MS
 
@@ -276,6 +278,10 @@ class PushToTalk:
 
     def _on_settled(self, mark: int, audio: np.ndarray) -> None:
         self.live.pause(mark, audio, settled=True)
+
+    def _on_quiet(self, mark: int, audio: np.ndarray) -> None:
+        if self.state is PttState.RECORDING:
+            self.live.peek(mark, audio)
 
     # On the recorder's worker thread, like the two above: never the machine's lock, which
     # _finish holds while it waits for that thread to end.

@@ -164,7 +164,8 @@ class Recorder:
                  settled_ms: float = 200.0,
                  grace_ms: float | None = None,
                  on_tentative: Callable[[int], None] | None = None,
-                 on_resumed: Callable[[], None] | None = None) -> None:
+                 on_resumed: Callable[[], None] | None = None,
+                 on_quiet: Callable[[int, np.ndarray], None] | None = None) -> None:
         self.source = source if source is not None else DeviceSource()
         self.max_seconds = max_seconds
         self.silence_ms = silence_ms
@@ -181,6 +182,9 @@ class Recorder:
         self.grace_ms = grace_ms
         self.on_tentative = on_tentative
         self.on_resumed = on_resumed
+        # the first silent frame after speech, with the audio up to it: too soon to call
+        # it a pause, early enough to start decoding in case it is one
+        self.on_quiet = on_quiet
         self._vad: StreamingVad | None = None
         self._blocks: queue.Queue[np.ndarray | None] = queue.Queue()
         self._worker: threading.Thread | None = None
@@ -353,6 +357,10 @@ class Recorder:
                 self._speech_run = 0
                 if not self.speech_heard:
                     self._speech_frames = 0
+                elif self._silent_frames == 1 and self.on_quiet is not None:
+                    with self._lock:
+                        so_far = np.concatenate(self._chunks)[:consumed]
+                    self.on_quiet(consumed, so_far)
                 elif self._silent_frames == pause_frames and pause_frames < silence_frames:
                     self.pause_mark = consumed
                     if self.on_pause is not None:
