@@ -32,8 +32,8 @@ from collections.abc import Iterable
 # ms of silence. A finished sentence: past the gaps between words inside a sentence (the
 # 90 ms pause that cuts a piece for the live transcript, and the VAD's frames of doubt);
 # a question is the likeliest end of all. Both end the turn tentatively.
-SENTENCE_END_MS = 200.0
-QUESTION_END_MS = 150.0
+SENTENCE_END_MS = 150.0
+QUESTION_END_MS = 120.0
 # Mid-sentence: past a 600 ms pause to think between two clauses.
 MID_SENTENCE_MS = 900.0
 # How long the recorder listens on after a tentative end, counted from the same silence.
