@@ -99,6 +99,8 @@ class History:
         self.prefix = prefix
         # The index of the message that carries today's date; None until one does.
         self._date_at: int | None = None
+        # The last turn: (what it ran under, the index where it began, its number).
+        self._last_turn: tuple[object, int, int] | None = None
 
     @classmethod
     def resumed(
@@ -127,6 +129,7 @@ class History:
         """`messages` in place of the whole history, in the same transcript."""
         self.messages = []
         self._date_at = None
+        self._last_turn = None
         if self.transcript is not None:
             try:
                 self.transcript.add_history_cut(keep=0, turn=turn, time=self._clock())
@@ -208,6 +211,20 @@ class History:
         except Exception:
             log.exception("turn %d: the note of a withdrawn turn was not added", turn)
             del self.messages[start:]
+
+    def turn_began(self, key: object, start: int, *, turn: int) -> None:
+        """The turn run under `key` (its cancellation) begins at index `start`."""
+        self._last_turn = (key, start, turn)
+
+    def withdraw_turn(self, key: object) -> bool:
+        """Take the turn run under `key` out, as if never asked, when it is still the last one:
+        a spoken question the speaker went on from (the whole question comes next)."""
+        last = self._last_turn
+        if last is None or last[0] is not key or len(self.messages) <= last[1]:
+            return False
+        self._last_turn = None
+        self.drop_turn(last[1], None, turn=last[2])
+        return True
 
     def with_request(self, blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The messages with `blocks` as one more user message, for a call whose ask is not

@@ -235,6 +235,7 @@ class Session:
         if self.keeper.own_summary_due():
             self._summarise_ourselves(turn)
         start = len(self.history)
+        self.history.turn_began(turn.cancel, start, turn=turn.id)
         self._conversation_turns += 1
         try:
             notes = (self.keeper.notice_due() or "", self._memory_news() or "", self.memory_watch.note() or "")
@@ -356,6 +357,11 @@ class Session:
                 return
             self._closed = True
             self._save_summary()
+
+    def withdraw(self, cancel: Cancellation) -> bool:
+        """Take the last turn out of the history when it ran under `cancel` (after it ends)."""
+        with self._lock:
+            return self.history.withdraw_turn(cancel)
 
     def new_conversation(self) -> None:
         """Forgets the conversation so far and starts another, as a new session would, but

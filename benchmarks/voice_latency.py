@@ -8,7 +8,8 @@
   the live transcript must agree with). Target: at most 0.5x, once when the recorder
   stops by itself after its silence wait and once when the talk key is pressed the moment
   the speech ends. Also prints the word error rate of the final text against the whole
-  transcription.
+  transcription. The transcript is the one acted on: a tentative one unless it is
+  withdrawn (agent/voice/push_to_talk.py), else the whole utterance's that follows.
 - Reply text to first audio for a short first sentence, spoken after idle gaps of up to
   20 s (the speaker plays into a private PulseAudio null sink whose monitor is
   recorded). Floor: the median of the series; figure: its p95. Target: at most 2x.
@@ -98,8 +99,8 @@ def recording(voice, sentences: list[str]) -> np.ndarray:
 
 
 def one_transcript(transcriber, speech: np.ndarray, stop: str, lead: float = 0.5):
-    """(seconds from the end of speech to the transcript, the event)."""
-    from agent.voice.push_to_talk import PushToTalk, TranscriptReady
+    """(seconds from the end of speech to the transcript acted on, the event)."""
+    from agent.voice.push_to_talk import PushToTalk, TranscriptConfirmed, TranscriptReady, TranscriptWithdrawn
     from agent.voice.recorder import Recorder, WavSource
 
     events: queue.Queue = queue.Queue()
@@ -115,10 +116,17 @@ def one_transcript(transcriber, speech: np.ndarray, stop: str, lead: float = 0.5
             time.sleep(0.002)
         end_of_speech = time.monotonic()
         ptt.toggle()
+    standing = None  # a tentative transcript, with when it came: acted on unless withdrawn
     while True:
         event = events.get(timeout=60)
-        if isinstance(event, TranscriptReady):
+        if isinstance(event, TranscriptReady) and not event.tentative:
             return time.monotonic() - end_of_speech, event
+        if isinstance(event, TranscriptReady):
+            standing = (time.monotonic() - end_of_speech, event)
+        elif isinstance(event, TranscriptWithdrawn):
+            standing = None
+        elif isinstance(event, TranscriptConfirmed) and standing is not None:
+            return standing
 
 
 def transcripts(transcriber, voice, runs: int) -> list[Row]:

@@ -12,10 +12,15 @@ ratio per pause length. Part of benchmarks/voice_latency.py.
   that say a name's words in plain English: any that the correction changes is a false
   rewrite. Target 0.
 - End-pointing: two clauses with a pause of 200, 400 or 600 ms after a word that asks for
-  more ("and", "because", half of ComfyUI), and a finished question, each recorded in real
-  time through push-to-talk and the recorder's own silence stop. Figure: end of speech to
-  transcript; floor: one whole decode of the same utterance; target 0.5x. A recording that
-  stopped before the end of speech was cut short.
+  more ("and", "because", half of ComfyUI), a finished question, and a finished sentence
+  followed, after a comma-length pause, by another (the speaker goes on after a tentative
+  end: the transcript is withdrawn and the whole comes later), each recorded in real time
+  through push-to-talk and the recorder's own silence stop. Figure: end of speech to the
+  transcript the agent acts on (the first one not withdrawn); floor: one whole decode of
+  the same utterance; target 0.5x. Cut short: the transcript acted on came before the
+  speech had ended (the recorder stopped, or a tentative transcript stood, while words
+  were still coming); a withdrawal and the merged transcript after it is not. Also counted:
+  withdrawals, and transcripts acted on that lack the last word of a part.
 """
 
 from __future__ import annotations
@@ -35,7 +40,9 @@ CLAUSES = [["Open the settings file and", "show me what changed in the build scr
            ["Run the tests again because", "the last run timed out."],
            ["Go into the folder called comfy", "UI and run the server."]]
 QUESTION = ["What did we decide about the database migration?"]
+GOES_ON = ["Run the tests.", "Then show me what failed."]  # "log" would be half of LogFolder
 PAUSES = (0.2, 0.4, 0.6)
+GOES_ON_PAUSE = 0.3  # Piper's pause at a comma: shorter than the grace, longer than the tentative wait
 
 
 def test_vocabulary() -> list[str]:
@@ -116,9 +123,16 @@ def said(voice, parts: list[str], pause: float) -> np.ndarray:
     return np.concatenate(clips[:-1])
 
 
-def endpoint_once(transcriber, speech: np.ndarray, vocabulary) -> tuple[float, bool, str]:
-    """(end of speech -> transcript in seconds, whether it stopped before the speech ended, text)."""
-    from agent.voice.push_to_talk import PushToTalk, TranscriptReady
+def endpoint_once(transcriber, speech: np.ndarray, vocabulary) -> tuple[float, bool, str, int]:
+    """(end of speech -> the transcript acted on in seconds, whether it was cut short, its
+    text, how many transcripts were withdrawn)."""
+    from agent.voice.push_to_talk import (
+        PushToTalk,
+        RecordingDiscarded,
+        TranscriptConfirmed,
+        TranscriptReady,
+        TranscriptWithdrawn,
+    )
     from agent.voice.recorder import Recorder, WavSource
 
     events: queue.Queue = queue.Queue()
@@ -130,10 +144,31 @@ def endpoint_once(transcriber, speech: np.ndarray, vocabulary) -> tuple[float, b
     started = time.monotonic()
     ptt.toggle()
     end_of_speech = started + 0.5 + len(speech) / 16000
+    acted: tuple[float, TranscriptReady] | None = None  # the transcript standing, when it came
+    withdrawn = 0
     while True:
         event = events.get(timeout=120)
         if isinstance(event, TranscriptReady):
-            return time.monotonic() - end_of_speech, bool(stops and stops[0] < end_of_speech), event.text
+            acted = (time.monotonic(), event)
+            if not event.tentative:
+                break
+        elif isinstance(event, TranscriptWithdrawn):
+            acted, withdrawn = None, withdrawn + 1
+        elif isinstance(event, TranscriptConfirmed | RecordingDiscarded):
+            break
+    if acted is None:
+        raise RuntimeError("the recording ended without a transcript")
+    at, ready = acted
+    short = bool(stops and stops[0] < end_of_speech) or at < end_of_speech
+    return at - end_of_speech, short, ready.text, withdrawn
+
+
+def incomplete(text: str, parts: list[str]) -> bool:
+    """Whether the last word of a part is missing from `text`."""
+    import re
+
+    heard = re.findall(r"[a-z0-9']+", text.lower())
+    return any(re.findall(r"[a-z0-9']+", part.lower())[-1] not in heard for part in parts)
 
 
 def model_rows(name: str, voice, clips, vocabulary, runs: int) -> list[Row]:
@@ -160,27 +195,36 @@ def model_rows(name: str, voice, clips, vocabulary, runs: int) -> list[Row]:
                 of="figure", unit="", note=f"as decoded {errors['decoded_text']:.2f}"),
             Row(f"{name}: plain sentences rewritten", len(plain["text"]) + len(plain["heard"]), None, 0,
                 of="figure", unit="", note=f"of {plain['text_sentences']} as text, {plain['sentences']} as heard", extra=plain)]
-    for pause in (*PAUSES, None):
-        utterances = [QUESTION] if pause is None else CLAUSES
-        latencies, wholes, cut = [], [], 0
+    all_cut = all_runs = all_withdrawn = 0
+    cases = [(f"clauses, {pause * 1000:.0f} ms pause", CLAUSES, pause) for pause in PAUSES]
+    cases += [("a finished question", [QUESTION], 0.0),
+              (f"a sentence, {GOES_ON_PAUSE * 1000:.0f} ms, another", [GOES_ON], GOES_ON_PAUSE)]
+    for label, utterances, pause in cases:
+        latencies, wholes, cut, withdrawals, lacking = [], [], 0, 0, 0
         for parts in utterances:
-            speech = said(voice, parts, pause or 0.0)
+            speech = said(voice, parts, pause)
             for _ in range(runs):
                 started = time.perf_counter()
                 transcriber.transcribe(speech, vocabulary)
                 wholes.append(time.perf_counter() - started)
-                took, short, text = endpoint_once(transcriber, speech, vocabulary)
+                took, short, text, withdrawn = endpoint_once(transcriber, speech, vocabulary)
                 latencies.append(took)
                 cut += short
-                if short:
-                    print(f"  cut short at a {pause} s pause: {text!r}")
-        label = "a finished question" if pause is None else f"clauses, {pause * 1000:.0f} ms pause"
+                withdrawals += withdrawn
+                lacking += incomplete(text, parts)
+                if short or incomplete(text, parts):
+                    print(f"  {'cut short' if short else 'incomplete'} ({label}): {text!r}")
+        all_cut, all_runs, all_withdrawn = all_cut + cut, all_runs + len(latencies), all_withdrawn + withdrawals
         ratio = median(latencies) / median(wholes)
+        counts = f"cut short {cut}/{len(latencies)}, withdrawn {withdrawals}, incomplete {lacking}"
         print(f"  {label:>28}: end of speech -> transcript {median(latencies) * 1000:5.0f} ms, "
-              f"whole decode {median(wholes) * 1000:5.0f} ms, ratio {ratio:.2f}, cut short {cut}/{len(latencies)}")
+              f"whole decode {median(wholes) * 1000:5.0f} ms, ratio {ratio:.2f}, {counts}")
         rows.append(Row(f"{name}: end point, {label}", median(latencies) * 1000, median(wholes) * 1000, 0.5,
-                        floor_is="one whole decode", note=f"cut short {cut}/{len(latencies)}",
-                        extra={"cut_short": cut, "runs": len(latencies)}))
+                        floor_is="one whole decode", note=counts,
+                        extra={"cut_short": cut, "runs": len(latencies), "withdrawn": withdrawals,
+                               "incomplete": lacking}))
+    rows.append(Row(f"{name}: end point, utterances cut short", all_cut, None, 0, of="figure", unit="",
+                    note=f"of {all_runs}; {all_withdrawn} withdrawn and merged"))
     return rows
 
 

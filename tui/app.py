@@ -234,6 +234,19 @@ class DevAgentApp(App):
         self.activity.start()
         return True
 
+    async def withdraw_turn(self, text: str) -> None:
+        """A spoken question the speaker went on from (agent/voice/push_to_talk.py): it
+        leaves the queue, or its turn stops unspoken and leaves the conversation and the
+        history; the whole question comes next."""
+        if self.queued.withdraw(text):
+            return
+        was = self.turns.withdraw(text)
+        if was is None:
+            return
+        await self.conversation.withdraw_turn()
+        if was == "live":
+            await self._end_turn(cancelled=True)
+
     async def on_events_waiting(self, message: EventsWaiting) -> None:
         for token, event in self.turns.inbox.take():
             await self.show(token, event)

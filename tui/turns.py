@@ -82,6 +82,10 @@ class TurnDriver:
         self._live: int | None = None  # the token of the turn whose events are shown
         self._turn: int | None = None  # the session's number for that turn, once it said
         self._cancel: Cancellation | None = None
+        # the turn started last: (its token, its text, its cancellation, its thread)
+        self._last: tuple[int, str, Cancellation, threading.Thread] | None = None
+        # taking a withdrawn turn out of the history: the next turn waits for it
+        self._forgetting: threading.Thread | None = None
 
     # --- the session --------------------------------------------------------------------
 
@@ -211,17 +215,49 @@ class TurnDriver:
         """Send `text` as a new turn in a thread of its own; the turn's token."""
         token = self.begin()
         cancel = self._cancel
+        assert cancel is not None
         self.load()  # a turn sent in the first moments does not wait for the start-up timer
-        threading.Thread(target=self._run, args=(text, token, cancel), name=f"turn-{token}", daemon=True).start()
+        thread = threading.Thread(target=self._run, args=(text, token, cancel, self._forgetting),
+                                  name=f"turn-{token}", daemon=True)
+        with self._lock:
+            self._last = (token, text, cancel, thread)
+        thread.start()
         return token
 
-    def _run(self, text: str, token: int, cancel: Cancellation) -> None:
+    def withdraw(self, text: str) -> str | None:
+        """Take back the turn started last from `text` (a spoken question the speaker went on
+        from): stopped if it runs, then out of the history, so the next request never
+        holds it. "live" or "done" for what it was; None when no such turn is the last."""
+        with self._lock:
+            last = self._last
+            if last is None or last[1] != text:
+                return None
+            token, _text, cancel, thread = last
+            self._last = None
+            live = self._live == token
+            if live:
+                self._live, self._turn = None, None
+        self._settle_once_ready()
+        cancel.cancel()
+
+        def forget() -> None:
+            thread.join()
+            if self.session is not None:
+                self.session.withdraw(cancel)
+
+        self._forgetting = threading.Thread(target=forget, name="withdraw-turn", daemon=True)
+        self._forgetting.start()
+        return "live" if live else "done"
+
+    def _run(self, text: str, token: int, cancel: Cancellation, after: threading.Thread | None = None) -> None:
         from agent.events import AgentError  # the events are built after the first frame
 
         def sink(event: object) -> None:
             self.inbox.put(token, event)
 
         try:
+            if after is not None:
+                after.join()  # a withdrawn turn leaves the history before this one is sent
             self.ready.wait()
             if cancel.cancelled:
                 return

@@ -6,7 +6,9 @@ calls the controller from the UI thread; the controller talks back through the a
 thread-safe methods:
 
 - `app.call_from_thread(app.set_voice_state, VoiceStatus("ready", detail="(F2)"))`,
-- `app.call_from_thread(app.submit_turn, transcript)` when speech became text.
+- `app.call_from_thread(app.submit_turn, transcript)` when speech became text,
+- `app.call_from_thread(app.withdraw_turn, transcript)` when that text was only the first
+  part: the speaker went on after a pause the end-pointer took for the end.
 """
 
 from __future__ import annotations

@@ -34,9 +34,10 @@ if TYPE_CHECKING:
 
 TARGET_RATIO = 0.5
 # What the measurement says, and the version of how it is measured: a new one measures again.
-CHOICE_VERSION = 2
+CHOICE_VERSION = 3
 PAUSE_SECONDS = 0.2    # between the sentences, a breath
-PAUSE_MARK_MS = 90.0   # the recorder hands a piece over this long into a silence
+# the live transcript starts on a piece at the first silent frame after it (a peek the
+# pause then takes), when its worker is free
 SENTENCES = ["Open the settings file.", "Then show me what changed in the build script.",
              "After that run the tests and tell me which ones failed."]
 
@@ -134,13 +135,13 @@ def live_ratio(transcriber: Transcriber, sentences: list[np.ndarray], *, runs: i
         end_of_speech = 0.0
         for sentence in sentences:
             end_of_speech = position + len(sentence) / WHISPER_RATE
-            ready = end_of_speech + PAUSE_MARK_MS / 1000
+            ready = end_of_speech + FRAME / WHISPER_RATE
             started = time.perf_counter()
             transcriber.transcribe_segment(sentence)
             free = max(free, ready) + time.perf_counter() - started
             position = end_of_speech + PAUSE_SECONDS
-        # the recording ends once its last piece is decoded and the wait after a finished
-        # sentence has passed; the transcript is then ready
+        # the turn ends (tentatively) once its last piece is decoded and the wait after a
+        # finished sentence has passed; the transcript is then ready
         latencies.append(max(free, end_of_speech + wait) - end_of_speech)
     return min(latencies) / min(wholes)
 

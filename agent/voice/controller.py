@@ -5,6 +5,12 @@ It implements the `VoiceController` protocol of tui/voice_seam.py. The app is a
 `repo` and `store`, so this module needs no Textual. Events from the
 push-to-talk machine arrive on audio and worker threads; one dispatcher thread hands
 them to the app, newest status line only, so a slow UI never stalls the recorder.
+
+A tentative transcript (agent/voice/push_to_talk.py) is submitted at once, but the reply
+it brings is not spoken until the recording confirms it: while the microphone listens
+through the grace window the speaker keeps quiet (it would hear itself), and a withdrawn
+question must leave nothing said. The app withdraws the turn (`withdraw_turn`) before the
+whole question is submitted.
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ from agent.voice.push_to_talk import (
     PttState,
     RecordingDiscarded,
     StateChanged,
+    TranscriptConfirmed,
     TranscriptReady,
+    TranscriptWithdrawn,
     VoiceUnavailable,
 )
 from agent.voice.status import VoiceStatus, voice_off
@@ -38,8 +46,9 @@ METER_INTERVAL = 0.1
 
 # Makes the stack from the repository and the sink of push-to-talk events (tests, benchmarks).
 StackFactory = Callable[[Path, Callable[[PttEvent], None]], "VoiceStack"]
-# What the dispatcher hands the app: ("status", VoiceStatus) or ("submit", transcript);
-# None ends it.
+# What the dispatcher hands the app: ("status", VoiceStatus), ("submit", transcript),
+# ("withdraw", transcript); or does itself, in the same order: ("hold", None) the reply's
+# voice, ("release", keep: bool) it. None ends it.
 _Entry = tuple[str, Any] | None
 
 
@@ -55,6 +64,10 @@ class VoiceApp(Protocol):
     def set_voice_state(self, status: VoiceStatus) -> None: ...
 
     def submit_turn(self, text: str) -> None: ...
+
+    def withdraw_turn(self, text: str) -> None:
+        """A submitted transcript the speaker went on from: its turn goes, unspoken, from the
+        conversation and the history (optional: without it the turn runs on)."""
 
 
 def meter(levels: Iterable[float]) -> str:
@@ -74,6 +87,11 @@ class VoiceController:
         self._levels: deque[float] = deque(maxlen=6)
         self._closed = False
         self._last_meter = 0.0
+        # the reply of a tentative transcript, held until the recording confirms it
+        self._hold_lock = threading.Lock()
+        self._holding = False
+        self._held: list[str] = []
+        self._held_finished = False
 
     # -- the seam ---------------------------------------------------------------------
 
@@ -105,11 +123,21 @@ class VoiceController:
             speaker.warm()
 
     def reply_delta(self, text: str) -> None:
+        with self._hold_lock:
+            if self._holding:
+                self._held.append(text)
+                return
         speaker = self._speaker()
         if speaker is not None:
             speaker.feed(text)
 
     def reply_finished(self, cancelled: bool) -> None:
+        with self._hold_lock:
+            if self._holding:
+                if cancelled:
+                    self._held = []
+                self._held_finished = not cancelled
+                return
         speaker = self._speaker()
         if speaker is None:
             return
@@ -213,8 +241,17 @@ class VoiceController:
             case StateChanged(state=PttState.IDLE) if self.stack is not None:
                 self._status(self._ready_line())
             case TranscriptReady() if event.text.strip():
+                if event.tentative:
+                    self._outbox.put(("hold", None))
                 self.turn_started()
                 self._outbox.put(("submit", event.text.strip()))
+            case TranscriptWithdrawn():
+                self._outbox.put(("withdraw", event.text.strip()))
+                self._outbox.put(("release", False))
+            case TranscriptConfirmed():
+                self._outbox.put(("release", True))
+            case RecordingDiscarded(reason="escape"):
+                self._outbox.put(("release", False))
             case TranscriptReady() | RecordingDiscarded(reason="no speech"):
                 self._status(self._ready_line("heard nothing"))
             case VoiceUnavailable():
@@ -240,13 +277,47 @@ class VoiceController:
                 if kind == "status":
                     latest_status = value
                     continue
+                if kind == "hold":
+                    self._start_holding()
+                    continue
+                if kind == "release":
+                    self._hold(value)
+                    continue
                 # A transcript goes after the status lines that came before it.
                 if latest_status is not None:
                     self._call(app, app.set_voice_state, latest_status)
                     latest_status = None
-                self._call(app, app.submit_turn, value)
+                if kind == "withdraw":
+                    withdraw = getattr(app, "withdraw_turn", None)
+                    if withdraw is not None:
+                        self._call(app, withdraw, value)
+                else:
+                    self._call(app, app.submit_turn, value)
             if latest_status is not None:
                 self._call(app, app.set_voice_state, latest_status)
+
+    def _start_holding(self) -> None:
+        with self._hold_lock:
+            self._holding, self._held, self._held_finished = True, [], False
+
+    def _hold(self, keep: bool) -> None:
+        """The hold ends: the held reply is spoken (`keep`) or dropped. On the dispatcher
+        thread, after the app has taken what came before (a withdrawal above all), so no
+        word of a withdrawn turn can slip past it."""
+        with self._hold_lock:
+            if not self._holding:
+                return
+            held, finished = self._held, self._held_finished
+            self._holding, self._held, self._held_finished = False, [], False
+        if not keep:
+            return
+        speaker = self._speaker()
+        if speaker is None:
+            return
+        for text in held:
+            speaker.feed(text)
+        if finished:
+            speaker.flush()
 
     def _call(self, app: VoiceApp, function: Callable[..., None], *args: Any) -> None:
         if self._closed:

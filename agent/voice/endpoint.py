@@ -1,4 +1,4 @@
-"""When a recording ends: how long a silence has to last, from what was said so far.
+"""When a turn ends: how long a silence has to last, from what was said so far.
 
 A fixed wait is wrong both ways: long enough to let the speaker breathe between clauses
 it keeps a finished question waiting, short enough to answer fast it cuts a question at
@@ -15,6 +15,13 @@ silence; the wait follows from how it ends:
   past the longest pause between clauses;
 - a transcript that ends without punctuation or a word that asks for more: the
   recorder's own wait.
+
+A wait shorter than GRACE_MS ends the turn tentatively (agent/voice/push_to_talk.py):
+the transcript goes to the agent at once, and the recorder listens on until the silence
+has lasted GRACE_MS. Speech again before that withdraws the transcript and the turn
+begun from it; the whole utterance comes when the speaker is done. So the short waits
+need not outlast a pause at a comma: a pause mistaken for an end costs a withdrawn
+turn, not a question cut in half.
 """
 
 from __future__ import annotations
@@ -22,12 +29,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-# ms of silence. A finished sentence: past the breath between two sentences said in one go
-# and the pause at a comma, which Whisper, given the clause alone, often writes as a full
-# stop (Piper leaves 280 ms between sentences and 300-340 ms at a comma).
-SENTENCE_END_MS = 400.0
+# ms of silence. A finished sentence: past the gaps between words inside a sentence (the
+# 90 ms pause that cuts a piece for the live transcript, and the VAD's frames of doubt);
+# a question is the likeliest end of all. Both end the turn tentatively.
+SENTENCE_END_MS = 150.0
+QUESTION_END_MS = 120.0
 # Mid-sentence: past a 600 ms pause to think between two clauses.
 MID_SENTENCE_MS = 900.0
+# How long the recorder listens on after a tentative end, counted from the same silence.
+GRACE_MS = MID_SENTENCE_MS
 # Speech not decoded yet, too short to: as long, since a 600 ms pause measured by the VAD
 # runs 100-200 ms longer (the fading end of the word before it counts as silence).
 UNSURE_MS = MID_SENTENCE_MS
@@ -65,8 +75,11 @@ def silence_wait(text: str | None, vocabulary: Iterable[str] = (), default_ms: f
     if _END.search(text):
         # Whisper puts a full stop after a trailing "and" or "the" it heard end in
         # silence; a question mark after "this" is a question asked.
-        goes_on = GOES_ON if text.rstrip("\"')]").endswith(".") else JOINS
-        return MID_SENTENCE_MS if said[-1] in goes_on else SENTENCE_END_MS
+        ended = text.rstrip("\"')]")
+        goes_on = GOES_ON if ended.endswith(".") else JOINS
+        if said[-1] in goes_on:
+            return MID_SENTENCE_MS
+        return QUESTION_END_MS if ended.endswith("?") else SENTENCE_END_MS
     return MID_SENTENCE_MS if said[-1] in GOES_ON else default_ms
 
 

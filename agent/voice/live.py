@@ -11,6 +11,12 @@ stopped in that very pause.
 One worker thread, one recording at a time; a pause that arrives while the worker is
 busy only moves the end of the next piece, so a slow machine decodes fewer, longer
 pieces rather than falling behind.
+
+The decode of the last piece is what the end-pointer waits for, so it starts at the first
+silent frame after speech (`peek`), before anyone knows whether the silence is a pause:
+an idle worker decodes the piece but keeps the text aside. The pause that follows takes
+it as its piece when no speech came after where the peek ended; speech again throws it
+away (a gap inside a word must not cut a piece).
 """
 
 from __future__ import annotations
@@ -58,9 +64,12 @@ class LiveTranscript:
         self._done = 0          # samples transcribed and committed
         self._wanted = 0        # samples the worker should reach
         self._busy = False
+        self._peek_end = 0      # the end of the piece to decode aside, when asked
+        self._peeked: tuple[int, int, str] | None = None  # (start, end, text) decoded aside
         self._error: BaseException | None = None
         self._worker: threading.Thread | None = None
         self.pieces_decoded = 0  # for tests and the benchmark: pieces of this recording
+        self.peeks = 0  # and decodes aside
         self.tail = 0  # samples finish() had to ask for itself: what no pause had covered
 
     def start(self) -> None:
@@ -69,8 +78,10 @@ class LiveTranscript:
             self._generation += 1
             self._audio = np.zeros(0, dtype=np.float32)
             self._pieces, self._done, self._wanted = [], 0, 0
+            self._peek_end, self._peeked = 0, None
             self._error = None
             self.pieces_decoded = 0
+            self.peeks = 0
             self.tail = 0
 
     def cancel(self) -> None:
@@ -91,14 +102,29 @@ class LiveTranscript:
             # the next piece runs from where the pieces asked for so far end
             if mark - max(self._wanted, self._done) >= shortest * WHISPER_RATE:
                 self._wanted = mark
+                self._take_peeked()
                 self._ensure_worker()
                 self._state.notify_all()
+
+    def peek(self, mark: int, audio: np.ndarray) -> None:
+        """The first silent frame after speech, at sample `mark`: if the worker is idle,
+        decode the piece up to here aside, for the pause that may follow."""
+        with self._state:
+            start = max(self._wanted, self._done)
+            # a peek still decoding is replaced by this one, next; a piece asked for is not
+            if (self._wanted > self._done or self._error is not None
+                    or mark - start < MIN_SETTLED_SECONDS * WHISPER_RATE):
+                return
+            self._audio = audio
+            self._peek_end = mark
+            self._ensure_worker()
+            self._state.notify_all()
 
     def heard_until(self, mark: int) -> tuple[str | None, bool]:
         """(the transcript up to sample `mark` when it is decoded, else None; whether the
         piece that ends there is being decoded): what the end-pointer reads."""
         with self._state:
-            if self._done >= mark and self._done > 0:
+            if self._done > 0 and (self._done >= mark or self._silent(self._done, mark)):
                 return " ".join(piece for piece in self._pieces if piece).strip(), False
             return None, self._wanted >= mark > self._done
 
@@ -113,6 +139,7 @@ class LiveTranscript:
             self.tail = max(0, end - self._wanted)
             if end > self._wanted:
                 self._wanted = end
+                self._take_peeked()
                 self._ensure_worker()
                 self._state.notify_all()
             finished = self._state.wait_for(
@@ -127,6 +154,23 @@ class LiveTranscript:
                 raise TimeoutError("speech recognition took too long")
             return " ".join(piece for piece in self._pieces if piece).strip()
 
+    def _silent(self, start: int, end: int) -> bool:
+        """Whether no frame between two sample positions was heard as speech."""
+        return self.speech_frames is not None and self.speech_frames(start, end) == 0
+
+    def _take_peeked(self) -> None:
+        """A piece was asked for up to `_wanted`: a peek that decoded it, up to a silence
+        that lasted, is that piece (holding the lock)."""
+        peeked = self._peeked
+        if peeked is None or peeked[0] != self._done:
+            return
+        start, end, text = peeked
+        if end <= self._wanted and self._silent(end, self._wanted):
+            self._peeked = None
+            self._pieces.append(text)
+            self.pieces_decoded += 1
+            self._done = self._wanted
+
     # -- the worker ---------------------------------------------------------------------
 
     def _ensure_worker(self) -> None:
@@ -137,10 +181,14 @@ class LiveTranscript:
     def _work(self) -> None:
         while True:
             with self._state:
-                self._state.wait_for(lambda: self._wanted > self._done)
-                generation, start, end = self._generation, self._done, self._wanted
+                self._state.wait_for(lambda: self._wanted > self._done or self._peek_end > self._done)
+                peeking = self._wanted <= self._done
+                generation, start = self._generation, self._done
+                end = self._peek_end if peeking else self._wanted
+                self._peek_end = 0
                 audio = self._audio
                 self._busy = True
+                self.peeks += peeking
             text, error = "", None
             try:
                 begin = start
@@ -154,7 +202,12 @@ class LiveTranscript:
                 error = problem
             with self._state:
                 self._busy = False
-                if generation == self._generation:
+                if generation == self._generation and peeking:
+                    if error is None and start == self._done:
+                        self._peeked = (start, end, text)
+                        if self._wanted > self._done:
+                            self._take_peeked()  # the pause came while it decoded
+                elif generation == self._generation:
                     if error is not None:
                         self._error = error
                         self._wanted = self._done  # nothing more until the next recording

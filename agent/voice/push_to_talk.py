@@ -4,6 +4,13 @@ Terminals report no key releases, so the talk key is a toggle: press to start, p
 again or Enter to stop, Esc to throw the recording away; the recorder may also stop by
 itself. Everything the UI needs to show arrives as dataclass events through one sink,
 called from background threads (a Textual app posts them as messages).
+
+A turn ends tentatively soon after a finished sentence (agent/voice/endpoint.py): the
+transcript so far goes out at once as a TranscriptReady marked `tentative`, so the agent
+can start, while the recorder listens through a grace window. Silence to its end, or the
+talk key, confirms it (TranscriptConfirmed); speech again withdraws it
+(TranscriptWithdrawn: the turn begun from it must go, unspoken), and the whole utterance
+comes later as a fresh TranscriptReady.
 """
 
 from __future__ import annotations
@@ -55,6 +62,23 @@ class TranscriptReady:
     transcribe_seconds: float
     recording_id: int
     early: bool = False      # decoding began while the recording was still going on
+    tentative: bool = False  # the recorder listens on: a TranscriptConfirmed or a TranscriptWithdrawn follows
+
+
+@dataclass(frozen=True)
+class TranscriptWithdrawn:
+    """The speaker went on after a tentative transcript: it was half of what they said."""
+
+    text: str                # the tentative transcript, as it was delivered
+    recording_id: int
+
+
+@dataclass(frozen=True)
+class TranscriptConfirmed:
+    """The grace window after a tentative transcript passed in silence: it stands."""
+
+    text: str
+    recording_id: int
 
 
 @dataclass(frozen=True)
@@ -68,13 +92,16 @@ class VoiceUnavailable:
     reason: str              # one line for the status bar
 
 
-PttEvent = StateChanged | LevelChanged | TranscriptReady | RecordingDiscarded | VoiceUnavailable
+PttEvent = (StateChanged | LevelChanged | TranscriptReady | TranscriptWithdrawn | TranscriptConfirmed
+            | RecordingDiscarded | VoiceUnavailable)
 
 
 class PushToTalk:
     def __init__(self, recorder: Recorder, transcriber: Transcriber, sink: Callable[[PttEvent], None], *,
                  vocabulary: Sequence[str] = (), speaker: Speaker | None = None,
-                 discard_without_speech: bool = True) -> None:
+                 discard_without_speech: bool = True, tentative: bool = True) -> None:
+        """`tentative`: end turns tentatively after a finished sentence (see above), when
+        the recorder can listen on."""
         self.recorder = recorder
         self.transcriber = transcriber
         self.sink = sink
@@ -87,6 +114,8 @@ class PushToTalk:
         self._lock = threading.RLock()
         self._idle = threading.Event()
         self._idle.set()
+        self._delivered: str | None = None  # the tentative transcript of this recording
+        self._delivered_lock = threading.Lock()
         # The transcript is made while the user speaks, a piece per pause (agent/voice/live.py).
         self.live = LiveTranscript(transcriber, self.vocabulary,
                                    speech_frames=getattr(recorder, "speech_frames", None),
@@ -99,6 +128,14 @@ class PushToTalk:
             recorder.silence_wait = self._silence_wait
         if hasattr(recorder, "on_settled"):
             recorder.on_settled = self._on_settled
+        if hasattr(recorder, "on_quiet"):
+            recorder.on_quiet = self._on_quiet
+        if tentative and getattr(recorder, "grace_ms", False) is None:
+            from agent.voice.endpoint import GRACE_MS
+
+            recorder.grace_ms = GRACE_MS
+            recorder.on_tentative = self._on_tentative
+            recorder.on_resumed = self._on_resumed
 
     # -- keys -------------------------------------------------------------------------
 
@@ -131,6 +168,7 @@ class PushToTalk:
             if self.state is PttState.RECORDING:
                 self.recorder.cancel()
                 self.live.cancel()
+                self._take_delivered()  # the app's Esc stops the turn begun from it too
                 rid = self._recording_id
                 self._set_state(PttState.IDLE)
                 self._emit(RecordingDiscarded("escape", rid))
@@ -178,6 +216,7 @@ class PushToTalk:
         self._silence()  # talking over the voice means "be quiet"
         self._recording_id += 1
         self._idle.clear()
+        self._take_delivered()
         self.live.vocabulary = self.vocabulary
         self.live.start()
         try:
@@ -194,6 +233,13 @@ class PushToTalk:
     def _finish(self, stopped_by: str) -> None:
         rid = self._recording_id
         audio = self.recorder.stop()
+        delivered = self._take_delivered()  # the recorder has stopped: no callback races this
+        if delivered is not None:
+            # nothing was said after the tentative transcript: the turn it began stands
+            self.live.cancel()
+            self._set_state(PttState.IDLE)
+            self._emit(TranscriptConfirmed(delivered, rid))
+            return
         heard = getattr(self.recorder, "speech_heard", True)
         if self.discard_without_speech and not heard:
             self.live.cancel()
@@ -234,6 +280,31 @@ class PushToTalk:
 
     def _on_settled(self, mark: int, audio: np.ndarray) -> None:
         self.live.pause(mark, audio, settled=True)
+
+    def _on_quiet(self, mark: int, audio: np.ndarray) -> None:
+        if self.state is PttState.RECORDING:
+            self.live.peek(mark, audio)
+
+    # On the recorder's worker thread, like the two above: never the machine's lock, which
+    # _finish holds while it waits for that thread to end.
+    def _on_tentative(self, mark: int) -> None:
+        text, _decoding = self.live.heard_until(mark)
+        if self.state is not PttState.RECORDING or not text:
+            return  # not decoded (the end-pointer only ends early on text) or nothing said
+        with self._delivered_lock:
+            self._delivered = text
+        self._emit(TranscriptReady(text, mark / 16000, "silence", 0.0, self._recording_id,
+                                   early=True, tentative=True))
+
+    def _on_resumed(self) -> None:
+        delivered = self._take_delivered()
+        if delivered is not None and self.state is PttState.RECORDING:
+            self._emit(TranscriptWithdrawn(delivered, self._recording_id))
+
+    def _take_delivered(self) -> str | None:
+        with self._delivered_lock:
+            delivered, self._delivered = self._delivered, None
+        return delivered
 
     def _silence_wait(self) -> float:
         """The end-pointer: a finished sentence ends sooner, a half-said one later."""

@@ -146,6 +146,11 @@ class Recorder:
     said so far while the user goes on (the live transcript cuts its pieces there); if
     that silence becomes the auto-stop, `pause_mark` still equals `mark` and nothing but
     silence came after it.
+
+    With `grace_ms`, the silence the end-pointer asks for ends the turn only tentatively:
+    on_tentative(mark) is called (on the worker thread, once per pause) and the recording
+    goes on until the silence has lasted `grace_ms`; speech again before that calls
+    on_resumed() and the recording carries on as if the pause had been a breath.
     """
 
     def __init__(self, source: AudioSource | None = None, *, max_seconds: float = 30.0,
@@ -156,7 +161,11 @@ class Recorder:
                  pause_ms: float = 90.0,
                  silence_wait: Callable[[], float] | None = None,
                  on_settled: Callable[[int, np.ndarray], None] | None = None,
-                 settled_ms: float = 200.0) -> None:
+                 settled_ms: float = 200.0,
+                 grace_ms: float | None = None,
+                 on_tentative: Callable[[int], None] | None = None,
+                 on_resumed: Callable[[], None] | None = None,
+                 on_quiet: Callable[[int, np.ndarray], None] | None = None) -> None:
         self.source = source if source is not None else DeviceSource()
         self.max_seconds = max_seconds
         self.silence_ms = silence_ms
@@ -170,6 +179,12 @@ class Recorder:
         # the same pause, once it has lasted `settled_ms`: no longer a gap between words
         self.on_settled = on_settled
         self.settled_ms = settled_ms
+        self.grace_ms = grace_ms
+        self.on_tentative = on_tentative
+        self.on_resumed = on_resumed
+        # the first silent frame after speech, with the audio up to it: too soon to call
+        # it a pause, early enough to start decoding in case it is one
+        self.on_quiet = on_quiet
         self._vad: StreamingVad | None = None
         self._blocks: queue.Queue[np.ndarray | None] = queue.Queue()
         self._worker: threading.Thread | None = None
@@ -183,6 +198,8 @@ class Recorder:
         self._speech_frames = 0
         self._speech_ends: list[int] = []  # where each frame heard as speech ends (samples)
         self._silent_frames = 0
+        self._speech_run = 0     # frames of speech in a row
+        self.tentative = False   # the turn ended tentatively and no speech came since
         self.pause_mark: int | None = None
         self.speech_heard = False
         self.stopped_by: str | None = None
@@ -323,15 +340,27 @@ class Recorder:
             prob = vad(frame)
             if prob >= SPEECH_THRESHOLD:
                 self._speech_frames += 1
+                self._speech_run += 1
                 self._speech_ends.append(consumed)
                 self._silent_frames = 0
                 self.pause_mark = None
                 if self._speech_frames >= MIN_SPEECH_FRAMES:
                     self.speech_heard = True
+                if self.tentative and self._speech_run >= MIN_SPEECH_FRAMES:
+                    # the speaker went on: what was delivered was half of it (a click
+                    # or a breath, shorter than this, leaves it standing)
+                    self.tentative = False
+                    if self.on_resumed is not None:
+                        self.on_resumed()
             elif prob < SILENCE_THRESHOLD:
                 self._silent_frames += 1
+                self._speech_run = 0
                 if not self.speech_heard:
                     self._speech_frames = 0
+                elif self._silent_frames == 1 and self.on_quiet is not None:
+                    with self._lock:
+                        so_far = np.concatenate(self._chunks)[:consumed]
+                    self.on_quiet(consumed, so_far)
                 elif self._silent_frames == pause_frames and pause_frames < silence_frames:
                     self.pause_mark = consumed
                     if self.on_pause is not None:
@@ -355,4 +384,12 @@ class Recorder:
                 silence_frames = max(1, round(self.silence_wait() / 1000 * WHISPER_RATE / FRAME))
             except Exception:
                 pass  # the fixed wait, rather than a recording that never ends
-        return self._silent_frames >= silence_frames
+        if self.grace_ms is None:
+            return self._silent_frames >= silence_frames
+        grace_frames = max(silence_frames, round(self.grace_ms / 1000 * WHISPER_RATE / FRAME))
+        if (not self.tentative and self._silent_frames >= silence_frames
+                and self.pause_mark is not None and silence_frames < grace_frames):
+            self.tentative = True
+            if self.on_tentative is not None:
+                self.on_tentative(self.pause_mark)
+        return self._silent_frames >= grace_frames

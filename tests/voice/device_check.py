@@ -138,6 +138,8 @@ def talk_over_the_speaker(wav: str, long_text: str) -> dict:
             ready = event
             break
     player.wait()
+    # a tentative transcript: the recorder listens on through its grace window first
+    ptt.wait_idle(10)
 
     speaker.muted = True
     speaker.speak("This must not be heard.")

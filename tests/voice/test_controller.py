@@ -74,13 +74,20 @@ async def test_f2_records_and_the_transcript_becomes_the_users_turn(app_with_voi
     seen: list[str] = []
     show = app.set_voice_state
     app.set_voice_state = lambda status: (seen.append(str(status)), show(status))
+    submit = app.submit_turn
+    submitted_while: list[object] = []
+    app.submit_turn = lambda text, *args: (submitted_while.append(controller.state), submit(text, *args))[1]
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: voice_line(app) == "voice: ready (F2)", what="voice to load")
         await pilot.press("f2")
         await wait_for(pilot, lambda: bool(app.query(UserTurn)), what="the transcript")
         assert words(str(app.query_one(UserTurn).render())) == words(SENTENCE)
+        await wait_for(pilot, lambda: controller.state is PttState.IDLE, what="the recording to end")
         # the meter may already hold a bar by the first update, so match the elapsed time only
-        assert any(line.startswith("● rec 0.0s") for line in seen) and "◌ transcribing…" in seen
+        assert any(line.startswith("● rec 0.0s") for line in seen)
+        # a transcript decoded after the recording shows the wait for it; a tentative one
+        # came while the recorder still listened
+        assert "◌ transcribing…" in seen or submitted_while == [PttState.RECORDING]
         assert any(line.startswith("● rec ") and line[-1] in "▁▂▃▄▅▆▇█" for line in seen)
         assert controller.state is PttState.IDLE
         assert voice_line(app) == "voice: ready (F2)"

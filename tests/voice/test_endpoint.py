@@ -1,5 +1,6 @@
-"""The end-pointer: a finished sentence ends the recording sooner, a half-said one waits,
-on real speech through the real recorder, VAD and model in real time."""
+"""The end-pointer: a finished sentence ends the turn sooner (tentatively), a half-said one
+waits, and speech after a tentative end withdraws it; on real speech through the real
+recorder, VAD and model in real time."""
 
 from __future__ import annotations
 
@@ -9,16 +10,16 @@ import time
 import numpy as np
 import pytest
 
-from agent.voice.endpoint import MID_SENTENCE_MS, SENTENCE_END_MS, silence_wait
-from tests.voice.words import word_error_rate
+from agent.voice.endpoint import GRACE_MS, MID_SENTENCE_MS, QUESTION_END_MS, SENTENCE_END_MS, silence_wait
+from tests.voice.words import word_error_rate, words
 
 VOCABULARY = ["ComfyUIServer", "ComfyUI"]
 
 
 @pytest.mark.parametrize("text, wait", [
-    ("What did we decide about the database migration?", SENTENCE_END_MS),
+    ("What did we decide about the database migration?", QUESTION_END_MS),
     ("Open the settings file.", SENTENCE_END_MS),
-    ("What is this?", SENTENCE_END_MS),
+    ("What is this?", QUESTION_END_MS),
     ("Open the settings file and", MID_SENTENCE_MS),
     ("Open the settings file and.", MID_SENTENCE_MS),      # Whisper's stop after a trailing word
     ("Run the tests again because.", MID_SENTENCE_MS),
@@ -47,9 +48,34 @@ def said(voice, parts: list[str], pause: float) -> np.ndarray:
     return np.concatenate(clips[:-1])
 
 
-def record(transcriber, speech: np.ndarray):
-    """(the transcript, seconds from the end of speech to the recorder's own stop)."""
-    from agent.voice.push_to_talk import PushToTalk, TranscriptReady
+class Heard:
+    """What push-to-talk said of one recording, each event with its time after the end of speech."""
+
+    def __init__(self, events: list[tuple[float, object]], stop: float) -> None:
+        self.events = events
+        self.stop = stop  # the recorder's own stop, after the end of speech
+
+    def of(self, kind: type) -> list[tuple[float, object]]:
+        return [(at, event) for at, event in self.events if isinstance(event, kind)]
+
+    @property
+    def acted_on(self):
+        """(when, the transcript the agent acts on): the last one not withdrawn."""
+        from agent.voice.push_to_talk import TranscriptReady, TranscriptWithdrawn
+
+        standing = None
+        for at, event in self.events:
+            if isinstance(event, TranscriptReady):
+                standing = (at, event)
+            elif isinstance(event, TranscriptWithdrawn):
+                standing = None
+        assert standing is not None, self.events
+        return standing
+
+
+def record(transcriber, speech: np.ndarray) -> Heard:
+    """Everything push-to-talk said until the recording was over."""
+    from agent.voice.push_to_talk import PushToTalk, TranscriptConfirmed, TranscriptReady
     from agent.voice.recorder import Recorder, WavSource
 
     events: queue.Queue = queue.Queue()
@@ -61,11 +87,13 @@ def record(transcriber, speech: np.ndarray):
     started = time.monotonic()
     ptt.toggle()
     end_of_speech = started + 0.5 + len(speech) / 16000
+    heard: list[tuple[float, object]] = []
     while True:
         event = events.get(timeout=60)
-        if isinstance(event, TranscriptReady):
+        heard.append((time.monotonic() - end_of_speech, event))
+        if isinstance(event, TranscriptConfirmed) or (isinstance(event, TranscriptReady) and not event.tentative):
             assert recorder.stopped_by == "silence"
-            return event.text, stopped[0] - end_of_speech
+            return Heard(heard, stopped[0] - end_of_speech)
 
 
 @pytest.mark.parametrize("parts", [
@@ -75,23 +103,48 @@ def record(transcriber, speech: np.ndarray):
 ])
 def test_a_pause_to_think_mid_sentence_does_not_end_the_recording(voice, transcriber, parts):
     # 600 ms, twice the old fixed wait: the recording went on only past pauses under 300 ms
-    text, _stop = record(transcriber, said(voice, parts, 0.6))
+    _at, ready = record(transcriber, said(voice, parts, 0.6)).acted_on
+    text = ready.text
     wrong, count = word_error_rate(" ".join(parts), text)
     assert wrong <= 1, text  # "and" is heard "in" at times; the second clause must be there
     assert "".join(parts[1].split()[-2:]).lower().strip(".") in "".join(text.lower().split()).replace(".", "")
 
 
-def test_the_pause_at_a_comma_does_not_end_the_recording(voice, transcriber):
-    # Piper pauses 340 ms at this comma, and Whisper writes the clause before it with a
-    # full stop: the wait after a finished sentence has to outlast it
+def test_the_pause_at_a_comma_does_not_cut_the_question(voice, transcriber):
+    # Piper pauses 340 ms at this comma, and Whisper may write the clause before it with a
+    # full stop: a tentative end there is withdrawn, and the whole sentence is acted on
     sentence = "Look in the comfy UI folder, then run the tests."
-    text, _stop = record(transcriber, said(voice, [sentence], 0.0))
-    assert "tests" in text.lower(), text
+    _at, ready = record(transcriber, said(voice, [sentence], 0.0)).acted_on
+    assert "tests" in ready.text.lower(), ready.text
 
 
-def test_a_finished_question_ends_sooner_than_a_pause_to_think(voice, transcriber):
-    question = said(voice, ["What did we decide about the database migration?"], 0.0)
-    text, stop = record(transcriber, question)
-    assert word_error_rate("What did we decide about the database migration?", text)[0] == 0
-    # the wait after a finished sentence, and the VAD's lag; not the mid-sentence wait
-    assert stop < (SENTENCE_END_MS + MID_SENTENCE_MS) / 2000, stop
+def test_a_finished_question_is_acted_on_sooner_than_a_pause_to_think(voice, transcriber):
+    from agent.voice.push_to_talk import TranscriptConfirmed, TranscriptWithdrawn
+
+    question = "What did we decide about the database migration?"
+    heard = record(transcriber, said(voice, [question], 0.0))
+    at, ready = heard.acted_on
+    assert ready.tentative and word_error_rate(question, ready.text)[0] == 0
+    # the wait after a question, the VAD's lag and the last piece's decode; not the
+    # mid-sentence wait
+    assert at < (QUESTION_END_MS + MID_SENTENCE_MS) / 2000, at
+    # and the recorder listened on through the grace window, then confirmed it
+    assert heard.stop > GRACE_MS / 1000 - 0.15, heard.stop
+    assert [type(e) for _at, e in heard.events if isinstance(e, TranscriptConfirmed | TranscriptWithdrawn)] \
+        == [TranscriptConfirmed]
+
+
+def test_speech_after_a_tentative_end_withdraws_it_and_the_whole_is_acted_on(voice, transcriber):
+    from agent.voice.push_to_talk import TranscriptReady, TranscriptWithdrawn
+
+    # A finished sentence, a pause longer than the tentative wait plus the decode of the
+    # sentence, shorter than the grace: the speaker goes on
+    first, then = "Run the tests.", "Then show me what failed."
+    heard = record(transcriber, said(voice, [first, then], 0.6))
+    readies = heard.of(TranscriptReady)
+    (withdrawn_at, withdrawn), = heard.of(TranscriptWithdrawn)
+    assert words(withdrawn.text) == words(first)
+    assert readies[0][1].tentative and readies[0][0] < withdrawn_at < 0  # while the speech went on
+    _at, ready = heard.acted_on
+    assert word_error_rate(f"{first} {then}", ready.text)[0] <= 1, ready.text
+    assert "failed" in words(ready.text) and "tests" in words(ready.text)

@@ -222,3 +222,45 @@ def test_a_piece_without_speech_is_not_decoded(speech, transcriber):
     text = live.finish(audio)
     assert [round(seconds * 16000) for _, seconds in counting.calls] == [32000]
     assert words(text) == words(transcriber.transcribe_segment(audio[:32000]))
+
+
+def test_a_peek_at_the_first_quiet_frame_is_the_piece_when_the_pause_follows(speech, transcriber):
+    # The last piece is decoded from the first silent frame on, so the end-pointer has its
+    # text sooner; the pause that follows takes that decode as the piece
+    counting = CountingTranscriber(transcriber)
+    said = trimmed(speech("Open the settings file and show me what changed."))
+    audio = np.concatenate([said, np.zeros(8000, np.float32)])
+    end = len(said)
+    live = LiveTranscript(counting, speech_frames=lambda start, stop: 40 if start < end else 0)
+    live.start()
+    live.peek(end + 512, audio)
+    while not counting.calls:
+        time.sleep(0.001)
+    live.pause(end + 3 * 512, audio)      # the silence lasted: a pause
+    deadline = time.monotonic() + 20
+    while live.heard_until(end + 3 * 512)[0] is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    text, _decoding = live.heard_until(end + 3 * 512)
+    assert len(counting.calls) == 1  # the peek was the piece: nothing decoded twice
+    assert words(text) == words("Open the settings file and show me what changed.")
+    assert live.finish(audio, end + 3 * 512) == text and len(counting.calls) == 1
+
+
+def test_a_peek_that_speech_followed_is_thrown_away(speech, transcriber):
+    # A silent frame inside the sentence: decoded aside, but the speech after it means the
+    # piece must not end there
+    counting = CountingTranscriber(transcriber)
+    first = trimmed(speech("Open the settings file"))
+    rest = trimmed(speech("and show me what changed."))
+    audio = np.concatenate([first, np.zeros(1600, np.float32), rest, np.zeros(8000, np.float32)])
+    gap, end = len(first), len(first) + 1600 + len(rest)
+    live = LiveTranscript(counting, speech_frames=lambda start, stop: 40 if start < end else 0)
+    live.start()
+    live.peek(gap + 512, audio)
+    while not counting.calls:
+        time.sleep(0.001)
+    live.pause(end + 3 * 512, audio)
+    text = live.finish(audio, end + 3 * 512)
+    assert [round(seconds * 16000) for _, seconds in counting.calls][-1] >= end  # decoded anew, whole
+    assert "changed" in words(text) and words(text).count("settings") == 1, text

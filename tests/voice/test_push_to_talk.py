@@ -11,6 +11,7 @@ from agent.voice.push_to_talk import (
     PushToTalk,
     RecordingDiscarded,
     StateChanged,
+    TranscriptConfirmed,
     TranscriptReady,
     VoiceUnavailable,
 )
@@ -39,6 +40,10 @@ class Events:
             if isinstance(event, kind):
                 return event
 
+    def drain(self) -> None:
+        while not self.queue.empty():
+            self.seen.append(self.queue.get())
+
     def states(self) -> list[PttState]:
         return [e.state for e in self.seen if isinstance(e, StateChanged)]
 
@@ -62,7 +67,13 @@ def test_speech_then_silence_goes_idle_recording_transcribing_idle(speech_wav, t
     # Whisper started at the first short pause, before the silence wait was over.
     assert ready.early
     assert ptt.wait_idle(5) and ptt.state is PttState.IDLE
-    assert events.states() == [PttState.RECORDING, PttState.TRANSCRIBING, PttState.IDLE]
+    events.drain()
+    if ready.tentative:
+        # the text was in before the grace window ended: it stood, and nothing was left to decode
+        assert events.states() == [PttState.RECORDING, PttState.IDLE]
+        assert [e.text for e in events.seen if isinstance(e, TranscriptConfirmed)] == [ready.text]
+    else:
+        assert events.states() == [PttState.RECORDING, PttState.TRANSCRIBING, PttState.IDLE]
 
 
 def test_the_talk_key_and_enter_stop_early(speech_wav, transcriber):
@@ -175,7 +186,7 @@ def test_a_broken_event_sink_does_not_stop_the_machine(speech_wav, transcriber):
             break
         threading.Event().wait(0.05)
     assert any(isinstance(e, TranscriptReady) for e in got)
-    assert ptt.state is PttState.IDLE
+    assert ptt.wait_idle(30) and ptt.state is PttState.IDLE
 
 
 def test_a_pause_inside_the_sentence_does_not_end_it(speech, transcriber):

@@ -45,6 +45,15 @@ class QueuedTurns(Static):
         self._show()
         return text
 
+    def withdraw(self, text: str) -> bool:
+        """Take the newest question sent as `text` off the queue; False when none is."""
+        if text not in self.texts:
+            return False
+        index = len(self.texts) - 1 - self.texts[::-1].index(text)
+        del self.texts[index], self._typed[index]
+        self._show()
+        return True
+
     def take_all(self) -> list[str]:
         """Every queued question as typed, oldest first; the queue is empty after."""
         typed, self.texts, self._typed = self._typed, [], []

@@ -365,6 +365,15 @@ class Conversation(VerticalScroll):
             line.cancel()
         self._tools.clear()
 
+    async def withdraw_turn(self) -> None:
+        """The last question was taken back: it and all that came of it leave the pane."""
+        await self.end_turn()
+        children = list(self.children)
+        asked = [index for index, child in enumerate(children) if isinstance(child, UserTurn)]
+        if asked:
+            await self.remove_children(children[asked[-1]:])
+        self.turn_reply_text = ""
+
     def tool_lines(self) -> list[ToolLine]:
         return list(self.query(ToolLine))
 
