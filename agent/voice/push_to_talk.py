@@ -291,6 +291,8 @@ class PushToTalk:
         text, _decoding = self.live.heard_until(mark)
         if self.state is not PttState.RECORDING or not text:
             return  # not decoded (the end-pointer only ends early on text) or nothing said
+        # the agent acts on this text as it would on the whole transcript: names put back too
+        text = restore_identifiers(text, self.live.vocabulary)
         with self._delivered_lock:
             self._delivered = text
         self._emit(TranscriptReady(text, mark / 16000, "silence", 0.0, self._recording_id,
