@@ -23,10 +23,11 @@ from agent.config import AgentConfig, api_key_problem
 from agent.heap import full_collections_at_pauses, release_collector
 from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
-from tui import copying, leaving, voice_keys
+from tui import copying, leaving, spoken_turns, voice_keys
 from tui import format as fmt
 from tui.activity import ActivityClock
 from tui.code_commands import code_commands
+from tui.code_commands import undo as code_commands_undo
 from tui.earlier import draw as draw_earlier
 from tui.heap_pause import tidy_heap
 from tui.keys import TypingRouter
@@ -69,6 +70,7 @@ class DevAgentApp(App):
 
     BINDINGS = APP_BINDINGS
     _said_error = False  # the live turn showed an error: it ends without an answer, and says why
+    tentative_decision: str | None = None  # a spoken "apply"/"no" waiting for its recording to end
     _welcome: Static | None = None  # the first line, which names the talk key while voice may work
 
     def __init__(self, repo: Path, config: AgentConfig, *, store: Any = None, voice: VoiceController | None = None,
@@ -234,18 +236,15 @@ class DevAgentApp(App):
         self.activity.start()
         return True
 
+    # spoken questions that may still be taken back (tui/spoken_turns.py)
+    async def submit_tentative(self, text: str) -> None:
+        await spoken_turns.submit_tentative(self, text)
+
+    async def confirm_turn(self, text: str) -> None:
+        await spoken_turns.confirm(self, text)
+
     async def withdraw_turn(self, text: str) -> None:
-        """A spoken question the speaker went on from (agent/voice/push_to_talk.py): it
-        leaves the queue, or its turn stops unspoken and leaves the conversation and the
-        history; the whole question comes next."""
-        if self.queued.withdraw(text):
-            return
-        was = self.turns.withdraw(text)
-        if was is None:
-            return
-        await self.conversation.withdraw_turn()
-        if was == "live":
-            await self._end_turn(cancelled=True)
+        await spoken_turns.withdraw(self, text)
 
     async def on_events_waiting(self, message: EventsWaiting) -> None:
         for token, event in self.turns.inbox.take():
@@ -315,18 +314,18 @@ class DevAgentApp(App):
             case TurnFinished(usage=usage, cancelled=cancelled):
                 if not (cancelled or event.text.strip() or self._said_error):
                     await conversation.add_notice("No answer came back (the model only thought); ask again.", "info")
-                await self._end_turn(cancelled=cancelled)
+                await self.end_turn(cancelled=cancelled)
                 total = self.status.info.total
                 self.status.update_info(usage=usage, total=usage if total is None else total + usage)
             case TurnDone():
                 # the thread returned without a TurnFinished (an error before the turn began)
-                await self._end_turn(cancelled=False)
+                await self.end_turn(cancelled=False)
         if not isinstance(event, TurnStarted) and not self.turns.settled.is_set():
             # after the refresh that draws what this event brought (the first words are
             # written by now), not the one before it, which only took the waiting line away
             self.call_after_refresh(self.turns.answered)
 
-    async def _end_turn(self, cancelled: bool) -> None:
+    async def end_turn(self, cancelled: bool) -> None:
         self.turns.finish()
         self.refresh_bindings()
         await self.conversation.end_turn()
@@ -351,7 +350,7 @@ class DevAgentApp(App):
             return
         # killing a tool's process tree or closing the stream must not stall the UI
         self.turns.cancel()
-        await self._end_turn(cancelled=True)
+        await self.end_turn(cancelled=True)
         await self.conversation.add_notice("Cancelled.", "cancelled")
 
     def action_new_conversation(self) -> None:
@@ -364,9 +363,7 @@ class DevAgentApp(App):
             self.run_worker(self.turns.new_conversation, thread=True, group="turn", exit_on_error=False)
 
     def action_undo_code_change(self) -> None:
-        from tui.code_commands import undo
-
-        undo(self)
+        code_commands_undo(self)
 
     def action_sessions(self) -> None:
         from tui.screens.sessions import show_sessions
@@ -388,10 +385,7 @@ class DevAgentApp(App):
         self.conversation.action_follow()
 
     def action_conversation_page(self, step: int) -> None:
-        if step < 0:
-            self.conversation.scroll_page_up(animate=False)
-        else:
-            self.conversation.scroll_page_down(animate=False)
+        (self.conversation.scroll_page_up if step < 0 else self.conversation.scroll_page_down)(animate=False)
 
     async def action_last_log(self) -> None:
         if not await self.panes.open_log(None):

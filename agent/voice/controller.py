@@ -69,6 +69,13 @@ class VoiceApp(Protocol):
         """A submitted transcript the speaker went on from: its turn goes, unspoken, from the
         conversation and the history (optional: without it the turn runs on)."""
 
+    def submit_tentative(self, text: str) -> None:
+        """A transcript that may still be withdrawn (optional: else submit_turn); what
+        cannot be taken back, such as a spoken "apply", should wait for confirm_turn."""
+
+    def confirm_turn(self, text: str) -> None:
+        """The tentative transcript `text` stands: nothing was said after it (optional)."""
+
 
 def meter(levels: Iterable[float]) -> str:
     return "".join(METER[min(len(METER) - 1, int(level * len(METER)))] for level in levels)
@@ -244,11 +251,12 @@ class VoiceController:
                 if event.tentative:
                     self._outbox.put(("hold", None))
                 self.turn_started()
-                self._outbox.put(("submit", event.text.strip()))
+                self._outbox.put(("submit tentative" if event.tentative else "submit", event.text.strip()))
             case TranscriptWithdrawn():
                 self._outbox.put(("withdraw", event.text.strip()))
                 self._outbox.put(("release", False))
             case TranscriptConfirmed():
+                self._outbox.put(("confirm", event.text.strip()))
                 self._outbox.put(("release", True))
             case RecordingDiscarded(reason="escape"):
                 self._outbox.put(("release", False))
@@ -287,10 +295,15 @@ class VoiceController:
                 if latest_status is not None:
                     self._call(app, app.set_voice_state, latest_status)
                     latest_status = None
-                if kind == "withdraw":
-                    withdraw = getattr(app, "withdraw_turn", None)
-                    if withdraw is not None:
-                        self._call(app, withdraw, value)
+                if kind in ("withdraw", "confirm", "submit tentative"):
+                    # optional on the app: without them a tentative text is a plain one
+                    method = {"withdraw": "withdraw_turn", "confirm": "confirm_turn",
+                              "submit tentative": "submit_tentative"}[kind]
+                    handler = getattr(app, method, None)
+                    if handler is not None:
+                        self._call(app, handler, value)
+                    elif kind == "submit tentative":
+                        self._call(app, app.submit_turn, value)
                 else:
                     self._call(app, app.submit_turn, value)
             if latest_status is not None:

@@ -159,3 +159,37 @@ async def test_at_80x24_the_diff_takes_the_screen_then_gives_the_conversation_ba
         await wait_for(pilot, lambda: not app.running, 20, "the turn to finish")
         assert not app.panes.screen_shown
         assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == "class ReviewCoordinator {}\n"
+
+
+async def test_a_tentative_spoken_apply_waits_until_the_recording_confirms_it(make_app, claude_double, repo):
+    """Push-to-talk sends "Yes." at once and listens on: "yes, but rename it first" must
+    not apply the change, so a decision waits for the confirmation (tui/spoken_turns.py)."""
+    app = make_app()
+    source = repo / "src" / "ReviewOrchestrator.cs"
+    async with app.run_test(size=(160, 48)) as pilot:
+        await held_change(pilot, app, claude_double)
+        await app.submit_tentative("Yes.")
+        await pilot.pause(0.3)
+        assert source.read_text() == SOURCE and app.query(CodeReviewBar) and app.running
+        await app.withdraw_turn("Yes.")  # the speaker went on: it decided nothing
+        await pilot.pause(0.3)
+        assert source.read_text() == SOURCE and app.query(CodeReviewBar) and app.running
+        assert app.queued.pop_next() is None
+        await app.submit_tentative("Apply.")
+        await pilot.pause(0.3)
+        assert source.read_text() == SOURCE
+        await app.confirm_turn("Apply.")  # nothing more was said
+        await wait_for(pilot, lambda: not app.running, 20, "the turn to finish")
+        assert source.read_text() == "class ReviewCoordinator {}\n"
+
+
+async def test_a_tentative_question_withdrawn_without_a_key_leaves_the_conversation(make_app, no_key):
+    from tui.widgets.conversation.lines import UserTurn
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.submit_tentative("Run the tests.")
+        await wait_for(pilot, lambda: bool(app.query(UserTurn)), 5, "the question")
+        await app.withdraw_turn("Run the tests.")
+        await pilot.pause(0.2)
+        assert not app.query(UserTurn)

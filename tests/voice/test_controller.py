@@ -163,3 +163,56 @@ async def test_with_voice_off_the_keys_say_why_instead_of_pretending(tmp_path, t
         await pilot.pause()
         assert "Voice is off: no audio input device; type your question instead." in messages
         assert controller.state is PttState.UNAVAILABLE
+
+
+def test_a_tentative_transcript_reaches_the_app_as_one_it_may_still_lose(transcriber):
+    """The controller's side of the seam: a tentative transcript goes to submit_tentative,
+    its confirmation to confirm_turn, a withdrawal to withdraw_turn, in the order heard."""
+    from agent.voice.push_to_talk import TranscriptConfirmed, TranscriptReady, TranscriptWithdrawn
+
+    sinks: list = []
+    calls: list[tuple[str, str]] = []
+
+    class SeamApp:
+        repo, store = None, None
+
+        def call_from_thread(self, callback, *args):
+            return callback(*args)
+
+        def set_voice_state(self, status) -> None:
+            pass
+
+        def submit_turn(self, text: str) -> None:
+            calls.append(("submit", text))
+
+        def submit_tentative(self, text: str) -> None:
+            calls.append(("tentative", text))
+
+        def confirm_turn(self, text: str) -> None:
+            calls.append(("confirm", text))
+
+        def withdraw_turn(self, text: str) -> None:
+            calls.append(("withdraw", text))
+
+    def factory(repo_path, sink):
+        sinks.append(sink)
+        recorder = Recorder(WavSource(samples=np.zeros(1600, np.float32)))
+        return VoiceStack(PushToTalk(recorder, transcriber, sink), None, None)
+
+    controller = VoiceController(stack_factory=factory)
+    controller.attach(SeamApp())
+    try:
+        assert controller.loaded.wait(60)
+        sink = sinks[0]
+        sink(TranscriptReady("Yes.", 0.5, "silence", 0.0, 1, early=True, tentative=True))
+        sink(TranscriptWithdrawn("Yes.", 1))
+        sink(TranscriptReady("Yes. But rename it first.", 2.0, "silence", 0.1, 1))
+        sink(TranscriptReady("Apply.", 0.5, "silence", 0.0, 2, early=True, tentative=True))
+        sink(TranscriptConfirmed("Apply.", 2))
+        deadline = time.monotonic() + 5
+        while len(calls) < 5 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert calls == [("tentative", "Yes."), ("withdraw", "Yes."), ("submit", "Yes. But rename it first."),
+                         ("tentative", "Apply."), ("confirm", "Apply.")]
+    finally:
+        controller.close()
