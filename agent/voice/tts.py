@@ -34,6 +34,7 @@ PAUSE_STREAM_AFTER = 5.0
 # After this long without synthesizing, warm() also runs the voice once on a throwaway
 # word, so the reply's first sentence does not meet cold caches and a sleeping pool.
 WARM_AFTER = 10.0
+WARM_UP = "\0warm-up"  # the synthesis thread's item for warm(); no text says it
 
 
 def open_output_stream(rate: int, callback: OutputCallback, *, device: Device = None, blocksize: int = 256,
@@ -71,7 +72,8 @@ class Speaker:
         self._muted = muted
         self._splitter = SentenceSplitter()
         self._filter = SpeechFilter(budget)
-        # (generation, sentence), (generation, None) to warm up, None to end the thread
+        # (generation, sentence), (generation, None) to resume the stream, (generation,
+        # WARM_UP) to warm the voice too, None to end the thread
         self._texts: queue.Queue[tuple[int, str | None] | None] = queue.Queue()
         self._audio: collections.deque[np.ndarray] = collections.deque()
         self._offset = 0  # samples of _audio[0] already played
@@ -157,7 +159,9 @@ class Speaker:
         over it. The next reply (after flush()) is spoken again.
         """
         if not self._in_reply:
-            self.warm()
+            # Only the stream: a warm-up synthesis now would sit in front of the first
+            # sentence, which is a few words away (warm() belongs at the turn's start).
+            self._wake(None)
         self._in_reply = True
         if self._reply_silenced:
             return
@@ -206,14 +210,19 @@ class Speaker:
     def warm(self) -> None:
         """A reply is on its way: resume the output stream and, after an idle spell, run
         the voice once, so the first sentence plays as soon as it is synthesized. Call it
-        as early as the turn is known (the first streamed text does it too)."""
+        as early as the turn is known, while the model thinks; the first streamed text
+        only resumes the stream."""
+        self._wake(WARM_UP)
+
+    def _wake(self, item: str | None) -> None:
+        """Hand the synthesis thread `item` (None: resume the stream only)."""
         if self._muted or self._closed:
             return
         try:
             self._ensure_running()
         except Exception:
             return  # speak() will say why
-        self._texts.put((self._generation, None))
+        self._texts.put((self._generation, item))
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until everything queued has been played (for scripts and tests)."""
@@ -268,7 +277,9 @@ class Speaker:
                 return
             generation, text = item
             self._set_stream_running(True)
-            if text is None:  # warm()
+            if text is None:  # the stream is wanted again
+                continue
+            if text is WARM_UP:
                 if generation == self._generation and time.monotonic() - self._last_synthesis > WARM_AFTER:
                     self._warm_voice()
                 continue
