@@ -35,6 +35,14 @@ PAUSE_STREAM_AFTER = 5.0
 # word, so the reply's first sentence does not meet cold caches and a sleeping pool.
 WARM_AFTER = 10.0
 WARM_UP = "\0warm-up"  # the synthesis thread's item for warm(); no text says it
+# A stream just started on an idle PulseAudio sink takes its first few blocks at once,
+# then none until the sink next wakes (a null sink: up to 2 s later), and a sentence
+# queued meanwhile waits for that. load() returns once the stream calls back at its own
+# pace: STEADY_FOR seconds of callbacks, none more than STEADY_GAP after the one before;
+# or after STEADY_TIMEOUT.
+STEADY_FOR = 0.1
+STEADY_GAP = 0.05
+STEADY_TIMEOUT = 3.0
 
 
 def open_output_stream(rate: int, callback: OutputCallback, *, device: Device = None, blocksize: int = 256,
@@ -93,6 +101,8 @@ class Speaker:
         self.started_at: float | None = None
         self.silent_at: float | None = None
         self._sounding = False
+        self._steady = threading.Event()
+        self._steady_since = self._last_callback = 0.0
         self._in_reply = False
         self._reply_silenced = False
 
@@ -122,13 +132,16 @@ class Speaker:
         return not self._idle.is_set()
 
     def load(self) -> Speaker:
-        """Load the voice and open the output stream; raises if either fails.
+        """Load the voice, open the output stream and wait until it plays; raises if
+        the voice or the stream fails.
 
         Call it from a worker thread before the first speak(): otherwise the first
-        speak() pays for loading the voice on the caller's thread.
+        speak() pays for loading the voice on the caller's thread, and the first
+        sentence for the device's start.
         """
         self.voice.load()
         self._ensure_running()
+        self._steady.wait(STEADY_TIMEOUT)
         return self
 
     def speak(self, text: str) -> None:
@@ -325,6 +338,8 @@ class Speaker:
             self._idle.set()
 
     def _callback(self, outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+        if not self._steady.is_set():
+            self._note_pace()
         out = outdata.reshape(-1)
         filled = 0
         with self._lock:
@@ -349,6 +364,14 @@ class Speaker:
                     self.silent_at = heard_at
             if not self._audio and not filled:
                 self._maybe_idle()
+
+    def _note_pace(self) -> None:
+        now = time.monotonic()
+        if now - self._last_callback > STEADY_GAP:
+            self._steady_since = now
+        self._last_callback = now
+        if now - self._steady_since >= STEADY_FOR:
+            self._steady.set()
 
 
 def _dac_delay(time_info: Any) -> float:
