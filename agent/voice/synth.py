@@ -33,9 +33,10 @@ def load_piper(model: Path, config: Path, use_cuda: bool = False) -> Any:
 
     The pool's threads (one per core) spin between operations by default. With other work
     on a two-core machine (the app, a build, anyone else), a spinning thread burns the
-    voice's share of a core while the thread it waits for is not running, and the reply's
-    first sentence took two to three times as long (benchmarks/voice_latency.py): "On it."
-    at load 5, median 140 ms and p95 310 ms spinning, 80-110 and 140-200 ms without."""
+    voice's share of a core while the thread it waits for is not running. "On it." at
+    load 5: median 140 ms and p95 310 ms spinning, 80-110 and 140-200 ms without; first
+    audio beside one busy process (benchmarks/voice_latency.py): median 637 ms and p95
+    1,215 ms spinning, 136 and 144 ms without."""
     import onnxruntime
     from piper import PiperVoice
     from piper.config import PiperConfig
