@@ -1,6 +1,7 @@
 """Voice latency on this machine, each figure against a floor measured in the same run.
 
     uv run python benchmarks/voice_latency.py [--runs N] [--sentences N] [--models tiny.en,base]
+                                              [--only-models | --only-speaker]
 
 - End of speech to transcript (push-to-talk, the recorder fed in real time through its
   audio callback, Piper recordings of one and of several sentences with pauses). Floor:
@@ -130,7 +131,7 @@ def one_transcript(transcriber, speech: np.ndarray, stop: str, lead: float = 0.5
 
 
 def transcripts(transcriber, voice, runs: int) -> list[Row]:
-    rows = []
+    rows: list[Row] = []
     clips = [recording(voice, sentences) for sentences in UTTERANCES]
     print(f"utterances: {', '.join(f'{len(c) / 16000:.1f} s' for c in clips)}"
           f" ({', '.join(str(len(s)) for s in UTTERANCES)} sentences, {PAUSE * 1000:.0f} ms pauses)")
@@ -288,13 +289,16 @@ def speaker_figures(voice, runs: int, sentences: int) -> list[Row]:
     return [row]
 
 
-def measure(runs: int, sentences: int, models: list[str] | None = None) -> list[Row]:
+def measure(runs: int, sentences: int, models: list[str] | None = None,
+            speaker_only: bool = False) -> list[Row]:
     from benchmarks.voice_models import measure_models
 
     print(f"machine: {machine()}")
-    transcriber, voice = load_models()
-    rows = transcripts(transcriber, voice, runs)
-    rows += measure_models(voice, models or ["tiny.en", "base"], max(1, runs // 2))
+    transcriber, voice = load_models()  # loaded either way: the app has both in memory
+    rows: list[Row] = []
+    if not speaker_only:
+        rows += transcripts(transcriber, voice, runs)
+        rows += measure_models(voice, models or ["tiny.en", "base"], max(1, runs // 2))
     server = PulseServer.start()
     try:
         # PortAudio must see the private server: set the environment before sounddevice
@@ -319,6 +323,8 @@ def main() -> int:
     parser.add_argument("--models", default="tiny.en,base", help="speech models to compare, by name")
     parser.add_argument("--only-models", action="store_true",
                         help="only the per-model figures (no speaker, no null sink)")
+    parser.add_argument("--only-speaker", action="store_true",
+                        help="only first audio and barge-in (the speaker on the null sink)")
     args = parser.parse_args()
     models = [name.strip() for name in args.models.split(",") if name.strip()]
     if args.only_models:
@@ -328,7 +334,7 @@ def main() -> int:
         print(f"machine: {machine()}")
         print_rows(measure_models(Voice().load(), models, max(1, args.runs // 2)))
         return 0
-    print_rows(measure(args.runs, args.sentences, models))
+    print_rows(measure(args.runs, args.sentences, models, speaker_only=args.only_speaker))
     return 0
 
 

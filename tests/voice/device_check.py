@@ -95,6 +95,38 @@ def speaker_round_trip(sentence: str, long_text: str) -> dict:
             "speaking_after_stop": speaking_after, "error": speaker.error}
 
 
+def speaker_plays_once_loaded() -> dict:
+    """How long the output stream goes without calling back in the second after load(),
+    on a sink just made: an idle null sink wakes every 2 s."""
+    import subprocess
+
+    from agent.voice.synth import Voice
+    from agent.voice.tts import Speaker, open_output_stream
+
+    voice = Voice().load()
+    for command in (["load-module", "module-null-sink", "sink_name=fresh", "rate=16000", "channels=1"],
+                    ["set-default-sink", "fresh"]):
+        subprocess.run(["pactl", *command], check=True, capture_output=True, timeout=10)
+    calls: list[float] = []
+
+    def open_stream(rate, callback, **options):
+        def counted(outdata, frames, time_info, status):
+            calls.append(time.monotonic())
+            callback(outdata, frames, time_info, status)
+
+        return open_output_stream(rate, counted, **options)
+
+    started = time.monotonic()
+    speaker = Speaker(voice, device="pulse", open_stream=open_stream).load()
+    loaded = time.monotonic()
+    time.sleep(1.0)
+    after = [t for t in calls if t >= loaded]
+    speaker.close()
+    gaps = [b - a for a, b in zip([loaded, *after], after)]
+    return {"longest_gap": max(gaps, default=None), "callbacks": len(after), "error": speaker.error,
+            "load_seconds": loaded - started}
+
+
 def talk_over_the_speaker(wav: str, long_text: str) -> dict:
     """The user presses the talk key while the voice is speaking: it stops, the user's
     words (played into the same sink) are recorded and transcribed, and muting works."""

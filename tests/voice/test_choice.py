@@ -14,10 +14,21 @@ from tests.voice.words import words
 PLAIN = "Please open the settings file and show me what changed."
 
 
-def test_both_packaged_models_are_installed():
+def test_both_packaged_models_are_installed(monkeypatch, tmp_path):
+    from pathlib import Path
+
     assert installed(TINY) and installed(BASE)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     source = model_source(BASE)
     # the two halves of the split model.bin, joined: Whisper base is 72.6 M parameters
+    folder = Path(source.path)
+    assert source.files is None and folder.is_relative_to(tmp_path)
+    assert (folder / "model.bin").stat().st_size > 140_000_000
+    assert all((folder / name).is_file() for name in ("config.json", "vocabulary.json", "tokenizer.json"))
+    assert model_source(BASE) == source  # joined once
+    # a cache that cannot be written: joined in memory instead
+    monkeypatch.setenv("XDG_CACHE_HOME", "/proc/no-cache-here")
+    source = model_source(BASE)
     assert source.files is not None and len(source.files["model.bin"]) > 140_000_000
     assert {"config.json", "vocabulary.json", "tokenizer.json"} <= set(source.files)
 
@@ -28,6 +39,7 @@ def test_the_base_model_loads_from_its_packages_and_hears(speech, monkeypatch, t
     # no hub: a download would need these, and a cache in a fresh folder
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     base = Transcriber(BASE).load()
     assert base.label == "base"
     assert words(base.transcribe(speech(PLAIN))) == words(PLAIN)

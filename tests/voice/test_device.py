@@ -54,6 +54,14 @@ def test_the_speaker_is_heard_and_falls_silent_on_stop(pulse):
     assert not result["speaking_after_stop"]
 
 
+def test_a_loaded_speaker_plays_at_once(pulse):
+    """A stream just started on an idle PulseAudio sink takes a few blocks, then none
+    until the sink wakes (up to 2 s later); a first sentence spoken then waited for it."""
+    result = scenario(pulse, "speaker_plays_once_loaded")
+    assert result["error"] is None and result["callbacks"] > 10, result
+    assert result["longest_gap"] < 0.2, result
+
+
 def test_the_talk_key_silences_the_voice_and_records_the_user(pulse, spoken_command):
     long_text = ("Here is a long explanation of the build that nobody wants to hear to the end. "
                  "It goes on and on about every project in the solution.")

@@ -143,3 +143,49 @@ def test_ever_longer_sentences_do_not_grow_the_voice_for_good():
     arena, sizes = json.loads(result.stdout.strip().splitlines()[-1])
     assert arena is False  # onnxruntime's arena would keep the longest sentence's buffers
     assert sizes[-1] - sizes[1] < 8, sizes  # MB: what a sentence needed is given back after it
+
+
+LOAD_AND_MEASURE = """
+import sys
+from agent.voice.stt import Transcriber
+
+def rss_mb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+
+before = rss_mb()
+transcriber = Transcriber(sys.argv[1]).load()  # kept: measured while loaded
+print(rss_mb() - before)
+"""
+
+
+def test_base_from_its_packages_takes_no_more_memory_than_from_a_folder(tmp_path):
+    """Its model.bin comes in two parts; CTranslate2 handed them joined in memory keeps a
+    copy of all of it (135 MB) for as long as the model is loaded."""
+    import os
+
+    from agent.voice.models import BASE, _data_folders
+    from tests.voice.conftest import run_python
+
+    folder = tmp_path / "base"
+    folder.mkdir()
+    first, second = _data_folders(BASE)
+    with open(folder / "model.bin", "wb") as joined:
+        joined.write((first / "model.bin.part1").read_bytes())
+        joined.write((second / "model.bin.part2").read_bytes())
+    for name in ("config.json", "tokenizer.json", "vocabulary.json"):
+        (folder / name).write_bytes((second / name).read_bytes())
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+
+    def growth(model: str) -> float:
+        result = run_python(LOAD_AND_MEASURE, env=env, args=[model])
+        assert result.returncode == 0, result.stderr[-2000:]
+        return float(result.stdout.split()[-1])
+
+    from_folder, from_packages = growth(str(folder)), growth(BASE)
+    assert from_packages < from_folder + 40, (from_packages, from_folder)
+    # the test's own cache: one joined folder, nothing half-written beside it
+    cache = tmp_path / "cache" / "devagent" / "models"
+    assert [path.name.split("-")[:2] for path in cache.iterdir()] == [["whisper", "base"]]
+    assert growth(BASE) < from_folder + 40  # and again, from the folder the first load made
