@@ -327,7 +327,6 @@ class DevAgentApp(App):
 
     async def end_turn(self, cancelled: bool) -> None:
         self.turns.finish()
-        self.refresh_bindings()
         await self.conversation.end_turn()
         self.activity.stop()
         if self.voice is not None:
@@ -337,6 +336,7 @@ class DevAgentApp(App):
             await self.submit_turn(following)
         else:
             tidy_heap(self.conversation)
+            self.refresh_bindings()  # Esc Cancel gives its place back in a narrow footer
 
     async def action_cancel_turn(self) -> None:
         # Esc stops everything at once: a recording, the voice, and the running turn

@@ -5,6 +5,7 @@ recorder, VAD and model in real time."""
 from __future__ import annotations
 
 import queue
+import re
 import time
 
 import numpy as np
@@ -105,7 +106,8 @@ def test_a_pause_to_think_mid_sentence_does_not_end_the_recording(voice, transcr
     # 600 ms, twice the old fixed wait: the recording went on only past pauses under 300 ms
     _at, ready = record(transcriber, said(voice, parts, 0.6)).acted_on
     text = ready.text
-    wrong, count = word_error_rate(" ".join(parts), text)
+    # the name the halves make is written back whole ("ComfyUI"): one word either way
+    wrong, count = word_error_rate(re.sub(r"(?i)comfy\s+ui", "ComfyUI", " ".join(parts)), text)
     assert wrong <= 1, text  # "and" is heard "in" at times; the second clause must be there
     assert "".join(parts[1].split()[-2:]).lower().strip(".") in "".join(text.lower().split()).replace(".", "")
 
