@@ -164,11 +164,14 @@ def endpoint_once(transcriber, speech: np.ndarray, vocabulary) -> tuple[float, b
 
 
 def incomplete(text: str, parts: list[str]) -> bool:
-    """Whether the last word of a part is missing from `text`."""
+    """Whether the last word of a part is missing from `text`: as a word, or inside a name
+    the correction wrote whole ("comfy" in "ComfyUI")."""
     import re
 
     heard = re.findall(r"[a-z0-9']+", text.lower())
-    return any(re.findall(r"[a-z0-9']+", part.lower())[-1] not in heard for part in parts)
+    last = [re.findall(r"[a-z0-9']+", part.lower())[-1] for part in parts]
+    return any(word not in heard and not any(w.startswith(word) and len(w) > len(word) for w in heard)
+               for word in last)
 
 
 def model_rows(name: str, voice, clips, vocabulary, runs: int) -> list[Row]:
