@@ -83,20 +83,10 @@ def load_models() -> tuple:
 
 def recording(voice, sentences: list[str]) -> np.ndarray:
     """16 kHz speech of the sentences with PAUSE between them, trimmed to the last loud
-    sample: that sample is the end of speech."""
-    from agent.voice.audio import resample
+    sample: that sample is the end of speech; the same clip in every run."""
+    from tests.voice.utterances import spoken_parts
 
-    variation, voice.variation = voice.variation, 0.0  # the same clip in every run
-    try:
-        parts = []
-        for sentence in sentences:
-            audio, rate = voice.synthesize(sentence)
-            clip = resample(audio, rate, 16000)
-            loud = np.nonzero(np.abs(clip) > 0.01)[0]
-            parts += [clip[loud[0]:loud[-1] + 1], np.zeros(int(PAUSE * 16000), np.float32)]
-    finally:
-        voice.variation = variation
-    return np.concatenate(parts[:-1])
+    return spoken_parts(voice, sentences, PAUSE, steady=True)
 
 
 def one_transcript(transcriber, speech: np.ndarray, stop: str, lead: float = 0.5):

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import Row, median
+from tests.voice.utterances import spoken_parts
 from tests.voice.words import word_error_rate
 
 CLAUSES = [["Open the settings file and", "show me what changed in the build script."],
@@ -99,28 +100,12 @@ def false_rewrites(transcriber, voice, vocabulary) -> dict:
     as_text = [line for line in PLAIN_SPEECH + NAME_WORDS_SPEECH if restore_identifiers(line, vocabulary) != line]
     as_heard = []
     for line in PLAIN_SPEECH:
-        decoded = transcriber.decode(said(voice, [line], 0.0), vocabulary)
+        decoded = transcriber.decode(spoken_parts(voice, [line], 0.0, steady=True), vocabulary)
         corrected = restore_identifiers(decoded, vocabulary)
         if corrected != decoded:
             as_heard.append(f"{decoded!r} -> {corrected!r}")
     return {"sentences": len(PLAIN_SPEECH), "text_sentences": len(PLAIN_SPEECH + NAME_WORDS_SPEECH),
             "text": as_text, "heard": as_heard}
-
-
-def said(voice, parts: list[str], pause: float) -> np.ndarray:
-    from agent.voice.audio import resample
-
-    variation, voice.variation = voice.variation, 0.0
-    try:
-        clips = []
-        for part in parts:
-            audio, rate = voice.synthesize(part)
-            clip = resample(audio, rate, 16000)
-            loud = np.nonzero(np.abs(clip) > 0.01)[0]
-            clips += [clip[loud[0]:loud[-1] + 1], np.zeros(int(pause * 16000), np.float32)]
-    finally:
-        voice.variation = variation
-    return np.concatenate(clips[:-1])
 
 
 def endpoint_once(transcriber, speech: np.ndarray, vocabulary) -> tuple[float, bool, str, int]:
@@ -205,7 +190,7 @@ def model_rows(name: str, voice, clips, vocabulary, runs: int) -> list[Row]:
     for label, utterances, pause in cases:
         latencies, wholes, cut, withdrawals, lacking = [], [], 0, 0, 0
         for parts in utterances:
-            speech = said(voice, parts, pause)
+            speech = spoken_parts(voice, parts, pause, steady=True)
             for _ in range(runs):
                 started = time.perf_counter()
                 transcriber.transcribe(speech, vocabulary)

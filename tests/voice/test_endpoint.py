@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from agent.voice.endpoint import GRACE_MS, MID_SENTENCE_MS, QUESTION_END_MS, SENTENCE_END_MS, silence_wait
+from tests.voice.utterances import spoken_parts
 from tests.voice.words import word_error_rate, words
 
 VOCABULARY = ["ComfyUIServer", "ComfyUI"]
@@ -35,18 +36,6 @@ VOCABULARY = ["ComfyUIServer", "ComfyUI"]
 ])
 def test_the_wait_follows_how_the_transcript_ends(text, wait):
     assert silence_wait(text, VOCABULARY, 300.0) == wait
-
-
-def said(voice, parts: list[str], pause: float) -> np.ndarray:
-    from agent.voice.audio import resample
-
-    clips = []
-    for part in parts:
-        audio, rate = voice.synthesize(part)
-        clip = resample(audio, rate, 16000)
-        loud = np.nonzero(np.abs(clip) > 0.01)[0]
-        clips += [clip[loud[0]:loud[-1] + 1], np.zeros(int(pause * 16000), np.float32)]
-    return np.concatenate(clips[:-1])
 
 
 class Heard:
@@ -104,7 +93,7 @@ def record(transcriber, speech: np.ndarray) -> Heard:
 ])
 def test_a_pause_to_think_mid_sentence_does_not_end_the_recording(voice, transcriber, parts):
     # 600 ms, twice the old fixed wait: the recording went on only past pauses under 300 ms
-    _at, ready = record(transcriber, said(voice, parts, 0.6)).acted_on
+    _at, ready = record(transcriber, spoken_parts(voice, parts, 0.6)).acted_on
     text = ready.text
     # the name the halves make is written back whole ("ComfyUI"): one word either way
     wrong, count = word_error_rate(re.sub(r"(?i)comfy\s+ui", "ComfyUI", " ".join(parts)), text)
@@ -116,7 +105,7 @@ def test_the_pause_at_a_comma_does_not_cut_the_question(voice, transcriber):
     # Piper pauses 340 ms at this comma, and Whisper may write the clause before it with a
     # full stop: a tentative end there is withdrawn, and the whole sentence is acted on
     sentence = "Look in the comfy UI folder, then run the tests."
-    _at, ready = record(transcriber, said(voice, [sentence], 0.0)).acted_on
+    _at, ready = record(transcriber, spoken_parts(voice, [sentence], 0.0)).acted_on
     assert "tests" in ready.text.lower(), ready.text
 
 
@@ -124,7 +113,7 @@ def test_a_finished_question_is_acted_on_sooner_than_a_pause_to_think(voice, tra
     from agent.voice.push_to_talk import TranscriptConfirmed, TranscriptWithdrawn
 
     question = "What did we decide about the database migration?"
-    heard = record(transcriber, said(voice, [question], 0.0))
+    heard = record(transcriber, spoken_parts(voice, [question], 0.0))
     at, ready = heard.acted_on
     assert ready.tentative and word_error_rate(question, ready.text)[0] == 0
     # the wait after a question, the VAD's lag and the last piece's decode; not the
@@ -142,7 +131,7 @@ def test_speech_after_a_tentative_end_withdraws_it_and_the_whole_is_acted_on(voi
     # A finished sentence, a pause longer than the tentative wait plus the decode of the
     # sentence, shorter than the grace: the speaker goes on
     first, then = "Run the tests.", "Then show me what failed."
-    heard = record(transcriber, said(voice, [first, then], 0.6))
+    heard = record(transcriber, spoken_parts(voice, [first, then], 0.6))
     readies = heard.of(TranscriptReady)
     (withdrawn_at, withdrawn), = heard.of(TranscriptWithdrawn)
     assert words(withdrawn.text) == words(first)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 import pytest
 
 from agent.voice.controller import VoiceController
@@ -16,6 +15,7 @@ from agent.voice.recorder import Recorder, WavSource
 from agent.voice.stack import VoiceStack
 from agent.voice.tts import Speaker
 from tests.claude_double import reply
+from tests.voice.utterances import spoken_parts
 from tests.voice.words import words
 
 FIRST, THEN = "Run the tests.", "Then show me what failed."
@@ -38,18 +38,6 @@ class HeardSpeaker(Speaker):
     def feed(self, delta: str) -> None:
         self.fed.append(delta)
         super().feed(delta)
-
-
-def spoken(voice, parts: list[str], pause: float) -> np.ndarray:
-    from agent.voice.audio import resample
-
-    clips = []
-    for part in parts:
-        audio, rate = voice.synthesize(part)
-        clip = resample(audio, rate, 16000)
-        loud = np.nonzero(np.abs(clip) > 0.01)[0]
-        clips += [clip[loud[0]:loud[-1] + 1], np.zeros(int(pause * 16000), np.float32)]
-    return np.concatenate(clips[:-1])
 
 
 async def wait_for(pilot, predicate, timeout: float = 30.0, what: str = "the app"):
@@ -77,7 +65,7 @@ async def test_a_withdrawn_question_leaves_the_conversation_the_history_and_the_
         else reply(WITHDRAWN_REPLY, chunk=4, delay=0.05))
     repo = tmp_path / "repo"
     repo.mkdir()
-    speech = spoken(voice, [FIRST, THEN], 0.6)
+    speech = spoken_parts(voice, [FIRST, THEN], 0.6)
     speaker = HeardSpeaker(voice, open_stream=open_buffer_stream).load()
     recorders: list[Recorder] = []
 
