@@ -46,9 +46,10 @@ METER_INTERVAL = 0.1
 
 # Makes the stack from the repository and the sink of push-to-talk events (tests, benchmarks).
 StackFactory = Callable[[Path, Callable[[PttEvent], None]], "VoiceStack"]
-# What the dispatcher hands the app: ("status", VoiceStatus), ("submit", transcript),
-# ("withdraw", transcript); or does itself, in the same order: ("hold", None) the reply's
-# voice, ("release", keep: bool) it. None ends it.
+# What the dispatcher hands the app: ("status", VoiceStatus), or a transcript for the app's
+# method of that name (submit_turn, submit_tentative, withdraw_turn, confirm_turn); or does
+# itself, in the same order: ("hold", None) the reply's voice, ("release", keep: bool) it.
+# None ends it.
 _Entry = tuple[str, Any] | None
 
 
@@ -252,12 +253,12 @@ class VoiceController:
                 if event.tentative:
                     self._outbox.put(("hold", None))
                 self.turn_started()
-                self._outbox.put(("submit tentative" if event.tentative else "submit", event.text.strip()))
+                self._outbox.put(("submit_tentative" if event.tentative else "submit_turn", event.text.strip()))
             case TranscriptWithdrawn():
-                self._outbox.put(("withdraw", event.text.strip()))
+                self._outbox.put(("withdraw_turn", event.text.strip()))
                 self._outbox.put(("release", False))
             case TranscriptConfirmed():
-                self._outbox.put(("confirm", event.text.strip()))
+                self._outbox.put(("confirm_turn", event.text.strip()))
                 self._outbox.put(("release", True))
             case RecordingDiscarded(reason="escape"):
                 self._outbox.put(("release", False))
@@ -296,17 +297,12 @@ class VoiceController:
                 if latest_status is not None:
                     self._call(app, app.set_voice_state, latest_status)
                     latest_status = None
-                if kind in ("withdraw", "confirm", "submit tentative"):
-                    # optional on the app: without them a tentative text is a plain one
-                    method = {"withdraw": "withdraw_turn", "confirm": "confirm_turn",
-                              "submit tentative": "submit_tentative"}[kind]
-                    handler = getattr(app, method, None)
-                    if handler is not None:
-                        self._call(app, handler, value)
-                    elif kind == "submit tentative":
-                        self._call(app, app.submit_turn, value)
-                else:
-                    self._call(app, app.submit_turn, value)
+                # all but submit_turn are optional: without them a tentative text is a plain one
+                handler = getattr(app, kind, None)
+                if handler is None and kind == "submit_tentative":
+                    handler = app.submit_turn
+                if handler is not None:
+                    self._call(app, handler, value)
             if latest_status is not None:
                 self._call(app, app.set_voice_state, latest_status)
 
