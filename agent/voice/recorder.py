@@ -358,20 +358,14 @@ class Recorder:
                 if not self.speech_heard:
                     self._speech_frames = 0
                 elif self._silent_frames == 1 and self.on_quiet is not None:
-                    with self._lock:
-                        so_far = np.concatenate(self._chunks)[:consumed]
-                    self.on_quiet(consumed, so_far)
+                    self.on_quiet(consumed, self.snapshot()[:consumed])
                 elif self._silent_frames == pause_frames and pause_frames < silence_frames:
                     self.pause_mark = consumed
                     if self.on_pause is not None:
-                        with self._lock:
-                            so_far = np.concatenate(self._chunks)[:consumed]
-                        self.on_pause(consumed, so_far)
+                        self.on_pause(consumed, self.snapshot()[:consumed])
                 elif (self._silent_frames == settled_frames and self.pause_mark is not None
                       and self.on_settled is not None):
-                    with self._lock:
-                        so_far = np.concatenate(self._chunks)[:self.pause_mark]
-                    self.on_settled(self.pause_mark, so_far)
+                    self.on_settled(self.pause_mark, self.snapshot()[:self.pause_mark])
             if self.auto_stop and self.speech_heard and self._silent_frames and self._ends_here(silence_frames):
                 return "silence"
         if self._samples >= int(self.max_seconds * WHISPER_RATE):
