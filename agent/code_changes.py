@@ -132,13 +132,17 @@ class ChangeSet:
 
     def conflicts(self) -> list[str]:
         """The files whose text on disk is no longer what the change was made from."""
+        return self._changed_on_disk(lambda change: change.before)
+
+    def _changed_on_disk(self, expected: Callable[[FileChange], str | None]) -> list[str]:
+        """The files whose text on disk (None: no file) is not `expected` of them."""
         changed = []
         for change in self.files:
             try:
                 now = on_disk(change.full)
             except OSError:
                 now = "\0unreadable"
-            if now != change.before:
+            if now != expected(change):
                 changed.append(change.path)
         return changed
 
@@ -160,14 +164,7 @@ class ChangeSet:
 
     def undo(self) -> str:
         """Puts every file back as it was, or none when one changed since; a sentence."""
-        changed = []
-        for change in self.files:
-            try:
-                now = on_disk(change.full)
-            except OSError:
-                now = "\0unreadable"
-            if now != change.after:
-                changed.append(change.path)
+        changed = self._changed_on_disk(lambda change: change.after)
         if changed:
             return (
                 f"Not undone: {', '.join(changed)} changed since the change was applied; undoing it would lose "
