@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 TARGET_RATIO = 0.5
 # What the measurement says, and the version of how it is measured: a new one measures again.
-CHOICE_VERSION = 3
+CHOICE_VERSION = 4
 PAUSE_SECONDS = 0.2    # between the sentences, a breath
 # the live transcript starts on a piece at the first silent frame after it (a peek the
 # pause then takes), when its worker is free
@@ -102,7 +102,8 @@ def measure_choice(make_transcriber: Callable[[str], Transcriber] | None = None,
         if not installed(name):
             continue
         try:
-            ratio = live_ratio(make_transcriber(name).load(), sentences)
+            live = make_transcriber(name).load()
+            ratio = live_ratio(live, sentences, floor=live.whole_decoder())
         except Exception:
             continue
         ratios[name] = round(ratio, 3)
@@ -113,10 +114,14 @@ def measure_choice(make_transcriber: Callable[[str], Transcriber] | None = None,
     return Choice(chosen, ratios, measured_now=True)
 
 
-def live_ratio(transcriber: Transcriber, sentences: list[np.ndarray], *, runs: int = 2) -> float:
+def live_ratio(transcriber: Transcriber, sentences: list[np.ndarray], *, runs: int = 2,
+               floor: Transcriber | None = None) -> float:
     """End of speech to transcript over one whole decode, for sentences said with short
     pauses and decoded as the live transcript decodes them (each the fastest of `runs`,
-    after a first decode that only warms the model up)."""
+    after a first decode that only warms the model up). The whole decode is `floor`'s
+    (default: the same transcriber's), which should decode it as fast as the model can:
+    fewer threads that suit the pieces must not make the yardstick longer."""
+    floor = floor or transcriber
     from agent.voice.endpoint import SENTENCE_END_MS
 
     pause = np.zeros(int(PAUSE_SECONDS * WHISPER_RATE), np.float32)
@@ -128,7 +133,7 @@ def live_ratio(transcriber: Transcriber, sentences: list[np.ndarray], *, runs: i
     wholes, latencies = [], []
     for _ in range(runs):
         started = time.perf_counter()
-        transcriber.transcribe(audio)
+        floor.transcribe(audio)
         wholes.append(time.perf_counter() - started)
         free = 0.0     # when the worker is done with the pieces so far (seconds of audio time)
         position = 0.0

@@ -58,8 +58,10 @@ def vocabulary_prompt(vocabulary: Iterable[str]) -> str | None:
 
 class Transcriber:
     def __init__(self, model: str | os.PathLike[str] | None = None, *, device: str = "auto",
-                 compute_type: str | None = None, cpu_threads: int = 0,
+                 compute_type: str | None = None, cpu_threads: int | None = None,
                  language: str | None = "en") -> None:
+        """`cpu_threads`: CTranslate2's threads per decode; None takes the model's own
+        (agent.voice.models.decode_threads), 0 CTranslate2's default."""
         self.model_name = str(model) if model is not None else None
         self.device = device
         self.compute_type = compute_type
@@ -71,6 +73,7 @@ class Transcriber:
         self._lock = threading.Lock()
         self._hints: tuple[tuple[str, ...], Hints] | None = None  # the last vocabulary's, reused
         self.load_seconds: float | None = None
+        self.threads: int | None = None  # as loaded
 
     @property
     def loaded(self) -> bool:
@@ -109,11 +112,28 @@ class Transcriber:
             # and turn into a network download.
             elif ("/" in name or name.startswith(".")) and not Path(name).exists():
                 raise FileNotFoundError(f"no speech model at {name}")
+            threads = self.cpu_threads
+            if threads is None:
+                from agent.voice.models import decode_threads
+
+                threads = decode_threads(self.label)
             self._model = WhisperModel(name, device=device, compute_type=compute_type,
-                                       cpu_threads=self.cpu_threads, files=files)
+                                       cpu_threads=threads, files=files)
+            self.threads = threads
             self.device_used = device
             self.load_seconds = time.perf_counter() - started
             return self
+
+    def whole_decoder(self) -> Transcriber:
+        """The same model loaded as it decodes a whole 30 s window fastest (CTranslate2's
+        own threads): this one when it already is, else a second copy. For measurements
+        whose yardstick is one whole decode: fewer threads that suit short pieces must not
+        make the yardstick longer."""
+        self.load()
+        if self.threads == 0:
+            return self
+        return Transcriber(self.model_name, device=self.device, compute_type=self.compute_type,
+                           cpu_threads=0, language=self.language).load()
 
     def transcribe(self, audio: np.ndarray, vocabulary: Sequence[str] = ()) -> str:
         """Text heard in mono 16 kHz audio, the vocabulary's identifiers written as the

@@ -189,3 +189,19 @@ def test_base_from_its_packages_takes_no_more_memory_than_from_a_folder(tmp_path
     cache = tmp_path / "cache" / "devagent" / "models"
     assert [path.name.split("-")[:2] for path in cache.iterdir()] == [["whisper", "base"]]
     assert growth(BASE) < from_folder + 40  # and again, from the folder the first load made
+
+
+def test_tiny_decodes_pieces_on_one_thread_and_its_yardstick_on_the_default(speech):
+    """One thread decodes tiny.en's short pieces faster (agent/voice/models.py); a
+    measurement's whole decode takes CTranslate2's default, the same words either way."""
+    from agent.voice.models import BASE, TINY, decode_threads
+    from agent.voice.stt import Transcriber
+
+    assert decode_threads(TINY) == 1 and decode_threads(BASE) == 0
+    live = Transcriber(TINY).load()
+    whole = live.whole_decoder()
+    assert live.threads == 1 and whole.threads == 0 and whole is not live
+    clip = speech("Show me what changed in the build script.")
+    assert live.transcribe(clip) == whole.transcribe(clip)
+    assert whole.whole_decoder() is whole
+    assert Transcriber(TINY, cpu_threads=2).load().threads == 2
