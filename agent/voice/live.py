@@ -50,13 +50,17 @@ LEAD_SECONDS = 0.3
 class LiveTranscript:
     def __init__(self, transcriber: Transcriber, vocabulary: Sequence[str] = (),
                  speech_frames: Callable[[int, int], int] | None = None,
-                 first_speech: Callable[[int, int], int | None] | None = None) -> None:
+                 first_speech: Callable[[int, int], int | None] | None = None,
+                 on_decoded: Callable[[], None] | None = None) -> None:
         """`speech_frames(start, end)`: frames of speech the recorder heard there;
-        `first_speech(start, end)`: where the first of them begins."""
+        `first_speech(start, end)`: where the first of them begins; `on_decoded()`, on the
+        worker thread: a piece's text (or a peek's) has just come, so what `heard_until`
+        says may have changed."""
         self.transcriber = transcriber
         self.vocabulary = tuple(vocabulary)
         self.speech_frames = speech_frames
         self.first_speech = first_speech
+        self.on_decoded = on_decoded
         self._state = threading.Condition()
         self._generation = 0
         self._audio = np.zeros(0, dtype=np.float32)
@@ -216,3 +220,8 @@ class LiveTranscript:
                         self._done = end
                         self.pieces_decoded += 1
                 self._state.notify_all()
+            if self.on_decoded is not None and error is None and generation == self._generation:
+                try:
+                    self.on_decoded()
+                except Exception:
+                    pass  # the end-pointer asks again at the next frame anyway

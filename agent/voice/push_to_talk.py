@@ -119,7 +119,10 @@ class PushToTalk:
         # The transcript is made while the user speaks, a piece per pause (agent/voice/live.py).
         self.live = LiveTranscript(transcriber, self.vocabulary,
                                    speech_frames=getattr(recorder, "speech_frames", None),
-                                   first_speech=getattr(recorder, "first_speech", None))
+                                   first_speech=getattr(recorder, "first_speech", None),
+                                   # the end-pointer waits on that text: ask it again at once,
+                                   # not at the next 32 ms frame
+                                   on_decoded=getattr(recorder, "nudge", None))
         recorder.on_level = self._on_level
         recorder.on_auto_stop = self._on_auto_stop
         if hasattr(recorder, "on_pause"):

@@ -29,6 +29,8 @@ SILENCE_THRESHOLD = 0.35  # hysteresis: a frame between the two keeps the curren
 MIN_SPEECH_FRAMES = 3     # ~100 ms, so a click or a cough does not arm the auto-stop
 
 AudioCallback = Callable[[np.ndarray, int, object, object], None]
+# Put in the block queue by nudge(): no audio, only "ask the end-pointer again now".
+_NUDGE = np.zeros(0, dtype=np.float32)
 
 
 class AudioSource(Protocol):
@@ -260,6 +262,12 @@ class Recorder:
             return max(start, ends[index] - FRAME)
         return None
 
+    def nudge(self) -> None:
+        """Ask `silence_wait` again now rather than at the next frame: what it depends on
+        (a piece's text) has just changed. Any thread; the recorder's worker does it."""
+        if self._accepting:
+            self._blocks.put(_NUDGE)
+
     def snapshot(self) -> np.ndarray:
         """The audio captured so far, without stopping."""
         with self._lock:
@@ -300,6 +308,12 @@ class Recorder:
             block = blocks.get()
             if block is None:
                 return
+            if block is _NUDGE:
+                reason = self._recheck()
+                if reason:
+                    self._stop_by(reason)
+                    return
+                continue
             rate = self.source.samplerate  # a device may settle on its own rate when it opens
             if rate != WHISPER_RATE:
                 if resampler is None or resampler.rate != rate:
@@ -309,13 +323,25 @@ class Recorder:
                     continue
             reason = self._consume(block)
             if reason:
-                self._accepting = False
-                self.stopped_by = reason
-                if self.on_auto_stop is not None:
-                    # On its own thread: the handler will call stop(), which joins this one.
-                    threading.Thread(target=self.on_auto_stop, args=(reason,),
-                                     name="recorder-auto-stop", daemon=True).start()
+                self._stop_by(reason)
                 return
+
+    def _stop_by(self, reason: str) -> None:
+        self._accepting = False
+        self.stopped_by = reason
+        if self.on_auto_stop is not None:
+            # On its own thread: the handler will call stop(), which joins this one.
+            threading.Thread(target=self.on_auto_stop, args=(reason,),
+                             name="recorder-auto-stop", daemon=True).start()
+
+    def _recheck(self) -> str | None:
+        """The end-of-speech check of the last frame, made again (see nudge)."""
+        if self.auto_stop and self.speech_heard and self._silent_frames and self._ends_here(self._silence_frames()):
+            return "silence"
+        return None
+
+    def _silence_frames(self) -> int:
+        return max(1, round(self.silence_ms / 1000 * WHISPER_RATE / FRAME))
 
     def _consume(self, block: np.ndarray) -> str | None:
         with self._lock:
@@ -327,7 +353,7 @@ class Recorder:
         if self.on_level is not None:
             self.on_level(self.level, self.elapsed)
         self._pending = np.concatenate([self._pending, block])
-        silence_frames = max(1, round(self.silence_ms / 1000 * WHISPER_RATE / FRAME))
+        silence_frames = self._silence_frames()
         # 90 ms is three frames: the breath between two sentences said in one go (150-250 ms
         # of silence, of which the VAD calls 3-6 frames silent), well short of a stop.
         pause_frames = max(1, round(self.pause_ms / 1000 * WHISPER_RATE / FRAME))
@@ -366,7 +392,7 @@ class Recorder:
                 elif (self._silent_frames == settled_frames and self.pause_mark is not None
                       and self.on_settled is not None):
                     self.on_settled(self.pause_mark, self.snapshot()[:self.pause_mark])
-            if self.auto_stop and self.speech_heard and self._silent_frames and self._ends_here(silence_frames):
+            if self._recheck():
                 return "silence"
         if self._samples >= int(self.max_seconds * WHISPER_RATE):
             return "max_length"

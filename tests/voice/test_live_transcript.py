@@ -264,3 +264,19 @@ def test_a_peek_that_speech_followed_is_thrown_away(speech, transcriber):
     text = live.finish(audio, end + 3 * 512)
     assert [round(seconds * 16000) for _, seconds in counting.calls][-1] >= end  # decoded anew, whole
     assert "changed" in words(text) and words(text).count("settings") == 1, text
+
+
+def test_the_live_transcript_says_when_a_piece_has_been_decoded(speech, transcriber):
+    """on_decoded comes once the text is there to read, so the end-pointer can ask at once."""
+    audio = trimmed(speech("Open the settings file."))
+    audio = np.concatenate([np.zeros(4800, np.float32), audio, np.zeros(4800, np.float32)])
+    heard: list[tuple[str | None, bool]] = []
+    live = LiveTranscript(transcriber)
+    live.on_decoded = lambda: heard.append(live.heard_until(len(audio) - 4800))
+    live.start()
+    live.pause(len(audio) - 4800, audio, settled=True)
+    assert words(live.finish(audio, len(audio) - 4800)) == words("Open the settings file.")
+    deadline = time.monotonic() + 5
+    while not heard and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert heard and words(heard[0][0] or "") == words("Open the settings file."), heard

@@ -1,6 +1,7 @@
 """The recorder fed from files through the same callback a sounddevice stream calls."""
 
 import threading
+import time
 
 import numpy as np
 
@@ -100,3 +101,42 @@ def test_a_source_at_another_rate_is_resampled_block_by_block(speech_wav, transc
     audio = recorder.stop()
     assert abs(recorder.elapsed - len(audio) / 16000) < 1e-9
     assert words(transcriber.transcribe(audio)) == words(SENTENCE)
+
+
+class HandFed:
+    """A microphone the test speaks into a frame at a time: nothing comes unless fed."""
+
+    samplerate = 16000
+
+    def start(self, callback) -> None:
+        self.callback = callback
+
+    def stop(self) -> None:
+        pass
+
+    def feed(self, audio: np.ndarray) -> None:
+        for at in range(0, len(audio) - 511, 512):
+            self.callback(audio[at:at + 512].reshape(-1, 1), 512, None, None)
+
+
+def test_a_nudge_asks_the_end_pointer_again_without_waiting_for_a_frame(speech):
+    """The wait can shorten between two frames (the last piece's text has come): the
+    tentative end follows at once, not 32 ms later with the next block of audio."""
+    source = HandFed()
+    decided = threading.Event()  # the text that ends the sentence has come
+    tentative = threading.Event()
+    recorder = Recorder(source, grace_ms=900.0, on_tentative=lambda mark: tentative.set(),
+                        silence_wait=lambda: 120.0 if decided.is_set() else 900.0)
+    recorder.start()
+    try:
+        source.feed(np.concatenate([speech(SENTENCE), np.zeros(512 * 8, np.float32)]))
+        time.sleep(0.5)  # every frame scored: eight silent ones, the wait still long
+        assert recorder.pause_mark is not None and not tentative.is_set()
+        decided.set()
+        recorder.nudge()
+        assert tentative.wait(2.0), "the nudge did not end the turn tentatively"
+        assert recorder.recording and recorder.tentative
+    finally:
+        recorder.stop()
+    # a nudge once the recording is over is nothing
+    recorder.nudge()
