@@ -70,6 +70,8 @@ class LiveTranscript:
         self._busy = False
         self._peek_end = 0      # the end of the piece to decode aside, when asked
         self._peeked: tuple[int, int, str] | None = None  # (start, end, text) decoded aside
+        self._running_peek: tuple[int, int] | None = None  # (start, end) the worker peeks at
+        self._side: tuple[int, int] | None = None  # a peek decoding beside the worker's
         self._error: BaseException | None = None
         self._worker: threading.Thread | None = None
         self.pieces_decoded = 0  # for tests and the benchmark: pieces of this recording
@@ -83,6 +85,8 @@ class LiveTranscript:
             self._audio = np.zeros(0, dtype=np.float32)
             self._pieces, self._done, self._wanted = [], 0, 0
             self._peek_end, self._peeked = 0, None
+            self._running_peek = None  # a decode still running finds its generation old
+            self._side = None
             self._error = None
             self.pieces_decoded = 0
             self.peeks = 0
@@ -112,7 +116,11 @@ class LiveTranscript:
 
     def peek(self, mark: int, audio: np.ndarray) -> None:
         """The first silent frame after speech, at sample `mark`: if the worker is idle,
-        decode the piece up to here aside, for the pause that may follow."""
+        decode the piece up to here aside, for the pause that may follow.
+
+        A peek the speaker has already overtaken (speech came after where it ends: the
+        closure of a "t", a breath) cannot be stopped, so where the model runs two decodes
+        at once (Transcriber.parallel) this one starts beside it rather than after it."""
         with self._state:
             start = max(self._wanted, self._done)
             # a peek still decoding is replaced by this one, next; a piece asked for is not
@@ -120,6 +128,13 @@ class LiveTranscript:
                     or mark - start < MIN_SETTLED_SECONDS * WHISPER_RATE):
                 return
             self._audio = audio
+            running = self._running_peek
+            if (running is not None and self._side is None and self._parallel()
+                    and running[0] == start and not self._silent(running[1], mark)):
+                self._side = (start, mark)
+                threading.Thread(target=self._peek_beside, args=(self._generation, start, mark, audio),
+                                 name="transcribe-peek", daemon=True).start()
+                return
             self._peek_end = mark
             self._ensure_worker()
             self._state.notify_all()
@@ -148,7 +163,7 @@ class LiveTranscript:
                 self._state.notify_all()
             finished = self._state.wait_for(
                 lambda: self._generation != generation or self._error is not None
-                or (self._done >= end and not self._busy), timeout)
+                or (self._done >= end and not self._busy and self._side is None), timeout)
             if self._generation != generation:
                 return ""
             if self._error is not None:
@@ -182,35 +197,29 @@ class LiveTranscript:
             self._worker = threading.Thread(target=self._work, name="transcribe-live", daemon=True)
             self._worker.start()
 
+    def _parallel(self) -> bool:
+        return bool(getattr(self.transcriber, "parallel", False))
+
     def _work(self) -> None:
         while True:
             with self._state:
-                self._state.wait_for(lambda: self._wanted > self._done or self._peek_end > self._done)
+                # a peek beside is the piece a pause asks for next: wait for it, not redo it
+                self._state.wait_for(lambda: self._side is None and (
+                    self._wanted > self._done or self._peek_end > self._done))
                 peeking = self._wanted <= self._done
                 generation, start = self._generation, self._done
                 end = self._peek_end if peeking else self._wanted
                 self._peek_end = 0
                 audio = self._audio
                 self._busy = True
+                self._running_peek = (start, end) if peeking else None
                 self.peeks += peeking
-            text, error = "", None
-            try:
-                begin = start
-                first = self.first_speech(start, end) if self.first_speech is not None else None
-                if first is not None:
-                    begin = max(start, first - int(LEAD_SECONDS * WHISPER_RATE))
-                piece = audio[begin:end]
-                heard = self.speech_frames is None or self.speech_frames(start, end) >= MIN_SPEECH_FRAMES
-                text = self.transcriber.transcribe_segment(piece, self.vocabulary) if heard else ""
-            except Exception as problem:
-                error = problem
+            text, error = self._decode(audio, start, end)
             with self._state:
                 self._busy = False
+                self._running_peek = None
                 if generation == self._generation and peeking:
-                    if error is None and start == self._done:
-                        self._peeked = (start, end, text)
-                        if self._wanted > self._done:
-                            self._take_peeked()  # the pause came while it decoded
+                    self._keep_peek(start, end, text, error)
                 elif generation == self._generation:
                     if error is not None:
                         self._error = error
@@ -220,8 +229,44 @@ class LiveTranscript:
                         self._done = end
                         self.pieces_decoded += 1
                 self._state.notify_all()
-            if self.on_decoded is not None and error is None and generation == self._generation:
-                try:
-                    self.on_decoded()
-                except Exception:
-                    pass  # the end-pointer asks again at the next frame anyway
+            self._decoded(generation, error)
+
+    def _peek_beside(self, generation: int, start: int, end: int, audio: np.ndarray) -> None:
+        text, error = self._decode(audio, start, end)
+        with self._state:
+            if generation == self._generation:
+                self._side = None
+                self.peeks += 1
+                self._keep_peek(start, end, text, error)
+                self._state.notify_all()
+        self._decoded(generation, error)
+
+    def _keep_peek(self, start: int, end: int, text: str, error: BaseException | None) -> None:
+        """A peek's text, kept unless a later peek of the same piece is already there, and
+        taken at once if the pause came while it decoded (holding the lock)."""
+        if error is not None or start != self._done:
+            return
+        peeked = self._peeked
+        if peeked is None or peeked[0] != start or peeked[1] <= end:
+            self._peeked = (start, end, text)
+        if self._wanted > self._done:
+            self._take_peeked()
+
+    def _decode(self, audio: np.ndarray, start: int, end: int) -> tuple[str, BaseException | None]:
+        try:
+            begin = start
+            first = self.first_speech(start, end) if self.first_speech is not None else None
+            if first is not None:
+                begin = max(start, first - int(LEAD_SECONDS * WHISPER_RATE))
+            piece = audio[begin:end]
+            heard = self.speech_frames is None or self.speech_frames(start, end) >= MIN_SPEECH_FRAMES
+            return (self.transcriber.transcribe_segment(piece, self.vocabulary) if heard else ""), None
+        except Exception as problem:
+            return "", problem
+
+    def _decoded(self, generation: int, error: BaseException | None) -> None:
+        if self.on_decoded is not None and error is None and generation == self._generation:
+            try:
+                self.on_decoded()
+            except Exception:
+                pass  # the end-pointer asks again at the next frame anyway

@@ -74,6 +74,7 @@ class Transcriber:
         self._hints: tuple[tuple[str, ...], Hints] | None = None  # the last vocabulary's, reused
         self.load_seconds: float | None = None
         self.threads: int | None = None  # as loaded
+        self.parallel = False  # whether two decodes run at once (two CTranslate2 workers)
 
     @property
     def loaded(self) -> bool:
@@ -117,9 +118,14 @@ class Transcriber:
                 from agent.voice.models import decode_threads
 
                 threads = decode_threads(self.label)
+            # On one thread a decode leaves the other core free, so two can run side by side
+            # (live.py starts a peek beside one the speaker has overtaken); CTranslate2's
+            # workers share one copy of the weights.
+            workers = 2 if threads == 1 and device == "cpu" and (os.cpu_count() or 1) >= 2 else 1
             self._model = WhisperModel(name, device=device, compute_type=compute_type,
-                                       cpu_threads=threads, files=files)
+                                       cpu_threads=threads, num_workers=workers, files=files)
             self.threads = threads
+            self.parallel = workers > 1
             self.device_used = device
             self.load_seconds = time.perf_counter() - started
             return self

@@ -280,3 +280,45 @@ def test_the_live_transcript_says_when_a_piece_has_been_decoded(speech, transcri
     while not heard and time.monotonic() < deadline:
         time.sleep(0.01)
     assert heard and words(heard[0][0] or "") == words("Open the settings file."), heard
+
+
+def test_a_peek_the_speaker_overtook_does_not_hold_up_the_next(speech, transcriber):
+    """A peek cannot be stopped once it runs; when speech came after where it ends, the
+    next peek starts beside it (two CTranslate2 workers), and the pause takes the later."""
+    first = trimmed(speech("Show me what changed in the build"))
+    rest = trimmed(speech("script."))
+    gap = np.zeros(1600, np.float32)
+    audio = np.concatenate([np.zeros(4800, np.float32), first, gap, rest, np.zeros(4800, np.float32)])
+    mark1 = 4800 + len(first) + 512          # the first silent frame, in the gap
+    mark2 = mark1 - 512 + len(gap) + len(rest) + 512
+    spans = [(4800, 4800 + len(first)), (mark1 - 512 + len(gap), mark2 - 512)]
+
+    def speech_frames(start: int, end: int) -> int:
+        return sum(max(0, min(end, b) - max(start, a)) // 512 for a, b in spans)
+
+    assert transcriber.parallel, "tiny.en decodes on one thread, two at a time"
+    timed = CountingTranscriber(transcriber)
+    timed.parallel = True
+    spans_run: list[tuple[float, float]] = []
+    segment = timed.transcribe_segment
+
+    def timed_segment(piece, vocabulary=()):
+        began = time.monotonic()
+        try:
+            return segment(piece, vocabulary)
+        finally:
+            spans_run.append((began, time.monotonic()))
+
+    timed.transcribe_segment = timed_segment
+    live = LiveTranscript(timed, speech_frames=speech_frames)
+    live.start()
+    live.peek(mark1, audio[:mark1])
+    time.sleep(0.02)  # the first peek is decoding
+    live.peek(mark2, audio[:mark2])
+    live.pause(mark2, audio[:mark2], settled=True)
+    text = live.finish(audio, mark2)
+    assert words(text) == words("Show me what changed in the build script."), text
+    assert len(spans_run) == 2, spans_run
+    (a_start, a_end), (b_start, b_end) = sorted(spans_run)
+    assert b_start < a_end, "the second peek waited for the first to end"
+    assert live.pieces_decoded == 1 and live.peeks == 2
