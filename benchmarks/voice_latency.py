@@ -6,7 +6,8 @@
 - End of speech to transcript (push-to-talk, the recorder fed in real time through its
   audio callback, Piper recordings of one and of several sentences with pauses). Floor:
   one whole transcription of the same utterance (`Transcriber.transcribe`, the call
-  the live transcript must agree with). Target: at most 0.5x, once when the recorder
+  the live transcript must agree with), on CTranslate2's default threads
+  (`Transcriber.whole_decoder`). Target: at most 0.5x, once when the recorder
   stops by itself after its silence wait and once when the talk key is pressed the moment
   the speech ends. Also prints the word error rate of the final text against the whole
   transcription. The transcript is the one acted on: a tentative one unless it is

@@ -17,7 +17,8 @@ ratio per pause length. Part of benchmarks/voice_latency.py.
   end: the transcript is withdrawn and the whole comes later), each recorded in real time
   through push-to-talk and the recorder's own silence stop. Figure: end of speech to the
   transcript the agent acts on (the first one not withdrawn); floor: one whole decode of
-  the same utterance; target 0.5x. Cut short: the transcript acted on came before the
+  the same utterance, by the model on CTranslate2's default threads (its fastest whole
+  decode: tiny.en decodes its live pieces on one thread, which would slow it); target 0.5x. Cut short: the transcript acted on came before the
   speech had ended (the recorder stopped, or a tentative transcript stood, while words
   were still coming); a withdrawal and the merged transcript after it is not. Also counted:
   withdrawals, and transcripts acted on that lack the last word of a part.
