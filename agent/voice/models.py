@@ -41,13 +41,18 @@ class ModelSource:
 
 
 # CTranslate2 threads per decode, by model. The live transcript decodes pieces of a few
-# seconds through an 8 s window, where tiny.en's operations are too small to share: on
-# this project's two-core machine, beside the recorder's VAD, one thread decoded the 30
-# plain sentences in a median 154 ms (p90 174) against 179 (p90 241) with the default,
-# word for word the same. base's larger operations gain as much from two as they lose
-# (301 against 305 ms), and a whole 30 s window gains from two with either model
-# (tiny.en 433 against 592 ms), so only tiny.en decodes on one; 0 is CTranslate2's default.
-DECODE_THREADS = {TINY: 1}
+# seconds through an 8 s window, where the operations are too small to share between
+# threads: on this project's two-core machine, beside the recorder's VAD, tiny.en on one
+# thread decoded 30 plain sentences in a median 154 ms (p90 174) against 179 (p90 241) on
+# CTranslate2's default, word for word the same; base took as long either way (301
+# against 305 ms). One thread each also lets two decodes run side by side (Transcriber
+# loads two workers): a peek the speaker overtook no longer holds up the next
+# (agent/voice/live.py). End of speech to transcript, 20 utterances each, alternated:
+# base 344 ms median (p90 452) against 413 (p90 628). A whole 30 s window is the one
+# decode that gains from more threads (tiny.en 433 against 592 ms); the app decodes one
+# only when a piece fails (see Transcriber.transcribe_segment). A model folder of the
+# user's keeps CTranslate2's default (0).
+DECODE_THREADS = {TINY: 1, BASE: 1}
 
 
 def decode_threads(name: str) -> int:

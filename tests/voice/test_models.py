@@ -192,15 +192,18 @@ def test_base_from_its_packages_takes_no_more_memory_than_from_a_folder(tmp_path
 
 
 def test_tiny_decodes_pieces_on_one_thread_and_its_yardstick_on_the_default(speech):
-    """One thread decodes tiny.en's short pieces faster (agent/voice/models.py); a
-    measurement's whole decode takes CTranslate2's default, the same words either way."""
+    """The packaged models decode short pieces on one thread, two at a time
+    (agent/voice/models.py); a measurement's whole decode takes CTranslate2's default, the
+    same words either way; a model folder of the user's keeps the default."""
     from agent.voice.models import BASE, TINY, decode_threads
     from agent.voice.stt import Transcriber
 
-    assert decode_threads(TINY) == 1 and decode_threads(BASE) == 0
+    assert decode_threads(TINY) == 1 and decode_threads(BASE) == 1
+    assert decode_threads("/models/whisper-small") == 0
     live = Transcriber(TINY).load()
     whole = live.whole_decoder()
-    assert live.threads == 1 and whole.threads == 0 and whole is not live
+    assert live.threads == 1 and live.parallel and whole.threads == 0 and not whole.parallel
+    assert whole is not live
     clip = speech("Show me what changed in the build script.")
     assert live.transcribe(clip) == whole.transcribe(clip)
     assert whole.whole_decoder() is whole
