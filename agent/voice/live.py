@@ -71,7 +71,7 @@ class LiveTranscript:
         self._peek_end = 0      # the end of the piece to decode aside, when asked
         self._peeked: tuple[int, int, str] | None = None  # (start, end, text) decoded aside
         self._running_peek: tuple[int, int] | None = None  # (start, end) the worker peeks at
-        self._side: tuple[int, int] | None = None  # a peek decoding beside the worker's
+        self._beside = False    # a peek is decoding beside the worker's
         self._error: BaseException | None = None
         self._worker: threading.Thread | None = None
         self.pieces_decoded = 0  # for tests and the benchmark: pieces of this recording
@@ -86,7 +86,7 @@ class LiveTranscript:
             self._pieces, self._done, self._wanted = [], 0, 0
             self._peek_end, self._peeked = 0, None
             self._running_peek = None  # a decode still running finds its generation old
-            self._side = None
+            self._beside = False
             self._error = None
             self.pieces_decoded = 0
             self.peeks = 0
@@ -129,9 +129,9 @@ class LiveTranscript:
                 return
             self._audio = audio
             running = self._running_peek
-            if (running is not None and self._side is None and self._parallel()
+            if (running is not None and not self._beside and self.transcriber.parallel
                     and running[0] == start and not self._silent(running[1], mark)):
-                self._side = (start, mark)
+                self._beside = True
                 threading.Thread(target=self._peek_beside, args=(self._generation, start, mark, audio),
                                  name="transcribe-peek", daemon=True).start()
                 return
@@ -163,7 +163,7 @@ class LiveTranscript:
                 self._state.notify_all()
             finished = self._state.wait_for(
                 lambda: self._generation != generation or self._error is not None
-                or (self._done >= end and not self._busy and self._side is None), timeout)
+                or (self._done >= end and not self._busy and not self._beside), timeout)
             if self._generation != generation:
                 return ""
             if self._error is not None:
@@ -197,14 +197,11 @@ class LiveTranscript:
             self._worker = threading.Thread(target=self._work, name="transcribe-live", daemon=True)
             self._worker.start()
 
-    def _parallel(self) -> bool:
-        return bool(getattr(self.transcriber, "parallel", False))
-
     def _work(self) -> None:
         while True:
             with self._state:
                 # a peek beside is the piece a pause asks for next: wait for it, not redo it
-                self._state.wait_for(lambda: self._side is None and (
+                self._state.wait_for(lambda: not self._beside and (
                     self._wanted > self._done or self._peek_end > self._done))
                 peeking = self._wanted <= self._done
                 generation, start = self._generation, self._done
@@ -235,7 +232,7 @@ class LiveTranscript:
         text, error = self._decode(audio, start, end)
         with self._state:
             if generation == self._generation:
-                self._side = None
+                self._beside = False
                 self.peeks += 1
                 self._keep_peek(start, end, text, error)
                 self._state.notify_all()
