@@ -18,8 +18,8 @@ ratio per pause length. Part of benchmarks/voice_latency.py.
   through push-to-talk and the recorder's own silence stop. Figure: end of speech to the
   transcript the agent acts on (the first one not withdrawn); floor: one whole decode of
   the same utterance, by the model on CTranslate2's default threads (its fastest whole
-  decode: tiny.en decodes its live pieces on one thread, which would slow it); target 0.5x. Cut short: the transcript acted on came before the
-  speech had ended (the recorder stopped, or a tentative transcript stood, while words
+  decode: the live pieces are decoded on one thread, which would slow it); target 0.5x.
+  Cut short: the transcript acted on came before the speech had ended (the recorder stopped, or a tentative transcript stood, while words
   were still coming); a withdrawal and the merged transcript after it is not. Also counted:
   withdrawals, and transcripts acted on that lack the last word of a part.
 """
@@ -165,7 +165,7 @@ def model_rows(name: str, voice, clips, vocabulary, runs: int) -> list[Row]:
 
     transcriber = Transcriber(name).load()
     # the floor: a whole decode as fast as the model goes (CTranslate2's own threads), not
-    # slowed by the single thread that suits tiny.en's short pieces
+    # slowed by the single thread that suits the live transcript's short pieces
     floor = transcriber.whole_decoder()
     errors = identifier_errors(transcriber, clips, vocabulary)
     print(f"{name}: identifiers missed {errors['decoded_identifier_count']} as decoded, "

@@ -191,7 +191,7 @@ def test_base_from_its_packages_takes_no_more_memory_than_from_a_folder(tmp_path
     assert growth(BASE) < from_folder + 40  # and again, from the folder the first load made
 
 
-def test_tiny_decodes_pieces_on_one_thread_and_its_yardstick_on_the_default(speech):
+def test_packaged_models_decode_pieces_on_one_thread_and_their_yardstick_on_the_default(speech):
     """The packaged models decode short pieces on one thread, two at a time
     (agent/voice/models.py); a measurement's whole decode takes CTranslate2's default, the
     same words either way; a model folder of the user's keeps the default."""
