@@ -327,6 +327,8 @@ class DevAgentApp(App):
 
     async def end_turn(self, cancelled: bool) -> None:
         self.turns.finish()
+        if not self.turns.settled.is_set():
+            self.call_after_refresh(self.turns.answered)
         await self.conversation.end_turn()
         self.activity.stop()
         if self.voice is not None:

@@ -290,11 +290,12 @@ class TurnDriver:
         self._settle_once_ready()
 
     def finish(self) -> None:
-        """The live turn is over as far as the screen goes."""
+        """The live turn is over as far as the screen goes. What waited is not released
+        here: the app calls `answered` after the refresh that draws the turn's end, which
+        may hold the first answer too (a short reply arrives with its end, in one batch)."""
         with self._lock:
             self._live = None
             self._turn = None
-        self._settle_once_ready()
 
     def cancel(self) -> None:
         """Stop the live turn's stream and tools; in a thread, so the UI never waits on it."""

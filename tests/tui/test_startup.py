@@ -124,3 +124,19 @@ async def test_once_the_session_is_up_old_transcripts_go_but_not_a_resumed_one(r
         await wait_for(pilot, lambda: not ancient.exists(), 10, "the old transcript to go")
         assert resumed.exists()  # the session writes on into it
         assert app.turns.session.transcript.path == resumed
+
+
+def test_a_turn_that_ends_leaves_what_waited_to_the_refresh_that_draws_its_end(tmp_path):
+    from agent.config import AgentConfig
+    from tui.turns import TurnDriver
+
+    # a short reply comes with its end in one batch: ending the turn must not release what
+    # waited before the refresh that draws the reply has come
+    driver = TurnDriver(tmp_path, AgentConfig(thinking="off"), store=None, wake=lambda: None)
+    driver.ready.set()
+    driver.begin()
+    driver.finish()
+    assert not driver.running
+    assert not driver.settled.is_set()
+    driver.answered()
+    assert driver.settled.is_set()
