@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from textual.css.query import NoMatches
 from textual.timer import Timer
 
 from tui import format as fmt
@@ -26,6 +27,14 @@ class ActivityClock:
             self._timer = self.app.set_interval(0.25, self.tick_activity)
 
     def tick_activity(self) -> None:
+        try:
+            self._tick()
+        except NoMatches:
+            # the app is closing: its screen's widgets went before this timer, which is
+            # the app's, had its last tick
+            self._halt()
+
+    def _tick(self) -> None:
         app = self.app
         if not app.running:
             self.stop()
@@ -52,8 +61,11 @@ class ActivityClock:
         app.status.update_info(activity=f"● {doing}{counts} {fmt.duration(elapsed)}")
 
     def stop(self) -> None:
+        self._halt()
+        self.app.status.update_info(activity="")
+
+    def _halt(self) -> None:
         # a timer left running between turns wakes the idle app four times a second
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        self.app.status.update_info(activity="")

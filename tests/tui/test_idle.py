@@ -108,3 +108,20 @@ async def test_the_cursor_stays_lit_when_it_stops_blinking(make_app, no_key, mon
             await pilot.pause(0.05)
             assert cursor_drawn(app.prompt)
             await pilot.pause(0.25)
+
+
+async def test_a_tick_after_the_screen_has_gone_ends_the_clock_quietly(make_app, claude_double, monkeypatch):
+    # quitting while a change waits for the user: the screen's widgets go before the app's
+    # timers, and a last tick found no status line (a traceback on the way out)
+    from tests.tui.test_code_review import held_change
+
+    timers = ShortTimers(monkeypatch)
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await held_change(pilot, app, claude_double)
+        assert app.running and "DevAgentApp.tick_activity" in await timers.ticking(pilot)
+        await app.status.remove()
+        await timers.ticking(pilot)  # its next ticks find no status line: the app goes on
+        # and the clock has stopped
+        assert "DevAgentApp.tick_activity" not in await timers.ticking(pilot)
+        assert app.is_running and app.running
