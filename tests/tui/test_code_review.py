@@ -25,6 +25,9 @@ async def held_change(pilot, app, claude_double) -> CodeReviewBar:
     prompt.value = "Finish the rename."
     await pilot.press("enter")
     await wait_for(pilot, lambda: bool(app.query(CodeReviewBar)), 20, "the change to wait")
+    # the bar is in the DOM a moment before its focus lands (Widget.focus is deferred):
+    # the user's Enter comes once the bar is seen focused, and so does the test's
+    await wait_for(pilot, lambda: isinstance(app.focused, CodeReviewBar), 5, "the bar to take the focus")
     return app.query_one(CodeReviewBar)
 
 

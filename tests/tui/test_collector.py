@@ -10,7 +10,7 @@ import time
 import pytest
 
 from agent import heap
-from tests.claude_double import text
+from tests.claude_double import reply, text
 from tests.tui.conftest import wait_for
 from tui.widgets.conversation import pane as conv
 
@@ -36,7 +36,9 @@ def make_a_full_collection_due() -> None:
 @pytest.mark.skipif(sys.version_info >= (3, 14), reason="an incremental collector: no full collection to wait")
 async def test_a_full_collection_waits_for_the_turn_to_end_and_the_user_to_pause(make_app, claude_double):
     claude_double.add(text("First."))
-    claude_double.add(text("Done."))
+    # the answer takes a second to start, so the user is seen typing while the turn runs
+    # (answered at once, on a busy machine, the turn could end before the first key)
+    claude_double.add(reply(text("Done."), wait=1.0))
     app = make_app()
     fulls: list[tuple[float, str]] = []  # when each full collection ended, and on which thread
 
@@ -57,9 +59,12 @@ async def test_a_full_collection_waits_for_the_turn_to_end_and_the_user_to_pause
             fulls.clear()
             await app.submit_turn("a question")
             # the user types until well after the turn has ended
+            typed_in_turn = 0
             while app.running:
                 await pilot.press("a")
+                typed_in_turn += 1
                 await pilot.pause(0.05)
+            assert typed_in_turn > 3
             for _ in range(3):
                 await pilot.press("b")
                 await pilot.pause(0.05)
