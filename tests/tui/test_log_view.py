@@ -86,3 +86,24 @@ async def test_a_log_opens_at_its_first_failure():
         width = static.content_region.width
         (top,) = static.render_lines(Region(0, int(body.scroll_y), width, 1))
         assert top.text.startswith("src/App.cs(3,5): error CS0103"), top.text
+
+
+def test_a_diff_names_its_file_in_one_row_and_keeps_removed_dashes_as_they_are():
+    from agent.code_changes import FileChange
+
+    path = "src/ClaudeReviewBot.Core/Review/ReviewOrchestrator.cs"
+    before = "-- the old way\nvar patchText = file.Patch;\n"
+    after = "var patchText = file.Diff;\n"
+    diff = FileChange(path, Path("/nowhere"), before, after).diff()
+    rows = render_plain(ScreenItem("t", diff, "diff"), width=40)
+    lines = rows.plain.split("\n")
+    assert lines[:2] == ["--- a/…/Review/ReviewOrchestrator.cs", "+++ b/…/Review/ReviewOrchestrator.cs"]
+    # the hunk is as it was: a removed SQL-style comment is a removed line, red, uncut
+    assert "--- the old way" in lines and "+var patchText = file.Diff;" in lines
+    styles = {rows.plain[span.start:span.end]: str(span.style) for span in rows.spans}
+    assert styles["--- a/…/Review/ReviewOrchestrator.cs"] == "bold"
+    assert styles["--- the old way"] == "red" and styles["+var patchText = file.Diff;"] == "green"
+    # wide enough, the path is whole; and a file name longer than the row keeps its end
+    assert render_plain(ScreenItem("t", diff, "diff"), width=100).plain == diff.expandtabs(4)
+    long_name = FileChange("A" * 70 + ".cs", Path("/nowhere"), "x\n", "y\n").diff()
+    assert render_plain(ScreenItem("t", long_name, "diff"), width=30).plain.split("\n")[0] == "--- a/…" + ("A" * 20 + ".cs")[-23:]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -71,33 +70,58 @@ def _crop_progress(content: str, width: int | None) -> str:
     return "\n".join(out)
 
 
+def _file_headers(lines: list[str]) -> set[int]:
+    """The rows of each `---`/`+++` pair before a hunk: a removed line that reads "-- x"
+    is not one."""
+    return {row for number in range(len(lines) - 2)
+            if lines[number].startswith("--- ") and lines[number + 1].startswith("+++ ")
+            and lines[number + 2].startswith("@@") for row in (number, number + 1)}
+
+
+def _fit_path(line: str, width: int) -> str:
+    """A file line in one row: a long path keeps its tail (the file name, then as many
+    folders as fit), where wrapped it split at its one space and then mid-name."""
+    head, path = line[:4], line[4:]
+    if path[:2] in ("a/", "b/"):
+        head, path = head + path[:2], path[2:]
+    room = max(1, width - len(head) - 1)
+    tail = path[-room:]
+    cut = tail.find("/")
+    if 0 <= cut < len(tail) - 1:
+        tail = tail[cut:]  # from a folder's edge, not mid-name
+    return head + "…" + tail
+
+
 def render_plain(item: ScreenItem, width: int | None = None) -> Text:
     content = item.content.expandtabs(4)
-    text = Text(_crop_progress(content, width) if item.format == "log" else content)
-    if item.format == "diff":
-        for offset, line in _lines(item.content):
-            style = None
-            if line.startswith(("+++", "---")):
-                style = "bold"
-            elif line.startswith("+"):
-                style = "green"
-            elif line.startswith("-"):
-                style = "red"
-            elif line.startswith("@@"):
-                style = "cyan"
-            if style:
-                text.stylize(style, offset, offset + len(line))
-    else:
+    if item.format == "log":
+        content = _crop_progress(content, width)
+    if item.format != "diff":
+        text = Text(content)
         text.highlight_regex(_WARNING, "yellow")
         text.highlight_regex(_ERROR, "bold red")
-    return text
-
-
-def _lines(content: str) -> Iterator[tuple[int, str]]:
+        return text
+    lines = content.split("\n")
+    headers = _file_headers(lines)
+    if width:
+        # the whole path stays in the item, for copying
+        lines = [_fit_path(line, width) if n in headers and len(line) > width else line for n, line in enumerate(lines)]
+    text = Text("\n".join(lines))
     offset = 0
-    for line in content.expandtabs(4).split("\n"):
-        yield offset, line
+    for number, line in enumerate(lines):
+        style = None
+        if number in headers:
+            style = "bold"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("@@"):
+            style = "cyan"
+        if style:
+            text.stylize(style, offset, offset + len(line))
         offset += len(line) + 1
+    return text
 
 
 class ScreenPane(Vertical):
@@ -113,6 +137,7 @@ class ScreenPane(Vertical):
         self.items: list[ScreenItem] = []
         self.index = 0
         self.hint = ""  # e.g. how to get back to the conversation on a narrow terminal
+        self._rendered_width: int | None = None  # what the shown log or diff was cut to
 
     def compose(self) -> ComposeResult:
         yield VerticalScroll(Static(EMPTY, classes="empty"), id="screen-body")
@@ -204,9 +229,9 @@ class ScreenPane(Vertical):
         body.scroll_to(y=rows, animate=False, immediate=True)
 
     async def on_resize(self) -> None:
-        # Cropped progress rows were cut to the old width.
+        # Cropped progress rows and a diff's file lines were cut to the old width.
         item = self.current
-        if item is not None and item.format == "log":
+        if item is not None and item.format in ("log", "diff"):
             width = self.query_one("#screen-body", VerticalScroll).scrollable_content_region.width or None
-            if width != getattr(self, "_rendered_width", None):
+            if width != self._rendered_width:
                 await self._render_current()
