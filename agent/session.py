@@ -363,6 +363,15 @@ class Session:
         with self._lock:
             return self.history.withdraw_turn(cancel)
 
+    def undo_writes(self, cancel: Cancellation) -> str | None:
+        """What the turn run under `cancel` wrote to the repository by itself (code writes
+        `auto`), put back; a sentence for the user, or None when it wrote nothing."""
+        editor = code_review.editor_of(self.registry)
+        if editor is None:
+            return None
+        with self._lock:
+            return editor.undo_turn(cancel, self.repo)
+
     def new_conversation(self) -> None:
         """Forgets the conversation so far and starts another, as a new session would, but
         without replaying this one: a new transcript, the memory folder read again, and in

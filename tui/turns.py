@@ -244,6 +244,9 @@ class TurnDriver:
             thread.join()
             if self.session is not None:
                 self.session.withdraw(cancel)
+                said = self.session.undo_writes(cancel)
+                if said:
+                    self.inbox.put(0, SessionNotice(f"The question taken back had changed files. {said}"))
 
         self._forgetting = threading.Thread(target=forget, name="withdraw-turn", daemon=True)
         self._forgetting.start()

@@ -272,6 +272,27 @@ class TextEditorTool:
                 notes.append(note)
         return "\n".join(notes)
 
+    def undo_turn(self, key: object, repo: Path) -> str | None:
+        """The files a turn run under `key` wrote (auto) put back, once that turn was
+        withdrawn: the speaker went on within the grace window, so the question it answered
+        was never asked. A sentence for the user; None when the turn wrote nothing."""
+        change_set = self.applied
+        if key is None or key is not self._turn_key or change_set is None or change_set.state != "applied":
+            return None
+        try:
+            said = change_set.undo()
+        except OSError as err:
+            return f"Not undone: {err.strerror or err} ({err.filename or change_set.describe()})."
+        if change_set.state == "undone":
+            journal(change_set, repo)
+            for change in change_set.files:
+                # the model never saw this turn: what it last saw of the file is the old text
+                if change.before is None:
+                    self.seen.pop(change.full, None)
+                else:
+                    self.seen[change.full] = _digest(change.before)
+        return said
+
     def settled(self, change_set: ChangeSet, ctx: ToolContext) -> str:
         """After the user applied a held set: remember what the model now knows, run the hooks."""
         for change in change_set.files:

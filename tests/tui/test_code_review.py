@@ -196,3 +196,38 @@ async def test_a_tentative_question_withdrawn_without_a_key_leaves_the_conversat
         await app.withdraw_turn("Run the tests.")
         await pilot.pause(0.2)
         assert not app.query(UserTurn)
+
+
+async def test_a_withdrawn_spoken_question_takes_back_what_it_wrote_in_auto_mode(make_app, claude_double, repo):
+    """The speaker went on within the grace window: the question was never asked, so the
+    files its turn wrote by itself (code writes `auto`) go back as they were."""
+    from agent.code_journal import history
+    from tests.claude_double import reply, text
+    from tui.widgets.conversation.lines import Notice
+
+    source = repo / "src" / "ReviewOrchestrator.cs"
+    def responder(request):
+        if "run the tests" in request.last_user_text():
+            return text("Two tests failed.")
+        if request.tool_results():
+            return reply(text("Renamed the class."), wait=2.0)  # still running when taken back
+        return tool_use(EDITOR_NAME, RENAME)
+
+    claude_double.responder = responder
+    app = make_app(code_writes="auto")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.submit_tentative("Rename the class.")
+        await wait_for(pilot, lambda: source.read_text() != SOURCE, 20, "the auto write")
+        assert source.read_text() == "class ReviewCoordinator {}\n"
+        await app.withdraw_turn("Rename the class.")
+        await wait_for(pilot, lambda: source.read_text() == SOURCE, 20, "the write to be taken back")
+        await wait_for(pilot, lambda: any("taken back had changed files" in str(n.render()) for n in app.query(Notice)), 10,
+                       "the notice")
+        assert [c.state for c in history(repo)] == ["undone"]
+        # the whole question follows, and the model sees the file as it is
+        await app.submit_turn("Rename the class, then run the tests.")
+        await wait_for(pilot, lambda: not app.running and "failed" in app.conversation.turn_reply_text, 20, "the next turn")
+        sent = str(claude_double.messages_requests()[-1].body["messages"])
+        assert "run the tests" in sent
+        assert "ReviewCoordinator" not in sent
+        assert source.read_text() == SOURCE
