@@ -180,3 +180,25 @@ async def test_spinners_move_once_a_second_while_the_session_loads_and_not_while
         assert drawn == []
 
 
+
+
+async def test_a_piece_sealed_right_after_an_empty_write_ends_quietly(make_app, no_key):
+    # Markdown arriving mid-reply wakes the writer with nothing new to write; the turn's end
+    # then seals the piece at once. A stream started for that empty write had a task that
+    # never ran, and stopping it raised CancelledError into the app's handler: the app
+    # stopped, as if quit, with no word of why.
+    app = make_app()
+    async with app.run_test(size=(120, 40)):
+        piece = Reply(classes="reply")
+        await app.conversation.mount(piece)
+        await piece.update("Two tests failed.")
+        await piece.write("")
+        await piece.seal()
+        assert piece.sealed and app.is_running
+        # and a piece written and sealed at once keeps every word
+        other = Reply(classes="reply")
+        await app.conversation.mount(other)
+        await other.write("All ")
+        await other.write("green.")
+        await other.seal()
+        assert other.source == "All green."

@@ -7,6 +7,8 @@ imports it in the background once its first frame is out.
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.geometry import Size
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
@@ -33,6 +35,11 @@ class Reply(Markdown):
 
     async def write(self, text: str) -> None:
         """Append `text` through the piece's stream (started on the first write)."""
+        if not text:
+            # a stream started for nothing: its task would not have run before a stop,
+            # and MarkdownStream.stop cancels it, so the await raises CancelledError into
+            # the app's handler and the app stops (the writer asks this once Markdown is in)
+            return
         if self.stream is None:
             self.stream = Markdown.get_stream(self)
         await self.stream.write(text)
@@ -41,6 +48,7 @@ class Reply(Markdown):
         """Wait until everything written has been appended, and stop the stream."""
         stream, self.stream = self.stream, None
         if stream is not None:
+            await asyncio.sleep(0)  # its task has begun (see write) before it is stopped
             await stream.stop()
 
     async def seal(self) -> None:
