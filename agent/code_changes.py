@@ -121,6 +121,10 @@ class ChangeSet:
     def decided(self) -> bool:
         return self._decided.is_set()
 
+    @property
+    def undone(self) -> bool:
+        return self.state == "undone"
+
     def wait(self, cancelled: Callable[[], bool], poll: float = 0.1) -> bool | None:
         """True to apply, False to keep the files; None when the turn was cancelled first."""
         while not self._decided.wait(poll):

@@ -370,7 +370,8 @@ class Session:
         if editor is None:
             return None
         with self._lock:
-            return editor.undo_turn(cancel, self.repo)
+            said: str | None = editor.undo_turn(cancel, self.repo)
+            return said
 
     def new_conversation(self) -> None:
         """Forgets the conversation so far and starts another, as a new session would, but

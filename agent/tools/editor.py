@@ -283,7 +283,7 @@ class TextEditorTool:
             said = change_set.undo()
         except OSError as err:
             return f"Not undone: {err.strerror or err} ({err.filename or change_set.describe()})."
-        if change_set.state == "undone":
+        if change_set.undone:
             journal(change_set, repo)
             for change in change_set.files:
                 # the model never saw this turn: what it last saw of the file is the old text

@@ -226,7 +226,9 @@ async def test_a_withdrawn_spoken_question_takes_back_what_it_wrote_in_auto_mode
         assert [c.state for c in history(repo)] == ["undone"]
         # the whole question follows, and the model sees the file as it is
         await app.submit_turn("Rename the class, then run the tests.")
-        await wait_for(pilot, lambda: not app.running and "failed" in app.conversation.turn_reply_text, 20, "the next turn")
+        # (the status is cleared once the turn's end has been shown, just after it stops running)
+        await wait_for(pilot, lambda: not app.running and app.status.info.activity == "", 20, "the next turn")
+        assert "failed" in app.conversation.turn_reply_text
         sent = str(claude_double.messages_requests()[-1].body["messages"])
         assert "run the tests" in sent
         assert "ReviewCoordinator" not in sent
