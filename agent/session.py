@@ -101,19 +101,14 @@ class Session:
             store = open_memory(self.repo)
         self.store = store
         if resume is None:
-            self.start = modes.prepare(
-                mode, self.repo, store=store, window_turns=config.window_turns, now=self.started,
-                aging_days=config.memory_aging_days,
-            )
+            self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns,
+                                       now=self.started, aging_days=config.memory_aging_days)
         else:
-            self.start = modes.resumed(
-                mode, resume, self.repo, store=store, now=self.started, aging_days=config.memory_aging_days
-            )
+            self.start = modes.resumed(mode, resume, self.repo, store=store, now=self.started,
+                                       aging_days=config.memory_aging_days)
         self.registry = ToolRegistry.for_mode(
             mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes,
-            code_writes=config.code_writes,
-            user_memory_writes=config.user_memory_writes,
-        )
+            code_writes=config.code_writes, user_memory_writes=config.user_memory_writes)
         self.tool_definitions = self.registry.definitions()
         self._begin_conversation(resume)
 
@@ -358,19 +353,14 @@ class Session:
             self._closed = True
             self._save_summary()
 
-    def withdraw(self, cancel: Cancellation) -> bool:
-        """Take the last turn out of the history when it ran under `cancel` (after it ends)."""
-        with self._lock:
-            return self.history.withdraw_turn(cancel)
-
-    def undo_writes(self, cancel: Cancellation) -> str | None:
-        """What the turn run under `cancel` wrote to the repository by itself (code writes
-        `auto`), put back; a sentence for the user, or None when it wrote nothing."""
+    def withdraw(self, cancel: Cancellation) -> str | None:
+        """Take the turn run under `cancel` back, once it has ended: out of the history when
+        it is the last, and what it wrote by itself (code writes `auto`) put back. A sentence
+        for the user when it had written files, else None."""
         editor = code_review.editor_of(self.registry)
-        if editor is None:
-            return None
         with self._lock:
-            said: str | None = editor.undo_turn(cancel, self.repo)
+            self.history.withdraw_turn(cancel)
+            said: str | None = None if editor is None else editor.undo_turn(cancel, self.repo)
             return said
 
     def new_conversation(self) -> None:

@@ -326,9 +326,7 @@ class DevAgentApp(App):
             self.call_after_refresh(self.turns.answered)
 
     async def end_turn(self, cancelled: bool) -> None:
-        self.turns.finish()
-        if not self.turns.settled.is_set():
-            self.call_after_refresh(self.turns.answered)
+        self.turns.finish()  # what waited goes after the refresh that draws this (show)
         await self.conversation.end_turn()
         self.activity.stop()
         if self.voice is not None:

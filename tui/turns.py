@@ -243,8 +243,7 @@ class TurnDriver:
         def forget() -> None:
             thread.join()
             if self.session is not None:
-                self.session.withdraw(cancel)
-                said = self.session.undo_writes(cancel)
+                said = self.session.withdraw(cancel)
                 if said:
                     self.inbox.put(0, SessionNotice(f"The question taken back had changed files. {said}"))
 
