@@ -72,6 +72,13 @@ compaction trigger's minimum, and a thinking block cut off by max_tokens (script
 whose last block is thinking and whose stop_reason is "max_tokens": no signature comes).
 `refusal(...)` scripts a reply the model declined.
 
+Where it lives
+--------------
+This module is the server and the script queue. The reply builders are
+tests/double_script.py, the recorded `Request` tests/double_request.py, the rules on a
+request's shape tests/double_history.py, the SSE events and JSON message of a reply
+tests/double_wire.py; the builders and `Request` are imported from here.
+
 Recording
 ---------
 `requests` lists every request as `Request(path, method, headers, body, time)`;
@@ -111,429 +118,21 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from tests import double_context, double_rules
+from tests.double_history import request_problem, text_editor_problem
+from tests.double_request import Request
+from tests.double_script import as_reply, error, redacted_thinking, refusal, reply, text, thinking, tool_use
+from tests.double_wire import json_message, sse_events
 
-# --- building replies -------------------------------------------------------------------
-
-
-def text(value: str) -> dict:
-    return {"type": "text", "text": value}
-
-
-def tool_use(name: str, input: dict | None = None, id: str | None = None, raw_input: str | None = None) -> dict:
-    block = {
-        "type": "tool_use",
-        "id": id or f"toolu_{uuid.uuid4().hex[:20]}",
-        "name": name,
-        "input": input or {},
-    }
-    if raw_input is not None:
-        block["raw_input"] = raw_input
-    return block
-
-
-def thinking(value: str, signature: str = "sig-double") -> dict:
-    return {"type": "thinking", "thinking": value, "signature": signature}
-
-
-def redacted_thinking(data: str = "redacted") -> dict:
-    return {"type": "redacted_thinking", "data": data}
-
-
-def refusal(*blocks: dict | str, category: str | None = "cyber", explanation: str | None = None) -> dict:
-    """A reply the model declined, as "Handling streaming refusals" shows it: no content
-    unless given, stop_reason "refusal", stop_details on the message_delta event."""
-    rep = reply(*blocks, stop_reason="refusal")
-    rep["stop_details"] = {"type": "refusal", "category": category, "explanation": explanation}
-    return rep
-
-
-def reply(
-    *blocks: dict | str,
-    stop_reason: str | None = None,
-    usage: dict | None = None,
-    delay: float = 0.0,
-    chunk: int = 12,
-    ping: bool = False,
-    drop_after: int | None = None,
-    malformed_after: int | None = None,
-    stall: float | None = None,
-    error_after: int | None = None,
-    error_type: str = "overloaded_error",
-    error_message: str = "Overloaded",
-    wait: float = 0.0,
-) -> dict:
-    content = [text(b) if isinstance(b, str) else b for b in blocks]
-    return {
-        "content": content,
-        "stop_reason": stop_reason,
-        "usage": usage or {},
-        "delay": delay,
-        "chunk": chunk,
-        "ping": ping,
-        "drop_after": drop_after,
-        "malformed_after": malformed_after,
-        "stall": stall,
-        "error_after": error_after,
-        "error_type": error_type,
-        "error_message": error_message,
-        "wait": wait,
-    }
-
+# the builders and the request are imported from here by the tests: one name for the double
+__all__ = ["ClaudeDouble", "Request", "error", "redacted_thinking", "refusal", "reply", "request_problem",
+           "text", "text_editor_problem", "thinking", "tool_use"]
 
 SERVE_POLL_SECONDS = 0.01
-
-_ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    500: "api_error",
-    529: "overloaded_error",
-}
-
-
-def error(
-    status: int, message: str | None = None, type: str | None = None, retry_after_ms: int = 5
-) -> dict:
-    kind = type or _ERROR_TYPES.get(status, "api_error")
-    return {
-        "error": {
-            "status": status,
-            "type": kind,
-            "message": message or f"{kind.replace('_', ' ')} (scripted)",
-            "retry_after_ms": retry_after_ms,
-        }
-    }
-
-
-def _as_reply(item: Any) -> dict:
-    if isinstance(item, str):
-        return reply(item)
-    if isinstance(item, dict) and ("content" in item or "error" in item):
-        return item
-    if isinstance(item, dict) and "type" in item:
-        return reply(item)
-    raise TypeError(f"not a scripted reply: {item!r}")
-
-
-# --- what was received -------------------------------------------------------------------
-
-
-def _block_text(block: Any) -> str:
-    if isinstance(block, str):
-        return block
-    if not isinstance(block, dict):
-        return ""
-    if block.get("type") == "text":
-        return block.get("text", "")
-    if block.get("type") == "tool_result":
-        inner = block.get("content", "")
-        if isinstance(inner, list):
-            return "\n".join(_block_text(b) for b in inner)
-        return str(inner)
-    return ""
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n".join(_block_text(b) for b in content or [])
-
-
-@dataclass
-class Request:
-    path: str
-    method: str
-    headers: dict[str, str]
-    body: Any
-    time: float = field(default_factory=time.time)
-    # What the model saw after context management (tests/double_context.py), once prepared.
-    context: Any = None
-
-    @property
-    def stream(self) -> bool:
-        return bool(isinstance(self.body, dict) and self.body.get("stream"))
-
-    @property
-    def messages(self) -> list[dict]:
-        return list(self.body.get("messages", [])) if isinstance(self.body, dict) else []
-
-    def system_text(self) -> str:
-        system = self.body.get("system", "") if isinstance(self.body, dict) else ""
-        return _content_text(system)
-
-    def first_user_text(self) -> str:
-        users = [m for m in self.messages if m.get("role") == "user"]
-        return _content_text(users[0]["content"]) if users else ""
-
-    def last_user_text(self) -> str:
-        users = [m for m in self.messages if m.get("role") == "user"]
-        return _content_text(users[-1]["content"]) if users else ""
-
-    def tool_results(self) -> list[dict]:
-        if not self.messages:
-            return []
-        content = self.messages[-1].get("content")
-        if not isinstance(content, list):
-            return []
-        return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
-
-    def seen_messages(self) -> list[dict]:
-        """The messages as the model saw them: after clearing, from the last compaction on."""
-        return self.context.messages if self.context is not None else self.messages
-
-    def tool_names(self) -> list[str]:
-        tools = self.body.get("tools", []) if isinstance(self.body, dict) else []
-        return [t.get("name", "") for t in tools]
-
-    def to_json(self) -> dict:
-        return {
-            "path": self.path,
-            "method": self.method,
-            "headers": self.headers,
-            "body": self.body,
-            "time": self.time,
-        }
-
-
-# --- the server --------------------------------------------------------------------------
-
-MAX_CACHE_BREAKPOINTS = 4
-
-
-TEXT_EDITOR_FIELDS = {"type", "name", "cache_control", "max_characters", "allowed_callers", "defer_loading",
-                      "input_examples", "strict"}
-
-
-def text_editor_problem(tools: Any) -> str | None:
-    """The text editor tool as the API takes it, or what it says about one it refuses.
-
-    https://platform.claude.com/docs/en/agents-and-tools/tool-use/text-editor-tool: the
-    `text_editor_20250728` type is named `str_replace_based_edit_tool`; its only setting is
-    `max_characters`, a positive whole number (the SDK's ToolTextEditor20250728Param lists
-    the fields a tool definition may carry).
-    """
-    for i, tool in enumerate(tools if isinstance(tools, list) else []):
-        if not isinstance(tool, dict) or tool.get("type") != "text_editor_20250728":
-            continue
-        if tool.get("name") != "str_replace_based_edit_tool":
-            return f"tools.{i}.text_editor_20250728.name: Input should be 'str_replace_based_edit_tool'"
-        extra = sorted(set(tool) - TEXT_EDITOR_FIELDS)
-        if extra:
-            return f"tools.{i}.text_editor_20250728.{extra[0]}: Extra inputs are not permitted"
-        limit = tool.get("max_characters")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-            return f"tools.{i}.text_editor_20250728.max_characters: Input should be greater than or equal to 1"
-    return None
-
-
-def request_problem(body: Any) -> str | None:
-    """What the API would refuse in this request, in its words, or None."""
-    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-        return "messages: Field required"
-    editor = text_editor_problem(body.get("tools"))
-    if editor:
-        return editor
-    if _has_lone_surrogate(body):
-        # A `\\ud800` escape parses in Python but not at the API.
-        return "The request body is not valid JSON: no low surrogate in string"
-    marked = sum(
-        1
-        for part in (body.get("tools") or [], body.get("system") if isinstance(body.get("system"), list) else [])
-        for block in part
-        if isinstance(block, dict) and "cache_control" in block
-    )
-    messages = body["messages"]
-    for i, message in enumerate(messages):
-        content = message.get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        if not isinstance(blocks, list):
-            return f"messages.{i}.content: Input should be a valid list"
-        last = i == len(messages) - 1
-        if not blocks and not (last and message.get("role") == "assistant"):
-            return f"messages.{i}: all messages must have non-empty content except for the optional final assistant message"
-        for j, block in enumerate(blocks):
-            if isinstance(block, dict) and "cache_control" in block:
-                marked += 1
-            if isinstance(block, dict) and block.get("type") == "text" and not block.get("text"):
-                return f"messages.{i}.content.{j}.text: text content blocks must be non-empty"
-        asked = [b["id"] for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
-        answered = [b.get("tool_use_id") for b in _leading_results(messages[i + 1])] if not last else []
-        missing = [t for t in asked if t not in answered]
-        if message.get("role") == "assistant" and missing and not last:
-            return (
-                f"messages.{i + 1}: `tool_use` ids were found without `tool_result` blocks immediately after: "
-                f"{', '.join(missing)}. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
-            )
-        if message.get("role") == "user":
-            previous = messages[i - 1].get("content") if i > 0 else []
-            offered = [b.get("id") for b in previous if isinstance(b, dict) and b.get("type") == "tool_use"] if isinstance(previous, list) else []
-            for j, block in enumerate(blocks):
-                if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id") not in offered:
-                    return (
-                        f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
-                        f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
-                    )
-    if marked > MAX_CACHE_BREAKPOINTS:
-        return f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {marked}."
-    return None
-
-
-def _has_lone_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_lone_surrogate(v) for v in value)
-    return False
-
-
-def _leading_results(message: dict) -> list[dict]:
-    """The tool_result blocks at the start of a message, where the API looks for them."""
-    content = message.get("content")
-    results = []
-    for block in content if isinstance(content, list) else []:
-        if not (isinstance(block, dict) and block.get("type") == "tool_result"):
-            break
-        results.append(block)
-    return results
-
-
-
-def _estimate_tokens(value: Any) -> int:
-    return max(1, len(json.dumps(value, ensure_ascii=False)) // 4)
-
-
-def _pieces(value: str, size: int) -> list[str]:
-    size = max(1, size)
-    return [value[i : i + size] for i in range(0, len(value), size)] or [""]
-
-
-def _sse_events(rep: dict, request: Request, double: Any = None) -> list[tuple[str, dict]]:
-    body = request.body if isinstance(request.body, dict) else {}
-    content = rep.get("content", [])
-    usage = dict(rep.get("usage") or {})
-    view = request.context
-    if view is not None:
-        content = ([view.compaction] if view.compaction else []) + ([] if view.paused else content)
-        usage.setdefault("input_tokens", view.input_tokens)
-        usage.setdefault("cache_read_input_tokens", view.cache_read)
-        usage.setdefault("cache_creation_input_tokens", view.cache_write)
-    usage.setdefault("input_tokens", _estimate_tokens(body.get("messages", [])))
-    usage.setdefault("output_tokens", _estimate_tokens(content))
-    usage.setdefault("cache_read_input_tokens", 0)
-    usage.setdefault("cache_creation_input_tokens", 0)
-    stop = rep.get("stop_reason") or (
-        "tool_use" if any(b.get("type") == "tool_use" for b in content) else "end_turn"
-    )
-    if view is not None and view.paused:
-        stop = "compaction"
-    if double is not None:
-        content = double_rules.issue(double, body, content, stop)
-    chunk = int(rep.get("chunk") or 12)
-    events: list[tuple[str, dict]] = [
-        (
-            "message_start",
-            {
-                "type": "message_start",
-                "message": {
-                    "id": f"msg_{uuid.uuid4().hex[:24]}",
-                    "type": "message",
-                    "role": "assistant",
-                    "model": body.get("model", "claude-double"),
-                    "content": [],
-                    "stop_reason": None,
-                    "stop_sequence": None,
-                    "usage": {
-                        "input_tokens": usage["input_tokens"],
-                        "output_tokens": 1,
-                        "cache_read_input_tokens": usage["cache_read_input_tokens"],
-                        "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
-                    },
-                },
-            },
-        )
-    ]
-    if rep.get("ping"):
-        events.append(("ping", {"type": "ping"}))
-    for index, block in enumerate(content):
-        kind = block["type"]
-        delta = lambda d: ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})  # noqa: E731,B023
-        if kind == "text":
-            start = {"type": "text", "text": ""}
-            deltas = [delta({"type": "text_delta", "text": p}) for p in _pieces(block["text"], chunk)]
-        elif kind == "tool_use":
-            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-            raw = block["raw_input"] if "raw_input" in block else json.dumps(block.get("input", {}))
-            deltas = [delta({"type": "input_json_delta", "partial_json": p}) for p in _pieces(raw, chunk)]
-        elif kind == "thinking":
-            start = {"type": "thinking", "thinking": "", "signature": ""}
-            deltas = [delta({"type": "thinking_delta", "thinking": p}) for p in _pieces(block["thinking"], chunk)]
-            if block.get("signature"):
-                # Cut off by max_tokens, a thinking block never gets its signature.
-                deltas.append(delta({"type": "signature_delta", "signature": block["signature"]}))
-        elif kind == "redacted_thinking":
-            start = dict(block)
-            deltas = []
-        elif kind == "compaction":
-            start = {"type": "compaction", "content": None, "encrypted_content": None, "signature": block.get("signature")}
-            deltas = [delta({"type": "compaction_delta", "content": block.get("content"), "encrypted_content": block.get("encrypted_content")})]
-        else:
-            raise ValueError(f"the double cannot stream a {kind!r} block")
-        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
-        events.extend(deltas)
-        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
-    final_usage = {
-        "input_tokens": usage["input_tokens"],
-        "output_tokens": usage["output_tokens"],
-        "cache_read_input_tokens": usage["cache_read_input_tokens"],
-        "cache_creation_input_tokens": usage["cache_creation_input_tokens"],
-    }
-    final: dict[str, Any] = {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": final_usage}
-    if rep.get("stop_details"):
-        final["delta"]["stop_details"] = rep["stop_details"]
-    if view is not None:
-        if view.compaction_usage is not None:
-            final_usage["iterations"] = [view.compaction_usage, {"type": "message", **{k: final_usage[k] for k in list(final_usage)}}]
-        if view.applied_edits is not None:
-            final["context_management"] = {"applied_edits": view.applied_edits}
-    events.append(("message_delta", final))
-    events.append(("message_stop", {"type": "message_stop"}))
-    return events
-
-
-def _json_message(rep: dict, request: Request, double: Any = None) -> dict:
-    events = _sse_events(rep, request)
-    message = events[0][1]["message"]
-    final = events[-2][1]
-    view = request.context
-    content = rep.get("content", [])
-    if view is not None:
-        content = ([view.compaction] if view.compaction else []) + ([] if view.paused else content)
-        if "context_management" in final:
-            message["context_management"] = final["context_management"]
-    body = request.body if isinstance(request.body, dict) else {}
-    if double is not None:
-        content = double_rules.issue(double, body, content, final["delta"]["stop_reason"])
-    message["content"] = [{k: v for k, v in b.items() if k != "raw_input"} for b in content]
-    if rep.get("stop_details"):
-        message["stop_details"] = rep["stop_details"]
-    message["stop_reason"] = final["delta"]["stop_reason"]
-    message["usage"] = final["usage"]
-    return message
 
 
 class ClaudeDouble:
@@ -567,7 +166,7 @@ class ClaudeDouble:
             if items and all(isinstance(i, dict) and "type" in i and "content" not in i for i in items):
                 self._queue.append(reply(*items))
             else:
-                self._queue.extend(_as_reply(i) for i in items)
+                self._queue.extend(as_reply(i) for i in items)
         return self
 
     def pending(self) -> int:
@@ -626,12 +225,12 @@ class ClaudeDouble:
         if self.responder is not None:
             answer = self.responder(request)
             if answer is not None:
-                return _as_reply(answer)
+                return as_reply(answer)
         with self._lock:
             if self._queue:
                 return self._queue.pop(0)
         if self.default is not None:
-            return _as_reply(self.default)
+            return as_reply(self.default)
         number = len(self.messages_requests())
         return error(400, f"the Claude double has no scripted reply for request {number}")
 
@@ -701,7 +300,7 @@ class _Handler(BaseHTTPRequestHandler):
         if request.stream:
             self._stream(rep, request)
         else:
-            self._send_json(200, _json_message(rep, request, self.owner))
+            self._send_json(200, json_message(rep, request, self.owner))
 
     def _send_json(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
@@ -728,7 +327,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("transfer-encoding", "chunked")
         self.send_header("request-id", f"req_{uuid.uuid4().hex[:16]}")
         self.end_headers()
-        events = _sse_events(rep, request, self.owner)
+        events = sse_events(rep, request, self.owner)
         delay = float(rep.get("delay") or 0)
         stall = rep.get("stall")
         drop_after = rep.get("drop_after")

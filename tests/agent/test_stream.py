@@ -24,14 +24,15 @@ from agent.faults import (
     stream_fault,
 )
 from agent.stream import StreamAccumulator
-from tests.claude_double import Request, _sse_events, reply, text, thinking, tool_use
+from tests.claude_double import Request, reply, text, thinking, tool_use
+from tests.double_wire import sse_events
 
 EVENTS = pydantic.TypeAdapter(RawMessageStreamEvent)
 
 
 def events_of(rep: dict) -> list:
     request = Request("/v1/messages", "POST", {}, {"model": "claude-haiku-5-5", "messages": []})
-    return [EVENTS.validate_python(data) for _, data in _sse_events(rep, request)]
+    return [EVENTS.validate_python(data) for _, data in sse_events(rep, request)]
 
 
 def fed(rep: dict) -> tuple[StreamAccumulator, list]:
