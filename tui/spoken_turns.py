@@ -43,4 +43,7 @@ async def withdraw(app: Any, text: str) -> None:
         return
     await app.conversation.withdraw_turn()
     if was == "live":
+        # a change it held was never asked for: it goes unapplied with the turn (the
+        # agent side sees the cancellation), and its bar with it
+        await code_review.withdrawn(app)
         await app.end_turn(cancelled=True)

@@ -233,3 +233,33 @@ async def test_a_withdrawn_spoken_question_takes_back_what_it_wrote_in_auto_mode
         assert "run the tests" in sent
         assert "ReviewCoordinator" not in sent
         assert source.read_text() == SOURCE
+
+
+async def test_a_withdrawn_spoken_question_takes_its_held_change_away_unapplied(make_app, claude_double, repo):
+    """Review mode: the question taken back never asked for the change it holds; the bar
+    goes, the file stays as it was, and the next question is not held up by it."""
+    from tests.claude_double import text as text_reply
+
+    source = repo / "src" / "ReviewOrchestrator.cs"
+
+    def responder(request):
+        if "run the tests" in request.last_user_text():
+            return text_reply("Two tests failed.")
+        if request.tool_results():
+            return text_reply("Renamed the class.")
+        return tool_use(EDITOR_NAME, RENAME)
+
+    claude_double.responder = responder
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.submit_tentative("Rename the class.")
+        await wait_for(pilot, lambda: isinstance(app.focused, CodeReviewBar), 20, "the change to wait")
+        await app.withdraw_turn("Rename the class.")
+        await wait_for(pilot, lambda: not app.query(CodeReviewBar), 10, "the bar to go")
+        await wait_for(pilot, lambda: not app.running and app.status.info.activity == "", 10, "the turn's end")
+        assert app.turns.code_change_waiting is None
+        await app.submit_turn("Rename the class, then run the tests.")
+        await wait_for(pilot, lambda: not app.running and app.status.info.activity == "", 20, "the next turn")
+        assert "failed" in app.conversation.turn_reply_text
+        assert source.read_text() == SOURCE
+        assert "ReviewCoordinator" not in str(claude_double.messages_requests()[-1].body["messages"])

@@ -137,6 +137,17 @@ OUTCOMES = {"applied": "applied", "kept": "kept as it was", "conflict": "conflic
             "cancelled": "not applied: cancelled"}
 
 
+async def withdrawn(app: Any) -> None:
+    """No change waits any more (settled, or its turn taken back): the bar goes and the
+    screen pane is shown or hidden as the user had it."""
+    app.turns.code_change_waiting = None
+    bar = _bar(app)
+    if bar is not None:
+        app.panes.screen_choice = bar.screen_before
+        await bar.remove()
+    app.prompt.focus()
+
+
 def _relabel(app: Any, tool_ids: tuple[str, ...], state: str) -> None:
     """The held calls' tool lines say how the change ended, not that it waits."""
     from tui.widgets.conversation.lines import ToolLine
@@ -164,12 +175,7 @@ async def held(app: Any, change: ChangeSet) -> None:
 
 
 async def settled(app: Any, change: ChangeSet, said: str) -> None:
-    app.turns.code_change_waiting = None
-    bar = _bar(app)
-    if bar is not None:
-        app.panes.screen_choice = bar.screen_before
-        await bar.remove()
-    app.prompt.focus()
+    await withdrawn(app)
     if change.state == "applied":
         app.notify(said, title="Code change")
         app.memory_pane.reload()  # the memories' evidence follows the code at once
