@@ -46,6 +46,9 @@ async def test_enter_applies_the_held_change(make_app, claude_double, repo):
         await wait_for(pilot, lambda: not app.running, 20, "the turn to finish")
         assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == "class ReviewCoordinator {}\n"
         assert not app.query(CodeReviewBar)
+        # the diff no longer says it waits
+        assert app.screen_pane.current.title == "Applied: src/ReviewOrchestrator.cs (+1 −1)"
+        assert "Applied: src/ReviewOrchestrator.cs" in str(app.screen_pane.border_title)
         from tui.widgets.conversation.lines import ToolLine
 
         assert "applied" in app.query_one(ToolLine).line().plain
@@ -87,6 +90,7 @@ async def test_escape_keeps_the_file(make_app, claude_double, repo):
         assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == SOURCE
         result = claude_double.messages_requests()[1].tool_results()[0]
         assert result["is_error"] and result["content"].startswith("Not applied: the user kept")
+        assert app.screen_pane.current.title.startswith("Kept as it was, not applied: src/ReviewOrchestrator.cs")
         from tui.widgets.conversation.lines import ToolLine
 
         assert "kept as it was" in app.query_one(ToolLine).line().plain
@@ -256,6 +260,7 @@ async def test_a_withdrawn_spoken_question_takes_its_held_change_away_unapplied(
         await wait_for(pilot, lambda: isinstance(app.focused, CodeReviewBar), 20, "the change to wait")
         await app.withdraw_turn("Rename the class.")
         await wait_for(pilot, lambda: not app.query(CodeReviewBar), 10, "the bar to go")
+        assert app.screen_pane.current.title.startswith("Not applied (the question was cancelled)")
         await wait_for(pilot, lambda: not app.running and app.status.info.activity == "", 10, "the turn's end")
         assert app.turns.code_change_waiting is None
         await app.submit_turn("Rename the class, then run the tests.")

@@ -69,8 +69,9 @@ class CodeReviewBar(Static, can_focus=True):
     }
     """
 
-    def __init__(self, change: ChangeSet, screen_before: bool | None = None, **kwargs: Any) -> None:
+    def __init__(self, change: ChangeSet, screen_before: bool | None = None, diff: Any = None, **kwargs: Any) -> None:
         self.change = change
+        self.diff = diff  # its diff on the screen pane, renamed once the change is decided
         # the screen pane's choice before the change showed: given back once it is decided,
         # so a narrow terminal returns to the conversation
         self.screen_before = screen_before
@@ -133,16 +134,22 @@ async def show_event(app: Any, event: object) -> bool:
     return False
 
 
+# the held change's diff on the screen pane, once it no longer waits
+DIFF_TITLES = {"applied": "Applied", "kept": "Kept as it was, not applied", "conflict": "Not applied (a conflict)",
+               "cancelled": "Not applied (the question was cancelled)"}
 OUTCOMES = {"applied": "applied", "kept": "kept as it was", "conflict": "conflict: not applied",
             "cancelled": "not applied: cancelled"}
 
 
 async def withdrawn(app: Any) -> None:
-    """No change waits any more (settled, or its turn taken back): the bar goes and the
-    screen pane is shown or hidden as the user had it."""
+    """No change waits any more (settled, or its turn taken back): the bar goes, the diff
+    says how the change ended, and the screen pane is shown or hidden as the user had it."""
     app.turns.code_change_waiting = None
     bar = _bar(app)
     if bar is not None:
+        if bar.diff is not None:
+            ended = DIFF_TITLES.get(bar.change.state, DIFF_TITLES["cancelled"])
+            app.screen_pane.retitle(bar.diff, f"{ended}: {bar.change.describe()}")
         app.panes.screen_choice = bar.screen_before
         await bar.remove()
     app.prompt.focus()
@@ -160,13 +167,13 @@ def _relabel(app: Any, tool_ids: tuple[str, ...], state: str) -> None:
 
 
 async def held(app: Any, change: ChangeSet) -> None:
-    await app.screen_pane.show(f"Waiting for you: {change.describe()}", shown_diff(change), "diff")
+    diff = await app.screen_pane.show(f"Waiting for you: {change.describe()}", shown_diff(change), "diff")
     old = _bar(app)
     before = old.screen_before if old is not None else app.panes.screen_choice
     app.panes.screen_choice = True
     if old is not None:
         await old.remove()
-    bar = CodeReviewBar(change, before, id="code-review")
+    bar = CodeReviewBar(change, before, diff, id="code-review")
     await app.main_screen.mount(bar, before=app.prompt)
     bar.focus()
     app.turns.code_change_waiting = f"you: Enter applies, Esc keeps {change.describe()}"

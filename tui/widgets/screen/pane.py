@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from rich.text import Text
@@ -146,10 +146,21 @@ class ScreenPane(Vertical):
     def current(self) -> ScreenItem | None:
         return self.items[self.index] if self.items else None
 
-    async def show(self, title: str, content: str, format: PaneFormat) -> None:
-        self.items.insert(0, ScreenItem(fmt.sanitize(title), fmt.sanitize(content), format))
+    async def show(self, title: str, content: str, format: PaneFormat) -> ScreenItem:
+        item = ScreenItem(fmt.sanitize(title), fmt.sanitize(content), format)
+        self.items.insert(0, item)
         self.index = 0
         await self._render_current()
+        return item
+
+    def retitle(self, item: ScreenItem, title: str) -> None:
+        """What `item` shows has a new name (a held change, once decided); no-op once gone."""
+        for index, shown in enumerate(self.items):
+            if shown is item:
+                self.items[index] = replace(item, title=fmt.sanitize(title))
+                if index == self.index:
+                    self.border_title = f"Screen {self.position()} · {escape(self.items[index].title)}"
+                return
 
     def focus_body(self) -> None:
         self.query_one("#screen-body", VerticalScroll).focus()
