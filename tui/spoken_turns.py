@@ -45,5 +45,5 @@ async def withdraw(app: Any, text: str) -> None:
     if was == "live":
         # a change it held was never asked for: it goes unapplied with the turn (the
         # agent side sees the cancellation), and its bar with it
-        await code_review.withdrawn(app)
+        await code_review.review_over(app)
         await app.end_turn(cancelled=True)

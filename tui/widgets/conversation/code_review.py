@@ -141,7 +141,7 @@ OUTCOMES = {"applied": "applied", "kept": "kept as it was", "conflict": "conflic
             "cancelled": "not applied: cancelled"}
 
 
-async def withdrawn(app: Any) -> None:
+async def review_over(app: Any) -> None:
     """No change waits any more (settled, or its turn taken back): the bar goes, the diff
     says how the change ended, and the screen pane is shown or hidden as the user had it."""
     app.turns.code_change_waiting = None
@@ -182,7 +182,7 @@ async def held(app: Any, change: ChangeSet) -> None:
 
 
 async def settled(app: Any, change: ChangeSet, said: str) -> None:
-    await withdrawn(app)
+    await review_over(app)
     if change.state == "applied":
         app.notify(said, title="Code change")
         app.memory_pane.reload()  # the memories' evidence follows the code at once
