@@ -107,3 +107,26 @@ def test_a_diff_names_its_file_in_one_row_and_keeps_removed_dashes_as_they_are()
     assert render_plain(ScreenItem("t", diff, "diff"), width=100).plain == diff.expandtabs(4)
     long_name = FileChange("A" * 70 + ".cs", Path("/nowhere"), "x\n", "y\n").diff()
     assert render_plain(ScreenItem("t", long_name, "diff"), width=30).plain.split("\n")[0] == "--- a/…" + ("A" * 20 + ".cs")[-23:]
+
+
+async def test_a_resize_fits_the_diff_again_and_keeps_the_readers_place():
+    from agent.code_changes import FileChange
+
+    path = "src/ClaudeReviewBot.Core/Review/ReviewOrchestrator.cs"
+    before = "".join(f"line {i}\n" for i in range(200))
+    after = before.replace("line 150\n", "line one-fifty\n")
+    diff = FileChange(path, Path("/nowhere"), before, after).diff() + "".join(f" context {i}\n" for i in range(150))
+    app = PaneApp()
+    async with app.run_test(size=(50, 24)) as pilot:
+        pane = app.query_one(ScreenPane)
+        await pane.show("a change", diff, "diff")
+        body = pane.query_one("#screen-body", VerticalScroll)
+        await pilot.pause()
+        body.scroll_to(y=60, animate=False, immediate=True)
+        await pilot.pause()
+        assert body.scroll_y == 60
+        await pilot.resize_terminal(44, 24)
+        await wait_for(pilot, lambda: str(body.query_one(Static).render()).split("\n")[0].endswith("ReviewOrchestrator.cs")
+                       and len(str(body.query_one(Static).render()).split("\n")[0]) <= body.scrollable_content_region.width,
+                       5, "the diff fitted to the new width")
+        assert body.scroll_y == 60

@@ -243,6 +243,13 @@ class ScreenPane(Vertical):
         # Cropped progress rows and a diff's file lines were cut to the old width.
         item = self.current
         if item is not None and item.format in ("log", "diff"):
-            width = self.query_one("#screen-body", VerticalScroll).scrollable_content_region.width or None
-            if width != self._rendered_width:
+            body = self.query_one("#screen-body", VerticalScroll)
+            width = body.scrollable_content_region.width or None
+            if width == self._rendered_width:
+                return
+            if item.format == "diff":
+                # drawn again in place, so the reader keeps their place in a long diff
+                self._rendered_width = width
+                body.query_one(Static).update(render_plain(item, width))
+            else:
                 await self._render_current()
