@@ -272,6 +272,16 @@ class TextEditorTool:
                 notes.append(note)
         return "\n".join(notes)
 
+    def saw(self, full: Path) -> None:
+        """The model read `full` another way (read_file): a later edit is checked against
+        the text it read, as after a view."""
+        try:
+            text = on_disk(full)
+        except OSError:
+            return
+        if text is not None:
+            self.seen[full] = _digest(text)
+
     def undo_turn(self, key: object, repo: Path) -> str | None:
         """The files a turn run under `key` wrote (auto) put back, once that turn was
         withdrawn: the speaker went on within the grace window, so the question it answered

@@ -173,6 +173,10 @@ def resolve_in_repository(path: str, repo: Path) -> Path:
 class ReadFileTool:
     name = "read_file"
 
+    def __init__(self) -> None:
+        # told of each file read whole or in part (the text editor, when it is on)
+        self.after_read: Callable[[Path], None] | None = None
+
     def definition(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -255,6 +259,8 @@ class ReadFileTool:
                 text=f"{shown} is a binary file ({len(data):,} bytes); read_file shows text only.",
                 is_error=True, summary="binary",
             )
+        if self.after_read is not None:
+            self.after_read(full)
         if text == "":
             return ToolResult(text=f"{shown} is empty.", summary="empty")
         return self._page(text, shown, start, end, encoding_note, cancel)

@@ -40,6 +40,10 @@ class ToolRegistry:
                 from agent.code_memory import cited_note
 
                 editor.after_apply.append(partial(cited_note, store))
+            for tool in tools:
+                if hasattr(tool, "after_read"):
+                    # a file read there counts as seen: an edit after it is checked against it
+                    tool.after_read = editor.saw
             tools.append(editor)
         if mode in MEMORY_TOOL_MODES and store is not None:
             from agent.tools.memory_tool import MemoryTool

@@ -188,6 +188,32 @@ def test_a_file_changed_since_the_model_viewed_it_is_not_overwritten(repo, claud
 # --- review -------------------------------------------------------------------------------
 
 
+def test_a_file_changed_since_the_model_read_it_with_read_file_is_not_edited_by_line(repo, claude_double):
+    # an insert goes by line number: after the user's edit above it, line 2 is another line
+    from agent.tools.files import ReadFileTool
+
+    claude_double.add(tool_use("read_file", {"path": "app.py"}))
+
+    def change_it(request):
+        if request.tool_results():
+            (repo / "app.py").write_text("# the user's header\n" + APP)
+            claude_double.responder = None
+        return None
+
+    claude_double.responder = change_it
+    claude_double.add(edit("insert", insert_line=2, insert_text="    # greeting"))
+    claude_double.add("Done.")
+    Session(repo, AgentConfig(memory_mode="none", code_writes="auto"), tools=[ReadFileTool()]).send("Comment it.", lambda e: None)
+    out = results(claude_double)
+    assert "changed on disk since you last viewed it" in out[1]["content"] and out[1]["is_error"]
+    assert (repo / "app.py").read_text() == "# the user's header\n" + APP
+    # read again, the edit goes through
+    claude_double.add(tool_use("read_file", {"path": "app.py"}), edit("insert", insert_line=3, insert_text="    # greeting"))
+    claude_double.add("Done.")
+    Session(repo, AgentConfig(memory_mode="none", code_writes="auto"), tools=[ReadFileTool()]).send("Again.", lambda e: None)
+    assert results(claude_double)[-1]["content"] == "Text inserted successfully."
+
+
 def test_review_holds_the_whole_reply_and_applies_it_on_the_users_word(repo, claude_double):
     held = []
     out, seen = run(
