@@ -272,15 +272,10 @@ class TextEditorTool:
                 notes.append(note)
         return "\n".join(notes)
 
-    def saw(self, full: Path) -> None:
-        """The model read `full` another way (read_file): a later edit is checked against
-        the text it read, as after a view."""
-        try:
-            text = on_disk(full)
-        except OSError:
-            return
-        if text is not None:
-            self.seen[full] = _digest(text)
+    def saw(self, full: Path, data: bytes) -> None:
+        """The model read `full` another way (read_file), as `data`: a later edit is checked
+        against it, as after a view (decoded as on_disk decodes, whatever read_file made of it)."""
+        self.seen[full] = _digest(data.decode("utf-8", "surrogateescape"))
 
     def undo_turn(self, key: object, repo: Path) -> str | None:
         """The files a turn run under `key` wrote (auto) put back, once that turn was

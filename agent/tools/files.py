@@ -174,8 +174,8 @@ class ReadFileTool:
     name = "read_file"
 
     def __init__(self) -> None:
-        # told of each file read whole or in part (the text editor, when it is on)
-        self.after_read: Callable[[Path], None] | None = None
+        # told of each text file read, with its bytes (the text editor, when it is on)
+        self.after_read: Callable[[Path, bytes], None] | None = None
 
     def definition(self) -> dict[str, Any]:
         return {
@@ -260,7 +260,7 @@ class ReadFileTool:
                 is_error=True, summary="binary",
             )
         if self.after_read is not None:
-            self.after_read(full)
+            self.after_read(full, data)
         if text == "":
             return ToolResult(text=f"{shown} is empty.", summary="empty")
         return self._page(text, shown, start, end, encoding_note, cancel)

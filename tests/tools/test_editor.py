@@ -214,6 +214,19 @@ def test_a_file_changed_since_the_model_read_it_with_read_file_is_not_edited_by_
     assert results(claude_double)[-1]["content"] == "Text inserted successfully."
 
 
+def test_a_file_read_with_read_file_in_another_encoding_is_not_taken_for_changed(repo, claude_double):
+    from agent.tools.files import ReadFileTool
+
+    (repo / "legacy.py").write_bytes("# caf\xe9 au lait\nGREETING = 'hi'\n".encode("latin-1"))
+    claude_double.add(tool_use("read_file", {"path": "legacy.py"}))
+    claude_double.add(edit("str_replace", "legacy.py", old_str="'hi'", new_str="'hello'"))
+    claude_double.add("Done.")
+    Session(repo, AgentConfig(memory_mode="none", code_writes="auto"), tools=[ReadFileTool()]).send("Say hello.", lambda e: None)
+    out = results(claude_double)
+    assert out[1]["content"] == "Successfully replaced text at exactly one location.", out[1]
+    assert (repo / "legacy.py").read_bytes() == "# caf\xe9 au lait\nGREETING = 'hello'\n".encode("latin-1")
+
+
 def test_review_holds_the_whole_reply_and_applies_it_on_the_users_word(repo, claude_double):
     held = []
     out, seen = run(
