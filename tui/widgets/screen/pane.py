@@ -159,8 +159,13 @@ class ScreenPane(Vertical):
             if shown is item:
                 self.items[index] = replace(item, title=fmt.sanitize(title))
                 if index == self.index:
-                    self.border_title = f"Screen {self.position()} · {escape(self.items[index].title)}"
+                    self._title_current()
                 return
+
+    def _title_current(self) -> None:
+        item = self.current
+        self.border_title = "Screen" if item is None else f"Screen {self.position()} · {escape(item.title)}"
+        self._subtitle()
 
     def focus_body(self) -> None:
         self.query_one("#screen-body", VerticalScroll).focus()
@@ -205,13 +210,10 @@ class ScreenPane(Vertical):
         item = self.current
         body = self.query_one("#screen-body", VerticalScroll)
         await body.remove_children()
+        self._title_current()
         if item is None:
-            self.border_title = "Screen"
-            self._subtitle()
             await body.mount(Static(EMPTY, classes="empty"))
             return
-        self.border_title = f"Screen {self.position()} · {escape(item.title)}"
-        self._subtitle()
         if item.format == "markdown":
             # a quarter of a second to import, so not before the first frame
             from textual.widgets import Markdown
