@@ -202,6 +202,21 @@ async def test_a_tentative_question_withdrawn_without_a_key_leaves_the_conversat
         assert not app.query(UserTurn)
 
 
+def rename_then_the_tests(after_the_rename: dict):
+    """A model that renames the class, says `after_the_rename` once the edit's result is in,
+    and answers the whole question that follows a withdrawn one."""
+    from tests.claude_double import text
+
+    def responder(request):
+        if "run the tests" in request.last_user_text():
+            return text("Two tests failed.")
+        if request.tool_results():
+            return after_the_rename
+        return tool_use(EDITOR_NAME, RENAME)
+
+    return responder
+
+
 async def test_a_withdrawn_spoken_question_takes_back_what_it_wrote_in_auto_mode(make_app, claude_double, repo):
     """The speaker went on within the grace window: the question was never asked, so the
     files its turn wrote by itself (code writes `auto`) go back as they were."""
@@ -210,14 +225,8 @@ async def test_a_withdrawn_spoken_question_takes_back_what_it_wrote_in_auto_mode
     from tui.widgets.conversation.lines import Notice
 
     source = repo / "src" / "ReviewOrchestrator.cs"
-    def responder(request):
-        if "run the tests" in request.last_user_text():
-            return text("Two tests failed.")
-        if request.tool_results():
-            return reply(text("Renamed the class."), wait=2.0)  # still running when taken back
-        return tool_use(EDITOR_NAME, RENAME)
-
-    claude_double.responder = responder
+    # the turn is still running when taken back
+    claude_double.responder = rename_then_the_tests(reply(text("Renamed the class."), wait=2.0))
     app = make_app(code_writes="auto")
     async with app.run_test(size=(160, 48)) as pilot:
         await app.submit_tentative("Rename the class.")
@@ -242,18 +251,10 @@ async def test_a_withdrawn_spoken_question_takes_back_what_it_wrote_in_auto_mode
 async def test_a_withdrawn_spoken_question_takes_its_held_change_away_unapplied(make_app, claude_double, repo):
     """Review mode: the question taken back never asked for the change it holds; the bar
     goes, the file stays as it was, and the next question is not held up by it."""
-    from tests.claude_double import text as text_reply
+    from tests.claude_double import text
 
     source = repo / "src" / "ReviewOrchestrator.cs"
-
-    def responder(request):
-        if "run the tests" in request.last_user_text():
-            return text_reply("Two tests failed.")
-        if request.tool_results():
-            return text_reply("Renamed the class.")
-        return tool_use(EDITOR_NAME, RENAME)
-
-    claude_double.responder = responder
+    claude_double.responder = rename_then_the_tests(text("Renamed the class."))
     app = make_app()
     async with app.run_test(size=(160, 48)) as pilot:
         await app.submit_tentative("Rename the class.")
