@@ -20,8 +20,9 @@ ratio per pause length. Part of benchmarks/voice_latency.py.
   the same utterance, by the model on CTranslate2's default threads (its fastest whole
   decode: the live pieces are decoded on one thread, which would slow it); target 0.5x.
   Cut short: the transcript acted on came before the speech had ended (the recorder
-  stopped, or a tentative transcript stood, while words were still coming); a withdrawal and the merged transcript after it is not. Also counted:
-  withdrawals, and transcripts acted on that lack the last word of a part.
+  stopped, or a tentative transcript stood, while words were still coming); a withdrawal
+  and the merged transcript after it is not. Also counted: withdrawals, and transcripts
+  acted on that lack the last word of a part.
 """
 
 from __future__ import annotations
