@@ -14,6 +14,7 @@ import inspect
 
 import pytest
 
+from tests import system_packages
 from tests.claude_double import ClaudeDouble
 
 TEST_API_KEY = "sk-ant-test-double-key"
@@ -21,8 +22,6 @@ TEST_API_KEY = "sk-ant-test-double-key"
 # The fixtures of tests/voice/conftest.py that load the real Whisper and Piper models or
 # start a PulseAudio server: a test that asks for one is an audio test.
 AUDIO_FIXTURES = frozenset({"pulse", "voice", "transcriber", "speech", "speech_wav"})
-
-
 
 
 def _drives_the_app(item: pytest.Item) -> bool:
@@ -41,6 +40,22 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.audio)
         if item.get_closest_marker("audio") or item.get_closest_marker("e2e") or _drives_the_app(item):
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked `system_packages(...)` skips where one is missing (fails under CI=true)."""
+    for marker in item.iter_markers("system_packages"):
+        system_packages.need(*marker.args)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Names, at the end of the run, what to install for the tests that skipped."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    lines = system_packages.summary_lines([str(getattr(report, "longrepr", "")) for report in skipped])
+    if lines:
+        terminalreporter.section("system packages")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -15,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from tests.claude_double import error, reply, text
+from tests.system_packages import needs
 from tests.tui.scenario import QUESTION, DoubleProcess, build_world, double_script
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+pytestmark = [pytest.mark.e2e, needs("tmux")]
 
 
 class Tmux:

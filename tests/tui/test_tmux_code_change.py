@@ -3,7 +3,6 @@ waits as a diff, Enter applies it, and the tests it runs next are green."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,10 +12,11 @@ import pytest
 
 from agent.tools.editor import EDITOR_NAME
 from tests.claude_double import reply, text, tool_use
+from tests.system_packages import needs
 from tests.tui.scenario import DoubleProcess
 from tests.tui.test_tmux import devagent_in_tmux, quit_app
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+pytestmark = [pytest.mark.e2e, needs("tmux")]
 
 CALC = "def add(a, b):\n    return a - b\n"
 TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"

@@ -4,16 +4,16 @@ their time is up nothing of them is left on the screen."""
 
 from __future__ import annotations
 
-import shutil
 import time
 
 import pytest
 from textual.app import App
 
+from tests.system_packages import needs
 from tests.tui.scenario import DoubleProcess, build_world, double_script
 from tests.tui.test_tmux import devagent_in_tmux, quit_app
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+pytestmark = [pytest.mark.e2e, needs("tmux")]
 
 # what the toasts of these keys say (tui/widgets/panes.py, tui/app.py), and the toast's edge
 TOAST_WORDS = ("Width", "third of the width", "keeps its room", "lets it grow", "as narrow as it goes",

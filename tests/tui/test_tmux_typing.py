@@ -3,13 +3,13 @@ a command on the memory pane, and each Enter ends one question however fast keys
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.claude_double import reply, text
+from tests.system_packages import needs
 from tests.tui.scenario import DoubleProcess, build_world
 from tests.tui.test_tmux import (
     Tmux,
@@ -20,7 +20,7 @@ from tests.tui.test_tmux import (
     wait_until,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+pytestmark = [pytest.mark.e2e, needs("tmux")]
 
 # each begins with a letter that once moved (m), verified (v), edited (e), deleted (d),
 # undid (u), accepted (a) or rejected (r) the memory selected in the pane

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.voice.pulse import PulseServer, pulse_available
+from tests.system_packages import need
+from tests.voice.pulse import PulseServer
 from tests.voice.words import word_error_rate
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -79,9 +80,7 @@ def speech_wav(speech, tmp_path_factory):
 @pytest.fixture
 def pulse():
     """A private PulseAudio server with a 16 kHz null sink; stopped by its PID afterwards."""
-    problem = pulse_available()
-    if problem:
-        pytest.fail(f"the audio device tests need PulseAudio: {problem} (see .ci/run)")
+    need("portaudio", "pulseaudio")
     # Not under tmp_path: a unix socket path is limited to 108 bytes, and past that
     # PulseAudio quietly moves its socket into a pulse-XXXX folder in /tmp.
     server = PulseServer.start()

@@ -11,11 +11,11 @@ import pytest
 
 from agent.voice.hints import HOTWORD_BUDGET, PROMPT_BUDGET, decoder_hints
 from agent.voice.vocabulary import repository_vocabulary, with_build
+from tests.system_packages import need
 from tests.voice.identifiers import (
     BUILD_LOG,
     MEMORY,
     OTHER_CLASSES,
-    espeak_available,
     identifier_misses,
     make_repository,
     recordings,
@@ -73,8 +73,7 @@ def test_the_hints_fit_the_decoders_budget(transcriber):
 
 @pytest.fixture(scope="module")
 def clips(voice):
-    if not espeak_available():
-        pytest.fail("this test needs espeak-ng (Debian package espeak-ng; .ci/run installs it)")
+    need("espeak-ng")
     return recordings(voice)
 
 

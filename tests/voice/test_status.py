@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.system_packages import needs
 from tests.voice.conftest import REPO_ROOT, no_audio_env, run_python
 
 REASON = ("from agent.voice.status import voice_unavailable_reason as r;"
@@ -17,7 +18,7 @@ def _portaudio_library() -> Path:
     import ctypes.util
 
     name = ctypes.util.find_library("portaudio")
-    assert name, "libportaudio2 is needed for these tests (see .ci/run)"
+    assert name, "libportaudio2 is needed for these tests"
     for folder in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"):
         candidate = Path(folder) / name
         if candidate.exists():
@@ -25,6 +26,7 @@ def _portaudio_library() -> Path:
     pytest.fail(f"cannot locate {name}")
 
 
+@needs("portaudio")
 def test_without_portaudio(tmp_path):
     if shutil.which("unshare") is None or os.geteuid() != 0:
         pytest.skip("hiding a system library needs root and unshare")
@@ -42,6 +44,7 @@ def test_without_portaudio(tmp_path):
     assert library.stat().st_size > 0  # the real library is untouched outside
 
 
+@needs("portaudio")  # without it, the reason given is the missing library
 def test_without_an_audio_device(tmp_path):
     result = run_python(REASON, env=no_audio_env(tmp_path))
     assert result.returncode == 0, result.stderr
@@ -103,6 +106,7 @@ def test_the_stack_comes_up_on_a_machine_with_a_device(pulse, tmp_path):
     assert state["state"] == "idle"
 
 
+@needs("portaudio")
 def test_the_stack_without_a_device_keeps_typing_and_says_why(tmp_path):
     state = _stack(no_audio_env(tmp_path), tmp_path)
     assert state["reason"] == "no audio input device"
