@@ -66,6 +66,22 @@ def without_thinking(message: dict[str, Any]) -> dict[str, Any] | None:
     return {**message, "content": blocks}
 
 
+def without_blank_text(message: dict[str, Any]) -> dict[str, Any]:
+    """The message without text blocks of whitespace alone, which the API refuses ("text
+    content blocks must contain non-whitespace text"); one left with nothing says so."""
+    content = message.get("content")
+    if isinstance(content, str):
+        content = [_text(content)]
+    if not isinstance(content, list):
+        return message
+    kept = [b for b in content if not (isinstance(b, dict) and b.get("type") == "text" and not str(b.get("text") or "").strip())]
+    if len(kept) == len(content):
+        return message
+    if not kept:
+        kept = [_text(NOT_ANSWERED if message.get("role") == "assistant" else "(silence)")]
+    return {**message, "content": kept}
+
+
 def bound_thinking(messages: list[dict[str, Any]], prefixes: list[str | None], prefix: str) -> list[dict[str, Any]]:
     """`messages` to send again under `prefix`: their thinking blocks as long as every
     message so far went out under the same one, none from the first that did not.
@@ -114,7 +130,14 @@ class History:
 
         kept = completed(saved.messages)
         history = cls(transcript, clock, prefix)
-        history.messages = bound_thinking([m.message for m in kept], [m.prefix for m in kept], prefix)
+        # A blank text block saved by an older devagent would fail every request: it goes,
+        # and thinking after the message it was in is bound to what is no longer sent.
+        messages = [without_blank_text(m.message) for m in kept]
+        prefixes = [m.prefix for m in kept]
+        repaired = next((i for i, (m, s) in enumerate(zip(messages, kept)) if m is not s.message), None)
+        if repaired is not None:
+            prefixes = prefixes[: repaired + 1] + [None] * (len(prefixes) - repaired - 1)
+        history.messages = bound_thinking(messages, prefixes, prefix)
         # The date was told on the day; a later day tells it again.
         if kept and kept[-1].time.date() == clock().date():
             history._date_at = 0
@@ -142,8 +165,9 @@ class History:
         return len(self.messages)
 
     def append(self, message: dict[str, Any], *, turn: int, when: datetime | None = None, replayed: bool = False) -> None:
-        # The last guard: one character the API cannot take would fail every later request.
-        message = utf8.valid_value(message)[0]
+        # The last guard: one character (or one blank block) the API cannot take would fail
+        # every later request.
+        message = without_blank_text(utf8.valid_value(message)[0])
         self.messages.append(message)
         self._save(message, turn=turn, when=when, replayed=replayed)
 

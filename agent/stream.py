@@ -300,7 +300,8 @@ def _clean_block(block: dict[str, Any]) -> dict[str, Any] | None:
     """The block as it goes back to the API: only the fields a request accepts."""
     kind = block.get("type")
     if kind == "text":
-        return {"type": "text", "text": block["text"]} if block.get("text") else None
+        # A reply of "\n\n" alone: the API refuses a text block of whitespace sent back.
+        return {"type": "text", "text": block["text"]} if str(block.get("text") or "").strip() else None
     if kind == "tool_use":
         value = block.get("input")
         return {

@@ -1,7 +1,7 @@
 """The Messages API's rules on a request's shape, which hold for every model: each
 `tool_use` answered at the start of the next message and no `tool_result` for nothing, no
-empty message or text block, at most four `cache_control` breakpoints, no lone surrogate,
-and the text editor tool as its page defines it. The double answers a 400 in the API's
+empty message or text block, no text block of whitespace alone, at most four `cache_control`
+breakpoints, no lone surrogate, and the text editor tool as its page defines it. The double answers a 400 in the API's
 words when one is broken (the rules that depend on the model are tests/double_rules.py).
 """
 
@@ -68,6 +68,10 @@ def request_problem(body: Any) -> str | None:
                 marked += 1
             if isinstance(block, dict) and block.get("type") == "text" and not block.get("text"):
                 return f"messages.{i}.content.{j}.text: text content blocks must be non-empty"
+            if isinstance(block, dict) and block.get("type") == "text" and not str(block.get("text")).strip():
+                # A reply of "\n\n" sent back: the API's words for it ("Handling stop reasons",
+                # empty responses; the Messages API reference on content blocks).
+                return "messages: text content blocks must contain non-whitespace text"
         asked = [b["id"] for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
         answered = [b.get("tool_use_id") for b in _leading_results(messages[i + 1])] if not last else []
         missing = [t for t in asked if t not in answered]
