@@ -82,7 +82,8 @@ def request_params(
     tool_choice: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments of one messages call, built from the model's entry in
-    agent.models: thinking and effort only as the model takes them.
+    agent.models: thinking and effort only as the model takes them, and the model's whole
+    output budget when the reply may call a tool (`max_tokens` bounds a reply in words only).
 
     `tool_choice` {"type": "none"} keeps the tools in the request (they are part of what
     earlier thinking is bound to) while the reply must be text.
@@ -98,9 +99,15 @@ def request_params(
     system = [dict(block, cache_control=CACHE) for block in system if block.get("text")]
     messages = _mark_last_message(messages)
     model = models.lookup(config.model)
+    budget = min(config.max_tokens, model.max_output)
+    if tools and (tool_choice or {}).get("type") != "none":
+        # A tool input must arrive whole: one cut by max_tokens cannot run, and a file the
+        # model writes can be long. The model's own maximum, as "Handling stop reasons"
+        # advises for max_tokens ("raise max_tokens"); output is billed as written, not as allowed.
+        budget = model.max_output
     params: dict[str, Any] = {
         "model": config.model,
-        "max_tokens": min(config.max_tokens, model.max_output),
+        "max_tokens": budget,
         "system": system,
         "messages": messages,
     }

@@ -15,7 +15,8 @@ What a file may hold (anything else is reported as unknown)::
     user_memory_writes = "review"     # writes to /memories/user/; the stricter of the two applies
     memory_aging_days = 30            # a memory neither written nor verified this long is aging
     thinking = "adaptive"             # "adaptive", "off", or a token budget of 1024 or more
-    max_tokens = 8000                 # and window_turns, max_retries, max_api_calls_per_turn
+    max_tokens = 8000                 # a reply in words only; one that may call a tool gets the model's maximum
+    # also window_turns, max_retries, max_api_calls_per_turn
     request_timeout = 120.0
 
     [repos."/home/me/src/shop"]

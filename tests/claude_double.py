@@ -62,14 +62,16 @@ dict (JSON-serialisable, so a script file can hold the same thing); build one wi
 Like the API, the double refuses a history the API would refuse, with a 400 naming the
 place, before it takes a reply from the queue: a `tool_use` without its `tool_result` at
 the start of the next message, a `tool_result` for no `tool_use`, a message or a text
-block that is empty, more than four `cache_control` breakpoints, a lone surrogate
+block that is empty or whitespace alone, more than four `cache_control` breakpoints, a lone surrogate
 (`\\ud800`) anywhere in the body, a text editor tool (`text_editor_20250728`) with another
 name or fields it does not take. So every test that runs the loop also checks that what
 it sent was a valid conversation. It also enforces, by default, the rules that depend on the
 model and on its earlier replies (tests/double_rules.py lists them with their doc pages):
 the thinking prefix check, thinking, effort, compaction, prefill and sampling per model, the
-compaction trigger's minimum, and a thinking block cut off by max_tokens (scripted as a reply
-whose last block is thinking and whose stop_reason is "max_tokens": no signature comes).
+compaction trigger's minimum, each model's output ceiling, a reply longer than the request's
+max_tokens cut there (stop_reason "max_tokens", a tool input cut mid-JSON), and a thinking
+block cut off by max_tokens (scripted as a reply whose last block is thinking and whose
+stop_reason is "max_tokens": no signature comes).
 `refusal(...)` scripts a reply the model declined.
 
 Where it lives

@@ -42,6 +42,11 @@ Rules, each with the documentation page it comes from (platform.claude.com/docs)
     Sonnet 5.5").
 11. `max_tokens` above the model's maximum output is refused (the overview pages' "Max output").
 12. A model the API does not know: 404 not_found_error.
+13. A reply is cut at the request's `max_tokens`: thinking, text and tool input all count
+    (about four characters a token here), the block it reached ends there, later ones never
+    come, and `stop_reason` is "max_tokens" ("Handling stop reasons": max_tokens; "Fine-grained
+    tool streaming": a reply cut by max_tokens may end midway through a parameter). The
+    model's own ceiling is rule 11; this is what a smaller `max_tokens` does to a long reply.
 
 A refusal (`refusal(...)` in tests/claude_double.py) comes as the docs show it ("Handling
 streaming refusals"): no content unless given, `stop_reason: "refusal"`, and `stop_details`
@@ -268,6 +273,50 @@ def _prefill(ledger: Ledger, rules: Rules, body: dict) -> Refused | None:
 
 def _content_key(blocks: list) -> str:
     return hashlib.sha256(json.dumps(_unmarked(blocks), sort_keys=True).encode()).hexdigest()
+
+
+CHARS_PER_TOKEN = 4
+
+
+def _size(block: dict) -> int:
+    kind = block.get("type")
+    if kind == "text":
+        return len(block.get("text") or "")
+    if kind == "thinking":
+        return len(block.get("thinking") or "")
+    if kind == "tool_use":
+        return len(block["raw_input"] if "raw_input" in block else json.dumps(block.get("input", {})))
+    return 0
+
+
+def within_budget(body: dict, content: list[dict], stop_reason: str) -> tuple[list[dict], str]:
+    """Rule 13: the reply as a request's `max_tokens` lets it out, and its stop reason."""
+    limit = body.get("max_tokens")
+    if not isinstance(limit, int) or stop_reason == "max_tokens":
+        return content, stop_reason
+    left = limit * CHARS_PER_TOKEN
+    if sum(_size(b) for b in content) <= left:
+        return content, stop_reason
+    kept: list[dict] = []
+    for block in content:
+        size = _size(block)
+        if size <= left:
+            kept.append(block)
+            left -= size
+            continue
+        cut = dict(block)
+        kind = block.get("type")
+        if kind == "text":
+            cut["text"] = block["text"][:left]
+        elif kind == "thinking":
+            cut["thinking"] = block["thinking"][:left]
+        elif kind == "tool_use":
+            raw = block["raw_input"] if "raw_input" in block else json.dumps(block.get("input", {}))
+            cut["raw_input"] = raw[:left]
+        if kind != "text" or cut["text"]:
+            kept.append(cut)
+        break
+    return kept, "max_tokens"
 
 
 def sign(text: str, prefix: str) -> str:

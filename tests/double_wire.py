@@ -43,6 +43,7 @@ def sse_events(rep: dict, request: Request, double: Any = None) -> list[tuple[st
     )
     if view is not None and view.paused:
         stop = "compaction"
+    content, stop = double_rules.within_budget(body, content, stop)
     if double is not None:
         content = double_rules.issue(double, body, content, stop)
     chunk = int(rep.get("chunk") or 12)
@@ -128,6 +129,7 @@ def json_message(rep: dict, request: Request, double: Any = None) -> dict:
         if "context_management" in final:
             message["context_management"] = final["context_management"]
     body = request.body if isinstance(request.body, dict) else {}
+    content = double_rules.within_budget(body, content, rep.get("stop_reason") or "end_turn")[0]
     if double is not None:
         content = double_rules.issue(double, body, content, final["delta"]["stop_reason"])
     message["content"] = [{k: v for k, v in b.items() if k != "raw_input"} for b in content]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import anthropic
 import pytest
 
-from tests.claude_double import refusal, reply, text, thinking
+from tests.claude_double import refusal, reply, text, thinking, tool_use
 
 HI = [{"role": "user", "content": "hi"}]
 
@@ -89,3 +89,27 @@ def test_a_paused_turn_may_be_sent_back_as_the_last_message(claude_double):
     paused = create(claude_double)
     again = create(claude_double, messages=[*HI, {"role": "assistant", "content": [b.to_dict() for b in paused.content]}])
     assert again.content[0].text == "Done."
+
+
+@pytest.mark.parametrize("model, ceiling", [("claude-sonnet-5-5", 128_000), ("claude-haiku-5-5", 128_000), ("claude-haiku-4-5", 64_000)])
+def test_each_model_takes_max_tokens_up_to_its_own_output_and_no_more(claude_double, model, ceiling):
+    claude_double.add(reply("fits"))
+    # (the SDK streams a request this large or refuses to send it)
+    with client(claude_double).messages.stream(model=model, max_tokens=ceiling, messages=HI) as s:
+        assert s.get_final_message().content[0].text == "fits"
+    over = client(claude_double).messages.stream(model=model, max_tokens=ceiling + 1, messages=HI)
+    with pytest.raises(anthropic.BadRequestError, match=f"> {ceiling}, which is the maximum allowed number of output tokens"), over as s:
+        s.get_final_message()
+
+
+def test_a_reply_longer_than_max_tokens_is_cut_there(claude_double):
+    long_input = {"path": "src/big.py", "file_text": "x = 1\n" * 6000}  # 36,000 characters
+    claude_double.add(reply(text("Writing it."), tool_use("write", long_input, id="t1")), reply(tool_use("write", long_input, id="t2")))
+    tools = [{"name": "write", "input_schema": {"type": "object"}}]
+    with client(claude_double).messages.stream(model="claude-haiku-5-5", max_tokens=8000, messages=HI, tools=tools) as s:
+        cut = s.get_final_message()
+    assert cut.stop_reason == "max_tokens"
+    assert cut.content[0].text == "Writing it."
+    with client(claude_double).messages.stream(model="claude-haiku-5-5", max_tokens=128_000, messages=HI, tools=tools) as s:
+        whole = s.get_final_message()
+    assert whole.stop_reason == "tool_use" and whole.content[0].input == long_input
