@@ -64,12 +64,17 @@ def make_client(config: AgentConfig) -> anthropic.Anthropic:
     base_url = os.environ.get("ANTHROPIC_BASE_URL") or None
     # The SDK's own retries serve one-off calls (the summary, token counts); the streamed
     # loop turns them off per call and retries itself, see retry_delay.
+    from agent.wire import listen
+
+    timeout = anthropic.Timeout(config.request_timeout, connect=10.0)
     return anthropic.Anthropic(
         api_key=api_key,
         auth_token=auth_token,
         base_url=base_url,
-        timeout=anthropic.Timeout(config.request_timeout, connect=10.0),
+        timeout=timeout,
         max_retries=config.max_retries,
+        # Every piece of a reply's body is heard, pings included (agent.wire).
+        http_client=anthropic.DefaultHttpxClient(timeout=timeout, event_hooks={"response": [listen]}),
     )
 
 
@@ -93,7 +98,10 @@ def request_params(
     a tool loop reads the conversation so far from the cache. The markers go on copies: the
     history itself never changes.
     """
-    tools = [dict(t) for t in tools]
+    # Fine-grained tool streaming ("Fine-grained tool streaming": `eager_input_streaming` on a
+    # user-defined tool): its input comes as it is written, not held back and sent whole.
+    # The tools of Anthropic's own schema (memory, text editor) take no such field.
+    tools = [dict(t, eager_input_streaming=True) if t.get("type") in (None, "custom") else dict(t) for t in tools]
     if tools:
         tools[-1]["cache_control"] = CACHE
     system = [dict(block, cache_control=CACHE) for block in system if block.get("text")]

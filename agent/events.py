@@ -75,6 +75,31 @@ class ThinkingStarted:
 
 
 @dataclass(frozen=True)
+class ToolInputArriving:
+    """A tool call's input is on its way: `size` bytes of it so far (0 while the API holds it
+    back to send it whole), `seconds` since it began, `target` the path it names, once seen."""
+
+    turn: int
+    tool_id: str
+    name: str
+    target: str
+    size: int
+    seconds: float
+
+    @property
+    def text(self) -> str:
+        """"writing src/x.py… 12 KB" for the status line; only printable characters."""
+        what = "".join(c for c in (self.target or self.name) if c.isprintable())[:60]
+        if self.size >= 1024:
+            amount = f"{self.size / 1024:.0f} KB"
+        elif self.size:
+            amount = f"{self.size} bytes"
+        else:
+            amount = f"{self.seconds:.0f} s"
+        return f"writing {what}… {amount}"
+
+
+@dataclass(frozen=True)
 class ToolStarted:
     turn: int
     tool_id: str
@@ -157,5 +182,5 @@ class Notice:
 
 
 Event = (
-    TurnStarted | TextDelta | ThinkingStarted | ToolStarted | ToolFinished | ShowOnScreen | TurnFinished | AgentError | ContextStatus | Compacted | Notice
+    TurnStarted | TextDelta | ThinkingStarted | ToolInputArriving | ToolStarted | ToolFinished | ShowOnScreen | TurnFinished | AgentError | ContextStatus | Compacted | Notice
 )

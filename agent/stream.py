@@ -8,6 +8,7 @@ can be fed recorded events as well as live ones.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from agent.events import Usage
 from agent.faults import StreamBroken, TurnCancelled, TurnFailed, stream_fault
 from agent.silence import SilenceWatch
 from agent.turn import TurnState
+from agent.wire import Ear, ear_of
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
@@ -66,7 +68,8 @@ class StreamAccumulator:
     """A reply built from its stream events: blocks, tool inputs from partial JSON, usage.
 
     `on_text(text, new_block)` hears each piece of visible text as it arrives, `on_thinking()`
-    each thinking block that starts. `feed` raises StreamBroken for an event that does not
+    each thinking block that starts, `on_tool_input(id, name, so_far)` a tool's input as it
+    starts and grows (its JSON text so far), and once more with None when it is whole. `feed` raises StreamBroken for an event that does not
     fit the stream so far, and lets a malformed event's AttributeError or KeyError through.
     """
 
@@ -74,9 +77,11 @@ class StreamAccumulator:
         self,
         on_text: Callable[[str, bool], None] = lambda text, new_block: None,
         on_thinking: Callable[[], None] = lambda: None,
+        on_tool_input: Callable[[str, str, str | None], None] = lambda id, name, so_far: None,
     ) -> None:
         self.on_text = on_text
         self.on_thinking = on_thinking
+        self.on_tool_input = on_tool_input
         self.blocks: dict[int, dict[str, Any]] = {}
         self._json: dict[int, list[str]] = {}
         self._usage: dict[str, int] = {}
@@ -99,6 +104,7 @@ class StreamAccumulator:
             block = self.blocks.get(event.index)
             if block is not None and block.get("type") == "tool_use":
                 block["input"] = _parse_input("".join(self._json.get(event.index, [])).strip())
+                self.on_tool_input(block.get("id", ""), block.get("name", ""), None)
         elif kind == "message_delta":
             self.message_delta = event
             self.stop_reason = event.delta.stop_reason
@@ -107,9 +113,10 @@ class StreamAccumulator:
             self.finished = True
 
     def _start_block(self, index: int, block: dict[str, Any]) -> None:
+        self.blocks[index] = block
         if block.get("type") == "tool_use":
             block["input"] = {}
-        self.blocks[index] = block
+            self.on_tool_input(block.get("id", ""), block.get("name", ""), "")
         if block.get("type") in ("thinking", "redacted_thinking"):
             self.on_thinking()
 
@@ -124,7 +131,9 @@ class StreamAccumulator:
                 self.first_text_at = time.monotonic()
             self.on_text(delta.text, new_block)
         elif delta.type == "input_json_delta":
-            self._json.setdefault(index, []).append(delta.partial_json)
+            pieces = self._json.setdefault(index, [])
+            pieces.append(delta.partial_json)
+            self.on_tool_input(block.get("id", ""), block.get("name", ""), "".join(pieces))
         elif delta.type == "thinking_delta":
             block["thinking"] = block.get("thinking", "") + delta.thinking
         elif delta.type == "signature_delta":
@@ -183,9 +192,11 @@ def stream_reply(client: Any, params: dict[str, Any], turn: TurnState, model: st
     bug of ours and goes up as it is.
     """
     cancel = turn.cancel
-    acc = StreamAccumulator(on_text=turn.say, on_thinking=turn.thinking)
+    arriving = InputArriving(turn)
+    acc = StreamAccumulator(on_text=turn.say, on_thinking=turn.thinking, on_tool_input=arriving.grew)
     stream = None
     watch: SilenceWatch | None = None
+    ear: Ear | None = None
 
     def remove_hook() -> None:
         return None
@@ -198,6 +209,15 @@ def stream_reply(client: Any, params: dict[str, Any], turn: TurnState, model: st
         # another thread does not wake it; shutting the socket down does.
         remove_hook = cancel.on_cancel(lambda: abort(stream))
         watch = SilenceWatch(lambda: abort(stream)).start()
+        heard = watch.heard
+        ear = ear_of(stream)
+        if ear is not None:
+            # Below the SDK, pings too: a tool input the API buffers is not silence.
+            def hear() -> None:
+                heard()
+                arriving.waited()
+
+            ear.listener = hear
         for event in stream:
             watch.heard()
             if cancel.cancelled:
@@ -216,11 +236,68 @@ def stream_reply(client: Any, params: dict[str, Any], turn: TurnState, model: st
         raise fault from err
     finally:
         remove_hook()
+        if ear is not None:
+            ear.listener = None
         if watch is not None:
             watch.stop()
         if stream is not None:
             close_quietly(stream)
     return acc.reply(model, turn.started)
+
+
+class InputArriving:
+    """Tells the user that a tool's input is on its way, and how far it has come: a file of a
+    few hundred lines takes the model a minute to write, and while the API buffers it (no
+    fine-grained streaming for the tool) nothing else comes. Said when the input starts, then
+    at most every `EVERY` seconds as it grows or as the stream is heard waiting for it."""
+
+    EVERY = 1.0
+
+    def __init__(self, turn: TurnState) -> None:
+        self.turn = turn
+        self._open: tuple[str, str] | None = None
+        self._so_far = ""
+        self._began = 0.0
+        self._said_at = 0.0
+
+    def grew(self, tool_id: str, name: str, so_far: str | None) -> None:
+        if so_far is None:
+            self._open = None
+            return
+        now = time.monotonic()
+        if self._open is None or self._open[0] != tool_id:
+            self._open, self._began, self._said_at, self._so_far = (tool_id, name), now, 0.0, ""
+        if so_far and not self._so_far:
+            self._said_at = 0.0  # the first of it (all of it, when the API held it back): said at once
+        self._so_far = so_far
+        self._say(now)
+
+    def waited(self) -> None:
+        if self._open is not None:
+            self._say(time.monotonic())
+
+    def _say(self, now: float) -> None:
+        if self._said_at and now - self._said_at < self.EVERY:
+            return
+        self._said_at = now
+        assert self._open is not None
+        tool_id, name = self._open
+        self.turn.input_arriving(tool_id, name, _target(self._so_far), len(self._so_far.encode("utf-8")), now - self._began)
+
+
+_PATH = re.compile(r'"(?:path|file_path|old_path)"\s*:\s*"((?:[^"\\]|\\.){1,400})"')
+
+
+def _target(so_far: str) -> str:
+    """The path a tool input names, once the JSON so far holds it whole."""
+    found = _PATH.search(so_far)
+    if found is None:
+        return ""
+    try:
+        path = json.loads(f'"{found.group(1)}"')
+    except ValueError:
+        return ""
+    return str(path)
 
 
 def open_stream(client: Any, params: dict[str, Any], cancel: Cancellation) -> Any:

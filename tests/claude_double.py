@@ -36,6 +36,11 @@ dict (JSON-serialisable, so a script file can hold the same thing); build one wi
   - delay: seconds slept before each SSE event (slow streams, cancellation tests).
   - chunk: characters per text/thinking delta and per input_json_delta.
   - ping: send a `ping` event after message_start.
+  - input_seconds: how long the model takes to write each tool input. A tool the request
+    does not mark `eager_input_streaming` gets its input held back, as the API does: `ping`
+    events every `ping_every` seconds (default 1.0) meanwhile, then the input in one
+    input_json_delta (tests/double_rules.py, rule 14); an eager one comes in pieces spread
+    over the same time.
   - drop_after=N: send N events, then close the connection mid-body (a dropped stream).
   - malformed_after=N: send N events, then an event whose data is not JSON.
   - stall=S: after the first content_block_delta, wait S seconds before going on.
@@ -124,7 +129,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests import double_context, double_rules
+from tests import double_context, double_rules, double_wire
 from tests.double_history import request_problem, text_editor_problem
 from tests.double_request import Request
 from tests.double_script import as_reply, error, redacted_thinking, refusal, reply, text, thinking, tool_use
@@ -336,6 +341,10 @@ class _Handler(BaseHTTPRequestHandler):
         malformed_after = rep.get("malformed_after")
         error_after = rep.get("error_after")
         error_kind = (rep.get("error_type") or "overloaded_error", rep.get("error_message") or "Overloaded")
+        # An eagerly streamed input takes as long to write as a buffered one, in pieces.
+        pieces = sum(1 for name, data in events if name == "content_block_delta" and data["delta"]["type"] == "input_json_delta")
+        buffered = any(name == "ping" for name, _ in events[1:])
+        input_wait = float(rep.get("input_seconds") or 0) / pieces if pieces and not buffered else 0.0
         try:
             for n, (name, data) in enumerate(events):
                 if drop_after is not None and n >= drop_after:
@@ -354,6 +363,11 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 if delay:
                     time.sleep(delay)
+                if name == "ping" and n > 1:
+                    # the API's pings come while the model writes what it holds back
+                    time.sleep(float(rep.get("ping_every") or double_wire.PING_EVERY))
+                elif input_wait and name == "content_block_delta" and data["delta"]["type"] == "input_json_delta":
+                    time.sleep(input_wait)
                 self._chunk(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
                 if stall and name == "content_block_delta":
                     time.sleep(float(stall))

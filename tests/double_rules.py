@@ -47,6 +47,12 @@ Rules, each with the documentation page it comes from (platform.claude.com/docs)
     come, and `stop_reason` is "max_tokens" ("Handling stop reasons": max_tokens; "Fine-grained
     tool streaming": a reply cut by max_tokens may end midway through a parameter). The
     model's own ceiling is rule 11; this is what a smaller `max_tokens` does to a long reply.
+14. A tool's input is buffered unless its definition says `eager_input_streaming: true`
+    ("Fine-grained tool streaming"): it comes late, in one `input_json_delta`, with nothing
+    but `ping` events while the model writes it ("Streaming messages": a stream may hold any
+    number of pings). Eager, it comes in pieces as it is written. (tests/double_wire.py)
+15. `eager_input_streaming` is a field of user-defined tools only ("Fine-grained tool
+    streaming": "on any user-defined tool"); a tool of Anthropic's schema refuses it.
 
 A refusal (`refusal(...)` in tests/claude_double.py) comes as the docs show it ("Handling
 streaming refusals"): no content unless given, `stop_reason: "refusal"`, and `stop_details`
@@ -171,6 +177,9 @@ def _settings(model: str, rules: Rules, body: dict) -> Refused | None:
         return Refused(f"tool_choice.type {choice}: forced tool use is not supported for model {model}")
     if int(body.get("max_tokens") or 0) > rules.max_output:
         return Refused(f"max_tokens: {body.get('max_tokens')} > {rules.max_output}, which is the maximum allowed number of output tokens for {model}")
+    for i, tool in enumerate(body.get("tools") or []):
+        if isinstance(tool, dict) and tool.get("type") not in (None, "custom") and "eager_input_streaming" in tool:
+            return Refused(f"tools.{i}.{tool.get('type')}.eager_input_streaming: Extra inputs are not permitted")
     edits = (body.get("context_management") or {}).get("edits") or []
     for i, edit in enumerate(edits):
         if not isinstance(edit, dict) or edit.get("type") != "compact_20260112":

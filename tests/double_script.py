@@ -56,6 +56,8 @@ def reply(
     error_type: str = "overloaded_error",
     error_message: str = "Overloaded",
     wait: float = 0.0,
+    input_seconds: float = 0.0,
+    ping_every: float | None = None,
 ) -> dict:
     content = [text(b) if isinstance(b, str) else b for b in blocks]
     return {
@@ -72,6 +74,8 @@ def reply(
         "error_type": error_type,
         "error_message": error_message,
         "wait": wait,
+        "input_seconds": input_seconds,
+        "ping_every": ping_every,
     }
 
 

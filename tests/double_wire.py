@@ -19,6 +19,16 @@ def estimate_tokens(value: Any) -> int:
     return max(1, len(json.dumps(value, ensure_ascii=False)) // 4)
 
 
+# Seconds between the pings of a stream that has nothing else to send (a test may set less).
+PING_EVERY = 1.0
+
+
+def eager(body: dict, name: str) -> bool:
+    """Whether the request streams this tool's input as it is written (tests/double_rules.py, rule 14)."""
+    return any(isinstance(t, dict) and t.get("name") == name and t.get("eager_input_streaming") is True
+               for t in body.get("tools") or [])
+
+
 def _pieces(value: str, size: int) -> list[str]:
     size = max(1, size)
     return [value[i : i + size] for i in range(0, len(value), size)] or [""]
@@ -81,7 +91,12 @@ def sse_events(rep: dict, request: Request, double: Any = None) -> list[tuple[st
         elif kind == "tool_use":
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
             raw = block["raw_input"] if "raw_input" in block else json.dumps(block.get("input", {}))
-            deltas = [delta({"type": "input_json_delta", "partial_json": p}) for p in _pieces(raw, chunk)]
+            if eager(body, block["name"]):
+                deltas = [delta({"type": "input_json_delta", "partial_json": p}) for p in _pieces(raw, chunk)]
+            else:
+                # Buffered (rule 14): pings while the model writes it, then all of it at once.
+                waits = int(float(rep.get("input_seconds") or 0) / float(rep.get("ping_every") or PING_EVERY))
+                deltas = [("ping", {"type": "ping"})] * waits + [delta({"type": "input_json_delta", "partial_json": raw})]
         elif kind == "thinking":
             start = {"type": "thinking", "thinking": "", "signature": ""}
             deltas = [delta({"type": "thinking_delta", "thinking": p}) for p in _pieces(block["thinking"], chunk)]

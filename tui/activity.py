@@ -20,6 +20,8 @@ class ActivityClock:
         self._timer: Timer | None = None  # runs only while a turn does
         self._said = ""  # what the status line says the turn does, without counts
         self._said_at = 0.0  # when it last said it
+        # "writing src/x.py… 12 KB" while a tool's input arrives; "" otherwise (tui/app.py)
+        self.writing = ""
 
     def start(self) -> None:
         self.tick_activity()  # says at once what the turn waits for, if anything
@@ -47,7 +49,7 @@ class ActivityClock:
         if waiting and self._said == f"waiting for {waiting}" and now - self._said_at < LOADING_FRAME_SECONDS:
             return  # the session is loading: once a second is enough (see LOADING_FRAME_SECONDS)
         self._said_at = now
-        doing = f"waiting for {waiting}" if waiting else "working"
+        doing = f"waiting for {waiting}" if waiting else (self.writing or "working")
         # text is held between writes too; it waits for the user only while they type
         held = conversation.held_chars if conversation.typing_now() else 0
         if held:
@@ -61,6 +63,7 @@ class ActivityClock:
         app.status.update_info(activity=f"● {doing}{counts} {fmt.duration(elapsed)}")
 
     def stop(self) -> None:
+        self.writing = ""
         self._halt()
         self.app.status.update_info(activity="")
 

@@ -262,6 +262,7 @@ class DevAgentApp(App):
             TextDelta,
             ThinkingStarted,
             ToolFinished,
+            ToolInputArriving,
             ToolStarted,
             TurnFinished,
             TurnStarted,
@@ -286,7 +287,12 @@ class DevAgentApp(App):
                     self.voice.reply_delta(text)
             case ThinkingStarted():
                 await conversation.thinking()
+            case ToolInputArriving():
+                # a long edit takes the model a minute to write: the status line says so
+                self.activity.writing = event.text
+                self.activity.tick_activity()
             case ToolStarted(tool_id=tool_id, name=name, summary=summary):
+                self.activity.writing = ""
                 await conversation.tool_started(tool_id, name, summary)
             case ToolFinished():
                 line = conversation.tool_finished(event.tool_id, event.duration, event.is_error, event.summary,

@@ -59,3 +59,22 @@ async def test_a_turn_that_only_thought_says_no_answer_came(make_app, claude_dou
         await wait_for(pilot, lambda: len(claude_double.messages_requests()) == 1 and not app.running, 20, "the turn")
         await pilot.pause(0.2)
         assert any("No answer came back" in str(n.render()) for n in app.query(Notice))
+
+
+async def test_the_status_line_says_a_long_input_is_arriving(make_app, claude_double):
+    from tests.claude_double import tool_use
+
+    # The memory tool's input is held back by the API: pings for three seconds, then all of it.
+    note = {"command": "create", "path": "/memories/steps.md", "file_text": "one small step\n" * 2000}
+    claude_double.add(reply(tool_use("memory", note, id="m1"), input_seconds=3.0, ping_every=0.5), reply(text("Saved.")))
+    app = make_app(memory_mode="on-demand")
+    said: list[str] = []
+    async with app.run_test(size=(120, 30)) as pilot:
+        prompt = app.query_one("#prompt", Prompt)
+        prompt.value = "note the steps"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.running, 10, "the turn")
+        while app.running:
+            said.append(app.status.info.activity)
+            await pilot.pause(0.05)
+    assert any("writing memory… 1 s" in s or "writing memory… 2 s" in s for s in said), sorted(set(said))
