@@ -22,7 +22,7 @@ from typing import Any
 
 from agent import claude, code_review, context, modes, prompts, summary_call, utf8
 from agent.cancel import Cancellation
-from agent.choices import MEMORY_MODES, MEMORY_TOOL_MODES, REPLAY_MODES, as_choice
+from agent.choices import EFFORTS, MEMORY_MODES, MEMORY_TOOL_MODES, REPLAY_MODES, as_choice
 from agent.config import AgentConfig, api_key_problem
 from agent.context import Keeper
 from agent.events import (
@@ -72,8 +72,10 @@ class Session:
     ) -> None:
         self.repo = Path(repo).resolve()
         if resume is not None:
-            # A resumed session is the same conversation: its model, its memory mode.
-            config = replace(config, model=resume.model or config.model, memory_mode=as_choice(resume.memory_mode, MEMORY_MODES) or config.memory_mode)
+            # A resumed session is the same conversation: its model, its memory mode, its effort
+            # (Sonnet 5.5 takes no change of effort mid-conversation).
+            config = replace(config, model=resume.model or config.model, memory_mode=as_choice(resume.memory_mode, MEMORY_MODES) or config.memory_mode,
+                             effort=as_choice(resume.effort, EFFORTS) or config.effort)
         if config.build_command is None and config.test_command is None:
             # The user's per-repository build and test commands, when the caller did not
             # already look them up.
@@ -131,6 +133,7 @@ class Session:
                 model=self.config.model,
                 memory_mode=self.config.memory_mode,
                 context=self.start.context,
+                effort=self.config.effort,
             )
         self.history = History(transcript, self.now, self.prefix)
         prefixes = self.start.replay_prefixes or [None] * len(self.start.replay)

@@ -62,13 +62,17 @@ class SavedSession:
     model: str = ""
     memory_mode: str = ""
     context: str = ""
+    # The effort the session ran with: Sonnet 5.5 takes no change of it mid-conversation.
+    effort: str = ""
     turns: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Transcript:
     """The file of one running session; created on the first write."""
 
-    def __init__(self, repo: Path, *, started: datetime, model: str, memory_mode: str, context: str = "") -> None:
+    def __init__(
+        self, repo: Path, *, started: datetime, model: str, memory_mode: str, context: str = "", effort: str = ""
+    ) -> None:
         self.repo = repo
         self.started = started
         self.header = {
@@ -80,6 +84,8 @@ class Transcript:
         }
         if context:
             self.header["context"] = context
+        if effort:
+            self.header["effort"] = effort
         stamp = started.strftime("%Y%m%dT%H%M%S%f")
         self.path = transcripts_dir(repo) / f"{stamp}-{secrets.token_hex(3)}.jsonl"
         self._opened = False
@@ -89,7 +95,8 @@ class Transcript:
     @classmethod
     def reopen(cls, repo: Path, saved: SavedSession) -> Transcript:
         """The file of a saved session, to go on writing where it ended."""
-        transcript = cls(repo, started=saved.started, model=saved.model, memory_mode=saved.memory_mode, context=saved.context)
+        transcript = cls(repo, started=saved.started, model=saved.model, memory_mode=saved.memory_mode, context=saved.context,
+                         effort=saved.effort)
         transcript.path = saved.path
         transcript._opened = True
         return transcript
@@ -176,6 +183,7 @@ def load(path: Path) -> SavedSession | None:
                     model=str(record.get("model") or ""),
                     memory_mode=str(record.get("memory_mode") or ""),
                     context=str(record.get("context") or ""),
+                    effort=str(record.get("effort") or ""),
                 )
             elif session is None:
                 continue

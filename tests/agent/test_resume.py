@@ -185,3 +185,18 @@ def test_the_app_takes_resume_with_or_without_an_id():
     assert app_parser().parse_args([]).resume is None
     # `devagent --resume ../shop`: argparse hands the path to --resume; it goes back.
     assert resume_id(app_parser().parse_args(["--resume", "../shop"]).resume) == ("", "../shop")
+
+
+def test_a_resumed_session_keeps_the_effort_it_ran_with(claude_double, repo):
+    # Sonnet 5.5 takes no change of effort in the middle of a conversation.
+    first = Session(repo, AgentConfig(model="claude-sonnet-5-5", effort="low", memory_mode="none", max_retries=0), now=NOW)
+    claude_double.add(reply(text("Shoes.")))
+    first.send("What does the shop sell?", lambda e: None)
+    assert claude_double.messages_requests()[-1].body["output_config"] == {"effort": "low"}
+
+    later = AgentConfig(model="claude-sonnet-5-5", effort="high", memory_mode="none", max_retries=0)
+    resumed, _ = sessions.open_saved(repo, later, None, now=NOW + timedelta(hours=1))
+    assert resumed.config.effort == "low"
+    claude_double.add(reply(text("Hats too.")))
+    resumed.send("Anything else?", lambda e: None)
+    assert claude_double.messages_requests()[-1].body["output_config"] == {"effort": "low"}
