@@ -98,10 +98,7 @@ def request_params(
     a tool loop reads the conversation so far from the cache. The markers go on copies: the
     history itself never changes.
     """
-    # Fine-grained tool streaming ("Fine-grained tool streaming": `eager_input_streaming` on a
-    # user-defined tool): its input comes as it is written, not held back and sent whole.
-    # The tools of Anthropic's own schema (memory, text editor) take no such field.
-    tools = [dict(t, eager_input_streaming=True) if t.get("type") in (None, "custom") else dict(t) for t in tools]
+    tools = as_sent(tools)
     if tools:
         tools[-1]["cache_control"] = CACHE
     system = [dict(block, cache_control=CACHE) for block in system if block.get("text")]
@@ -129,6 +126,16 @@ def request_params(
     if thinking is not None:
         params["thinking"] = thinking
     return params
+
+
+def as_sent(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool definitions as a request carries them (and as thinking is bound to them).
+
+    Fine-grained tool streaming ("Fine-grained tool streaming": `eager_input_streaming` on a
+    user-defined tool): its input comes as it is written, not held back and sent whole. The
+    tools of Anthropic's own schema (memory, text editor) take no such field.
+    """
+    return [dict(t, eager_input_streaming=True) if t.get("type") in (None, "custom") else dict(t) for t in tools]
 
 
 def _mark_last_message(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -118,7 +118,8 @@ class Session:
         """A new history (with a new transcript) from `self.start`, and the system prompt; or
         the saved conversation `resume`, after its last finished turn, in its own transcript."""
         self.system = self._system_blocks()
-        self.prefix = prefix_of(self.config.model, self.system, self.tool_definitions)
+        # What the requests send: thinking saved under other definitions is not sent again.
+        self.prefix = prefix_of(self.config.model, self.system, claude.as_sent(self.tool_definitions))
         self.keeper = Keeper(self.config, memory_tool=self.start.memory_tool)
         self.memory_watch = MemoryWatch(self.store, self.config.memory_mode, self.start.seen)
         self._conversation_turns = 0
