@@ -19,7 +19,7 @@ from typing import Any
 from agent.tools.base import ToolResult
 from memory.secrets import ScanCancelled, find_secrets, mask_secrets
 
-__all__ = ["Masked", "ScanCancelled", "mask_text", "mask_result", "masking_note", "mask_messages", "withheld"]
+__all__ = ["Masked", "ScanCancelled", "mask_text", "mask_text_with_spans", "mask_result", "masking_note", "mask_messages", "withheld"]
 
 MAX_LISTED = 5
 
@@ -162,3 +162,11 @@ def mask_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             blocks = [{"type": "text", "text": "(thinking left out: it quoted a credential)"}]
         out.append({**copy.copy(message), "content": blocks})
     return out
+
+
+def mask_text_with_spans(text: str, where: str = "line", cancel: Any = None) -> tuple[str, list[Masked], list[tuple[int, int]]]:
+    """mask_text, and where each credential was in the original text (start, end): a search
+    needs them to tell a match on a credential from a match beside one."""
+    masked, found = mask_secrets(text, _asker(cancel))
+    hits = [Masked(s.kind, where, text.count("\n", 0, s.start) + 1) for s in found]
+    return masked, hits, [(s.start, s.end) for s in found]
