@@ -185,7 +185,7 @@ class ReadFileTool:
                 "to the repository root. Long files come in pages of up to "
                 f"{MAX_LINES} lines; ask for the next page with start_line. Use start_line and "
                 "end_line to read around a line a build error or a memory points at. Giving "
-                "a folder lists what it holds. Files under .git and files outside the "
+                "a folder lists what it holds (\".\" the repository root). Files under .git and files outside the "
                 "repository cannot be read; credentials in a file are masked."
             ),
             "input_schema": {
@@ -224,6 +224,12 @@ class ReadFileTool:
         if start is not None and end is not None and end < start:
             raise ToolInputError(f"Error: end_line {end} is before start_line {start}.")
         repo = Path(ctx.repo)
+        if "." in path and set(path.split("/")) <= {".", ""}:
+            # ".", "./": the root, which the model asks for first in a repository it does not know
+            try:
+                return self._listing(repo.resolve(), "")
+            except OSError as exc:
+                return ToolResult(text=os_problem(exc, "."), is_error=True, summary="cannot read")
         full = resolve_in_repository(path, repo)
         try:
             return self._read(full, path.strip("/"), start, end, ctx.cancel)
@@ -301,14 +307,14 @@ class ReadFileTool:
             if child.name.lower() == ".git":
                 continue
             entries.append(display_name(child.name) + ("/" if child.is_dir() and not child.is_symlink() else ""))
-        label = shown or "the repository root"
+        label = shown or "The repository root"
         if not entries:
             return ToolResult(text=f"{label} is an empty folder.", summary="empty folder")
         listed = entries[:MAX_LISTED]
         more = f"\n... and {len(entries) - MAX_LISTED} more" if len(entries) > MAX_LISTED else ""
         count = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
         return ToolResult(
-            text=f"{label} is a folder ({count}); read_file needs a file. It holds:\n" + "\n".join(listed) + more,
+            text=f"{label} is a folder ({count}). It holds:\n" + "\n".join(listed) + more,
             summary=f"folder, {count}",
         )
 

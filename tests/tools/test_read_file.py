@@ -74,7 +74,6 @@ def hostile_paths(box: Path, repo: Path) -> list[str]:
         "gitdir/config",
         "../../../../../../a/top.txt",
         "~/secret.txt",
-        ".",
         "..",
         "...",
     ]
@@ -227,7 +226,7 @@ def test_empty_file_missing_file_and_folder(tmp_path):
     missing = read(repo, path="nope.txt")
     assert missing.is_error and missing.text == "Error: there is no nope.txt in the repository."
     folder = read(repo, path="src")
-    assert folder.text == "src is a folder (2 entries); read_file needs a file. It holds:\na.py\npkg/"
+    assert folder.text == "src is a folder (2 entries). It holds:\na.py\npkg/"
 
 
 def test_fifo_is_not_opened(tmp_path):
@@ -341,3 +340,14 @@ def test_dotfiles_pass_the_shared_part_check_but_git_does_not(sandbox):
     assert "on: push" in read(sandbox["repo"], path=".github/workflows/ci.yml").text
     refused = read(sandbox["repo"], path="src/../.git/config")
     assert refused.is_error and "'..' segments are not allowed" in refused.text
+
+
+def test_the_root_lists_as_any_folder(tmp_path):
+    repo = init_repo(tmp_path / "repo")
+    (repo / "src").mkdir()
+    (repo / "README.md").write_text("hi\n")
+    for path in (".", "./", "./."):
+        result = read(repo, path=path)
+        assert not result.is_error, path
+        assert result.text == "The repository root is a folder (2 entries). It holds:\nREADME.md\nsrc/"
+    assert read(repo, path="..").is_error
