@@ -1,4 +1,4 @@
-"""The developer tools the agent can call: git, build, test, file reading and the screen pane."""
+"""The developer tools the agent can call: git, build, test, reading and searching files, and the screen pane."""
 
 from __future__ import annotations
 
@@ -17,7 +17,13 @@ def developer_tools() -> list[Tool]:
     # Imported here so that `import agent.tools` stays cheap for the TUI's start-up.
     from agent.tools.build import BuildTool, RunTestsTool
     from agent.tools.files import ReadFileTool
+    from agent.tools.find_files import FindFilesTool
     from agent.tools.git import GitStatusTool
+    from agent.tools.git_diff import GitDiffTool
     from agent.tools.screen import ShowOnScreenTool
+    from agent.tools.search import SearchTool
 
-    return [GitStatusTool(), BuildTool(), RunTestsTool(), ReadFileTool(), ShowOnScreenTool()]
+    return [
+        GitStatusTool(), GitDiffTool(), BuildTool(), RunTestsTool(), ReadFileTool(), SearchTool(), FindFilesTool(),
+        ShowOnScreenTool(),
+    ]

@@ -17,7 +17,9 @@ from tests.tools.repos import ctx_for, init_repo
 
 def test_fixed_order_and_protocol():
     tools = developer_tools()
-    assert [t.name for t in tools] == ["git_status", "build", "test", "read_file", "show_on_screen"]
+    assert [t.name for t in tools] == [
+        "git_status", "git_diff", "build", "test", "read_file", "search", "find_files", "show_on_screen",
+    ]
     for tool in tools:
         assert isinstance(tool, Tool)
         definition = tool.definition()
@@ -37,6 +39,11 @@ def test_summaries_are_short():
     assert tools["test"].summarize_input({"filter": "Orchestrator"}) == "filter Orchestrator"
     assert tools["read_file"].summarize_input({"path": "src/a.cs", "start_line": 100, "end_line": 120}) == "src/a.cs:100-120"
     assert tools["show_on_screen"].summarize_input({"title": "Build errors", "content": "x"}) == "Build errors"
+    assert tools["search"].summarize_input({"pattern": "max_age", "path": "src", "glob": "*.py"}) == "/max_age/ in src *.py"
+    assert tools["search"].summarize_input({"pattern": "a.b(", "literal": True}) == "'a.b('"
+    assert tools["find_files"].summarize_input({"glob": "**/test_*.py"}) == "**/test_*.py"
+    assert tools["git_diff"].summarize_input({}) == "staged and unstaged"
+    assert tools["git_diff"].summarize_input({"against": "main", "path": "src/a.py"}) == "against main src/a.py"
 
 
 json_values = st.recursive(
@@ -45,7 +52,10 @@ json_values = st.recursive(
     max_leaves=8,
 )
 inputs = st.dictionaries(
-    st.sampled_from(["path", "start_line", "end_line", "project", "filter", "title", "content", "format", "other"]),
+    st.sampled_from([
+        "path", "start_line", "end_line", "project", "filter", "title", "content", "format", "pattern", "glob",
+        "literal", "context", "staged", "against", "other",
+    ]),
     json_values,
     max_size=4,
 )
