@@ -260,6 +260,30 @@ def _python_plan_env(found: PythonEnv) -> dict[str, str]:
     return {**COMMON_ENV, **found.env}
 
 
+def pytest_node_ids(test_filter: str, repo: Path) -> list[str]:
+    """The filter as pytest node ids (tests/a.py::TestB::test_c[x]), as the test tool reports
+    failures, or [] when it is a -k expression. Several may be given, separated by spaces; a
+    space inside a parameter (test_c[a b]) stays in its id. Each file must be in the repository."""
+    if "::" not in test_filter and not re.search(r"\.py(\s|$)", test_filter):
+        return []
+    ids: list[str] = []
+    for word in test_filter.split():
+        if ids and "::" not in word and not word.endswith(".py"):
+            ids[-1] += " " + word
+        else:
+            ids.append(word)
+    for node_id in ids:
+        path = node_id.split("::", 1)[0]
+        if not path.endswith(".py"):
+            raise ToolInputError(
+                f"Error: {node_id!r} is neither a pytest node id (path/to/test_x.py::TestClass::test_name) nor a -k expression."
+            )
+        full = resolve_in_repository(path, repo)
+        if not full.is_file():
+            raise ToolInputError(f"Error: there is no test file {path} in the repository.")
+    return ids
+
+
 def python_plan(repo: Path, kind: str, project: str | None, test_filter: str | None) -> Plan:
     found = python_env(repo)
     target = "."
@@ -270,7 +294,10 @@ def python_plan(repo: Path, kind: str, project: str | None, test_filter: str | N
         argv = found.pytest + ["-q", "-rfE", "--color=no", "-p", "no:cacheprovider"]
         if project:
             argv.append(target)
-        if test_filter:
+        node_ids = pytest_node_ids(test_filter, repo) if test_filter else []
+        if node_ids:
+            argv += node_ids
+        elif test_filter:
             argv += ["-k", test_filter]
         if not found.passes_arguments and (project or test_filter):
             notes.append("The tox configuration passes no {posargs} to its commands, so the project and filter were not used.")

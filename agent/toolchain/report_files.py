@@ -109,6 +109,10 @@ def _case_name(classname: str | None, name: str | None, file: str | None = None,
         path = name.replace(".", "/") + ".py"
         if os.path.isfile(os.path.join(root, path)):
             return path
+    if classname and name and root and file and file.endswith(".py"):
+        node_id = _pytest_node_id(classname, name, root)
+        if node_id is not None:
+            return node_id
     if file and file.endswith(".py") and classname and name and not os.path.isabs(file):
         # pytest (xunit1 reports name the file): its own node id, which pytest takes back.
         module = file[:-3].replace("/", ".")
@@ -117,6 +121,24 @@ def _case_name(classname: str | None, name: str | None, file: str | None = None,
     # pytest's classname is a dotted module, Vitest's and mocha's a file or a suite title.
     joiner = "." if classname and re.fullmatch(r"[\w.]+", classname) else " > "
     return joiner.join(p for p in (classname, name) if p) or "(unnamed test)"
+
+
+def _pytest_node_id(classname: str, name: str, root: str) -> str | None:
+    """pytest's node id from a JUnit case, which it reruns when given back.
+
+    pytest writes the node id's file as a dotted classname (tests/a/test_b.py::TestC ->
+    tests.a.test_b.TestC). The `file` attribute is no help for an inherited test: it names
+    the file the method was written in, not the one whose class collected it. So the
+    longest dotted prefix that is a .py file under the root is the file, and the rest are
+    classes."""
+    if not re.fullmatch(r"[\w.]+", classname):
+        return None
+    parts = classname.split(".")
+    for cut in range(len(parts), 0, -1):
+        path = "/".join(parts[:cut]) + ".py"
+        if os.path.isfile(os.path.join(root, path)):
+            return "::".join([path, *parts[cut:], name])
+    return None
 
 
 def _declared_tests(root: JUnitXml | TestSuite) -> int | None:

@@ -321,7 +321,8 @@ class RunTestsTool(_Runner):
             "description": (
                 "Run the repository's tests with its own toolchain (dotnet test, pytest, npm "
                 "test, cargo test or go test), in the repository's own environment. Returns the "
-                "counts of passed, failed, errored and skipped tests, each failed test and each "
+                "counts of passed, failed, errored and skipped tests, each failed test (by the id "
+                "its runner reruns it with, e.g. a pytest node id) and each "
                 "test file that could not run with the first line of its reason, and any build "
                 "errors that stopped the run."
             ),
@@ -334,7 +335,9 @@ class RunTestsTool(_Runner):
                         "description": (
                             "Optional. Which tests to run, in the runner's own syntax: dotnet "
                             "--filter (e.g. FullyQualifiedName~Orchestrator), pytest -k "
-                            "expression, cargo or Jest name pattern, go -run regexp."
+                            "expression or one or more node ids as failures are reported "
+                            "(tests/test_a.py::TestB::test_c[x]), cargo or Jest name pattern, "
+                            "go -run regexp."
                         ),
                     },
                 },
