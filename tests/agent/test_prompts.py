@@ -16,6 +16,15 @@ def test_system_prompt_is_voice_first_and_points_long_output_to_the_screen():
     assert "short" in text.lower()
 
 
+def test_system_prompt_names_every_developer_tool():
+    from agent.tools import developer_tools
+
+    text = prompts.system_prompt()
+    missing = [tool.name for tool in developer_tools() if tool.name not in text]
+    assert missing == []
+    assert "say in one sentence what you found" in text
+
+
 def test_memory_rules_say_what_to_save_what_never_to_save_and_to_check():
     text = prompts.memory_rules()
     needed_phrases = (
