@@ -85,7 +85,9 @@ def test_registry_by_mode(user_dirs, tmp_path):
     for mode in ("none", "history", "window", "summary"):
         assert ToolRegistry.for_mode(mode, None, [EchoTool()]).names == ["echo"]
     real = ToolRegistry.for_mode("preloaded", store)
-    assert real.names == ["git_status", "build", "test", "read_file", "show_on_screen", "memory"]
+    assert real.names == [
+        "git_status", "git_diff", "build", "test", "read_file", "search", "find_files", "show_on_screen", "memory",
+    ]
 
 
 def test_registry_turns_every_failure_into_text(tmp_path):
