@@ -51,6 +51,7 @@ from agent.tools.base import Tool, ToolContext
 from agent.tools.registry import ToolRegistry
 from agent.transcripts import SavedSession, Transcript
 from agent.turn import Sink, TurnState, safe
+from agent.workspace_trust import WorkspaceTrust
 
 log = logging.getLogger("devagent.session")
 # Silent unless the program using the agent sets up logging (the app and `devagent ask` do,
@@ -69,8 +70,12 @@ class Session:
         tools: list[Tool] | None = None,
         save_transcript: bool = True,
         resume: SavedSession | None = None,
+        trust: WorkspaceTrust | None = None,
     ) -> None:
         self.repo = Path(repo).resolve()
+        # Whether the repository's code may run; by default only when the user trusted it
+        # before (there is no one to ask).
+        self.trust = trust or WorkspaceTrust(self.repo)
         if resume is not None:
             # A resumed session is the same conversation: its model, its memory mode, its effort
             # (Sonnet 5.5 takes no change of effort mid-conversation).
@@ -297,7 +302,8 @@ class Session:
                 if reply.stop_reason == "max_tokens":
                     raise TurnFailed(OUTPUT_LIMIT, turn.usage)
                 return
-            ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config)
+            consent = self.trust.bound(turn.id, turn.emit, lambda: turn.cancel.cancelled)
+            ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config, consent=consent)
             results = code_review.settle(self.registry, turn, ctx, run_tools(self.registry, ctx, turn, reply))
             self.history.append({"role": "user", "content": results}, turn=turn.id)
             if turn.cancel.cancelled:

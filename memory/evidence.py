@@ -46,12 +46,12 @@ from memory.evidence_states import MOVED as MOVED
 from memory.evidence_states import SEVERITY as SEVERITY
 from memory.evidence_states import UNRECORDED as UNRECORDED
 from memory.files import read_regular
+from memory.safe_git import NO_DIFF_PROGRAMS, run_git
 
 # Past this a cited file is only checked for being there: hashing it would stall the pane.
 MAX_FILE_BYTES = 4 * 1024 * 1024
 _COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
 # The repository's own config must not run anything when the pane checks evidence.
-_SAFE_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
 
 
 # --- fingerprints -----------------------------------------------------------------------
@@ -111,14 +111,10 @@ def head_commit(repo: Path) -> str | None:
     """The commit checked out in `repo`, read with git itself; None outside git or before
     the first commit."""
     try:
-        done = subprocess.run(
-            ["git", *_SAFE_GIT, "rev-parse", "--verify", "-q", "HEAD"],
-            cwd=repo, capture_output=True, text=True, timeout=10,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
-        )
+        done = run_git(repo, "rev-parse", "--verify", "-q", "HEAD", timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
-    sha = done.stdout.strip()
+    sha = done.stdout.decode("ascii", "replace").strip()
     return sha if done.returncode == 0 and sha else None
 
 
@@ -208,11 +204,7 @@ def _spans(nonblank: list[tuple[int, str]], fp: Fingerprint) -> list[tuple[int, 
 def _renames(repo: Path, commit: str) -> dict[str, str]:
     """Old path -> new path of every rename git sees between `commit` and the working tree."""
     try:
-        done = subprocess.run(
-            ["git", *_SAFE_GIT, "diff", "--no-ext-diff", "--no-textconv", "-M", "--name-status", "-z", commit, "--"],
-            cwd=repo, capture_output=True, timeout=20,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
-        )
+        done = run_git(repo, "diff", *NO_DIFF_PROGRAMS, "-M", "--name-status", "-z", commit, "--", timeout=20)
     except (OSError, subprocess.SubprocessError):
         return {}
     if done.returncode != 0:

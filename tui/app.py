@@ -33,6 +33,7 @@ from tui.heap_pause import tidy_heap
 from tui.keys import TypingRouter
 from tui.memory_commands import memory_commands
 from tui.palette import APP_BINDINGS, app_commands
+from tui.screens import trust as trust_prompt
 from tui.screens.main import MainScreen
 from tui.startup import session_loaded, start_background, welcome, welcome_without_key
 from tui.toasts import Repeats
@@ -221,6 +222,8 @@ class DevAgentApp(App):
         `typed` is the text as the prompt showed it (long pastes folded), for taking back."""
         if self.running and code_review.answer(self, text):
             return True  # "apply" or "no" to a change that waits
+        if self.running and trust_prompt.answer(self, text):
+            return True  # "yes" or "no" to the trust dialog
         if self.running:
             self.queued.push(text, typed)
             return True
@@ -277,6 +280,8 @@ class DevAgentApp(App):
             return
         if await code_review.show_event(self, event):
             return
+        if trust_prompt.show_event(self, event):
+            return
         conversation = self.conversation
         match event:
             case TurnStarted():
@@ -332,6 +337,7 @@ class DevAgentApp(App):
             self.call_after_refresh(self.turns.answered)
 
     async def end_turn(self, cancelled: bool) -> None:
+        trust_prompt.close_undecided(self)  # a turn gone while it asked: nothing waits for it now
         self.turns.finish()  # what waited goes after the refresh that draws this (show)
         await self.conversation.end_turn()
         self.activity.stop()

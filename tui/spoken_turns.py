@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.screens import trust as trust_prompt
 from tui.widgets.conversation import code_review
 
 
 async def submit_tentative(app: Any, text: str) -> None:
     if app.running and code_review.waiting(app) is not None and code_review.spoken_decision(text) is not None:
         app.tentative_decision = text
+        return
+    if app.running and trust_prompt.waiting(app) is not None and trust_prompt.spoken_trust(text) is not None:
+        app.tentative_decision = text  # "yes, but only the tests" must not trust the repository
         return
     await app.submit_turn(text)
 

@@ -16,6 +16,7 @@ from textual.worker import get_current_worker
 
 from agent.heap import settle_heap
 from agent.voice.status import voice_off
+from memory.safe_git import run_git
 
 
 def start_background(app: Any) -> None:
@@ -97,15 +98,10 @@ def explain_voice(app: Any) -> None:
 def read_branch(repo: Path) -> str | None:
     """The checked-out branch, or None outside a repository (or when git is slow or absent)."""
     try:
-        result = subprocess.run(
-            ["git", "-C", str(repo), "rev-parse", "--abbrev-ref", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-        )
+        result = run_git(repo, "rev-parse", "--abbrev-ref", "HEAD", timeout=5)
     except (OSError, subprocess.SubprocessError):
         return None
-    branch = result.stdout.strip()
+    branch = result.stdout.decode("utf-8", "replace").strip()
     return branch if result.returncode == 0 and branch else None
 
 

@@ -17,11 +17,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.cancel import Cancellation
 from agent.config import AgentConfig
 from tui.inbox import Inbox
+
+if TYPE_CHECKING:
+    from agent.workspace_trust import WorkspaceTrust
 
 LOADING_SDK = "the Claude SDK to load"
 LOADING_SESSION = "the session to start (memory, tools)"
@@ -152,7 +155,7 @@ class TurnDriver:
         from agent.session import Session
 
         if resume is not None:
-            session, said = sessions.open_saved(self.repo, self.config, resume or None, store=self.store)
+            session, said = sessions.open_saved(self.repo, self.config, resume or None, store=self.store, trust=self.trust())
             if session is None:
                 said += " A new session starts instead."
             from tui.earlier import earlier_turns
@@ -161,7 +164,13 @@ class TurnDriver:
             self.inbox.put(0, SessionNotice(said, earlier=earlier))
             if session is not None:
                 return session
-        return Session(self.repo, self.config, store=self.store)
+        return Session(self.repo, self.config, store=self.store, trust=self.trust())
+
+    def trust(self) -> WorkspaceTrust:
+        """The app can ask: the first tool that would run the repository's code waits for the user."""
+        from agent.workspace_trust import WorkspaceTrust
+
+        return WorkspaceTrust(self.repo, interactive=True)
 
     def switch_to(self, wanted: str) -> None:
         """Between turns, on a worker thread: the saved session `wanted` replaces this one."""

@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from agent.eval import sources
+from memory import safe_git
 
 BRANCH = "rename-patch-to-diff"
 _IDENTITY = {
@@ -67,12 +68,11 @@ class Fixture:
 
 
 def _git(repo: Path, *args: str, when: str) -> None:
-    env = {**os.environ, **_IDENTITY, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    env = {**safe_git.environment(), **_IDENTITY, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
     # Ignore the machine's git configuration so hooks, signing or templates never leak in.
     env["GIT_CONFIG_GLOBAL"] = os.devnull
-    env["GIT_CONFIG_NOSYSTEM"] = "1"
     subprocess.run(
-        ["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
+        safe_git.git_command(repo, "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args),
         cwd=repo, env=env, check=True, capture_output=True, text=True,
     )
 

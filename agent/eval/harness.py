@@ -114,8 +114,10 @@ def run_session(
     close: bool = True,
 ) -> SessionRun:
     from agent.session import Session
+    from agent.workspace_trust import WorkspaceTrust
 
-    session = Session(repo, config, client=client, now=_clock(now))
+    # The evaluation's repository is the one it just built from its own data.
+    session = Session(repo, config, client=client, now=_clock(now), trust=WorkspaceTrust(repo, for_this_run=True))
     recorder = TurnRecorder()
     replayed = len(session.messages)
     tokens: int | None = None

@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -121,15 +121,19 @@ def run_command(
     timeout: float,
     cancel: Any = None,
     env: Mapping[str, str] | None = None,
+    drop: Collection[str] = (),
 ) -> Outcome:
     """Runs argv with stdout and stderr merged. FileNotFoundError if the program is missing.
 
-    The program is looked up on the PATH the command gets, not devagent's own.
+    The program is looked up on the PATH the command gets, not devagent's own. `env` is
+    added to the user's environment, after the variables named in `drop` are taken out.
     """
     start = time.monotonic()
     if _is_cancelled(cancel):
         return Outcome(None, "", 0.0, cancelled=True)
     full_env = user_environment()  # the user's, not devagent's own virtualenv
+    for name in drop:
+        full_env.pop(name, None)
     if env:
         full_env.update(env)
     proc = subprocess.Popen(

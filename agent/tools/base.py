@@ -16,6 +16,7 @@ from agent.choices import ScreenFormat
 if TYPE_CHECKING:  # both are light, but the tools must load even before they exist
     from agent.cancel import Cancellation
     from agent.config import AgentConfig
+    from agent.workspace_trust import CodeConsent
 
 
 @dataclass
@@ -24,6 +25,10 @@ class ToolContext:
     # Optional so a tool can run outside a turn (scripts, tests); the loop always passes both.
     cancel: Cancellation | None = None
     config: AgentConfig | Any = None
+    # Asked before a tool runs the repository's own code (agent.workspace_trust). None: the
+    # caller runs the tool outside a conversation on a folder it vouches for (a script, the
+    # evaluation's own fixture); the session always passes one.
+    consent: CodeConsent | None = None
 
 
 @dataclass

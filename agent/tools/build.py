@@ -90,6 +90,15 @@ class _Runner:
             plan = plans.plan(repo, self.kind, project, test_filter, ctx.config)
         except plans.NothingToRun as nothing:
             return ToolResult(text=str(nothing), is_error=True, summary=nothing.summary, outcome=ToolOutcome.EMPTY)
+        if ctx.consent is not None:
+            # Asked with the plan made, so that what the user is shown is exactly what runs.
+            from agent.workspace_trust import CodeRun
+
+            commands = tuple(step.command_line() for step in plan.steps)
+            refused = ctx.consent.may_run(CodeRun(self.kind, commands, repo, plan.environment))
+            if refused is not None:
+                return ToolResult(text=refused, is_error=True, summary="not run: repository not trusted",
+                                  outcome=ToolOutcome.CANCELLED, outside_text=False)
         timeout = timeout_for(ctx.config, self.kind)
         return self._execute(plan, repo, ctx, timeout)
 

@@ -7,14 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from agent.toolchain.processes import Outcome, run_command
+from agent.toolchain.user_environment import user_environment
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.guard import guarded
+from memory import safe_git
 
 GIT_TIMEOUT = 30.0
 MAX_LISTED = 40  # per group; a checkout of a generated folder can list thousands
-# Never take the index lock for a read: another session (or the user's editor) may be
-# committing in the same repository at the same moment.
-GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 
 CHANGE_NAMES = {
     "M": "modified",
@@ -167,14 +166,19 @@ class GitStatusTool:
         return guarded(self.name, lambda: self._run(ctx), ctx.cancel)
 
     def _git(self, ctx: ToolContext, *args: str) -> Outcome:
-        return run_command(["git", *args], Path(ctx.repo), timeout=GIT_TIMEOUT, cancel=ctx.cancel, env=GIT_ENV)
+        # The repository's config runs nothing (memory.safe_git), and a read never takes the
+        # index lock another session or the user's editor may want.
+        return run_command(
+            safe_git.git_command(Path(ctx.repo), *args), Path(ctx.repo), timeout=GIT_TIMEOUT, cancel=ctx.cancel,
+            env=safe_git.ENVIRONMENT, drop=safe_git.dropped_variables(user_environment()),
+        )
 
     def _run(self, ctx: ToolContext) -> ToolResult:
         repo = Path(ctx.repo)
         if not repo.is_dir():
             return ToolResult(text=f"The folder {repo} does not exist, so there is no git status to show.", is_error=True, summary="no folder")
         try:
-            outcome = self._git(ctx, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all")
+            outcome = self._git(ctx, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignore-submodules=dirty")
         except FileNotFoundError:
             return ToolResult(text="git is not installed on this machine (or not on PATH), so the repository state cannot be read.", is_error=True, summary="no git")
         if outcome.cancelled:
@@ -183,6 +187,8 @@ class GitStatusTool:
             return ToolResult(text=f"git status took longer than {GIT_TIMEOUT:.0f} seconds and was stopped.", is_error=True, summary="timed out")
         if outcome.returncode != 0:
             message = outcome.output.strip()
+            if safe_git.refusal(message):
+                return ToolResult(text=str(safe_git.refusal(message)), is_error=True, summary="not your repository", log=message)
             if "not a git repository" in message:
                 return ToolResult(text=f"{repo} is not a git repository, so there is no branch or change list to show.", summary="not a repository")
             first = message.splitlines()[0] if message else f"exit code {outcome.returncode}"
@@ -198,7 +204,7 @@ class GitStatusTool:
 
     def _numstat(self, ctx: ToolContext, *extra: str) -> dict[str, tuple[str, str]]:
         try:
-            outcome = self._git(ctx, "diff", *extra, "--numstat", "-z", "--no-color", "--no-ext-diff")
+            outcome = self._git(ctx, "diff", *extra, "--numstat", "-z", "--no-color", *safe_git.NO_DIFF_PROGRAMS)
         except FileNotFoundError:
             return {}
         return parse_numstat(outcome.output) if outcome.ok else {}

@@ -44,6 +44,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
 
     add_agent_options(parser)
     add_resume_option(parser)
+    parser.add_argument("--trust", action="store_true",
+                        help="let build and test run the repository's code for this run (nothing is remembered)")
     parser.add_argument("turns", nargs="*", metavar="TURN", help="what you would say, one turn each")
 
 
@@ -64,7 +66,7 @@ def run(name: str, args: argparse.Namespace) -> int:
     from agent import saved_sessions as sessions
 
     sessions.prune_for(config)
-    session = _open(repo, config, args.resume)
+    session = _open(repo, config, args.resume, trusted=bool(getattr(args, "trust", False)))
     if isinstance(session, int):
         return session
     printer = Printer(sys.stdout, sys.stderr)
@@ -108,15 +110,20 @@ def _refusal(repo: Path, args: argparse.Namespace) -> str | None:
     return None
 
 
-def _open(repo: Path, config: AgentConfig, resume: str | None) -> Session | int:
+def _open(repo: Path, config: AgentConfig, resume: str | None, trusted: bool = False) -> Session | int:
     """A new session, or the saved one `resume` names ("" the latest); else the exit status."""
     from agent import saved_sessions as sessions
     from agent.session import Session
+    from agent.workspace_trust import WorkspaceTrust
+
+    # Nobody is there to ask: the repository's code runs only when it was trusted before
+    # (`devagent trust`) or with --trust for this run.
+    trust = WorkspaceTrust(repo, for_this_run=trusted)
 
     try:
         if resume is None:
-            return Session(repo, config)
-        session, said = sessions.open_saved(repo, config, resume or None)
+            return Session(repo, config, trust=trust)
+        session, said = sessions.open_saved(repo, config, resume or None, trust=trust)
         if session is None:
             print(f"devagent ask: {said}", file=sys.stderr)
             return 2

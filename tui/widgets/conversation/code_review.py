@@ -25,9 +25,14 @@ KEEP_WORDS = {"no", "keep", "keep it", "no keep it", "dont", "don't", "reject", 
 _PUNCTUATION = re.compile(r"[^\w' ]+")
 
 
+def normalised_words(text: str) -> str:
+    """Lower case, punctuation gone, one space between words: "Yes, apply it." -> "yes apply it"."""
+    return " ".join(_PUNCTUATION.sub(" ", text.lower()).split())
+
+
 def spoken_decision(text: str) -> bool | None:
     """True for apply, False for keep, None when the words are a question, not a decision."""
-    words = " ".join(_PUNCTUATION.sub(" ", text.lower()).split())
+    words = normalised_words(text)
     if words in APPLY_WORDS:
         return True
     if words in KEEP_WORDS:

@@ -1,0 +1,269 @@
+"""Whether a repository's own code may run: asked once per repository, remembered outside it.
+
+`build` and `test` run the repository's code (its `.venv/bin/python`, `conftest.py`, npm
+scripts with their `pre*` hooks, `build.rs`, a Makefile), so a repository opened for the
+first time runs none of it until the user said yes. The first tool that would run it asks
+(a `TrustAsked` event, showing the exact commands and the folder they run in; whoever shows
+it calls `decide`, and the tool waits); the answer is kept in devagent's config folder,
+owner-only, keyed by the real path of the repository's git folder (shared by its worktrees),
+so a rename or a symlink to the same clone is the same repository. `devagent trust` grants or
+revokes it from the command line, `devagent ask --trust` trusts for one run, and a headless
+run that was not trusted runs nothing and says how to trust.
+
+Not to be confused with memory.folder_trust, which is about whose memory folder it is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from agent.events import Notice
+
+FILE_NAME = "trusted-repositories.json"
+MAX_FILE_BYTES = 4_000_000
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def trust_file() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("devagent")) / FILE_NAME
+
+
+def _git_folder(repo: Path) -> Path | None:
+    """The git folder shared by every worktree of the clone `repo` belongs to, found by
+    reading `.git` itself (running git here would be the thing this module guards)."""
+    for folder in (repo, *repo.parents):
+        dot_git = folder / ".git"
+        if dot_git.is_dir():
+            return dot_git
+        if dot_git.is_file():
+            try:
+                first = dot_git.read_text(encoding="utf-8", errors="replace")[:4096].splitlines()[0]
+            except (OSError, IndexError):
+                return None
+            if not first.startswith("gitdir:"):
+                return None
+            gitdir = (folder / first[len("gitdir:"):].strip()).resolve()
+            try:
+                common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+            except OSError:
+                return gitdir
+            return (gitdir / common).resolve()
+    return None
+
+
+def repository_key(repo: Path) -> str:
+    """Which repository `repo` is: the real path of its git folder, else of the folder."""
+    real = Path(os.path.realpath(repo))
+    git = _git_folder(real)
+    return os.path.realpath(git) if git is not None else str(real)
+
+
+@dataclass(frozen=True)
+class Decision:
+    trusted: bool
+    path: str  # the folder it was decided for, as the user named it
+    decided: str  # ISO date and time
+
+
+class TrustStore:
+    """The remembered answers, one a repository; a file another user could write is ignored."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or trust_file()
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return {}
+        try:
+            info = os.fstat(fd)
+            # Trust that someone else could have granted is no trust at all.
+            if info.st_uid != os.getuid() or info.st_mode & 0o022:
+                return {}
+            data = os.read(fd, MAX_FILE_BYTES)
+        finally:
+            os.close(fd)
+        try:
+            parsed = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return {}
+        repos = parsed.get("repositories") if isinstance(parsed, dict) else None
+        return repos if isinstance(repos, dict) else {}
+
+    def decision(self, repo: Path) -> Decision | None:
+        entry = self._read().get(repository_key(repo))
+        if not isinstance(entry, dict) or not isinstance(entry.get("trusted"), bool):
+            return None
+        return Decision(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))
+
+    def listing(self) -> list[tuple[str, Decision]]:
+        """Every remembered answer, by repository."""
+        out = []
+        for key, entry in sorted(self._read().items()):
+            if isinstance(entry, dict) and isinstance(entry.get("trusted"), bool):
+                out.append((key, Decision(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))))
+        return out
+
+    def trusted(self, repo: Path) -> bool:
+        found = self.decision(repo)
+        return found is not None and found.trusted
+
+    def remember(self, repo: Path, trusted: bool | None) -> None:
+        """Keeps the answer for `repo`; None forgets it, so the next run asks again."""
+        from filelock import FileLock
+
+        from memory.atomic import write_file
+        from memory.folder_trust import make_private
+
+        make_private(self.path.parent)
+        os.chmod(self.path.parent, DIR_MODE)
+        with FileLock(str(self.path) + ".lock", mode=FILE_MODE):
+            repos = self._read()
+            key = repository_key(repo)
+            if trusted is None:
+                repos.pop(key, None)
+            else:
+                when = datetime.now(UTC).isoformat(timespec="seconds")
+                repos[key] = {"trusted": trusted, "path": str(Path(os.path.abspath(repo))), "decided": when}
+            text = json.dumps({"repositories": repos}, indent=2, sort_keys=True) + "\n"
+            write_file(str(self.path), text.encode("utf-8"), FILE_MODE)
+
+
+def how_to_trust(repo: Path) -> str:
+    return f"`devagent trust {repo}` trusts it from now on; `devagent ask --trust` trusts it for one run"
+
+
+@dataclass(frozen=True)
+class CodeRun:
+    """What a tool would run: shown to the user exactly as it runs."""
+
+    tool: str  # "build" or "test"
+    commands: tuple[str, ...]
+    cwd: Path
+    environment: str | None = None  # the repository's environment it runs in, when it has one
+
+
+class TrustRequest:
+    """The question to the user, and the answer coming back: `decide` from the UI thread,
+    `wait` on the agent's."""
+
+    def __init__(self, repo: Path, run: CodeRun) -> None:
+        self.repo = repo
+        self.run = run
+        self._answered = threading.Event()
+        self._trusted = False
+
+    def decide(self, trusted: bool) -> bool:
+        """False when it was answered already."""
+        if self._answered.is_set():
+            return False
+        self._trusted = trusted
+        self._answered.set()
+        return True
+
+    @property
+    def decided(self) -> bool:
+        return self._answered.is_set()
+
+    def wait(self, cancelled: Callable[[], bool], poll: float = 0.1) -> bool | None:
+        """True to trust, False not to; None when the turn was cancelled first."""
+        while not self._answered.wait(poll):
+            if cancelled():
+                return None
+        return self._trusted
+
+
+@dataclass(frozen=True)
+class TrustAsked:
+    """A tool waits to run the repository's code: `request.decide(True)` trusts the repository."""
+
+    turn: int
+    request: TrustRequest
+
+
+class CodeConsent(Protocol):
+    def may_run(self, run: CodeRun) -> str | None:
+        """None when `run` may go ahead; else why not, for the model."""
+
+
+class WorkspaceTrust:
+    """One session's answer to whether the repository's code may run.
+
+    `interactive`: someone can be asked (the app); otherwise an unknown repository runs
+    nothing. `for_this_run`: trusted for this process only (`ask --trust`), nothing kept."""
+
+    def __init__(self, repo: Path, *, interactive: bool = False, for_this_run: bool = False,
+                 store: TrustStore | None = None) -> None:
+        self.repo = Path(repo)
+        self.interactive = interactive
+        self.for_this_run = for_this_run
+        self.store = store or TrustStore()
+        self._lock = threading.Lock()
+        self.told = False  # the user was told once why nothing ran
+
+    def bound(self, turn: int, emit: Callable[[Any], None], cancelled: Callable[[], bool]) -> CodeConsent:
+        return _TurnConsent(self, turn, emit, cancelled)
+
+    def settled(self) -> bool | None:
+        """True or False once decided (here or remembered); None while it would be asked."""
+        if self.for_this_run:
+            return True
+        found = self.store.decision(self.repo)
+        return None if found is None else found.trusted
+
+    def refusal(self, run: CodeRun, declined: bool) -> str:
+        what = "; ".join(run.commands)
+        if declined:
+            return (
+                f"Not run: the user chose not to trust this repository, so its code does not run (the {run.tool} "
+                f"would have run `{what}` in {run.cwd}). Answer from reading the files instead; the user can "
+                f"change this with {how_to_trust(self.repo)}."
+            )
+        return (
+            f"Not run: this repository is not trusted yet, so its code does not run (the {run.tool} would have "
+            f"run `{what}` in {run.cwd}). Tell the user: {how_to_trust(self.repo)}. Meanwhile answer from "
+            "reading the files."
+        )
+
+
+@dataclass
+class _TurnConsent:
+    trust: WorkspaceTrust
+    turn: int
+    emit: Callable[[Any], None]
+    cancelled: Callable[[], bool]
+
+    def may_run(self, run: CodeRun) -> str | None:
+        trust = self.trust
+        with trust._lock:  # one question at a time, and one answer for every tool after it
+            settled = trust.settled()
+            if settled is True:
+                return None
+            if settled is False:
+                return trust.refusal(run, declined=True)
+            if not trust.interactive:
+                if not trust.told:
+                    # The user hears it too, once, not only the model.
+                    trust.told = True
+                    self.emit(Notice(self.turn, f"This repository is not trusted, so the {run.tool} did not run its "
+                                                f"code ({'; '.join(run.commands)} in {run.cwd}). {how_to_trust(trust.repo).capitalize()}."))
+                return trust.refusal(run, declined=False)
+            request = TrustRequest(trust.repo, run)
+            self.emit(TrustAsked(self.turn, request))
+            answer = request.wait(self.cancelled)
+            if answer is None:
+                return f"Not run: the user cancelled the turn before deciding whether to trust this repository ({run.tool})."
+            trust.store.remember(trust.repo, answer)
+            return None if answer else trust.refusal(run, declined=True)
+

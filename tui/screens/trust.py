@@ -1,0 +1,148 @@
+"""Trust this repository? Asked once, before the first tool that would run its code.
+
+The dialog shows exactly what would run and in which folder, and the agent's thread waits
+for the answer (agent.workspace_trust: the `TrustAsked` event carries the request, and the
+dialog calls its `decide`). Y or Enter trusts, N or Esc does not; a spoken or typed "yes" or
+"no" decides as it does for a waiting code change. Keys that arrive in the first moment
+after it opens were typed for the prompt, not for this question, and are dropped.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from tui import format as fmt
+from tui.widgets.conversation.code_review import normalised_words
+
+if TYPE_CHECKING:
+    from agent.workspace_trust import TrustRequest
+
+TRUST_WORDS = {"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "trust", "trust it", "yes trust it",
+               "i trust it", "trust the repository", "yes trust the repository", "run it", "yes run it", "go ahead"}
+DISTRUST_WORDS = {"no", "nope", "no thanks", "dont", "don't", "do not", "don't trust it", "do not trust it",
+                  "dont trust it", "no don't", "don't run it", "do not run it", "cancel", "stop"}
+# Keys typed in this first moment were meant for the prompt the dialog just covered.
+TYPED_AHEAD_SECONDS = 0.4
+
+
+def spoken_trust(text: str) -> bool | None:
+    """True to trust, False not to, None when the words are not an answer."""
+    words = normalised_words(text)
+    if words in TRUST_WORDS:
+        return True
+    if words in DISTRUST_WORDS:
+        return False
+    return None
+
+
+class TrustPrompt(ModalScreen[bool | None]):
+    CSS_PATH = "trust.tcss"
+    BINDINGS = [
+        Binding("y", "answer(True)", "Trust", show=False, priority=True),
+        Binding("enter", "answer(True)", "Trust", show=False, priority=True),
+        Binding("n", "answer(False)", "Don't trust", show=False, priority=True),
+        Binding("escape", "answer(False)", "Don't trust", show=False, priority=True),
+    ]
+
+    def __init__(self, request: TrustRequest) -> None:
+        super().__init__()
+        self.request = request
+        self.opened = time.monotonic()
+
+    def compose(self) -> ComposeResult:
+        run = self.request.run
+        with Vertical(id="trust-dialog") as dialog:
+            dialog.border_title = "Trust this repository?"
+            yield Static(Text(
+                f"To answer, devagent wants to run this repository's own code ({run.tool}). "
+                "What it runs can do anything you can: run it only if you trust where the repository comes from."),
+                id="trust-why")
+            with VerticalScroll(id="trust-what"):
+                yield Static(self._details(), id="trust-details")
+            yield Static(Text("Your answer is remembered for this repository; "
+                              "`devagent trust --revoke` takes a yes back.", style="dim"), id="trust-remembered")
+            with Horizontal(id="trust-buttons"):
+                yield Button("Trust and run (y, Enter)", variant="warning", id="trust-yes")
+                yield Button("Don't trust (n, Esc)", id="trust-no")
+            yield Static(Text('Or say "yes" or "no".', style="dim"), id="trust-say")
+
+    def _details(self) -> Text:
+        run = self.request.run
+        text = Text()
+        rows = [("Repository", str(self.request.repo)), ("Runs in", str(run.cwd))]
+        if run.environment:
+            rows.append(("Environment", run.environment))
+        for label, value in rows:
+            text.append(f"{label:<12}", style="bold")
+            text.append(fmt.sanitize(value) + "\n")
+        text.append("Command" + ("s" if len(run.commands) > 1 else "") + "\n", style="bold")
+        for command in run.commands:
+            text.append("$ ", style="dim")
+            text.append(fmt.sanitize(command) + "\n", style="bold")
+        text.rstrip()
+        return text
+
+    def on_mount(self) -> None:
+        self.query_one("#trust-yes", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.answer(event.button.id == "trust-yes")
+
+    def action_answer(self, trusted: bool) -> None:
+        if time.monotonic() - self.opened < TYPED_AHEAD_SECONDS:
+            return
+        self.answer(trusted)
+
+    def answer(self, trusted: bool | None) -> None:
+        """Decides (None: the turn went away undecided) and closes."""
+        if trusted is not None:
+            self.request.decide(trusted)
+        if self.is_active or self in self.app.screen_stack:
+            self.dismiss(trusted)
+
+
+def waiting(app: Any) -> TrustPrompt | None:
+    """The trust dialog that waits for an answer, if one is open."""
+    for screen in reversed(app.screen_stack):
+        if isinstance(screen, TrustPrompt) and not screen.request.decided:
+            return screen
+    return None
+
+
+def answer(app: Any, text: str) -> bool:
+    """A typed or spoken "yes" or "no" while the dialog waits; False when it is not one."""
+    prompt = waiting(app)
+    choice = spoken_trust(text) if prompt is not None else None
+    if prompt is None or choice is None:
+        return False
+    prompt.answer(choice)
+    return True
+
+
+def close_undecided(app: Any) -> None:
+    """The turn ended (cancelled, taken back) while the dialog was open: it goes, undecided."""
+    prompt = waiting(app)
+    if prompt is not None:
+        prompt.answer(None)
+
+
+def show_event(app: Any, event: object) -> bool:
+    """Opens the dialog for a `TrustAsked` event (the voice asks too); False for any other event."""
+    from agent.workspace_trust import TrustAsked
+
+    if not isinstance(event, TrustAsked):
+        return False
+    app.push_screen(TrustPrompt(event.request), lambda _answer: app.prompt.focus())
+    if app.voice is not None:
+        app.voice.reply_delta(f"To run the {event.request.run.tool} I need to run this repository's code. "
+                              "Do you trust it? Say yes or no.\n\n")
+    return True
