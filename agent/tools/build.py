@@ -90,8 +90,10 @@ class _Runner:
             plan = plans.plan(repo, self.kind, project, test_filter, ctx.config)
         except plans.NothingToRun as nothing:
             return ToolResult(text=str(nothing), is_error=True, summary=nothing.summary, outcome=ToolOutcome.EMPTY)
-        if ctx.consent is not None:
-            # Asked with the plan made, so that what the user is shown is exactly what runs.
+        # A command the user configured for this repository was written by the user for it;
+        # what devagent chose to run is asked about, with the plan made, so that what the
+        # user is shown is exactly what runs.
+        if ctx.consent is not None and plan.toolchain != "custom":
             from agent.workspace_trust import CodeRun
 
             commands = tuple(step.command_line() for step in plan.steps)

@@ -18,6 +18,7 @@ from pathlib import Path
 from agent.config import AgentConfig
 from agent.events import AgentError, ContextStatus, TurnFinished
 from agent.session import Session
+from agent.workspace_trust import WorkspaceTrust
 from tests.claude_double import ClaudeDouble, Request, reply, text, tool_use
 
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
@@ -91,7 +92,7 @@ def run_day(double: ClaudeDouble, root: Path, *, turns: int = 200, managed: bool
         build_command=f"{sys.executable} build.py",
         max_retries=0,
     )
-    session = Session(repo, config, now=MONDAY)
+    session = Session(repo, config, now=MONDAY, trust=WorkspaceTrust(repo, for_this_run=True))
     day = Day(session=session)
     for n in range(1, turns + 1):
         events: list = []

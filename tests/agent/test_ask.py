@@ -126,7 +126,7 @@ def test_a_build_that_fails_is_printed_as_failed(claude_double, repo):
     subprocess.run(["git", "add", "."], cwd=repo, check=True, env=env)
     subprocess.run(["git", "commit", "-q", "-m", "broken"], cwd=repo, check=True, env=env)
     claude_double.add(tool_use("build", {}, id="b1"), "The build fails: app.py line 1.")
-    out = ask("--repo", str(repo), "--memory", "none", "Does it build?")
+    out = ask("--repo", str(repo), "--memory", "none", "--trust", "Does it build?")
     assert out.returncode == 0, out.stderr  # the session did its work; the answer is the failure
     (line,) = [line for line in out.stderr.splitlines() if line.startswith("[build ")]
     assert line.startswith("[build × failed: ") and "1 error" in line

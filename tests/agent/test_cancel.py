@@ -12,6 +12,7 @@ from agent.config import AgentConfig
 from agent.events import TextDelta, TurnFinished
 from agent.history import CANCELLED_NOTE
 from agent.session import Session
+from agent.workspace_trust import WorkspaceTrust
 from tests.agent.toolkit import EchoTool, SleepTool
 from tests.claude_double import reply, tool_use
 from tests.processes import alive
@@ -127,7 +128,7 @@ def test_cancel_stops_a_real_test_run(claude_double, tmp_path):
         "    time.sleep(60)\n"
     )
     claude_double.add(tool_use("test", {}, id="t1"), "Cancelled, fine.")
-    session = Session(repo, AgentConfig(memory_mode="none"), now=NOW)
+    session = Session(repo, AgentConfig(memory_mode="none"), now=NOW, trust=WorkspaceTrust(repo, for_this_run=True))
     cancel = Cancellation()
 
     def watcher():

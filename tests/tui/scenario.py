@@ -120,7 +120,7 @@ class World:
             return MemoryStore.for_repository(self.repo)
 
 
-def build_world(root: Path, *, memories: bool = True) -> World:
+def build_world(root: Path, *, memories: bool = True, trusted: bool = True) -> World:
     """Everything under `root`; nothing outside it is read or written."""
     from agent.eval.fixture import build_fixture
 
@@ -138,6 +138,11 @@ def build_world(root: Path, *, memories: bool = True) -> World:
     fixture = build_fixture(root / "work")
     env["PATH"] = f"{fixture.bin_dir}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
     world = World(root, fixture.repo, fixture.bin_dir, env)
+    if trusted:
+        # the user of the scenario said yes to this repository on an earlier day
+        from agent.workspace_trust import FILE_NAME, TrustStore
+
+        TrustStore(Path(env["XDG_CONFIG_HOME"]) / "devagent" / FILE_NAME).remember(fixture.repo, True)
     if memories:
         write_memories(world.store())
     return world

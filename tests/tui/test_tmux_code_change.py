@@ -55,6 +55,11 @@ def test_a_failing_project_is_fixed_by_enter_and_its_tests_go_green(tmp_path):
         tmux.wait_for("Ask about this repository")
         tmux.run("send-keys", "-t", "app", "-l", "Fix the failing test.")
         tmux.run("send-keys", "-t", "app", "Enter")
+        # a fresh clone: its tests run only once the user trusts it, shown what runs
+        screen = tmux.wait_for("Trust this repository?", timeout=120)
+        assert "-m pytest" in screen
+        assert not list(world.repo.glob("**/__pycache__"))  # pytest has not imported anything yet
+        tmux.run("send-keys", "-t", "app", "y")
         screen = tmux.wait_for("Change waiting: calc.py (+1 −1)", "+    return a + b", timeout=120)
         assert "-    return a - b" in screen
         assert (world.repo / "calc.py").read_text() == CALC  # nothing written before Enter
