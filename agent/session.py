@@ -73,9 +73,7 @@ class Session:
         trust: WorkspaceTrust | None = None,
     ) -> None:
         self.repo = Path(repo).resolve()
-        # Whether the repository's code may run; by default only when the user trusted it
-        # before (there is no one to ask).
-        self.trust = trust or WorkspaceTrust(self.repo)
+        self.trust = trust or WorkspaceTrust(self.repo)  # no one to ask: code runs only if trusted before
         if resume is not None:
             # A resumed session is the same conversation: its model, its memory mode, its effort
             # (Sonnet 5.5 takes no change of effort mid-conversation).
@@ -302,8 +300,8 @@ class Session:
                 if reply.stop_reason == "max_tokens":
                     raise TurnFailed(OUTPUT_LIMIT, turn.usage)
                 return
-            consent = self.trust.bound(turn.id, turn.emit, lambda: turn.cancel.cancelled)
-            ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config, consent=consent)
+            ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config,
+                              consent=self.trust.bound(turn.id, turn.emit, lambda: turn.cancel.cancelled))
             results = code_review.settle(self.registry, turn, ctx, run_tools(self.registry, ctx, turn, reply))
             self.history.append({"role": "user", "content": results}, turn=turn.id)
             if turn.cancel.cancelled:

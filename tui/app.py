@@ -220,10 +220,8 @@ class DevAgentApp(App):
         """Start a turn (typed or transcribed); while one runs, queue it for when it ends.
 
         `typed` is the text as the prompt showed it (long pastes folded), for taking back."""
-        if self.running and code_review.answer(self, text):
-            return True  # "apply" or "no" to a change that waits
-        if self.running and trust_prompt.answer(self, text):
-            return True  # "yes" or "no" to the trust dialog
+        if self.running and (code_review.answer(self, text) or trust_prompt.answer(self, text)):
+            return True  # "apply" or "no" to a change that waits, "yes" or "no" to the trust dialog
         if self.running:
             self.queued.push(text, typed)
             return True
@@ -278,9 +276,7 @@ class DevAgentApp(App):
             return
         if not self.turns.accepts(token, event):
             return
-        if await code_review.show_event(self, event):
-            return
-        if trust_prompt.show_event(self, event):
+        if await code_review.show_event(self, event) or trust_prompt.show_event(self, event):
             return
         conversation = self.conversation
         match event:

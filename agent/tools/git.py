@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,16 @@ def totals(counts: dict[str, tuple[str, str]]) -> str:
     return f"{files} file{'s' if files != 1 else ''}, +{added} -{removed}"
 
 
+def run_git(repo: Path, ctx: ToolContext, *args: str, env: Mapping[str, str] | None = None) -> Outcome:
+    """`git args...` for a tool: the repository's config runs nothing (memory.safe_git), a read
+    never takes the index lock another session or the user's editor may want, and a cancelled
+    turn stops it."""
+    return run_command(
+        safe_git.git_command(repo, *args), repo, timeout=GIT_TIMEOUT, cancel=ctx.cancel,
+        env={**safe_git.ENVIRONMENT, **(env or {})}, drop=safe_git.dropped_variables(user_environment()),
+    )
+
+
 class GitStatusTool:
     name = "git_status"
 
@@ -166,12 +177,7 @@ class GitStatusTool:
         return guarded(self.name, lambda: self._run(ctx), ctx.cancel)
 
     def _git(self, ctx: ToolContext, *args: str) -> Outcome:
-        # The repository's config runs nothing (memory.safe_git), and a read never takes the
-        # index lock another session or the user's editor may want.
-        return run_command(
-            safe_git.git_command(Path(ctx.repo), *args), Path(ctx.repo), timeout=GIT_TIMEOUT, cancel=ctx.cancel,
-            env=safe_git.ENVIRONMENT, drop=safe_git.dropped_variables(user_environment()),
-        )
+        return run_git(Path(ctx.repo), ctx, *args)
 
     def _run(self, ctx: ToolContext) -> ToolResult:
         repo = Path(ctx.repo)

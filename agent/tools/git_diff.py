@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.toolchain.processes import Outcome, run_command
+from agent.toolchain.processes import Outcome
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_str
 from agent.tools.files import display_name, resolve_in_repository
-from agent.tools.git import GIT_ENV, GIT_TIMEOUT
+from agent.tools.git import GIT_TIMEOUT, run_git
 from agent.tools.guard import guarded
 from agent.tools.masking import Masked, masking_note
 from memory.secrets import mask_secrets
@@ -33,28 +33,12 @@ MAX_UNTRACKED = 20
 REVISION = re.compile(r"[\w][\w./~^@{}:+-]{0,199}")
 HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$")
 # git reads NO_LAZY_FETCH from 2.44: a partial clone does not reach the network for a blob
-DIFF_ENV = {**GIT_ENV, "GIT_NO_LAZY_FETCH": "1", "GIT_EXTERNAL_DIFF": ""}
+DIFF_ENV = {"GIT_NO_LAZY_FETCH": "1", "GIT_EXTERNAL_DIFF": ""}
 
 
 def hardened(repo: Path, ctx: ToolContext, *args: str) -> Outcome:
-    """git with every program its configuration could start switched off."""
-    base = ["git", "--no-pager", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "diff.external="]
-    for driver in _filter_drivers(repo, ctx):
-        base += ["-c", f"filter.{driver}.clean=", "-c", f"filter.{driver}.smudge=", "-c", f"filter.{driver}.process=",
-                 "-c", f"filter.{driver}.required=false"]
-    return run_command([*base, *args], repo, timeout=GIT_TIMEOUT, cancel=ctx.cancel, env=DIFF_ENV)
-
-
-def _filter_drivers(repo: Path, ctx: ToolContext) -> list[str]:
-    outcome = run_command(["git", "--no-pager", "config", "--name-only", "--get-regexp", r"^filter\."], repo,
-                          timeout=GIT_TIMEOUT, cancel=ctx.cancel, env=DIFF_ENV)
-    drivers = set()
-    for name in outcome.output.splitlines():
-        # filter.<driver>.<key>; the driver name may itself hold dots
-        head, _, key = name.strip().rpartition(".")
-        if head.startswith("filter.") and key in ("clean", "smudge", "process", "required"):
-            drivers.add(head[len("filter."):])
-    return sorted(drivers)
+    """git with every program its configuration could start switched off (memory.safe_git)."""
+    return run_git(repo, ctx, *args, env=DIFF_ENV)
 
 
 @dataclass
