@@ -50,15 +50,28 @@ def _which(program: str, environ: Mapping[str, str]) -> str | None:
     return shutil.which(program, path=environ.get("PATH", os.defpath))
 
 
+class EnvironmentMissing(Exception):
+    """The repository's tools would create or install an environment first; devagent does
+    not, and the text says what the user can run instead."""
+
+    summary = "no environment"
+
+
+def _venv_at(folder: Path, environ: Mapping[str, str], label: str) -> PythonEnv | None:
+    python = folder / "bin" / "python"
+    if not (python.is_file() and os.access(python, os.X_OK)):
+        return None
+    # What activating it does: its bin first on PATH, VIRTUAL_ENV set.
+    path = str(folder / "bin") + os.pathsep + environ.get("PATH", os.defpath)
+    env = {"VIRTUAL_ENV": str(folder), "PATH": path}
+    return PythonEnv(label, [str(python)], [str(python), "-m", "pytest"], env)
+
+
 def _venv(repo: Path, environ: Mapping[str, str]) -> PythonEnv | None:
     for name in VENV_FOLDERS:
-        folder = repo / name
-        python = folder / "bin" / "python"
-        if python.is_file() and os.access(python, os.X_OK):
-            # What activating it does: its bin first on PATH, VIRTUAL_ENV set.
-            path = str(folder / "bin") + os.pathsep + environ.get("PATH", os.defpath)
-            env = {"VIRTUAL_ENV": str(folder), "PATH": path}
-            return PythonEnv(name, [str(python)], [str(python), "-m", "pytest"], env)
+        found = _venv_at(repo / name, environ, name)
+        if found is not None:
+            return found
     return None
 
 
@@ -96,12 +109,16 @@ def find(repo: Path, environ: Mapping[str, str]) -> PythonEnv:
 
 def _managed(repo: Path, environ: Mapping[str, str], tool: dict[str, Any], notes: list[str]) -> PythonEnv | None:
     if (repo / "uv.lock").is_file():
-        uv = _which("uv", environ)
-        if uv:
-            # --frozen: run from the lock as it is, never rewrite the user's uv.lock.
-            prefix = [uv, "run", "--frozen"]
-            return PythonEnv("uv run", prefix + ["python"], prefix + ["python", "-m", "pytest"])
-        notes.append("The repository has a uv.lock but uv is not installed, so its environment was not used.")
+        # `uv run` would first sync the environment to the lock (installing over the network);
+        # the environment uv made is used as it is, through its own interpreter.
+        folder = Path(environ.get("UV_PROJECT_ENVIRONMENT") or ".venv")
+        found = _venv_at(repo / folder if not folder.is_absolute() else folder, environ, "uv's .venv")
+        if found is None:
+            raise EnvironmentMissing(
+                f"The repository uses uv (uv.lock) but its environment {folder} does not exist yet. devagent runs "
+                "the tests in the environment as it is and never installs anything: tell the user to run `uv sync` "
+                f"in {repo} to create it, then ask again.")
+        return found
     if (repo / "poetry.lock").is_file() or "poetry" in tool:
         poetry = _which("poetry", environ)
         if poetry:
@@ -111,17 +128,13 @@ def _managed(repo: Path, environ: Mapping[str, str], tool: dict[str, Any], notes
 
 
 def _configured(repo: Path, environ: Mapping[str, str], tool: dict[str, Any], notes: list[str]) -> PythonEnv | None:
-    if _hatch_configured(repo, tool):
-        hatch = _which("hatch", environ)
-        if hatch:
-            # `--` so that pytest's options are not read as hatch's own.
-            return PythonEnv("hatch", [hatch, "run", "python"], [hatch, "test", "--"])
-        notes.append("The repository configures Hatch environments but hatch is not installed, so they were not used.")
-    config = _tox_config(repo, tool)
-    if config is not None:
-        tox = _which("tox", environ)
-        if tox:
-            python = _which("python3", environ) or "python3"
-            return PythonEnv("tox -e py", [python], [tox, "-e", "py", "--"], passes_arguments="{posargs" in config)
-        notes.append("The repository configures tox but tox is not installed, so its environments were not used.")
+    # `hatch test` and `tox` create their environments and install into them before they run
+    # anything; devagent never installs, so it says what the user can run instead.
+    for configured, command in ((_hatch_configured(repo, tool), "hatch test"), (_tox_config(repo, tool) is not None, "tox -e py")):
+        if configured:
+            raise EnvironmentMissing(
+                f"The repository runs its tests through `{command}`, which creates and installs an environment "
+                f"first, and it has no .venv of its own. devagent runs tests in an environment as it is and never "
+                f"installs anything: tell the user to run `{command}` themselves, or to create a .venv with the "
+                "test dependencies, or to set the test command for this repository in devagent's config.toml.")
     return None

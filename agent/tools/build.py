@@ -22,6 +22,7 @@ from agent.events import ToolOutcome
 from agent.toolchain import log_noise, plans
 from agent.toolchain.diagnostics import DiagnosticKey, Report, parse_diagnostics
 from agent.toolchain.processes import Outcome, run_command
+from agent.toolchain.python_environments import EnvironmentMissing
 from agent.toolchain.report_files import go_console
 from agent.toolchain.summary import MAX_FAILURES, TestSummary
 from agent.toolchain.summary_readers import read as read_tests
@@ -88,7 +89,7 @@ class _Runner:
             return ToolResult(text=f"Error: the repository folder {repo} does not exist.", is_error=True, summary="no folder")
         try:
             plan = plans.plan(repo, self.kind, project, test_filter, ctx.config)
-        except plans.NothingToRun as nothing:
+        except (plans.NothingToRun, EnvironmentMissing) as nothing:
             return ToolResult(text=str(nothing), is_error=True, summary=nothing.summary, outcome=ToolOutcome.EMPTY)
         # A command the user configured for this repository was written by the user for it;
         # what devagent chose to run is asked about, with the plan made, so that what the
@@ -283,7 +284,7 @@ def _keep_go_report(plan: plans.Plan, output: str) -> str:
 
 def _where(plan: plans.Plan, step: plans.Step) -> str:
     """The interpreter a module was missing from, as the user would name it."""
-    if plan.environment in ("uv run", "poetry run", "hatch", "tox -e py"):
+    if plan.environment in ("uv's .venv", "poetry run"):
         return f"the repository's {plan.environment} environment"
     return step.argv[0]
 

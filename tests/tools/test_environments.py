@@ -110,7 +110,7 @@ def test_an_in_repository_venv_is_used_and_activated(tmp_path):
 
 
 @pytest.mark.slow
-def test_uv_lock_runs_through_uv_run(tmp_path, monkeypatch):
+def test_uv_lock_runs_in_uvs_environment_as_it_is(tmp_path, monkeypatch):
     if shutil.which("uv") is None:
         pytest.skip("uv is not installed")
     if UV_CACHE:
@@ -124,14 +124,44 @@ def test_uv_lock_runs_through_uv_run(tmp_path, monkeypatch):
     locked = subprocess.run(["uv", "lock", "-q"], cwd=repo, capture_output=True, text=True, timeout=120, env=user_environment())
     if locked.returncode != 0:
         pytest.skip(f"uv could not lock (no index reachable?): {locked.stderr.strip()[:200]}")
+    synced = subprocess.run(["uv", "sync", "-q"], cwd=repo, capture_output=True, text=True, timeout=120, env=user_environment())
+    if synced.returncode != 0:
+        pytest.skip(f"uv could not sync (no index reachable?): {synced.stderr.strip()[:200]}")
+    # the user's environment holds one package the lock does not: a sync would remove it
+    (site,) = (repo / ".venv" / "lib").glob("python3*/site-packages")
+    (site / "extra.py").write_text("")
+    info = site / "extra-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: extra\nVersion: 1.0\n")
+    (info / "RECORD").write_text("extra.py,,\nextra-1.0.dist-info/METADATA,,\nextra-1.0.dist-info/RECORD,,\n")
+    (info / "INSTALLER").write_text("uv\n")
     lock = (repo / "uv.lock").read_text()
+    before = environment_state(repo / ".venv")
     result = RunTestsTool().run({}, ctx_for(repo))
-    assert result.summary.endswith(" · uv run"), result.text
-    assert "Python (uv run): pytest" in result.text
+    assert result.summary.endswith(" · uv's .venv"), result.text
+    assert "Python (uv's .venv): pytest" in result.text
     # The repository's own .venv, made by uv from its lock, ran the tests.
     assert f"{repo / '.venv'}" in result.log
     assert "2 failed, 1 passed" in result.summary
-    assert (repo / "uv.lock").read_text() == lock  # --frozen: the lock is never rewritten
+    assert (repo / "uv.lock").read_text() == lock  # the lock is never rewritten
+    assert environment_state(repo / ".venv") == before  # nothing synced, installed or removed
+
+
+def environment_state(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file of an environment with its size and modification time (bytecode aside)."""
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def test_a_uv_project_without_its_environment_is_not_synced_and_the_user_is_told_what_to_run(tmp_path):
+    """`uv run --frozen` used to create .venv and install the lock into it, over the network."""
+    repo = python_repo(tmp_path / "calc", venv=False)
+    (repo / "pyproject.toml").write_text('[project]\nname = "calc"\nversion = "0.1.0"\ndependencies = ["pytest"]\n')
+    (repo / "uv.lock").write_text('version = 1\nrequires-python = ">=3.11"\n')
+    for tool in (RunTestsTool(), BuildTool()):
+        result = tool.run({}, ctx_for(repo))
+        assert result.is_error and "`uv sync`" in result.text and "never installs" in result.text, result.text
+    assert not (repo / ".venv").exists()
 
 
 def stand_in(bin_dir: Path, name: str, tmp_path: Path) -> Path:
@@ -155,8 +185,6 @@ def stand_in(bin_dir: Path, name: str, tmp_path: Path) -> Path:
     "name, marker, content, label, runs",
     [
         ("poetry", "pyproject.toml", '[tool.poetry]\nname = "calc"\n', "poetry run", ["run", "python", "-m", "pytest"]),
-        ("hatch", "pyproject.toml", '[project]\nname = "calc"\n[tool.hatch.envs.default]\ndependencies = ["pytest"]\n', "hatch", ["test", "--"]),
-        ("tox", "tox.ini", "[tox]\nenv_list = py\n[testenv]\ncommands = pytest {posargs}\n", "tox -e py", ["-e", "py", "--"]),
     ],
 )
 @pytest.mark.slow
@@ -170,6 +198,24 @@ def test_configured_managers_are_used(tmp_path, monkeypatch, name, marker, conte
     assert result.summary == f"1 failed, 1 passed · {label}", result.text
     (argv,) = [json.loads(line) for line in record.read_text().splitlines()]
     assert argv[: len(runs)] == runs
+
+
+@pytest.mark.parametrize(
+    "name, marker, content, command",
+    [
+        ("hatch", "pyproject.toml", '[project]\nname = "calc"\n[tool.hatch.envs.default]\ndependencies = ["pytest"]\n', "hatch test"),
+        ("tox", "tox.ini", "[tox]\nenv_list = py\n[testenv]\ncommands = pytest {posargs}\n", "tox -e py"),
+    ],
+)
+def test_managers_that_install_first_are_not_run_and_the_user_is_told(tmp_path, monkeypatch, name, marker, content, command):
+    repo = python_repo(tmp_path / "calc", venv=False)
+    (repo / marker).write_text(content)
+    bin_dir = tmp_path / "bin"
+    record = stand_in(bin_dir, name, tmp_path)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    result = RunTestsTool().run({}, ctx_for(repo))
+    assert result.is_error and f"`{command}`" in result.text and "never installs" in result.text, result.text
+    assert not record.exists()
 
 
 @pytest.mark.slow
