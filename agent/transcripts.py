@@ -128,7 +128,7 @@ class Transcript:
         lines = []
         if not self._opened:
             # Every level made 0700: the folder names alone say which repositories the user works on.
-            from memory.folder_trust import make_private
+            from memory.private import make_private
 
             make_private(self.path.parent)
             lines.append(json.dumps(self.header, ensure_ascii=False))

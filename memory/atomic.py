@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import re
 
+from memory.private import FILE_MODE, make_private
+
 TEMP_PREFIX = ".tmp-"
 # Ours are .tmp-<pid>-<hex>; the SDK's are .tmp-<pid>-<uuid>. Both kinds are swept.
 _TEMP_NAME = re.compile(r"^\.tmp-\d+-[0-9a-f\-]+$")
@@ -18,8 +20,6 @@ _O_BINARY = getattr(os, "O_BINARY", 0)
 # fdatasync flushes the data and the size (what a reader needs) without the timestamps;
 # it is a full fsync's guarantee for a fresh temp file at about three quarters of the cost.
 _datasync = getattr(os, "fdatasync", os.fsync)
-FILE_MODE = 0o600
-DIR_MODE = 0o700
 
 
 def fsync_dir(directory: str) -> None:
@@ -133,17 +133,4 @@ def _unlink_files_find_folder(fd: int) -> str | None:
 
 def make_dirs(root: str, directory: str) -> None:
     """Creates `directory` and its missing parents below (and including) `root`, owner-only."""
-    missing: list[str] = []
-    current = directory
-    while not os.path.isdir(current):
-        missing.append(current)
-        parent = os.path.dirname(current)
-        if parent == current or (current == root):
-            break
-        current = parent
-    for path in reversed(missing):
-        try:
-            os.mkdir(path, DIR_MODE)
-        except FileExistsError:
-            if not os.path.isdir(path):
-                raise NotADirectoryError(20, "Not a directory", path) from None
+    make_private(directory, top=root)

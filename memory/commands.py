@@ -18,6 +18,7 @@ from memory import atomic, paths, results
 from memory.errors import CommandError
 from memory.files import is_special, loose_text, not_a_file, read_text
 from memory.policy import WritePolicy
+from memory.private import make_private
 from memory.quoting import quoted, shown_name
 
 ROOT = paths.ROOT
@@ -180,7 +181,7 @@ class Commands:
         return real, read_text(real, path)
 
     def make_parent(self, real: str, path: str) -> None:
-        os.makedirs(self.root, mode=atomic.DIR_MODE, exist_ok=True)
+        make_private(self.root)
         try:
             atomic.make_dirs(self.root, os.path.dirname(real))
         except NotADirectoryError as error:

@@ -15,23 +15,9 @@ import os
 import stat
 from pathlib import Path
 
-PRIVATE = 0o700
+from memory.private import make_private
 
-
-def make_private(path: Path) -> None:
-    """Makes `path` and its missing parents, each owner-only. os.makedirs gives the mode
-    to the last folder only; the others followed the umask (0777 under umask 000)."""
-    missing: list[Path] = []
-    current = Path(path)
-    while not current.exists() and current.parent != current:
-        missing.append(current)
-        current = current.parent
-    for folder in reversed(missing):
-        try:
-            os.mkdir(folder, PRIVATE)
-        except FileExistsError:
-            continue
-        os.chmod(folder, PRIVATE)  # the umask may have taken bits away; it cannot add any
+__all__ = ["make_private", "problem"]
 
 
 def _levels(folder: Path, top: Path | None) -> list[Path]:

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from memory import atomic
 from memory.errors import MemoryBusy, MemoryNotWritable
+from memory.private import FILE_MODE, make_private
 
 LOCK_NAME = ".lock"
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -93,8 +93,8 @@ class FolderLock:
         """The lock file's descriptor; -1 when the folder vanished between the two steps."""
         try:
             # The folder may have been deleted to make the agent forget: start an empty store.
-            os.makedirs(self.root, mode=atomic.DIR_MODE, exist_ok=True)
-            return os.open(self.path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_BINARY, atomic.FILE_MODE)
+            make_private(self.root)
+            return os.open(self.path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_BINARY, FILE_MODE)
         except FileNotFoundError:
             return -1
         except OSError as error:

@@ -53,6 +53,7 @@ from memory.lock import FolderLock, is_no_write, read_only
 from memory.notes import INDEX_NAME, MemoryInfo
 from memory.policy import WritePolicy
 from memory.preload import LeftOut, Preload
+from memory.private import make_private
 from memory.quoting import quoted
 from memory.walk import Skipped
 
@@ -96,7 +97,7 @@ class MemoryStore:
         self._top = _data_folder_above(self.directory)
         try:
             if folder_trust.problem(self.directory, self._top) is None:
-                folder_trust.make_private(self.directory)
+                make_private(self.directory)
         except OSError:
             pass  # an unwritable data dir must not stop the app; each command reports it
         # Resolved once: every containment check compares against this exact string.
@@ -199,7 +200,7 @@ class MemoryStore:
     def _make_folder(self) -> None:
         """The folder may have been deleted to make the agent forget: start an empty store."""
         try:
-            os.makedirs(self._root, mode=atomic.DIR_MODE, exist_ok=True)
+            make_private(self._root)
         except OSError:
             if not os.path.isdir(self._root):
                 raise

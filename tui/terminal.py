@@ -12,6 +12,7 @@ the secret filter.
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import sys
@@ -20,6 +21,8 @@ from contextlib import contextmanager
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import TextIO
+
+from memory.private import FILE_MODE, make_private
 
 # Both logs are kept to about this size: one old copy of stderr.log, LOG_BACKUPS of devagent.log.
 LOG_BYTES = 1_000_000
@@ -36,6 +39,15 @@ def log_path() -> Path:
 def agent_log_path() -> Path:
     """devagent's own log: errors, retries and faults, with what a bug report needs."""
     return log_path().with_name("devagent.log")
+
+
+class _PrivateRotatingLog(RotatingFileHandler):
+    """Each new log file, the first and every one after a turn-over, is made 0600: the log
+    quotes errors and file names, and the handler's own open follows the umask."""
+
+    def _open(self) -> io.TextIOWrapper:
+        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+        return open(fd, "a", encoding=self.encoding, errors=self.errors)  # noqa: SIM115 - the handler closes it
 
 
 class _MaskingFormatter(logging.Formatter):
@@ -56,9 +68,9 @@ def start_logging(path: Path | None = None, level: int = logging.INFO) -> Path |
         if isinstance(handler, RotatingFileHandler):
             return Path(handler.baseFilename)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        handler = RotatingFileHandler(path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8")
-        os.chmod(path, 0o600)
+        make_private(path.parent)
+        handler = _PrivateRotatingLog(path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8")
+        os.chmod(path, FILE_MODE)  # a log an older version made
     except OSError:
         return None
     handler.setFormatter(_MaskingFormatter("%(asctime)s %(levelname)s %(name)s [%(threadName)s] %(message)s"))
@@ -84,9 +96,9 @@ def stderr_to_log(path: Path) -> Iterator[TextIO | None]:
     still runs, only less tidily.
     """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private(path.parent)
         _rotate(path)
-        log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
     except OSError:
         yield sys.__stderr__
         return

@@ -27,6 +27,7 @@ import numpy as np
 from agent.voice.audio import WHISPER_RATE
 from agent.voice.models import PACKAGED, TINY, installed
 from agent.voice.vad import FRAME
+from memory.private import make_private
 
 if TYPE_CHECKING:
     from agent.voice.stt import Transcriber
@@ -76,7 +77,7 @@ def choose_model(make_transcriber: Callable[[str], Transcriber] | None = None,
         pass
     choice = measure_choice(make_transcriber, make_voice)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private(path.parent)
         temporary = path.with_suffix(".tmp")
         temporary.write_text(json.dumps({"key": key, "model": choice.model, "ratios": choice.ratios}),
                              encoding="utf-8")

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from memory.private import make_private
+
 TINY = "tiny.en"
 BASE = "base"
 # Smallest first: the order the first start tries them in (agent.voice.choice).
@@ -137,7 +139,7 @@ def _joined_folder(folders: list[Path]) -> Path | None:
     if complete():
         return target
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_private(target.parent)
         scratch = Path(tempfile.mkdtemp(prefix=".joining-", dir=target.parent))
         try:
             with open(scratch / "model.bin", "wb") as joined:

@@ -23,6 +23,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from memory import trust as memory_trust
+from memory.private import make_private
 from tui import format as fmt
 from tui.widgets.memory import trust_view
 from tui.widgets.memory.delete import DeleteActions
@@ -168,7 +169,7 @@ class MemoryPane(DeleteActions, Vertical):
         directories = watched_directories(self.store)
         try:
             for directory in directories:
-                directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+                make_private(directory)
         except OSError as exc:
             self._from_thread(self._title_problem, f"cannot watch {directory}: {exc}")
             return
