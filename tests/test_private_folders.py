@@ -70,7 +70,7 @@ def _loose(*tops: Path) -> list[str]:
     """Every folder under `tops` (them included) that is not 0700, every file not 0600."""
     found = []
     for top in tops:
-        for folder, folders, files in os.walk(top):
+        for folder, _folders, files in os.walk(top):
             for name, want in [(None, 0o700)] + [(f, 0o600) for f in files]:
                 path = Path(folder) if name is None else Path(folder) / name
                 mode = stat.S_IMODE(path.lstat().st_mode)
