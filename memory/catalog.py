@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from memory import paths
 from memory.errors import CommandError
 from memory.files import loose_text, strict_text
-from memory.notes import INDEX_NAME, MemoryInfo, describe, index_entries, index_line
+from memory.notes import INDEX_NAME, MemoryInfo, describe, index_entries, index_line, index_names, indexed
 from memory.preload import Preload, preload
 from memory.walk import Skipped, Walk, walk
 
@@ -79,18 +79,22 @@ class Catalog:
 
     def index_problems(self) -> list[str]:
         """Sentences: memories the index does not name, and index lines that lead nowhere."""
-        entries = index_entries(self.index_text())
-        targets = {entry.target for entry in entries}
+        text = self.index_text()
+        entries = index_entries(text, self.virtual)
+        names = index_names(text, self.virtual)
         problems: list[str] = []
         index_path = f"{self.virtual}/{INDEX_NAME}"
-        for info in self.memories():
-            if self.relative(info.path) not in targets:
+        memories = {self.relative(info.path): info for info in self.memories()}
+        for relative, info in memories.items():
+            if not indexed(names, relative):
                 problems.append(f"{info.path} has no line in {index_path}, so a session reading the index will not find it.")
         seen: set[str] = set()
         for entry in entries:
             if entry.target in seen:
                 continue
             seen.add(entry.target)
+            if self._memory_named(entry.target, memories) is not None:
+                continue
             try:
                 real = paths.resolve(self.root, f"{self.virtual}/{entry.target}", self.virtual)
             except CommandError:
@@ -104,21 +108,33 @@ class Catalog:
         """MEMORY.md repaired from the files: lines whose file is gone are dropped, every
         memory without a line gets one built from its frontmatter, other lines stay as written."""
         memories = {self.relative(info.path): info for info in self.memories()}
-        entries = {entry.line: entry for entry in index_entries(old_text)}
+        entries = {entry.line: entry for entry in index_entries(old_text, self.virtual)}
         kept: list[str] = []
         listed: set[str] = set()
         for number, line in enumerate(old_text.splitlines()):
             entry = entries.get(number)
             if entry is not None:
-                if entry.target not in memories or entry.target in listed:
+                target = self._memory_named(entry.target, memories)
+                if target is None or target in listed:
                     continue
-                listed.add(entry.target)
+                listed.add(target)
             kept.append(line)
+        named = index_names("\n".join(kept), self.virtual)
         for relative, info in memories.items():
-            if relative not in listed:
+            if relative not in listed and not indexed(named, relative):
                 kept.append(index_line(info.name, relative, info.description))
         new_text = "\n".join(kept).strip("\n")
         return new_text + "\n" if new_text else ""
+
+    @staticmethod
+    def _memory_named(target: str, memories: dict[str, MemoryInfo]) -> str | None:
+        """The memory an index entry is about: by its path, or by a bare name only one has."""
+        if target in memories:
+            return target
+        if "/" in target:
+            return None
+        alike = [relative for relative in memories if relative.rsplit("/", 1)[-1] == target]
+        return alike[0] if len(alike) == 1 else None
 
     def evidence(self, repo: Path) -> dict[str, list[CitationCheck]]:
         """Virtual path -> the checks of its citations against `repo`'s working tree."""

@@ -9,8 +9,10 @@
     index      MEMORY.md and the files disagree
     cap        over a size cap, or close to it
     secret     something shaped like a credential (written outside the memory tool)
-    format     missing or broken frontmatter, or a file that is not read at all (a .txt,
-               a link, a name the memory tool cannot address): it says why
+    format     missing or broken frontmatter, a day name beside a date ("Monday
+               2026-11-30": the date alone is what the rules ask for), or a file that is
+               not read at all (a .txt, a link, a name the memory tool cannot address): it
+               says why
 
 The CLI prints them (`devagent memory check`), the pane marks them, and the "Tidy memory"
 turn hands them to the model. Reading needs no lock: files are replaced whole.
@@ -29,7 +31,7 @@ from memory import notes
 from memory.evidence_file import EvidenceFile
 from memory.files import read_regular
 from memory.freshness import DEFAULT_AGING_DAYS, freshness
-from memory.notes import INDEX_NAME, TYPES, index_entries
+from memory.notes import INDEX_NAME, TYPES, index_entries, index_names, indexed
 from memory.secrets import find_secrets
 
 KINDS = ("state", "duplicate", "changed", "gone", "aging", "index", "cap", "secret", "format")
@@ -100,6 +102,40 @@ def format_problem(text: str) -> str | None:
     return None
 
 
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY = r"(?P<day>(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)\.?"
+_ISO = r"(?P<date>\d{4}-\d{2}-\d{2})"
+# "Monday 2026-11-30", "Monday, 2026-11-30", "Mon (2026-11-30)", "2026-11-30 (Monday)"
+_DAY_BESIDE_DATE = [
+    re.compile(rf"\b{_DAY},?\s*\(?\s*{_ISO}\b", re.IGNORECASE),
+    re.compile(rf"\b{_ISO}\s*,?\s*\(?\s*{_DAY}\b", re.IGNORECASE),
+]
+
+
+def day_names(text: str) -> list[str]:
+    """Day names written beside a date, each as a sentence: the memory rules ask for the date
+    alone, and a day name that does not match its date leaves a later session to guess."""
+    from datetime import date
+
+    body = _FRONTMATTER.sub("", text, count=1)
+    found: list[str] = []
+    for pattern in _DAY_BESIDE_DATE:
+        for match in pattern.finditer(body):
+            day = match.group("day").lower()
+            named = next((d for d in _DAYS if d.startswith(day[:3]) and d.startswith(day)), None)
+            if named is None:
+                continue
+            try:
+                actual = _DAYS[date.fromisoformat(match.group("date")).weekday()]
+            except ValueError:
+                continue
+            sentence = f"a day name beside a date ({match.group(0).strip()}): keep the date alone"
+            if actual != named:
+                sentence += f"; {match.group('date')} is a {actual.capitalize()}"
+            found.append(sentence)
+    return found
+
+
 # --- duplicates ----------------------------------------------------------------------------
 
 _WORD = re.compile(r"[A-Za-z0-9_.]{3,}")
@@ -152,17 +188,19 @@ def _read(info: Any) -> str | None:
 def _index(store: Any, infos: list[Any]) -> list[Finding]:
     root = store.ROOT
     index_path = f"{root}/{INDEX_NAME}"
-    entries = index_entries(store.index_text())
-    targets = {e.target for e in entries}
+    text = store.index_text()
+    entries = index_entries(text, root)
+    names = index_names(text, root)
     found: list[Finding] = []
     if not entries and not infos:
         return found
     for info in infos:
-        if info.path[len(root) + 1 :] not in targets:
+        if not indexed(names, info.path[len(root) + 1 :]):
             found.append(Finding(info.path, "index", f"no line in {index_path}, so a session reading the index will not find it"))
     known = {info.path[len(root) + 1 :] for info in infos}
     for entry in entries:
-        if entry.target not in known:
+        bare = "/" not in entry.target and any(k.rsplit("/", 1)[-1] == entry.target for k in known)
+        if entry.target not in known and not bare:
             found.append(Finding(index_path, "index", f"line {entry.line + 1} links to {entry.target}, which is not a memory file"))
     return found
 
@@ -229,6 +267,8 @@ def check_store(
         problem = format_problem(text)
         if problem:
             found.append(Finding(info.path, "format", problem))
+        for sentence in day_names(text):
+            found.append(Finding(info.path, "format", sentence))
         secrets = find_secrets(text)
         if secrets:
             found.append(Finding(info.path, "secret", f"holds something shaped like a credential ({secrets[0].kind}); delete it"))

@@ -141,31 +141,94 @@ class IndexEntry:
     description: str
 
 
-_ENTRY = re.compile(r"^\s*[-*+]\s+\[(?P<title>[^\]]*)\]\((?P<target>[^)\s]+)\)\s*(?:[—–:-]+\s*)?(?P<desc>.*?)\s*$")
+# A model keeps the index in its own words: `- project-focus.md: ...`, `` * `notes/a.md` — ``,
+# `1. **/memories/a.md** - ...` as often as `- [Title](a.md) — ...`. A line that names a file
+# indexes it; a line that starts with the name (after its bullet) is that file's entry.
+_LINK = re.compile(r"\[(?P<title>[^\]]*)\]\(\s*(?P<target><[^>]*>|[^)\s]+)(?:\s+[\"'(][^)]*)?\)")
+_CODE = re.compile(r"(`+)(?P<target>[^`]+?)\1")
+_NAME = re.compile(r"(?<![\w./\\-])(?P<target>(?:\.{0,2}/)?(?:[\w.-]+/)*[\w.-]*\w\.md)(?![\w/\\-])", re.IGNORECASE)
+_URL = re.compile(r"\w[\w+.-]*://\S+")
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])?\s*")
+_MARKS = "*_~"
+_SEPARATOR = re.compile(r"^[\s*_~`)\]]*(?:[—–:|-]+|\s-\s)?\s*")
 
 
-def _normalise_target(target: str) -> str | None:
+def _normalise_target(target: str, virtual: str = "/memories") -> str | None:
+    target = target.strip().strip("<>").strip()
     if "://" in target or target.startswith(("#", "mailto:")):
         return None
     target = target.split("#", 1)[0]
-    if target.startswith("/memories/"):
-        target = target[len("/memories/") :]
+    for root in (virtual.rstrip("/") + "/", "/memories/"):
+        if target.startswith(root):
+            target = target[len(root) :]
+            break
     while target.startswith("./"):
         target = target[2:]
     return target or None
 
 
-def index_entries(index_text: str) -> list[IndexEntry]:
+def _references(line: str) -> list[tuple[int, int, str, str]]:
+    """(start, end, title, raw target) of each file the line names, in order: markdown
+    links, code spans holding a .md name, bare .md names outside both."""
+    found: list[tuple[int, int, str, str]] = []
+    taken: list[tuple[int, int]] = []
+    for match in _LINK.finditer(line):
+        found.append((match.start(), match.end(), match.group("title").strip(), match.group("target")))
+        taken.append(match.span())
+    for match in _CODE.finditer(line):
+        if any(a <= match.start() < b for a, b in taken):
+            continue
+        taken.append(match.span())
+        inner = match.group("target").strip()
+        if inner.lower().endswith(".md") and not any(c.isspace() for c in inner):
+            found.append((match.start(), match.end(), "", inner))
+    bare = _URL.sub(lambda m: " " * len(m.group()), line)
+    for match in _NAME.finditer(bare):
+        if any(a <= match.start() < b for a, b in taken):
+            continue
+        found.append((match.start(), match.end(), "", match.group("target")))
+    found.sort()
+    return found
+
+
+def index_entries(index_text: str, virtual: str = "/memories") -> list[IndexEntry]:
+    """One entry per line that starts (after its bullet and emphasis) with the file it is
+    about, in any of the forms a model writes: a link, a code span, a bare name or a path."""
     entries = []
     for number, line in enumerate(index_text.splitlines()):
-        match = _ENTRY.match(line)
-        if not match:
+        references = _references(line)
+        if not references:
             continue
-        target = _normalise_target(match.group("target"))
+        start, end, title, raw = references[0]
+        lead = _BULLET.match(line)
+        before = line[lead.end() if lead else 0 : start]
+        if before.strip(_MARKS + " \t"):
+            continue  # the name comes later in the line: it mentions a file, it is not its entry
+        target = _normalise_target(raw, virtual)
         if target is None:
             continue
-        entries.append(IndexEntry(number, match.group("title").strip(), target, match.group("desc")))
+        rest = line[end:]
+        rest = rest[_SEPARATOR.match(rest).end() :]  # type: ignore[union-attr]
+        name = title or target.rsplit("/", 1)[-1]
+        entries.append(IndexEntry(number, name, target, rest.strip()))
     return entries
+
+
+def index_names(index_text: str, virtual: str = "/memories") -> set[str]:
+    """Every file the index names anywhere in a line, relative to its folder."""
+    names: set[str] = set()
+    for line in index_text.splitlines():
+        for _start, _end, _title, raw in _references(line):
+            target = _normalise_target(raw, virtual)
+            if target is not None:
+                names.add(target)
+    return names
+
+
+def indexed(names: set[str], relative: str) -> bool:
+    """Whether `names` (index_names) holds the memory at `relative`: by its path, or by its
+    bare file name."""
+    return relative in names or relative.rsplit("/", 1)[-1] in names
 
 
 def index_line(title: str, target: str, description: str) -> str:

@@ -116,3 +116,12 @@ def test_a_memory_written_by_an_editor_is_not_fingerprinted(repo, claude_double)
     (Path(store.directory) / "hand.md").write_text(note("hand", f"See {CALL_SITE}:5 and src/Gone.cs."))
     system = first_system(repo, claude_double, "preloaded")
     assert f"- /memories/hand.md: src/Gone.cs gone; {CALL_SITE}:5 not fingerprinted" in system
+
+
+def test_an_index_in_the_models_own_words_is_not_called_missing(repo, claude_double):
+    store = MemoryStore.for_repository(repo)
+    write(store, "project-focus.md", note("project-focus", "The core project is the one that matters."), 1)
+    write(store, "MEMORY.md", "- project-focus.md: which project matters\n", 1)
+    system = first_system(repo, claude_double, "preloaded")
+    assert "- project-focus.md: which project matters" in system
+    assert "has no line" not in system and "Index check" not in system

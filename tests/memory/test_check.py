@@ -148,3 +148,40 @@ def test_a_colon_in_the_description_is_read_as_the_store_reads_it():
 
 def test_metadata_type_counts():
     assert format_problem("---\nname: a\ndescription: d\nmetadata:\n  type: feedback\n---\nbody\n") is None
+
+
+def test_an_index_a_model_wrote_in_its_own_words_is_no_finding(tmp_path, repo):
+    store = MemoryStore(tmp_path / "m")
+    write(store, "core.md", note("core", "The Core project is the one the user cares about."))
+    write(store, "plans/rename.md", note("rename", "The user finishes the rename on 2026-11-09."))
+    write(store, "MEMORY.md", "- core.md: which project matters\n- `plans/rename.md` — the rename\n")
+    assert check_store(store, repo, now=NOW) == []
+    write(store, "MEMORY.md", "- core.md: which project matters\n- old.md: a plan since deleted\n")
+    assert {(f.path, f.detail) for f in check_store(store, repo, now=NOW)} == {
+        ("/memories/plans/rename.md", "no line in /memories/MEMORY.md, so a session reading the index will not find it"),
+        ("/memories/MEMORY.md", "line 2 links to old.md, which is not a memory file"),
+    }
+
+
+@pytest.mark.parametrize(
+    "line,detail",
+    [
+        ("Planned for Monday 2026-11-30.", "a day name beside a date (Monday 2026-11-30): keep the date alone"),
+        ("Due Fri, 2026-11-06 at noon.", "a day name beside a date (Fri, 2026-11-06): keep the date alone"),
+        ("Finish it on 2026-11-09 (Monday).", "a day name beside a date (2026-11-09 (Monday): keep the date alone"),
+        ("Planned for Tuesday 2026-11-30.",
+         "a day name beside a date (Tuesday 2026-11-30): keep the date alone; 2026-11-30 is a Monday"),
+    ],
+)
+def test_a_day_name_beside_a_date_is_a_finding(tmp_path, repo, line, detail):
+    store = MemoryStore(tmp_path / "m")
+    clean_folder(store)
+    write(store, "core.md", note("core", f"The Core project matters. {line}"))
+    assert [(f.kind, f.detail) for f in check_store(store, repo, now=NOW)] == [("format", detail)]
+
+
+def test_a_date_alone_and_a_weekly_habit_are_no_finding(tmp_path, repo):
+    store = MemoryStore(tmp_path / "m")
+    clean_folder(store)
+    write(store, "core.md", note("core", "Deploys go out on Fridays; the rename is finished on 2026-11-30. Monday: standup."))
+    assert check_store(store, repo, now=NOW) == []

@@ -316,3 +316,39 @@ def test_unusable_folder_gives_error_results_not_exceptions(tmp_path):
 def test_snapshot_escapes_odd_file_names(store):
     create(store, '/memories/a"b<c>.md', "x")
     assert snapshot(store).startswith('<memory path="/memories/a&quot;b&lt;c&gt;.md" age=')
+
+
+# The index as models write it when told "one line per file": each form names its file.
+MODEL_INDEXES = [
+    "- project-focus.md: the core project is the one that matters\n- notes/deploy.md: how deploys go out\n",
+    "* `project-focus.md` — which project matters\n* `notes/deploy.md` — deploys\n",
+    "1. **project-focus.md** - which project matters\n2. /memories/notes/deploy.md - deploys\n",
+    "# Index\n\nproject-focus.md | which project matters\n+ [Deploys](./notes/deploy.md \"how\") — deploys\n",
+    "- [Focus](/memories/project-focus.md)\n- deploy.md — a bare name of a file in a folder\n",
+]
+
+
+@pytest.mark.parametrize("text", MODEL_INDEXES)
+def test_an_index_in_a_models_own_words_names_every_memory(store, text):
+    create(store, "/memories/project-focus.md", FEEDBACK)
+    create(store, "/memories/notes/deploy.md", NESTED)
+    create(store, "/memories/MEMORY.md", text)
+    assert store.index_problems() == []
+    store.reindex()
+    assert store.index_text() == text  # nothing to repair: no line added, none dropped
+
+
+def test_a_models_index_line_for_a_deleted_file_leads_nowhere(store):
+    create(store, "/memories/project-focus.md", FEEDBACK)
+    create(store, "/memories/MEMORY.md", "- project-focus.md: which project matters\n- `old-plan.md`: gone since\n"
+           "- See https://example.com/guide.md and README.md for more.\n")
+    assert store.index_problems() == ["/memories/MEMORY.md links to old-plan.md, which does not exist."]
+    store.reindex()
+    assert store.index_text() == "- project-focus.md: which project matters\n- See https://example.com/guide.md and README.md for more.\n"
+
+
+def test_the_user_index_names_its_files_by_their_full_path(tmp_path):
+    user = MemoryStore(tmp_path / "u", root="/memories/user")
+    create(user, "/memories/user/prefs.md", FEEDBACK)
+    create(user, "/memories/user/MEMORY.md", "- /memories/user/prefs.md: how the user likes to work\n")
+    assert user.index_problems() == []
