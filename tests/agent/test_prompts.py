@@ -45,3 +45,31 @@ def test_the_stable_prefix_is_the_same_from_day_to_day(tmp_path):
         assert friday.system == monday.system, mode
         assert friday.tool_definitions == monday.tool_definitions, mode
         assert "2026-11-09" not in str(monday.system)
+
+
+def _quoted_after(text: str, lead: str) -> str:
+    """The first double-quoted example after `lead` in the rules."""
+    rest = text[text.index(lead) + len(lead):]
+    return rest[rest.index('"') + 1 : rest.index('"', rest.index('"') + 1)]
+
+
+def test_the_memory_rules_examples_agree_with_each_other_and_with_the_checks():
+    from memory.check import day_names, state_lines
+    from memory.citations import find
+    from memory.notes import index_entries
+
+    text = prompts.memory_rules()
+    # A preference saved in /memories/user/ holds in every repository: its example names no project.
+    preference = _quoted_after(text, "The user's preferences and the way they like to work")
+    assert "project" not in preference.lower()
+    assert "The Core project is the one the user cares about" in text.split("Everything else under /memories")[1].split("\n")[0]
+    # What the rules call state is what `memory check` calls state; a citation is not state.
+    state = _quoted_after(text, "It is out of date by the next session.")
+    assert state_lines(state) == [state]
+    cited = _quoted_after(text, "is not a record of an error: ")
+    assert state_lines(cited) == [] and [(c.path, c.start) for c in find(cited)] == [("src/Review/Orchestrator.cs", 111)]
+    # No example carries a day name beside its date, and the index example is an index line.
+    counter = '("Monday 2026-03-16")'
+    assert counter in text and day_names(text.replace(counter, "")) == []
+    example = next(line.strip() for line in text.splitlines() if line.strip().startswith("- [") and ".md)" in line)
+    assert [entry.target for entry in index_entries(example)] == ["rename-plan.md"]
