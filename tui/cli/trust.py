@@ -22,7 +22,7 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
 
 
 def _status(repo: Path) -> str:
-    from agent.workspace_trust import TrustStore, repository_key
+    from agent.workspace_trust import TrustStore
 
     found = TrustStore().decision(repo)
     if found is None:
@@ -31,7 +31,7 @@ def _status(repo: Path) -> str:
     if found.trusted:
         return f"{repo} is trusted since {found.decided}: build and test run its code. `devagent trust --revoke {repo}` takes that back."
     return (f"{repo} is not trusted (answered no on {found.decided}): its code does not run. "
-            f"`devagent trust {repo}` trusts it.") + ("" if found.path == str(repo) else f" (Repository {repository_key(repo)}.)")
+            f"`devagent trust {repo}` trusts it.")
 
 
 def run(name: str, args: argparse.Namespace) -> int:

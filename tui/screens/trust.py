@@ -91,6 +91,7 @@ class TrustPrompt(ModalScreen[bool | None]):
         return text
 
     def on_mount(self) -> None:
+        self.opened = time.monotonic()
         self.query_one("#trust-yes", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -1,0 +1,110 @@
+"""The trust dialog in the app: what would run, y/Enter and n/Esc, a spoken yes or no.
+
+Through the Claude double on a repository whose .venv python and conftest.py drop a mark."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.workspace_trust import TrustStore
+from tests.claude_double import tool_use
+from tests.hostile_repos import dropped, python_repo
+from tests.tui.conftest import wait_for
+from tui.screens.trust import TYPED_AHEAD_SECONDS, TrustPrompt, spoken_trust
+from tui.widgets.prompt import Prompt
+
+pytestmark = [pytest.mark.usefixtures("claude_double"), pytest.mark.slow]
+
+
+def _app(repo):
+    from agent.config import AgentConfig
+    from memory.store import MemoryStore
+    from tui.app import DevAgentApp
+
+    return DevAgentApp(repo, AgentConfig(thinking="off", memory_mode="none"), store=MemoryStore.for_repository(repo))
+
+
+async def _asked(pilot, app, claude_double) -> TrustPrompt:
+    claude_double.add(tool_use("test", {}, id="t1"))
+    claude_double.add("Done.")
+    prompt = app.query_one("#prompt", Prompt)
+    prompt.focus()
+    prompt.value = "Run the tests."
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, TrustPrompt), 20, "the trust dialog")
+    await pilot.pause(TYPED_AHEAD_SECONDS + 0.1)
+    return app.screen
+
+
+async def test_keys_answer_the_dialog_which_shows_what_would_run(tmp_path, claude_double):
+    for key, trusted in (("y", True), ("enter", True), ("n", False), ("escape", False)):
+        await _key_answers(tmp_path / key, claude_double, key, trusted)
+
+
+async def _key_answers(root, claude_double, key, trusted):
+    repo = python_repo(root)
+    app = _app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await _asked(pilot, app, claude_double)
+        shown = dialog.query_one("#trust-details").render().plain
+        command = dialog.request.run.commands[0]
+        assert command.startswith(str(repo.resolve() / ".venv" / "bin" / "python") + " -m pytest")
+        assert command.replace(" ", "") in shown.replace(" ", "").replace("\n", "")  # wrapped at 80 columns
+        assert str(repo.resolve()) in shown.replace("\n", "")
+        assert dropped(root) == []
+        await pilot.press(key)
+        await wait_for(pilot, lambda: not app.running, 30, "the turn to finish")
+        assert not isinstance(app.screen, TrustPrompt)
+        assert ("conftest" in dropped(root)) is trusted
+        assert TrustStore().decision(repo).trusted is trusted
+        assert app.focused is app.query_one("#prompt", Prompt)
+
+
+async def test_keys_typed_as_it_opens_decide_nothing(tmp_path, claude_double, monkeypatch):
+    import tui.screens.trust
+
+    monkeypatch.setattr(tui.screens.trust, "TYPED_AHEAD_SECONDS", 5.0)  # a slow machine's moment
+    root = tmp_path / "sandbox"
+    repo = python_repo(root)
+    app = _app(repo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        claude_double.add(tool_use("test", {}, id="t1"), "Done.")
+        prompt = app.query_one("#prompt", Prompt)
+        prompt.focus()
+        prompt.value = "Run the tests."
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustPrompt), 20, "the trust dialog")
+        await pilot.press("y")  # typed for the prompt the dialog just covered
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, TrustPrompt) and not app.screen.request.decided
+        app.screen.opened -= 5.0
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not app.running, 30, "the turn to finish")
+        assert dropped(root) == []
+
+
+async def test_a_spoken_answer_decides_once_the_recording_confirms_it(tmp_path, claude_double):
+    for said, trusted in (("Yes.", True), ("No.", False)):
+        await _spoken_answers(tmp_path / said[:-1], claude_double, said, trusted)
+
+
+async def _spoken_answers(root, claude_double, said, trusted):
+    repo = python_repo(root)
+    app = _app(repo)
+    async with app.run_test(size=(160, 48)) as pilot:
+        dialog = await _asked(pilot, app, claude_double)
+        await app.submit_tentative(said)
+        await pilot.pause(0.3)
+        assert not dialog.request.decided  # the speaker may still go on
+        await app.withdraw_turn(said)  # and did: "yes, but only the fast ones" decided nothing
+        await pilot.pause(0.3)
+        assert not dialog.request.decided and isinstance(app.screen, TrustPrompt)
+        await app.submit_tentative(said)
+        await app.confirm_turn(said)
+        await wait_for(pilot, lambda: not app.running, 30, "the turn to finish")
+        assert ("conftest" in dropped(root)) is trusted
+
+
+def test_spoken_words():
+    assert spoken_trust("Yes, trust it.") is True and spoken_trust("Don't trust it!") is False
+    assert spoken_trust("yes but only the tests") is None
