@@ -81,10 +81,22 @@ class Format:
     make: Callable[[Rng], str]
     names: tuple[str, ...]  # variable names it goes by
     kind: str = "token"  # token, password or url
+    # What of the value must not show through: by default all but the prefix every value
+    # of the format shares (its name may hold that prefix: github_pat: github_pat_...).
+    part: Callable[[str], str] | None = None
+
+    def secret(self, value: str) -> str:
+        if self.part is not None:
+            return self.part(value)
+        samples = [self.make(random.Random(seed)) for seed in (11, 12, 13)]
+        fixed = 0
+        while all(len(s) > fixed and s[fixed] == samples[0][fixed] for s in samples):
+            fixed += 1
+        return value[fixed:]
 
 
-def _f(name: str, make: Callable[[Rng], str], *names: str, kind: str = "token") -> Format:
-    return Format(name, make, names, kind)
+def _f(name: str, make: Callable[[Rng], str], *names: str, kind: str = "token", part: Callable[[str], str] | None = None) -> Format:
+    return Format(name, make, names, kind, part)
 
 
 FORMATS: tuple[Format, ...] = (
@@ -95,7 +107,7 @@ FORMATS: tuple[Format, ...] = (
     _f("Slack bot token", lambda g: f"xoxb-{r(g, string.digits, 12)}-{r(g, string.digits, 13)}-{_mixed(g, ALNUM, 24)}", "SLACK_BOT_TOKEN", "slackToken"),
     _f("Slack webhook", lambda g: f"https://hooks.slack.com/services/T{r(g, UPPER_ALNUM, 8)}/B{r(g, UPPER_ALNUM, 10)}/{_mixed(g, ALNUM, 24)}", "SLACK_WEBHOOK_URL", "slack_webhook", kind="url"),
     _f("Teams webhook", lambda g: f"https://{g.choice(['contoso', 'acme', 'fabrikam'])}.webhook.office.com/webhookb2/{_uuid(g)}@{_uuid(g)}/IncomingWebhook/{r(g, HEX, 32)}/{_uuid(g)}", "TEAMS_WEBHOOK_URL", "teams_webhook", kind="url"),
-    _f("Teams workflow webhook", lambda g: f"https://prod-{g.randint(10, 99)}.westeurope.logic.azure.com:443/workflows/{r(g, HEX, 32)}/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig={_mixed(g, URL_SAFE, 43)}", "TEAMS_WORKFLOW_URL", kind="url"),
+    _f("Teams workflow webhook", lambda g: f"https://prod-{g.randint(10, 99)}.westeurope.logic.azure.com:443/workflows/{r(g, HEX, 32)}/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig={_mixed(g, URL_SAFE, 43)}", "TEAMS_WORKFLOW_URL", kind="url", part=lambda v: v.split("sig=")[1]),
     _f("Discord webhook", lambda g: f"https://discord.com/api/webhooks/{r(g, string.digits, 18)}/{_mixed(g, URL_SAFE, 68)}", "DISCORD_WEBHOOK", kind="url"),
     _f("OpenAI key", lambda g: "sk-proj-" + _mixed(g, URL_SAFE, 48) + "T3BlbkFJ" + _mixed(g, URL_SAFE, 48), "OPENAI_API_KEY", "openaiKey"),
     _f("Anthropic key", lambda g: "sk-ant-api03-" + _mixed(g, URL_SAFE, 93) + "AA", "ANTHROPIC_API_KEY"),
@@ -329,7 +341,7 @@ def _write(context: Context, phrasing: Writer, f: Format, g: Rng) -> Case:
             name=name, name_lower=name.lower(), name_camel=_camel(name), value=value, user=slots.user, host=slots.host,
             domain=slots.domain, word=slots.word, label=_label(f, g), akia="AKIA" + r(g, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16),
         )
-        secrets = (value,)
+        secrets = (f.secret(value),)
     return Case(f"{f.name} x {context.name}", text, secrets)
 
 
