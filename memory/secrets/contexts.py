@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from memory.secrets import fields, values
+from memory.secrets import fields, pairs, values
 from memory.secrets.fields import quoted_or_bare, value_span
 from memory.secrets.formats import Rule
 
@@ -47,8 +47,17 @@ _ARGUMENT = re.compile(r"\S++")
 _VALUE_FLAG = re.compile(r"--(?<![A-Za-z0-9\-]--)(?:value|body|secret-string|secret-value)(?:[ \t]{1,4}+|=)" + quoted_or_bare(1))
 _SECRET_NAME = re.compile(r"--(?:name|secret-name|id|key)[ \t=]++[\"']?([A-Za-z0-9_.:\-/]{1,128}+)")
 _MYSQL = re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b")
-_LOGIN = re.compile(r"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm registry)\b[^\n]{0,80}?\blogin\b|\bsshpass\b")
+_LOGIN = re.compile(r"\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm registry|az|oc|cf|argocd)\b[^\n]{0,80}?\blogin\b|\bsshpass\b")
 _CURL = re.compile(r"\b(?:curl|http|https|xh)\b")
+# ldapsearch, ldapmodify, ldapadd, ldapwhoami...: -w takes the bind password (-W asks for it).
+_LDAP_W = re.compile(r"-w(?<![A-Za-z0-9\-]-w)[ \t]{1,4}+" + quoted_or_bare(1))
+_LDAP = re.compile(r"\bldap[a-z]{3,10}+\b")
+# Oracle's tools take user/password@database as one argument: sqlplus scott/tiger@orcl.
+_ORACLE = re.compile(
+    r"(?:\b(?:sqlplus|sqlldr|expdp|impdp|exp|imp|rman|dgmgrl)|^[ \t]*+(?:sql>[ \t]*+)?+conn(?:ect)?+)\b(?:[ \t]++-[A-Za-z]{1,10}+)*+[ \t]++"
+    r"(?:target[ \t]++|auxiliary[ \t]++|catalog[ \t]++|userid=)?+[\"']?+[a-z0-9_$#.]{1,64}+/([^\s/\"']{1,128})(?=@[^\s@\"']{1,256}+(?:[\s\"']|$)|[\"']|[ \t]|$)",
+    re.MULTILINE,
+)
 
 
 class _Lines:
@@ -109,6 +118,11 @@ def _command_lines(text: str, lowered: str) -> Iterator[Found]:
         wanted = 1 if "n" in options else 2
         if "b" in options and len(arguments) > wanted and _plausible(arguments[wanted].group()):
             yield "password", arguments[wanted].start(), arguments[wanted].end()
+    ldap_lines = _Lines(lowered)
+    for match in _LDAP_W.finditer(text):
+        start, end = value_span(match, 1)
+        if _LDAP.search(ldap_lines.head(match.start())) and _plausible(text[start:end]):
+            yield "password", start, end
     for match in _VALUE_FLAG.finditer(text):
         # az keyvault secret set --name DbPassword --value ..., aws secretsmanager --secret-string ...
         start, end = value_span(match, 1)
@@ -116,6 +130,13 @@ def _command_lines(text: str, lowered: str) -> Iterator[Found]:
         named = _SECRET_NAME.search(line)
         secretish = "secret" in line or (named is not None and fields.names_a_secret(named.group(1)))
         if secretish and values.looks_like_password(text[start:end]):
+            yield "password", start, end
+
+
+def _oracle(text: str, lowered: str) -> Iterator[Found]:
+    for match in _ORACLE.finditer(lowered):
+        start, end = match.span(1)
+        if values.looks_like_password(text[start:end]):
             yield "password", start, end
 
 
@@ -190,7 +211,10 @@ def _private_keys(text: str, lowered: str) -> Iterator[Found]:
 
 # -- URLs and headers --------------------------------------------------------------------
 
-_URL_PASSWORD = re.compile(r"://(?<=[A-Za-z0-9+.\-]://)[^\s:/@\"'<>]{0,256}+:([^\s/@\"'<>]{1,256}+)@")
+# The user may be an e-mail address (smtp://me@acme.io:pw@smtp.acme.io) and the password may
+# hold an "@": the host starts after the last "@" before the path. The password's run is
+# bounded and ends at the first "/" or space, so the search back for that "@" is short.
+_URL_PASSWORD = re.compile(r"://(?<=[A-Za-z0-9+.\-]://)[^\s:/\"'<>]{0,256}+:([^\s/\"'<>]{1,256})@(?=[A-Za-z0-9\[])")
 _AUTH_HEADER = re.compile(
     r"authorization(?<![a-z0-9]authorization)[\"']?[ \t]{0,8}+[:=][ \t]{0,8}+[\"']?"
     r"(?:token|bot|ssws|apikey|api-key|key|sharedaccesssignature)[ \t]{1,8}+([^\s\"',;]{8,}+)"
@@ -239,10 +263,15 @@ RULES: tuple[Rule, ...] = (
 FINDERS: tuple[Finder, ...] = (
     Finder(_private_keys, ("private key",)),
     Finder(_urls_and_headers, ("://", "authorization")),
-    Finder(_command_lines, ("-p", "-u", "-a", "--", "rabbitmqctl", "htpasswd", "redis-cli")),
+    Finder(_command_lines, ("-p", "-u", "-a", "-w", "--", "rabbitmqctl", "htpasswd", "redis-cli")),
+    Finder(_oracle, ("sqlplus", "sqlldr", "expdp", "impdp", "exp ", "imp ", "rman", "dgmgrl", "conn")),
     Finder(_netrc, ("password",)),
     Finder(_pgpass, (":",)),
     Finder(fields.attribute_pairs, ("value=",)),
+    Finder(pairs.name_value_pairs, ("name", "key", "variable", "var")),
+    Finder(pairs.tables, ("---",)),
+    Finder(pairs.announced, ("token", "key", "secret", "password", "credential")),
+    Finder(pairs.value_then_name, (" as ", " for ", " with ", " and ", "/")),
     Finder(fields.cookies, ("cookie", "-b")),
     # Last: a specific rule that finds the same value names it better.
     Finder(fields.fields_and_names, ("pass", "pwd", "secret", "token", "cred", "auth", "pat", "key", "session")),

@@ -32,9 +32,11 @@ _KEYWORDS = (
 )
 # Rails' secret_key_base, client_secret_value: the secret word need not end the name.
 _SUFFIX = r"(?:[_\-.](?:base|value|data|b64|base64|hex|raw|plain|str|string|text))?+"
-_SEPARATOR = r"[\"'`]?[ \t]{0,16}+(?::=|=>|[:=>])[ \t]{0,16}+"
+# `|` between a table's cells; `', '` between a name and a value passed side by side,
+# config.set('db_password', '...').
+_SEPARATOR = r"(?:[\"'`]?\]?[ \t]{0,16}+(?::=|=>|[:=>|])[ \t]{0,16}+|[\"'`][ \t]{0,4}+,[ \t]{0,4}+(?=[\"'`]))"
 # "the password is ...", "password ...": prose, checked harder.
-_PROSE = r"[\"'`]?[ \t]{1,4}+(?:(?:is|was|are)[ \t]{1,4}+(?:(?:now|still)[ \t]{1,4}+)?+)?+"
+_PROSE = r"[\"'`]?[ \t]{1,24}+(?:(?:is|was|are|to)[ \t]{1,4}+(?:(?:now|still)[ \t]{1,4}+)?+)?+"
 # "API key for the payment sandbox: ...": a short label before the colon.
 _LABEL = r"[ \t(][^\n:=\"'`]{0,40}+[:=][ \t]{0,16}+"
 
@@ -45,7 +47,9 @@ def quoted_or_bare(shortest: int) -> str:
     n = shortest
     return (
         rf"(?:\"([^\"\n]{{{n},400}}+)\"?|'([^'\n]{{{n},400}}+)'?|`([^`\n]{{{n},400}}+)`?"
-        rf"|([^\s;,\"'`&)<]{{{n},}}+))"
+        # A bare value ends at "&" only where a query's next name= follows: a connection
+        # string's Password=a&b is one password.
+        rf"|((?:[^\s;,\"'`&)<]|&(?![A-Za-z_][A-Za-z0-9_.\-]{{0,40}}+=)){{{n},}}+))"
     )
 
 
@@ -115,12 +119,17 @@ def _family(text: str, word_start: int, word: str) -> str | None:
         if not qualifier:  # "API key": the qualifier is the word before
             previous = _PREVIOUS_WORD.search(text, max(0, word_start - 24), word_start)
             qualifier = previous.group(1) if previous else ""
-        if not qualifier.lower().rstrip("_-.$@").endswith(_KEY_QUALIFIERS):
+        qualifier = qualifier.lower().rstrip("_-.$@")
+        if not qualifier.endswith(_KEY_QUALIFIERS):
             return None
+        if qualifier.endswith(("gpg", "pgp")):
+            return "gpg"  # a GPG key is named by its id; the key itself is a PEM block
     return family
 
 
 def _verdict(family: str, value: str, prose: bool) -> str | None:
+    if family == "gpg":
+        return None if values.is_key_id(value) else _verdict("key", value, prose)
     if family in _PASSWORD_WORDS:
         if not values.looks_like_password(value):
             return None
@@ -130,8 +139,14 @@ def _verdict(family: str, value: str, prose: bool) -> str | None:
     if values.looks_like_token(value):
         return "API key or token"
     # A secret or credentials field may hold a password-like value shorter than a token.
-    if (not prose and family in ("secr", "cred") and len(value) >= 8
+    # So may a key or token field a shorter one: api_key="Orbit@9624nmg".
+    shortest = 8 if family in ("secr", "cred") else 10 if family in ("key", "toke") else 0
+    if (not prose and shortest and len(value) >= shortest
             and values.looks_like_password(value) and not values.is_wordy(value)):
+        return "API key or token"
+    # "Created token Violet748%riv": in prose a short one must look made up.
+    if (prose and family in ("key", "toke") and len(value) >= 12 and values.looks_like_password(value)
+            and values.password_in_prose(value) and not values.is_wordy(value)):
         return "API key or token"
     return None
 
@@ -177,8 +192,26 @@ def _named(text: str, match: re.Match[str], word_start: int, word: str) -> Itera
 
 def names_a_secret(name: str) -> bool:
     """A whole name (DbPassword, smtp:password, API_TOKEN) that a secret word ends."""
+    return family_of_name(name) is not None
+
+
+def family_of_name(name: str) -> str | None:
+    """The family of the secret word that ends a whole name, or None."""
     word = _WORD_AT_END.search(name.lower())
-    return word is not None and _family(name, word.start(), word.group()) is not None
+    return None if word is None else _family(name, word.start(), word.group())
+
+
+def family_of_label(label: str) -> str | None:
+    """A table's column header: "Password", "API key", "Token"."""
+    label = label.strip().strip("`*_ ")
+    if not label or len(label) > 40:
+        return None
+    return family_of_name(re.sub(r"[ \t]+", "_", label))
+
+
+def verdict(family: str, value: str, prose: bool) -> str | None:
+    """"password", "API key or token", or None when the value is no secret."""
+    return _verdict(family, value, prose)
 
 
 # <add key="PaymentApiKey" value="..."/>: .NET appSettings and its kin.

@@ -121,7 +121,14 @@ FORMATS: tuple[Rule, ...] = (
         groups=(1,),
         lowered=True,
     ),
-    _rule("Azure SAS signature", r"sig=(?<=[?&;]sig=)([A-Za-z0-9%+/]{16,}+={0,2}+)", "sig=", groups=(1,)),
+    # A Logic Apps or Power Automate trigger URL (a Teams workflow webhook) signs with sig= too,
+    # in the URL-safe alphabet.
+    _rule("Azure SAS signature", r"sig=(?<=[?&;]sig=)([A-Za-z0-9%+/_\-]{16,}+={0,2}+)", "sig=", groups=(1,)),
+    _rule(
+        "Microsoft Teams webhook URL",
+        r"https://[a-z0-9\-]{1,63}+\.webhook\.office\.com/webhook(?:b2)?+/[A-Za-z0-9@/\-]{40,}+",
+        "webhook.office.com",
+    ),
     _rule(
         "Azure client secret",
         r"Q~(?<=(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.\-]{3}[0-9]Q~)[A-Za-z0-9_~.\-]{31,34}+(?![A-Za-z0-9_~.\-])",
@@ -245,6 +252,8 @@ FORMATS: tuple[Rule, ...] = (
         groups=(1,),
         lowered=True,
     ),
+    # Django's startproject writes it so; the body may hold any of !@#$%^&*(-_=+).
+    _rule("Django secret key", _prefix("django-insecure-") + r"[a-z0-9!@#$%^&*(\-_=+)]{40,}+", "django-insecure-"),
     _rule("Fly.io token", _prefix("fo1_") + r"[A-Za-z0-9_\-]{40,}+", "fo1_"),
     _rule("Fly.io token", _prefix("fm") + r"[12]_[A-Za-z0-9_\-+/=]{40,}+", "fm1_", "fm2_"),
     _rule(

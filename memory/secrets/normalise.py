@@ -32,8 +32,9 @@ _PERCENT = re.compile(r"%[0-7][0-9A-Fa-f]")
 # Terminal colour codes: `grep --color` wraps the match, so a committed log holds a key cut
 # in three by escapes.
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}+[ -/]{0,4}+[@-~]|\x1b[@-Z\\-_]")
-# \x73, \u0067: a YAML or JSON string (a memory's frontmatter) that spells a key in escapes.
-_ESCAPE = re.compile(r"\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}")
+# \x73, \u0067: a YAML or JSON string (a memory's frontmatter) that spells a key in escapes;
+# \" and \\: JSON inside a JSON string or a log line, {\"api_key\": \"...\"}.
+_ESCAPE = re.compile(r"\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\[\"'/\\]")
 # Where a literal is cut and joined again: "sk_live_ab" + "cd", ["ghp_ab", "cd"].join(""),
 # a shell line continued with a backslash, a YAML scalar folded after a hyphen.
 _JOIN = re.compile(r"[\"'][ \t]{0,4}+[+,][ \t]{0,4}+(?:\\?\r?\n[ \t]{0,64}+)?[\"']|\\\r?\n[ \t]{0,64}+|(?<=[A-Za-z0-9]-)\r?\n[ \t]{1,64}+(?=[A-Za-z0-9])")
@@ -212,7 +213,7 @@ def _escapes_decoded(text: str, base: View | None) -> View | None:
     if len(pieces) == 1:
         return None
     tokens = _ESCAPE.findall(text)
-    decoded = {token: chr(int(token[2:], 16)) for token in set(tokens)}
+    decoded = {token: chr(int(token[2:], 16)) if len(token) > 2 else token[1] for token in set(tokens)}
     return _rewrite(text, pieces, tokens, list(map(decoded.__getitem__, tokens)), base)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import binascii
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from memory.secrets.contexts import FINDERS, RULES
@@ -184,6 +184,9 @@ _BASE64 = re.compile(
     r"(?:^|\n)[ \t]*+(?:[\"']?[A-Za-z0-9_.\-]{1,64}+[\"']?[ \t]*+(?::|=(?!=))[ \t]*+)?+[\"']?"
     r"([A-Za-z0-9+/]{16,}+={0,2}+(?:[ \t]*+\r?\n[ \t]*+[A-Za-z0-9+/]{2,}+={0,2}+(?=[ \t]*+(?:\r?\n|\Z)))*+)"
 )
+# Base64 anywhere else on a line: `echo '...' | base64 -d`, a JSON field's value. Long
+# enough to hold a file, not a word: a run that decodes to text is rare outside base64.
+_INLINE_BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{24,}+={0,2}+")
 _RUN = re.compile(r"[A-Za-z0-9+/]++={0,2}+")
 _LAYOUT = str.maketrans("", "", "\r\n\t")
 
@@ -209,16 +212,28 @@ def _basic_auth(decoded: str) -> bool:
     return match is not None and password_in_prose(match.group(1))
 
 
-def _base64_wrapped(text: str, stop: _Stop, depth: int) -> list[Span]:
-    found: list[Span] = []
+def _blocks(text: str, stop: _Stop) -> Iterator[tuple[int, int, str | None]]:
+    """Each base64 block's span and its decoded text (None when it is not text)."""
+    seen: set[int] = set()
     for match in _BASE64.finditer(text):
         stop.tick()
         start, end = match.span(1)
+        seen.add(start)
         decoded = _decoded_text(match.group(1))
         if decoded is None and "\n" in match.group(1):
             # The block's last line may be a word that only looks like base64.
             end = text.rfind("\n", start, end)
             decoded = _decoded_text(text[start:end])
+        yield start, end, decoded
+    for match in _INLINE_BASE64.finditer(text):
+        stop.tick()
+        if match.start() not in seen:
+            yield match.start(), match.end(), _decoded_text(match.group())
+
+
+def _base64_wrapped(text: str, stop: _Stop, depth: int) -> list[Span]:
+    found: list[Span] = []
+    for start, end, decoded in _blocks(text, stop):
         if decoded is None:
             continue
         inner = _find(decoded, stop, depth + 1)

@@ -176,9 +176,15 @@ def random_letters(token: str) -> bool:
     return letters >= 8 and _case_switches(token) * 4 >= letters
 
 
-# A GPG key id or fingerprint, an address: 0x and 8, 16 or 40 hex digits. (A private key
-# written so has 64.)
-_KEY_ID = re.compile(r"0x(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})[.,;:]?")
+# A GPG key id or fingerprint, an address: 0x and 8, 16 or 40 hex digits (a private key
+# written so has 64), or 16 or 40 upper-case hex digits, as gpg prints them.
+_KEY_ID = re.compile(r"(?:0x(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})|[0-9A-F]{16}|[0-9A-F]{40})[.,;:]?")
+_HEX_ID = re.compile(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})")
+
+
+def is_key_id(value: str) -> bool:
+    """8, 16 or 40 hex digits in any case: what a GPG or PGP key is known by."""
+    return bool(_HEX_ID.fullmatch(strip_quotes(_bounded(value))))
 # What documentation writes in place of a key: AWS's ...EXAMPLE keys, runs of x or *, "your
 # token here". The jwt.io sample token is known by its signature, which is public.
 _MARKED_EXAMPLE = re.compile(r"EXAMPLE|(?i:x{8,}|your[_\-]|[_\-]here\b|replace[_\-]?me)|\*{6,}")

@@ -1,0 +1,144 @@
+"""Credentials whose name is on another line than their value.
+
+- a name and a value given as two fields: a Kubernetes or CI `- name: DB_PASSWORD` and the
+  `value:` under it, ECS's {"name": ..., "value": ...}, CloudFormation's ParameterKey and
+  ParameterValue, Hadoop's <name>...</name><value>...</value>, a plist's <key> and
+  <string>, a Terraform variable's default;
+- a markdown table whose header names a secret (a "Password" or "API key" column);
+- a command's output that announces a token (`Created token`, `Your new API key:`) and
+  prints it alone on a following line.
+
+Whether the name is a secret's and the value a secret is fields.py's and values.py's call,
+as on one line. Each pattern starts at a literal and reads a bounded stretch after it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from memory.secrets import fields, values
+
+Found = tuple[str, int, int]  # kind, start, end
+
+_REACH = 300  # how far after a name its value may be
+_NAME = r"[A-Za-z0-9_.:\-/]{1,128}+"
+_NAME_FIELD = re.compile(
+    r"[\"']?+(?:name|key|parameterkey|variable|secretname|var)[\"']?+[ \t]{0,8}+[:=][ \t]{0,8}+[\"']?+(" + _NAME + r")[\"']?+"
+    r"|variable[ \t]++\"(" + _NAME + r")\"[ \t]*+\{"
+    r"|<(name|key)>[ \t]*+(" + _NAME + r")[ \t]*+</(?:name|key)>",
+    re.IGNORECASE,
+)
+_VALUE_FIELD = re.compile(
+    r"[\"']?+(?:value|parametervalue|default|secretstring)[\"']?+[ \t]{0,8}+[:=][ \t]{0,8}+" + fields.quoted_or_bare(1)
+    + r"|<(?:value|string)>[ \t]*+([^<\n]{1,400}+)</",
+    re.IGNORECASE,
+)
+# Another name before the value: the value belongs to that one.
+_ANOTHER_NAME = re.compile(r"[\"']?+\b(?:name|key|parameterkey|variable)[\"']?+[ \t]{0,8}+[:=]|<(?:name|key)>|\bvariable[ \t]", re.IGNORECASE)
+
+
+def _judged(name: str, value: str) -> str | None:
+    family = fields.family_of_name(name)
+    if family is None:
+        return None
+    return fields.verdict(family, value, False)
+
+
+def name_value_pairs(text: str, lowered: str) -> Iterator[Found]:
+    for match in _NAME_FIELD.finditer(text):
+        name = next(g for g in (match.group(1), match.group(2), match.group(4)) if g is not None)
+        if fields.family_of_name(name) is None:
+            continue
+        value = _VALUE_FIELD.search(text, match.end(), min(len(text), match.end() + _REACH))
+        if value is None or _ANOTHER_NAME.search(text, match.end(), value.start()):
+            continue
+        group = next(g for g in range(1, 6) if value.group(g) is not None)
+        start, end = value.span(group)
+        kind = _judged(name, text[start:end].strip())
+        if kind is not None:
+            yield kind, start, end
+
+
+# -- markdown tables ----------------------------------------------------------------------
+
+_RULE_LINE = re.compile(r"\n[ \t]*+\|?+[ \t]*+:?+-{3,}+:?+[ \t]*+(?:\|[ \t]*+:?+-{3,}+:?+[ \t]*+)++\|?+[ \t]*+(?=\r?\n)")
+_MAX_ROWS = 200
+
+
+def _cells(line: str) -> list[str]:
+    line = line.strip()
+    if line.startswith("|"):
+        line = line[1:]
+    if line.endswith("|"):
+        line = line[:-1]
+    return [cell.strip() for cell in line.split("|")]
+
+
+def tables(text: str, lowered: str) -> Iterator[Found]:
+    for rule in _RULE_LINE.finditer(text):
+        header_start = text.rfind("\n", 0, rule.start()) + 1
+        header = _cells(text[header_start : rule.start()])
+        families = [fields.family_of_label(cell) for cell in header]
+        if not any(families):
+            continue
+        position = rule.end() + 1
+        for _ in range(_MAX_ROWS):
+            if position >= len(text):
+                break
+            stop = text.find("\n", position)
+            stop = len(text) if stop < 0 else stop
+            line = text[position:stop]
+            if "|" not in line:
+                break
+            offset = position + (line.index("|") + 1 if line.lstrip().startswith("|") else 0)
+            for cell, family in zip(line[offset - position :].split("|"), families):
+                value = cell.strip().strip("`")
+                if family is not None and value and fields.verdict(family, value, False) is not None:
+                    start = text.index(value, offset)
+                    yield "password" if family in ("pass", "pwd") else "API key or token", start, start + len(value)
+                offset += len(cell) + 1
+            position = stop + 1
+
+
+# -- output that announces a token ----------------------------------------------------------
+
+_ANNOUNCED = re.compile(
+    r"(?:created|generated|new|issued|your|here is|here's|rotated|copy)[^\n]{0,80}?"
+    r"(?:token|key|secret|password|credential)[^\n]{0,80}+((?:\r?\n[ \t]*+){1,3}+)[\"'`]?+([^\s\"'`]{16,512}+)[\"'`]?+[ \t]*+(?=\r?\n|\Z)"
+    r"|\$[ \t][^\n]{0,120}?\btoken\b[^\n]{0,40}+((?:\r?\n[ \t]*+){1})([^\s]{16,512}+)[ \t]*+(?=\r?\n|\Z)"
+)
+
+
+def announced(text: str, lowered: str) -> Iterator[Found]:
+    for match in _ANNOUNCED.finditer(lowered):
+        group = 2 if match.group(2) is not None else 4
+        start, end = match.span(group)
+        value = text[start:end]
+        if values.looks_like_token(value) or values.looks_like_password(value) and not values.is_wordy(value) and len(value) >= 16:
+            yield "API key or token", start, end
+
+
+# -- a value before its name, in a sentence ------------------------------------------------
+
+_VALUE_THEN_NAME = re.compile(
+    r"\b(?:use|used|using|try|tried|paste|pasted)[ \t]{1,4}+[\"'`]?+([^\s\"'`]{8,256}+)[\"'`]?+[ \t]{1,4}+(?:as|for)[ \t]{1,4}+"
+    r"(?:(?:the|a|my|our|your|new)[ \t]{1,4}+)?+(?:[a-z]{2,12}+[ \t]{1,4}+)?+(password|passwd|pw|token|secret|key|credentials?)\b"
+)
+_LOGIN_WITH = re.compile(
+    r"\b(?:log(?:ging)?+[ \t]?+in|sign(?:ing)?+[ \t]in|login|authenticate|connect)[ \t]{1,4}+(?:as|with)[ \t]{1,4}+"
+    r"[\"'`]?+[^\s\"'`]{1,64}+[\"'`]?+[ \t]{1,4}+(?:and|/|with|password)[ \t]{1,4}+[\"'`]?+([^\s\"'`]{6,256}+)"
+)
+
+
+def value_then_name(text: str, lowered: str) -> Iterator[Found]:
+    for match in _VALUE_THEN_NAME.finditer(lowered):
+        start, end = match.span(1)
+        value = text[start:end].rstrip(".,;:!?)")
+        if values.looks_like_token(value) or (match.group(2).startswith("p") and values.password_in_prose(value)):
+            yield ("password" if match.group(2).startswith("p") else "API key or token"), start, start + len(value)
+    for match in _LOGIN_WITH.finditer(lowered):
+        start, end = match.span(1)
+        value = text[start:end].rstrip(".,;:!?)")
+        if values.password_in_prose(value) and not values.is_placeholder(value):
+            yield "password", start, start + len(value)
