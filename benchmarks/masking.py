@@ -67,6 +67,15 @@ def hostile(size: int) -> dict[str, str]:
         "PuTTY private lines": "Private-Lines: 9\n" + repeat("AAAAbbbbCCCC\n", size),
         "recovery phrase words": "seed phrase: " + repeat("word ", size),
         "query code= run": repeat("?code=", size),
+        # names and values on different lines, prose, escaped JSON, Oracle logins, inline base64
+        "table rule lines": "| password | token |\n" + repeat("|---|---|\n", size),
+        "name fields without values": repeat("- name: API_TOKEN\n", size),
+        "announced token lines": repeat("created token\n", size),
+        "escaped JSON fields": repeat('\\"a\\": \\"b\\", ', size),
+        "Oracle logins": repeat("sqlplus a/b@", size),
+        "SMTP-like userinfo": repeat("smtp://a@b:c@", size),
+        "inline base64 runs": repeat("x='QUtJQUlPU0ZPRE5ON0VYQU1QTEVBS0lB' ", size),
+        "sentence anchors": repeat("use abcdefgh as the ", size),
     }
 
 

@@ -53,10 +53,15 @@ _CURL = re.compile(r"\b(?:curl|http|https|xh)\b")
 _LDAP_W = re.compile(r"-w(?<![A-Za-z0-9\-]-w)[ \t]{1,4}+" + quoted_or_bare(1))
 _LDAP = re.compile(r"\bldap[a-z]{3,10}+\b")
 # Oracle's tools take user/password@database as one argument: sqlplus scott/tiger@orcl.
-_ORACLE = re.compile(
-    r"(?:\b(?:sqlplus|sqlldr|expdp|impdp|exp|imp|rman|dgmgrl)|^[ \t]*+(?:sql>[ \t]*+)?+conn(?:ect)?+)\b(?:[ \t]++-[A-Za-z]{1,10}+)*+[ \t]++"
-    r"(?:target[ \t]++|auxiliary[ \t]++|catalog[ \t]++|userid=)?+[\"']?+[a-z0-9_$#.]{1,64}+/([^\s/\"']{1,128})(?=@[^\s@\"']{1,256}+(?:[\s\"']|$)|[\"']|[ \t]|$)",
-    re.MULTILINE,
+_ORACLE_LOGIN = (
+    r"\b(?:[ \t]++-[a-z]{1,10}+)*+[ \t]++(?:target[ \t]++|auxiliary[ \t]++|catalog[ \t]++|userid=)?+[\"']?+[a-z0-9_$#.]{1,64}+/"
+    r"([^\s/\"']{1,128}+)"
+)
+# Two patterns, each with a literal start for re's fast search: the tools, and SQL*Plus's
+# own CONNECT at the start of a line of a script or after its prompt.
+_ORACLE = (
+    re.compile(r"(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)" + _ORACLE_LOGIN, re.MULTILINE),
+    re.compile(r"conn(?:ect)?+" + _ORACLE_LOGIN, re.MULTILINE),
 )
 
 
@@ -134,10 +139,16 @@ def _command_lines(text: str, lowered: str) -> Iterator[Found]:
 
 
 def _oracle(text: str, lowered: str) -> Iterator[Found]:
-    for match in _ORACLE.finditer(lowered):
-        start, end = match.span(1)
-        if values.looks_like_password(text[start:end]):
-            yield "password", start, end
+    for tools, pattern in enumerate(_ORACLE):
+        for match in pattern.finditer(lowered):
+            before = lowered[lowered.rfind("\n", max(0, match.start() - 80), match.start()) + 1 : match.start()]
+            if before.strip() not in ("", "sql>") if tools else before[-1:].isalnum() or before[-1:] == "_":
+                continue  # CONNECT only where SQL*Plus reads it; a tool's name not inside a word
+            start, end = match.span(1)
+            if "@" in lowered[start:end]:
+                end = lowered.rindex("@", start, end)  # the database follows the last "@"
+            if values.looks_like_password(text[start:end]):
+                yield "password", start, end
 
 
 # -- credential files --------------------------------------------------------------------
@@ -264,7 +275,7 @@ FINDERS: tuple[Finder, ...] = (
     Finder(_private_keys, ("private key",)),
     Finder(_urls_and_headers, ("://", "authorization")),
     Finder(_command_lines, ("-p", "-u", "-a", "-w", "--", "rabbitmqctl", "htpasswd", "redis-cli")),
-    Finder(_oracle, ("sqlplus", "sqlldr", "expdp", "impdp", "exp ", "imp ", "rman", "dgmgrl", "conn")),
+    Finder(_oracle, ("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "conn ", "connect ")),
     Finder(_netrc, ("password",)),
     Finder(_pgpass, (":",)),
     Finder(fields.attribute_pairs, ("value=",)),

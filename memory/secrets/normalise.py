@@ -34,7 +34,11 @@ _PERCENT = re.compile(r"%[0-7][0-9A-Fa-f]")
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}+[ -/]{0,4}+[@-~]|\x1b[@-Z\\-_]")
 # \x73, \u0067: a YAML or JSON string (a memory's frontmatter) that spells a key in escapes;
 # \" and \\: JSON inside a JSON string or a log line, {\"api_key\": \"...\"}.
-_ESCAPE = re.compile(r"\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\[\"'/\\]")
+_ESCAPE = re.compile(r"\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}")
+_QUOTE_ESCAPE = re.compile(r"\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\[\"'/\\]")
+# Source code is full of \" and \\ that hide nothing: quotes are undone only in a text that
+# escapes a field's name or value, as escaped JSON does.
+_ESCAPED_FIELD = re.compile(r"\\[\"'][ \t]*+[:=,]|[:=][ \t]*+\\[\"']")
 # Where a literal is cut and joined again: "sk_live_ab" + "cd", ["ghp_ab", "cd"].join(""),
 # a shell line continued with a backslash, a YAML scalar folded after a hyphen.
 _JOIN = re.compile(r"[\"'][ \t]{0,4}+[+,][ \t]{0,4}+(?:\\?\r?\n[ \t]{0,64}+)?[\"']|\\\r?\n[ \t]{0,64}+|(?<=[A-Za-z0-9]-)\r?\n[ \t]{1,64}+(?=[A-Za-z0-9])")
@@ -209,10 +213,11 @@ def _removed(pattern: re.Pattern[str]) -> Callable[[str, View | None], View | No
 
 
 def _escapes_decoded(text: str, base: View | None) -> View | None:
-    pieces = _ESCAPE.split(text)
+    pattern = _QUOTE_ESCAPE if _ESCAPED_FIELD.search(text) else _ESCAPE
+    pieces = pattern.split(text)
     if len(pieces) == 1:
         return None
-    tokens = _ESCAPE.findall(text)
+    tokens = pattern.findall(text)
     decoded = {token: chr(int(token[2:], 16)) if len(token) > 2 else token[1] for token in set(tokens)}
     return _rewrite(text, pieces, tokens, list(map(decoded.__getitem__, tokens)), base)
 

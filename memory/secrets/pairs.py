@@ -23,19 +23,19 @@ Found = tuple[str, int, int]  # kind, start, end
 
 _REACH = 300  # how far after a name its value may be
 _NAME = r"[A-Za-z0-9_.:\-/]{1,128}+"
+# Matched on the lower-cased text (re's own case folding costs ten times as much); the name
+# and the value are then read from the text at the same offsets.
 _NAME_FIELD = re.compile(
-    r"[\"']?+(?:name|key|parameterkey|variable|secretname|var)[\"']?+[ \t]{0,8}+[:=][ \t]{0,8}+[\"']?+(" + _NAME + r")[\"']?+"
+    r"(?:name|key|parameterkey|variable|secretname|var)[\"']?+[ \t]{0,8}+[:=][ \t]{0,8}+[\"']?+(" + _NAME + r")"
     r"|variable[ \t]++\"(" + _NAME + r")\"[ \t]*+\{"
-    r"|<(name|key)>[ \t]*+(" + _NAME + r")[ \t]*+</(?:name|key)>",
-    re.IGNORECASE,
+    r"|<(name|key)>[ \t]*+(" + _NAME + r")[ \t]*+</(?:name|key)>"
 )
 _VALUE_FIELD = re.compile(
-    r"[\"']?+(?:value|parametervalue|default|secretstring)[\"']?+[ \t]{0,8}+[:=][ \t]{0,8}+" + fields.quoted_or_bare(1)
-    + r"|<(?:value|string)>[ \t]*+([^<\n]{1,400}+)</",
-    re.IGNORECASE,
+    r"(?:value|parametervalue|default|secretstring)[\"']?+[ \t]{0,8}+[:=][ \t]{0,8}+" + fields.quoted_or_bare(1)
+    + r"|<(?:value|string)>[ \t]*+([^<\n]{1,400}+)</"
 )
 # Another name before the value: the value belongs to that one.
-_ANOTHER_NAME = re.compile(r"[\"']?+\b(?:name|key|parameterkey|variable)[\"']?+[ \t]{0,8}+[:=]|<(?:name|key)>|\bvariable[ \t]", re.IGNORECASE)
+_ANOTHER_NAME = re.compile(r"\b(?:name|key|parameterkey|variable)[\"']?+[ \t]{0,8}+[:=]|<(?:name|key)>|\bvariable[ \t]")
 
 
 def _judged(name: str, value: str) -> str | None:
@@ -46,12 +46,13 @@ def _judged(name: str, value: str) -> str | None:
 
 
 def name_value_pairs(text: str, lowered: str) -> Iterator[Found]:
-    for match in _NAME_FIELD.finditer(text):
-        name = next(g for g in (match.group(1), match.group(2), match.group(4)) if g is not None)
+    for match in _NAME_FIELD.finditer(lowered):
+        group = next(g for g in (1, 2, 4) if match.group(g) is not None)
+        name = text[match.start(group) : match.end(group)]
         if fields.family_of_name(name) is None:
             continue
-        value = _VALUE_FIELD.search(text, match.end(), min(len(text), match.end() + _REACH))
-        if value is None or _ANOTHER_NAME.search(text, match.end(), value.start()):
+        value = _VALUE_FIELD.search(lowered, match.end(), min(len(text), match.end() + _REACH))
+        if value is None or _ANOTHER_NAME.search(lowered, match.end(), value.start()):
             continue
         group = next(g for g in range(1, 6) if value.group(g) is not None)
         start, end = value.span(group)

@@ -26,6 +26,7 @@ import random
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 ALNUM = string.ascii_letters + string.digits
 LOWER_ALNUM = string.ascii_lowercase + string.digits
@@ -465,3 +466,60 @@ def ordinary(part: str, per_kind: int = 20) -> list[str]:
             slots = _ordinary_slots(g)
             texts.append(phrasing(slots, g) if callable(phrasing) else phrasing.format(**slots))
     return texts
+
+
+# -- measuring ------------------------------------------------------------------------------
+
+
+@dataclass
+class Measured:
+    credentials: int = 0
+    refused_and_masked: int = 0
+    notes: int = 0
+    notes_refused: int = 0
+
+    @property
+    def caught(self) -> float:
+        return 100.0 * self.refused_and_masked / self.credentials
+
+    @property
+    def false_refusals(self) -> float:
+        return 100.0 * self.notes_refused / self.notes
+
+
+def measure(folder: Path, part: str, misses: list[str] | None = None) -> Measured:
+    """Each credential text written to memory by create (it must be refused) and read back
+    from a file in a repository by read_file (it must show masked); each ordinary text
+    created (it must be written). `misses` collects what got through, for tuning only:
+    the held-back part is measured, never read."""
+    from agent.tools.base import ToolContext
+    from agent.tools.files import ReadFileTool
+    from memory.store import MemoryStore
+    from tests.memory.secret_corpus import leaked
+
+    store = MemoryStore(folder / "memories", max_file_chars=10**6, max_total_chars=10**8)
+    repo = folder / "repo"
+    repo.mkdir(parents=True, exist_ok=True)
+    figures = Measured()
+    for case in credentials(part):
+        figures.credentials += 1
+        result, is_error = store.run({"command": "create", "path": "/memories/setup.md", "file_text": case.text})
+        refused = is_error and "credential" in result
+        if not is_error:
+            store.run({"command": "delete", "path": "/memories/setup.md"})
+        (repo / "notes.txt").write_text(case.text, encoding="utf-8")
+        shown = ReadFileTool().run({"path": "notes.txt"}, ToolContext(repo=repo)).text
+        masked = not any(leaked(secret, shown) for secret in case.secrets)
+        figures.refused_and_masked += refused and masked
+        if misses is not None and not (refused and masked):
+            misses.append(f"{case.kind}: {case.text[:200]!r}")
+    for text in ordinary(part):
+        figures.notes += 1
+        result, is_error = store.run({"command": "create", "path": "/memories/note.md", "file_text": text})
+        if is_error:
+            figures.notes_refused += 1
+            if misses is not None:
+                misses.append(f"false refusal: {text[:200]!r}")
+        else:
+            store.run({"command": "delete", "path": "/memories/note.md"})
+    return figures

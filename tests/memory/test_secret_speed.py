@@ -39,6 +39,15 @@ ADVERSARIAL = {
     "base64 lines": repeat("QUtJQUlPU0ZPRE5ON0VYQU1QTEVBS0lBSU9TRk9ETk43RVhBTVBMRQ==\n"),
     "percent escapes": repeat("%41"),
     "zero-width run": repeat("a\u200b"),
+    "table rule lines": "| password |\n" + repeat("|---|---|\n") + URL,
+    "name fields without values": repeat("- name: API_TOKEN\n") + URL,
+    "announced token lines": repeat("created token\n") + URL,
+    "escaped JSON fields": repeat('\\"a\\": \\"b\\", ') + URL,
+    "Oracle logins": repeat("sqlplus a/b@") + URL,
+    "SMTP-like userinfo": repeat("smtp://a@b:c@") + URL,
+    "userinfo without a host": "smtp://a:" + repeat("b@") + URL,
+    "inline base64 runs": repeat("x='QUtJQUlPU0ZPRE5ON0VYQU1QTEVBS0lB' ") + URL,
+    "sentence anchors": repeat("use abcdefgh as the ") + URL,
 }
 
 
