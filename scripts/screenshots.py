@@ -241,11 +241,41 @@ async def code_review_states(world: World, shooter: Shooter, work: Path) -> None
                 await wait_for(pilot, lambda app=app: not app.running)
 
 
+async def trust_states(world: World, shooter: Shooter, work: Path) -> None:
+    """The first build in a repository not trusted yet: the dialog, at both sizes; answered no."""
+    from agent.workspace_trust import TrustStore
+    from tests.claude_double import reply, text, tool_use
+    from tui.screens.trust import TrustPrompt
+    from tui.widgets.prompt import Prompt
+
+    script = {"replies": [reply(text("Let me build it."), tool_use("build", {}))],
+              "default": reply(text("I could not build it."))}
+    TrustStore().remember(world.repo, None)
+    try:
+        for size in (WIDE, NARROW):
+            with DoubleProcess(script, work / f"double-trust-{size[0]}x{size[1]}") as double:
+                os.environ.update(double.env)
+                app = new_app(world)
+                async with app.run_test(size=size) as pilot:
+                    prompt = app.query_one("#prompt", Prompt)
+                    prompt.value = "Why is the build red?"
+                    await pilot.press("enter")
+                    await wait_for(pilot, lambda app=app: isinstance(app.screen, TrustPrompt))
+                    await pilot.pause(1.0)
+                    await shooter.shot(app, pilot, f"trust_prompt_{size[0]}x{size[1]}")
+                    await pilot.press("escape")
+                    await wait_for(pilot, lambda app=app: not app.running)
+                TrustStore().remember(world.repo, None)
+    finally:
+        TrustStore().remember(world.repo, True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
     parser.add_argument("--keep-svg", action="store_true")
-    parser.add_argument("--only", choices=["code"], help="only these states (code: a held code change)")
+    parser.add_argument("--only", choices=["code", "trust"],
+                        help="only these states (code: a held code change; trust: the trust dialog)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     shooter = Shooter(args.out.resolve(), args.keep_svg)
@@ -254,7 +284,10 @@ def main(argv: list[str] | None = None) -> int:
         world.apply()
         for name in ("DEVAGENT_MODEL", "DEVAGENT_EFFORT", "DEVAGENT_MEMORY"):
             os.environ.pop(name, None)
-        asyncio.run(code_review_states(world, shooter, Path(tmp)))
+        if args.only in (None, "trust"):
+            asyncio.run(trust_states(world, shooter, Path(tmp)))
+        if args.only in (None, "code"):
+            asyncio.run(code_review_states(world, shooter, Path(tmp)))
         if args.only is None:
             asyncio.run(main_states(world, shooter, Path(tmp)))
             asyncio.run(first_run(world, shooter))
