@@ -62,7 +62,7 @@ def test_the_memory_rules_examples_agree_with_each_other_and_with_the_checks():
     # A preference saved in /memories/user/ holds in every repository: its example names no project.
     preference = _quoted_after(text, "The user's preferences and the way they like to work")
     assert "project" not in preference.lower()
-    assert "The Core project is the one the user cares about" in text.split("Everything else under /memories")[1].split("\n")[0]
+    assert "The Api project is the one the user cares about" in text.split("Everything else under /memories")[1].split("\n")[0]
     # What the rules call state is what `memory check` calls state; a citation is not state.
     state = _quoted_after(text, "It is out of date by the next session.")
     assert state_lines(state) == [state]
