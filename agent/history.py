@@ -161,6 +161,14 @@ class History:
         for message in messages:
             self.append(message, turn=turn)
 
+    def rebind(self, prefix: str) -> None:
+        """Later requests go out under `prefix` (the system prompt changed): the thinking
+        bound to the old one is no longer sent (`bound_thinking`)."""
+        if prefix == self.prefix:
+            return
+        self.messages = bound_thinking(self.messages, [self.prefix] * len(self.messages), prefix)
+        self.prefix = prefix
+
     def __len__(self) -> int:
         return len(self.messages)
 

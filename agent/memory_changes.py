@@ -1,11 +1,12 @@
-"""What changed in memory since the model last saw it, told at the start of its next turn.
+"""What changed in memory since the model last saw it, found at the start of its next turn.
 
-The preloaded block sits in the system prompt, which is the cached prefix of every request:
-rewriting it when a memory changes would make each turn after an edit pay for the whole
-prompt again. So the block stays as the session began, and a user message carries a short
-note of the difference instead: a memory deleted (by the pane, an editor, another session),
-one edited (with its text as it is now) or one added. What the model's own memory tool
-calls changed is not told back to it: it made those changes itself.
+Preloaded memory (or the index) sits in the system prompt. When the user (the pane, an
+editor) or another program changed memory since, the session rebuilds that block for the
+next request, so what the user deleted or rewrote is never sent again: one cache write
+from that block on, after which requests read it from the cache as before. A short note in
+the user message says which files changed, without quoting them (the rebuilt block holds
+them as they are now). What the model's own memory tool calls changed is no reason to
+rebuild: it made those changes itself and knows them.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from typing import Any
 
 from agent import memory_context
 from agent.tools.masking import mask_text
+from memory.quoting import shown_name
 
-# A note is for a few files changed by hand; a whole folder replaced is named, not quoted.
-MAX_QUOTED_CHARS = 20_000
+# A note names a few files; a whole folder replaced is counted, not listed.
+MAX_NAMED = 20
 
 Seen = dict[str, str | None]  # virtual path -> the text the model was given (None: only named)
 
@@ -39,9 +41,9 @@ class MemoryWatch:
     mode: str
     known: Seen | None
 
-    def note(self) -> str | None:
-        """The note for the next user message, or None when nothing changed; after it the
-        model is taken to know memory as it is now."""
+    def changes(self) -> Change | None:
+        """What others changed since the model last saw memory, or None when nothing; after
+        it the model is taken to know memory as it is now (the caller rebuilds its block)."""
         if self.known is None:
             return None
         try:
@@ -50,14 +52,9 @@ class MemoryWatch:
             return None
         if current is None:
             return None
-        text = describe(self.known, current)
+        change = difference(self.known, current)
         self.known = current
-        if not text:
-            return None
-        try:
-            return mask_text(text, "line")[0]
-        except Exception:
-            return "Memory changed since you last saw it (details withheld: the secret filter is unavailable)."
+        return change
 
     def learn(self, messages: list[dict[str, Any]]) -> None:
         """Takes the paths the model's own memory tool calls in `messages` touched as known."""
@@ -96,27 +93,43 @@ def _touched(messages: list[dict[str, Any]]) -> set[str]:
     return paths
 
 
-def describe(before: Seen, after: Seen) -> str:
-    """The difference as one note: deleted, edited (as it is now), added; "" when none."""
+@dataclass(frozen=True)
+class Change:
+    deleted: list[str]
+    edited: list[str]
+    added: list[str]
+
+    def note(self) -> str:
+        """The user message's note: which files changed, in one line each, masked."""
+        lines = [
+            "Memory changed since you last saw it (the user or another program changed it). The memory "
+            "in the system prompt was rebuilt just now and is memory as it is now:"
+        ]
+        named = 0
+        for label, group in (("deleted", self.deleted), ("edited", self.edited), ("new", self.added)):
+            for path in group:
+                named += 1
+                if named <= MAX_NAMED:
+                    lines.append(f"- {shown_name(path)}: {label}")
+        if named > MAX_NAMED:
+            lines.append(f"- and {named - MAX_NAMED:,} more")
+        if self.deleted:
+            lines.append(
+                "What a deleted memory said is gone: do not rely on it, and do not write it again unless "
+                "the user asks."
+            )
+        text = "\n".join(lines)
+        try:
+            return mask_text(text, "line")[0]
+        except Exception:
+            return "Memory changed since you last saw it; the memory in the system prompt is as it is now."
+
+
+def difference(before: Seen, after: Seen) -> Change | None:
+    """Deleted, edited, added; None when nothing changed."""
     deleted = sorted(set(before) - set(after))
     added = sorted(set(after) - set(before))
     edited = sorted(p for p in set(before) & set(after) if before[p] != after[p])
     if not (deleted or added or edited):
-        return ""
-    lines = [
-        "Memory changed since you last saw it (the user or another program changed it). "
-        "Memory is now as follows, whatever the preloaded memory above or earlier in this "
-        "conversation says:"
-    ]
-    quoted = 0
-    for path in deleted:
-        lines.append(f"- {path} was deleted: it is no longer in memory; do not rely on what it said.")
-    for label, group in (("was edited; it now reads", edited), ("is new", added)):
-        for path in group:
-            body = after[path]
-            if body is None or quoted + len(body) > MAX_QUOTED_CHARS:
-                lines.append(f"- {path} {label.split(';')[0]}; view it with the memory tool when it matters.")
-                continue
-            quoted += len(body)
-            lines.append(f"- {path} {label}:\n{memory_context.bare_element(path, body)}")
-    return "\n".join(lines)
+        return None
+    return Change(deleted, edited, added)

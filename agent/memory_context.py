@@ -26,8 +26,11 @@ EMPTY = (
     "Your memory directory /memories is empty: nothing has been saved for this "
     "repository yet. No need to view it."
 )
+# When the block was read: as the session started, or when the user last changed memory.
+STARTED = "as this session started"
+REBUILT = "as it was after the user's latest change to it"
 EVIDENCE_HEADER = (
-    "Evidence, checked against the working tree as this session started: the code each memory "
+    "Evidence, checked against the working tree {since}: the code each memory "
     "cites is intact, moved (the same text at other lines now), changed (the text is no longer "
     "there) or gone (the file is gone). Before you repeat a memory with a changed or gone "
     "citation, check it with a tool, then fix or delete the memory."
@@ -142,11 +145,6 @@ def _body(text: str) -> str:
     return text.rstrip().replace("</memory>", "<\\/memory>")
 
 
-def bare_element(path: str, text: str) -> str:
-    """A memory as an element with its path alone (a note of a change has no age to give)."""
-    return f'<memory path="{_escape(path)}">\n{_body(text)}\n</memory>'
-
-
 def _element(file: MemoryFile, now: float) -> str:
     body = _body(file.text)
     attributes = f'path="{_escape(file.path)}"'
@@ -161,7 +159,7 @@ def _element(file: MemoryFile, now: float) -> str:
     return f"<memory {attributes}>\n{body}\n</memory>\n"
 
 
-def evidence_lines(store: Any, repo: Path | None) -> str:
+def evidence_lines(store: Any, repo: Path | None, since: str = STARTED) -> str:
     """One line per memory that cites code, the ones with changed or gone citations first."""
     from memory.evidence import CHANGED, GONE, summary
 
@@ -173,7 +171,7 @@ def evidence_lines(store: Any, repo: Path | None) -> str:
     if not rows:
         return ""
     rows.sort(key=lambda row: (not any(c.state in (CHANGED, GONE) for c in row[1]), row[0]))
-    lines = [EVIDENCE_HEADER] + [f"- {path}: {summary(found)}" for path, found in rows]
+    lines = [EVIDENCE_HEADER.format(since=since)] + [f"- {path}: {summary(found)}" for path, found in rows]
     return mask_secrets("\n".join(lines))[0]
 
 
@@ -184,13 +182,15 @@ def _aging_note(aging_days: int) -> str:
     )
 
 
-def preloaded(store: Any, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> str:
+def preloaded(
+    store: Any, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS, since: str = STARTED
+) -> str:
     now = time.time() if now is None else now
     files, left_out = _files(store, now, aging_days)
     if not files and not left_out:
         return EMPTY
     header = (
-        "Your memory directory as this session started: every file, with its age since it was written "
+        f"Your memory directory {since}: every file, with its age since it was written "
         "or last verified. It is already loaded, so there is no need to view it before answering; "
         "use the memory tool to change it."
     )
@@ -200,13 +200,15 @@ def preloaded(store: Any, repo: Path | None, *, now: float | None = None, aging_
     if left_out:
         snapshot += left_out_note(left_out)
     parts = [header, snapshot]
-    evidence = evidence_lines(store, repo)
+    evidence = evidence_lines(store, repo, since)
     if evidence:
         parts.append(evidence)
     return "\n\n".join(parts)
 
 
-def index(store: Any, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> str:
+def index(
+    store: Any, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS, since: str = STARTED
+) -> str:
     """The index mode: MEMORY.md of each root, the aging memories, the evidence lines."""
     now = time.time() if now is None else now
     elements = []
@@ -216,7 +218,7 @@ def index(store: Any, repo: Path | None, *, now: float | None = None, aging_days
             elements.append(f'<memory path="{_escape(getattr(root, "ROOT", paths.ROOT))}/{INDEX_NAME}">\n{text}\n</memory>')
     if elements:
         parts = [
-            "Your memory index, /memories/MEMORY.md, as this session started. Read a memory file "
+            f"Your memory index, /memories/MEMORY.md, {since}. Read a memory file "
             "with the memory tool when it is relevant to the question.",
             "\n\n".join(elements),
         ]
@@ -232,7 +234,7 @@ def index(store: Any, repo: Path | None, *, now: float | None = None, aging_days
             f"Aging, neither written nor verified for {aging_days} days or more: {listed}. "
             "Check one before relying on it; when a tool confirms it, set its verified: date."
         )
-    evidence = evidence_lines(store, repo)
+    evidence = evidence_lines(store, repo, since)
     if evidence:
         parts.append(evidence)
     return "\n\n".join(parts)

@@ -44,11 +44,12 @@ def prepare(
     window_turns: int = 2,
     now: datetime | None = None,
     aging_days: int = DEFAULT_AGING_DAYS,
+    since: str = memory_context.STARTED,
 ) -> SessionStart:
     """The session's start, with every credential in it masked: a memory, a transcript or
     a summary may hold one that reached the disk some other way, and the model must
     receive these the way it receives tool results."""
-    start = _prepare(mode, repo, store=store, window_turns=window_turns, now=now, aging_days=aging_days)
+    start = _prepare(mode, repo, store=store, window_turns=window_turns, now=now, aging_days=aging_days, since=since)
     if start.context:
         context, hits = mask_text(start.context, "line")
         note = masking_note(hits)
@@ -63,7 +64,8 @@ def prepare(
 
 
 def _prepare(
-    mode: MemoryMode, repo: Path, *, store: Any, window_turns: int, now: datetime | None, aging_days: int
+    mode: MemoryMode, repo: Path, *, store: Any, window_turns: int, now: datetime | None, aging_days: int,
+    since: str = memory_context.STARTED,
 ) -> SessionStart:
     if mode == "none":
         return SessionStart()
@@ -80,9 +82,9 @@ def _prepare(
             # never missed.
             start.seen = memory_changes.seen(store, mode)
             if store is not None and mode == "preloaded":
-                start.context = preloaded_memory(store, repo, now=now, aging_days=aging_days)
+                start.context = preloaded_memory(store, repo, now=now, aging_days=aging_days, since=since)
             elif store is not None and mode == "index":
-                start.context = memory_index(store, repo, now=now, aging_days=aging_days)
+                start.context = memory_index(store, repo, now=now, aging_days=aging_days, since=since)
         except Exception as err:
             # An unreadable memory folder must not stop the session; the model is told, and
             # the memory tool will report the same problem if it is used.
@@ -212,16 +214,22 @@ def _summary(repo: Path) -> SessionStart:
 # --- memory in the prompt ---------------------------------------------------------------
 
 
-def preloaded_memory(store: Any, repo: Path, *, now: datetime | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> str:
+def preloaded_memory(
+    store: Any, repo: Path, *, now: datetime | None = None, aging_days: int = DEFAULT_AGING_DAYS,
+    since: str = memory_context.STARTED,
+) -> str:
     stamp = now.timestamp() if now is not None else None
-    context = memory_context.preloaded(store, repo, now=stamp, aging_days=aging_days)
+    context = memory_context.preloaded(store, repo, now=stamp, aging_days=aging_days, since=since)
     problems = _index_problems(store) if context != memory_context.EMPTY else ""
     return f"{context}\n\n{problems}" if problems else context
 
 
-def memory_index(store: Any, repo: Path | None = None, *, now: datetime | None = None, aging_days: int = DEFAULT_AGING_DAYS) -> str:
+def memory_index(
+    store: Any, repo: Path | None = None, *, now: datetime | None = None, aging_days: int = DEFAULT_AGING_DAYS,
+    since: str = memory_context.STARTED,
+) -> str:
     stamp = now.timestamp() if now is not None else None
-    context = memory_context.index(store, repo, now=stamp, aging_days=aging_days)
+    context = memory_context.index(store, repo, now=stamp, aging_days=aging_days, since=since)
     problems = _index_problems(store) if store.index_text().strip() else ""
     return f"{context}\n\n{problems}" if problems else context
 

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent import claude, code_review, context, modes, prompts, summary_call, utf8
+from agent import claude, code_review, context, memory_context, modes, prompts, summary_call, utf8
 from agent.cancel import Cancellation
 from agent.choices import EFFORTS, MEMORY_MODES, MEMORY_TOOL_MODES, REPLAY_MODES, as_choice
 from agent.config import AgentConfig, api_key_problem
@@ -240,7 +240,7 @@ class Session:
         self.history.turn_began(turn.cancel, start, turn=turn.id)
         self._conversation_turns += 1
         try:
-            notes = (self.keeper.notice_due() or "", self._memory_news() or "", self.memory_watch.note() or "")
+            notes = (self.keeper.notice_due() or "", self._memory_news() or "", self._memory_changed() or "")
             self.history.add_user_text(text, turn=turn.id, notes=notes)
             self._loop(turn)
         except TurnDeclined as declined:
@@ -344,6 +344,25 @@ class Session:
             attempt += 1
             if turn.cancel.wait(delay):
                 raise TurnCancelled(turn.usage + spent)
+
+    def _memory_changed(self) -> str | None:
+        """When the user or another program changed memory since the model last saw it: the
+        preloaded block (or the index) rebuilt from memory as it is now, so what was deleted or
+        rewritten is not sent again, and the note that says which files changed."""
+        change = self.memory_watch.changes()
+        if change is None:
+            return None
+        mode = self.config.memory_mode
+        fresh = modes.prepare(mode, self.repo, store=self.store, now=self.now(),
+                              aging_days=self.config.memory_aging_days, since=memory_context.REBUILT)
+        self.start.context = fresh.context
+        self.system = self._system_blocks()
+        self.prefix = prefix_of(self.config.model, self.system, self.tool_definitions)
+        # The old block's thinking is bound to it: the API would refuse it under the new one.
+        self.history.rebind(self.prefix)
+        log.info("memory changed outside the session (%d deleted, %d edited, %d new): its block is rebuilt",
+                 len(change.deleted), len(change.edited), len(change.added))
+        return change.note()
 
     def _memory_news(self) -> str | None:
         """The user's decisions on held memory changes since the last turn, in one line."""

@@ -1,6 +1,6 @@
 """What the user does to memory mid-session is what the next request says: a memory deleted,
-edited or added reaches the model in a note, while the cached system block stays as it was;
-and a resumed session reads memory as it is now."""
+edited or added is rebuilt into the system block (the old text is not sent again, one cache
+write) and named in a note; and a resumed session reads memory as it is now."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from agent.memory_context import EMPTY
 from agent.session import Session
 from memory.roots import open_memory
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import reply, text, tool_use
+from tests.claude_double import reply, text, thinking, tool_use
 
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 
@@ -63,11 +63,12 @@ def test_a_memory_deleted_edited_or_added_mid_session_reaches_the_next_request(c
 
     second = ask(claude_double, talk, "Anything else?")
     told = second.last_user_text()
-    assert "/memories/deploy.md was deleted" in told
-    assert "/memories/db.md was edited" in told and "Postgres 16 now." in told
-    assert "/memories/ci.md is new" in told and "CI runs on every push." in told
-    # The cached prefix is the one the session started with.
-    assert json.dumps(second.body["system"]) == json.dumps(first.body["system"])
+    assert "- /memories/deploy.md: deleted" in told and "- /memories/db.md: edited" in told and "- /memories/ci.md: new" in told
+    # The block is rebuilt: what the user deleted or rewrote is not sent again, and no note quotes it.
+    assert "Fridays" not in json.dumps(second.body) and "Postgres 14" not in json.dumps(second.body)
+    assert "Postgres 16 now." in second.system_text() and "CI runs on every push." in second.system_text()
+    assert "Postgres 16" not in told
+    assert second.body["system"][0] == first.body["system"][0]  # the stable prompt is still read from the cache
 
     # Told once, and what the model wrote itself is not told back to it.
     claude_double.add(reply(tool_use("memory", {"command": "create", "path": "/memories/own.md", "file_text": note("own", "Mine.")}, id="toolu_1")))
@@ -87,8 +88,8 @@ def test_an_edit_to_the_index_reaches_an_index_session(claude_double, repo):
     talk = session(repo, "index")
     assert "when deploys go out" in ask(claude_double, talk, "hi").system_text()
     index.write_text(index.read_text() + "- [release](release.md): how releases are cut\n")
-    told = ask(claude_double, talk, "and?").last_user_text()
-    assert "/memories/MEMORY.md was edited" in told and "how releases are cut" in told
+    after = ask(claude_double, talk, "and?")
+    assert "- /memories/MEMORY.md: edited" in after.last_user_text() and "how releases are cut" in after.system_text()
 
 
 def test_a_credential_written_by_hand_is_masked_in_the_note(claude_double, repo):
@@ -97,8 +98,8 @@ def test_a_credential_written_by_hand_is_masked_in_the_note(claude_double, repo)
     store = open_memory(repo)
     secret = "sk-ant-api03-" + "A1b2C3d4E5" * 9 + "-AAAAAAAA"
     (Path(store.repository.directory) / "keys.md").write_text(note("keys", f"The key is {secret}"))
-    told = ask(claude_double, talk, "and?").last_user_text()
-    assert "/memories/keys.md is new" in told and secret not in told
+    after = ask(claude_double, talk, "and?")
+    assert "- /memories/keys.md: new" in after.last_user_text() and secret not in json.dumps(after.body)
 
 
 def test_a_resumed_session_reads_memory_as_it_is_now(claude_double, repo):
@@ -114,3 +115,34 @@ def test_a_resumed_session_reads_memory_as_it_is_now(claude_double, repo):
     assert "A memory written since." in after.system_text() and EMPTY not in after.system_text()
     # The conversation itself is the one resumed.
     assert "What do we sell?" in json.dumps(after.messages)
+
+
+def test_a_memory_deleted_in_the_pane_is_never_sent_again_at_the_cost_of_one_cache_write(claude_double, repo):
+    claude_double.simulate_cache = True
+    store = open_memory(repo)
+    write(store, "/memories/deploy.md", "Deploys go out on Fridays, from the release branch.")
+    write(store, "/memories/db.md", "The database is Postgres 14.")
+    talk = session(repo)
+    # A reply with thinking: it is bound to the system prompt it was made under (the double checks).
+    claude_double.add(reply(thinking("The user asks about deploys.", signature="sig-1"), text("On Fridays.")))
+    talk.send("When do we deploy?", lambda e: None)
+    first = claude_double.messages_requests()[-1]
+    assert "Deploys go out on Fridays" in first.system_text()
+
+    message, refused = store.delete("/memories/deploy.md")  # what the pane's delete does
+    assert not refused, message
+
+    second = ask(claude_double, talk, "And the database?")
+    assert "Deploys go out on Fridays" not in json.dumps(second.body)
+    assert "The database is Postgres 14." in second.system_text()
+    assert "- /memories/deploy.md: deleted" in second.last_user_text()
+    assert "thinking" not in json.dumps(second.messages)  # bound to the old block; the API would refuse it
+    # One cache write: the stable prompt is read, the rebuilt block and the turns after it are
+    # written once, and the next request reads all of that back.
+    assert 0 < second.context.cache_read < first.context.cache_read + first.context.cache_write
+    assert second.context.cache_write > 0
+    third = ask(claude_double, talk, "Thanks.")
+    # (the double counts tokens in proportion to characters: a token either way is rounding)
+    assert third.context.cache_read >= second.context.cache_read + second.context.cache_write - 2
+    assert third.body["system"] == second.body["system"]
+    assert "Memory changed" not in third.last_user_text() and "Deploys go out on Fridays" not in json.dumps(third.body)

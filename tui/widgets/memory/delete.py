@@ -53,7 +53,7 @@ class DeleteActions:
             after = f"It cannot be undone: {exc}"
         question = Text.assemble(
             "Delete the memory ", (fmt.sanitize(info.name), "bold"), "?\n\n",
-            f"{fmt.sanitize(info.path)} ({fmt.chars(info.size)} chars) is removed from disk; the agent will not see it again. ",
+            f"{fmt.sanitize(info.path)} ({fmt.chars(info.size)} chars) is removed from disk; from its next question on, the agent will not see it again. ",
             after,
         )
         def delete(confirmed: bool | None) -> None:
