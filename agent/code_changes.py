@@ -7,6 +7,12 @@ file that changed on disk meanwhile is a conflict, and nothing of the set is wri
 Each write is atomic (memory.atomic, as memory writes are), and an applied set is kept in
 a journal outside the repository (agent.code_journal) so that it can be undone, from the
 app or from `devagent undo`.
+
+Nothing is lost between two sessions or to a crash: an apply or an undo holds every file's
+lock (agent.code_locks) from its check to its last write, so another session's write in
+between is a conflict, never overwritten; and the whole set, with the text each file had,
+is journalled before the first file is written, so a process killed halfway is finished or
+rolled back at the next start (agent.code_journal.recover).
 """
 
 from __future__ import annotations
@@ -18,10 +24,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
-from memory.atomic import write_file
+from agent.code_locks import FilesBusy, held
+from memory.atomic import temp_name, write_file
 
 ChangeState = Literal["held", "applied", "kept", "conflict", "undone", "cancelled"]
 NEW_FILE_MODE = 0o644
@@ -62,8 +70,93 @@ def on_disk(full: Path) -> str | None:
     return data.decode("utf-8", "surrogateescape")
 
 
-def write_text(full: Path, text: str, mode: int | None) -> None:
-    write_file(str(full), text.encode("utf-8", "surrogateescape"), mode=NEW_FILE_MODE if mode is None else mode)
+def write_text(full: Path, text: str, mode: int | None, temp: str | None = None,
+               before_rename: Callable[[], None] | None = None) -> None:
+    write_file(str(full), text.encode("utf-8", "surrogateescape"), mode=NEW_FILE_MODE if mode is None else mode,
+               temp=temp, before_rename=before_rename)
+
+
+@dataclass(frozen=True)
+class Write:
+    """One file's step of an apply or an undo: from `base` to `new` (None: no file)."""
+
+    path: str
+    full: Path
+    base: str | None
+    new: str | None
+    mode: int | None
+    temp: str = field(default_factory=temp_name)  # named before it exists, so a journal can hold it
+
+
+class WriteAhead(Protocol):
+    """The journal of one apply or undo: `begin` makes the writes durable on record before
+    the first file is touched (raising OSError when it cannot), `done` after the last."""
+
+    def begin(self, writes: list[Write]) -> None: ...
+    def done(self) -> None: ...
+    def drop(self) -> None: ...
+
+
+class NotJournalled(OSError):
+    """The journal could not be written, so no file was."""
+
+
+GATE_ENV = "DEVAGENT_APPLY_GATE"
+
+
+def _gate(index: int) -> None:
+    """Where a crash test stops a write: with GATE_ENV naming a folder that holds a FIFO
+    named `index`, the write of the set's file `index` waits, its temporary file made, until
+    the test opens the FIFO (or kills the process there)."""
+    folder = os.environ.get(GATE_ENV)
+    if folder:
+        try:
+            with open(os.path.join(folder, str(index)), "rb") as gate:
+                gate.read()
+        except FileNotFoundError:
+            pass
+
+
+def put(write: Write, text: str | None, gate: Callable[[], None] | None = None) -> None:
+    """`write`'s file made `text` (None: removed), through its named temporary file."""
+    if text is None:
+        try:
+            os.unlink(write.full)
+        except FileNotFoundError:
+            pass
+        return
+    write.full.parent.mkdir(parents=True, exist_ok=True)
+    write_text(write.full, text, write.mode, write.temp, gate)
+
+
+def write_all(writes: list[Write], ahead: WriteAhead | None) -> None:
+    """Every write, journalled first. On an error, what was written is put back before it
+    is raised; if that fails too, the journal stays for the next start to settle."""
+    if ahead is not None:
+        try:
+            ahead.begin(writes)
+        except OSError as err:
+            raise NotJournalled(err.errno, err.strerror or str(err), err.filename) from err
+    written: list[Write] = []
+    try:
+        for index, write in enumerate(writes):
+            put(write, write.new, partial(_gate, index))
+            written.append(write)
+    except BaseException:
+        if _put_back(written) and ahead is not None:
+            ahead.drop()
+        raise
+    if ahead is not None:
+        ahead.done()
+
+
+def _put_back(written: list[Write]) -> bool:
+    try:
+        for write in reversed(written):
+            put(write, write.base)
+    except OSError:
+        return False
+    return True
 
 
 def file_mode(full: Path) -> int | None:
@@ -150,34 +243,48 @@ class ChangeSet:
                 changed.append(change.path)
         return changed
 
-    def apply(self) -> str:
-        """Writes every file, or none when one changed on disk; a sentence either way."""
-        changed = self.conflicts()
-        if changed:
+    def locks(self) -> list[tuple[str, Path]]:
+        return [(f.path, f.full) for f in self.files]
+
+    def apply(self, ahead: WriteAhead | None = None) -> str:
+        """Writes every file, or none when one changed on disk; a sentence either way.
+        `ahead`: the journal to write the set to before any file."""
+        try:
+            with held(self.locks()):
+                changed = self.conflicts()  # again under the locks: another session may have written
+                if changed:
+                    self.state = "conflict"
+                    self.note = (
+                        f"Not applied: {', '.join(changed)} changed on disk since the change was made from it, so "
+                        "nothing was overwritten. View the file again and make the change anew."
+                    )
+                    return self.note
+                write_all([Write(f.path, f.full, f.before, f.after, f.mode) for f in self.files], ahead)
+        except FilesBusy as busy:
             self.state = "conflict"
-            self.note = (
-                f"Not applied: {', '.join(changed)} changed on disk since the change was made from it, so nothing "
-                "was overwritten. View the file again and make the change anew."
-            )
+            self.note = (f"Not applied: another devagent session is writing {busy.path}, so nothing was written. "
+                         "View the file again once it is done and make the change anew.")
             return self.note
-        for change in self.files:
-            change.full.parent.mkdir(parents=True, exist_ok=True)
-            write_text(change.full, change.after, change.mode)
+        except NotJournalled as err:
+            self.state = "conflict"
+            self.note = (f"Not applied: the change could not be journalled for undo ({err.strerror}: {err.filename}), "
+                         "so no file was written.")
+            return self.note
         self.state = "applied"
         return f"Applied: {self.describe()}."
 
-    def undo(self) -> str:
+    def undo(self, ahead: WriteAhead | None = None) -> str:
         """Puts every file back as it was, or none when one changed since; a sentence."""
-        changed = self._changed_on_disk(lambda change: change.after)
-        if changed:
-            return (
-                f"Not undone: {', '.join(changed)} changed since the change was applied; undoing it would lose "
-                "that. Nothing was changed."
-            )
-        for change in self.files:
-            if change.before is None:
-                os.unlink(change.full)
-            else:
-                write_text(change.full, change.before, change.mode)
+        try:
+            with held(self.locks()):
+                changed = self._changed_on_disk(lambda change: change.after)
+                if changed:
+                    return (
+                        f"Not undone: {', '.join(changed)} changed since the change was applied; undoing it would "
+                        "lose that. Nothing was changed."
+                    )
+                write_all([Write(f.path, f.full, f.after, f.before, f.mode) for f in self.files], ahead)
+        except FilesBusy as busy:
+            return f"Not undone: another devagent session is writing {busy.path}. Nothing was changed; try again in a moment."
         self.state = "undone"
         return f"Undone: {self.describe()} is back as it was."

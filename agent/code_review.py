@@ -78,7 +78,7 @@ def settle(registry: Any, turn: Any, ctx: ToolContext, results: list[dict[str, A
         change.state, said = "kept", change.why or KEPT.format(files=files)
     else:
         try:
-            said = change.apply()
+            said = change.apply(editor.record(change, ctx.repo))
         except OSError as err:
             change.state = "conflict"
             said = f"Not applied: {files} could not be written ({err.strerror or err}). Nothing else was changed."

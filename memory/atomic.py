@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 
 from memory.private import FILE_MODE, make_private
 
@@ -35,10 +36,17 @@ def fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
-def write_file(target: str, data: bytes, mode: int = FILE_MODE) -> None:
-    """`mode`: the file's permission bits; a source file keeps its own, a memory is owner-only."""
+def temp_name() -> str:
+    return f"{TEMP_PREFIX}{os.getpid()}-{os.urandom(8).hex()}"
+
+
+def write_file(target: str, data: bytes, mode: int = FILE_MODE, temp: str | None = None,
+               before_rename: Callable[[], None] | None = None) -> None:
+    """`mode`: the file's permission bits; a source file keeps its own, a memory is owner-only.
+    `temp`: the temporary file's name (a journal that named it beforehand can remove it after
+    a crash); `before_rename` runs once it is durable, before it replaces the target."""
     directory = os.path.dirname(target)
-    temp = os.path.join(directory, f"{TEMP_PREFIX}{os.getpid()}-{os.urandom(8).hex()}")
+    temp = os.path.join(directory, temp or temp_name())
     fd = os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _O_NOFOLLOW | _O_BINARY, FILE_MODE)
     try:
         try:
@@ -51,6 +59,8 @@ def write_file(target: str, data: bytes, mode: int = FILE_MODE) -> None:
             _datasync(fd)
         finally:
             os.close(fd)
+        if before_rename is not None:
+            before_rename()
         os.replace(temp, target)
     except BaseException:
         try:

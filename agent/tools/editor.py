@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.choices import CodeWrites
-from agent.code_changes import ChangeSet, FileChange, file_mode, on_disk
+from agent.code_changes import ChangeSet, ChangeState, FileChange, file_mode, on_disk
+from agent.code_journal import Record
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, required_str
 from agent.tools.files import (
     MAX_FILE_BYTES,
@@ -58,12 +59,6 @@ def _lines(text: str) -> list[str]:
     return re.findall(r"[^\n]*\n|[^\n]+$", text)
 
 
-def journal(change_set: ChangeSet, repo: Path) -> None:
-    from agent.code_journal import save
-
-    save(repo, change_set, change_set.id.rsplit("-", 1)[0])
-
-
 class TextEditorTool:
     name = EDITOR_NAME
 
@@ -82,8 +77,9 @@ class TextEditorTool:
         # names this session's change sets in the journal, apart from other sessions'
         self.session_id = f"{time.strftime('%Y%m%d%H%M%S')}-{os.getpid()}"
         self.history: list[ChangeSet] = []  # this session's change sets, newest last
-        # told of each applied change set (agent.code_review: memory evidence, the journal)
-        self.after_apply: list[Any] = [journal]
+        # told of each applied change set (agent.code_review: memory evidence); the journal
+        # is written by the apply itself, before any file
+        self.after_apply: list[Any] = []
 
     def definition(self) -> dict[str, Any]:
         return {"type": EDITOR_TYPE, "name": EDITOR_NAME}
@@ -238,26 +234,47 @@ class TextEditorTool:
             placeholder = HELD.format(what=f"{shown}, change {len(self.held_calls) + 1}")
             self.held_calls.append((placeholder, said))
             return ToolResult(text=placeholder, summary="held for your review")
+        entry = self._turn_entry(full, shown, before, after)
         single = ChangeSet("", self.turns, [FileChange(shown, full, before, after, file_mode(full))])
-        outcome = single.apply()
+        try:
+            outcome = single.apply(self.record(entry, Path(ctx.repo)))
+        except OSError as err:
+            return ToolResult(text=f"Error: {shown} could not be written ({err.strerror or err}), so it is unchanged.",
+                              is_error=True, summary="not written")
         if single.state != "applied":
             return ToolResult(text=f"Error: {outcome}", is_error=True, summary="conflict")
         self.seen[full] = _digest(after)
-        turn_set = self._turn_set(full, shown, before, after)
+        turn_set = self._took(entry)
         notes = self._applied(turn_set, ctx)
         text = said + ("\n\n" + notes if notes else "")
         return ToolResult(text=text, summary=f"changed {shown}", screen=(f"Changed: {turn_set.describe()}", turn_set.diff(), "diff"))
 
-    def _turn_set(self, full: Path, shown: str, before: str | None, after: str) -> ChangeSet:
-        if self.applied is None:
-            self.sets += 1
-            self.applied = ChangeSet(f"{self.session_id}-{self.sets}", self.turns, state="applied")
-            self.history.append(self.applied)
-        change = self.applied.file(full)
+    def record(self, change_set: ChangeSet, repo: Path, state: ChangeState = "applied") -> Record:
+        """The journal of writing `change_set` (this session's), for its apply or undo."""
+        return Record(repo, [(change_set, self.session_id)], state)
+
+    def _turn_entry(self, full: Path, shown: str, before: str | None, after: str) -> ChangeSet:
+        """The turn's change set as the journal holds it once this write is done: a copy,
+        so that a write refused leaves the turn's set as it was."""
+        current = self.applied
+        if current is None:
+            entry = ChangeSet(f"{self.session_id}-{self.sets + 1}", self.turns, state="applied")
+        else:
+            entry = ChangeSet(current.id, current.turn, [replace(f) for f in current.files], "applied", current.when)
+        change = entry.file(full)
         if change is None:
-            self.applied.files.append(FileChange(shown, full, before, after, file_mode(full)))
+            entry.files.append(FileChange(shown, full, before, after, file_mode(full)))
         else:
             change.after = after
+        return entry
+
+    def _took(self, entry: ChangeSet) -> ChangeSet:
+        if self.applied is None:
+            self.sets += 1
+            self.applied = entry
+            self.history.append(entry)
+        else:
+            self.applied.files = entry.files
         return self.applied
 
     def _applied(self, change_set: ChangeSet, ctx: ToolContext) -> str:
@@ -285,11 +302,10 @@ class TextEditorTool:
         if key is None or key is not self._turn_key or change_set is None or change_set.state != "applied":
             return None
         try:
-            said = change_set.undo()
+            said = change_set.undo(self.record(change_set, repo, "undone"))
         except OSError as err:
             return f"Not undone: {err.strerror or err} ({err.filename or change_set.describe()})."
         if change_set.undone:
-            journal(change_set, repo)
             for change in change_set.files:
                 # the model never saw this turn: what it last saw of the file is the old text
                 if change.before is None:

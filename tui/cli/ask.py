@@ -62,6 +62,10 @@ def run(name: str, args: argparse.Namespace) -> int:
     config = AgentConfig.from_env_and_args(args, repo=repo)
     if config.notice:
         print(f"devagent: {config.notice}", file=sys.stderr)
+    from agent.code_journal import recover
+
+    for note in recover(repo.resolve()):  # a change set a killed devagent left half written
+        print(f"devagent: {note}", file=sys.stderr)
 
     from agent import saved_sessions as sessions
 
