@@ -26,10 +26,23 @@ def start_background(app: Any) -> None:
     and run side by side each takes about twice as long, so a question typed at once would
     wait for the voice's share too. A typed question needs only the session."""
     app.run_worker(partial(show_branch, app), thread=True, group="startup")
+    app.run_worker(partial(settle_code_changes, app), thread=True, group="startup")
     if not app.key_problem:
         app.turns.load()
     else:
         start_voice(app)
+
+
+def settle_code_changes(app: Any) -> None:
+    """A change set a killed devagent left half written is finished or rolled back
+    (agent.code_journal.recover) as the app starts, and the user is told how."""
+    from agent.code_journal import recover
+
+    for note in recover(app.repo):
+        try:
+            app.call_from_thread(app.notify, note, title="Code change", severity="warning", timeout=30)
+        except RuntimeError:
+            return  # the app closed meanwhile
 
 
 def start_voice(app: Any) -> None:

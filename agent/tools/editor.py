@@ -75,7 +75,8 @@ class TextEditorTool:
         self.turns = 0
         self.sets = 0
         # names this session's change sets in the journal, apart from other sessions'
-        self.session_id = f"{time.strftime('%Y%m%d%H%M%S')}-{os.getpid()}"
+        # (two sessions of one process in one second, too: a shared name made one's journal overwrite the other's)
+        self.session_id = f"{time.strftime('%Y%m%d%H%M%S')}-{os.getpid()}-{os.urandom(3).hex()}"
         self.history: list[ChangeSet] = []  # this session's change sets, newest last
         # told of each applied change set (agent.code_review: memory evidence); the journal
         # is written by the apply itself, before any file

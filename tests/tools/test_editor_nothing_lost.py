@@ -206,16 +206,20 @@ def test_undo_refuses_when_the_newest_entry_cannot_be_read_and_names_it(repo, cl
     from agent.config import AgentConfig
     from agent.session import Session
 
-    for old, new in (("end", "first"), ("first", "second")):
-        claude_double.add(tool_use(EDITOR_NAME, {"command": "str_replace", "path": "app.py", "old_str": old,
-                                                 "new_str": new}))
+    session = Session(repo, AgentConfig(memory_mode="none", code_writes="auto"))
+    # two turns, two entries: the first changes app.py, the second makes NOTES.md
+    for call in ({"command": "str_replace", "path": "app.py", "old_str": "end", "new_str": "first"},
+                 {"command": "create", "path": "NOTES.md", "file_text": "second\n"}):
+        claude_double.add(tool_use(EDITOR_NAME, call))
         claude_double.add("Done.")
-        Session(repo, AgentConfig(memory_mode="none", code_writes="auto")).send("Change it.", lambda e: None)
-    newest = max(journal_dir(repo).glob("*.json"), key=lambda p: p.stat().st_mtime)
-    assert json.loads(newest.read_text())["files"][0]["after"] == "second\n"
+        session.send("Change it.", lambda e: None)
+    entries = sorted(journal_dir(repo).glob("*.json"), key=lambda p: p.stat().st_mtime)
+    assert [json.loads(p.read_text())["files"][0]["path"] for p in entries] == ["app.py", "NOTES.md"]
+    newest = entries[-1]
     newest.write_text(newest.read_text()[:40])  # cut short, as by a full disk
     undone, said = undo_last(repo)
     assert not undone
     assert said.startswith(f"Not undone: the newest change record, {newest}, cannot be read (")
-    assert (repo / "app.py").read_text() == "second\n"  # the older turn was not undone in its place
+    # the older turn was not undone in its place
+    assert (repo / "app.py").read_text() == "first\n" and (repo / "NOTES.md").read_text() == "second\n"
     assert [c.state for c in history(repo)] == ["applied"]

@@ -269,3 +269,28 @@ async def test_a_withdrawn_spoken_question_takes_its_held_change_away_unapplied(
         assert "failed" in app.conversation.turn_reply_text
         assert source.read_text() == SOURCE
         assert "ReviewCoordinator" not in str(claude_double.messages_requests()[-1].body["messages"])
+
+
+async def test_the_app_finishes_at_start_a_change_set_a_killed_devagent_left_half_written(make_app, claude_double, repo,
+                                                                                          tmp_path):
+    from tests.tools.test_editor_nothing_lost import (
+        RENAMED,
+        killed_between_two_files,
+        rename_everywhere,
+        strays,
+        texts,
+        twenty_files,
+    )
+
+    twenty_files(repo)
+    rename_everywhere(claude_double)
+    killed_between_two_files(repo, tmp_path)
+    assert texts(repo)[0] == RENAMED[0] and texts(repo)[1] != RENAMED[1] and strays(repo)  # half written
+    app = make_app()
+    said: list[str] = []
+    notify = app.notify
+    app.notify = lambda message, **kw: (said.append(message), notify(message, **kw))  # type: ignore[method-assign]
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: any("devagent stopped while applying a change to m00.py" in m for m in said), 20,
+                       "the note that the change was finished")
+        assert texts(repo) == RENAMED and strays(repo) == []
