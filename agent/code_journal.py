@@ -26,7 +26,8 @@ from typing import Any
 
 from agent.code_changes import ChangeSet, ChangeState, FileChange, Write, on_disk, put
 from agent.code_locks import FilesBusy, held
-from memory.atomic import fsync_dir, is_temp_name, make_dirs, temp_name, write_file
+from memory.atomic import fsync_dir, is_temp_name, temp_name, write_file
+from memory.private import make_private
 
 log = logging.getLogger("devagent.code_changes")
 WRITING = ".writing"
@@ -40,8 +41,7 @@ def journal_dir(repo: Path) -> Path:
 
 def _folder(repo: Path) -> Path:
     folder = journal_dir(repo)
-    os.makedirs(folder.parent.parent.parent, exist_ok=True)  # the data folder's parent
-    make_dirs(str(folder.parent.parent), str(folder))
+    make_private(folder)
     return folder
 
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from memory import atomic
+from memory.private import FILE_MODE, make_private
 
 WAIT_SECONDS = 30.0
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -52,8 +52,7 @@ def held(files: Sequence[tuple[str, Path]], wait: float = WAIT_SECONDS) -> Itera
 
     by_name = {lock_name(full): shown for shown, full in files}
     folder = locks_dir()
-    os.makedirs(folder.parent, exist_ok=True)
-    atomic.make_dirs(str(folder.parent), str(folder))
+    make_private(folder)
     deadline = time.monotonic() + wait
     fds: list[int] = []
     try:
@@ -71,7 +70,7 @@ def held(files: Sequence[tuple[str, Path]], wait: float = WAIT_SECONDS) -> Itera
 def _acquire(path: str, shown: str, deadline: float) -> int:
     from filelock import lock_descriptor
 
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW, atomic.FILE_MODE)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW, FILE_MODE)
     pause = 0.001
     while not lock_descriptor(fd, blocking=False):
         if time.monotonic() >= deadline:
