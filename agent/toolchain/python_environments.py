@@ -116,7 +116,7 @@ def _managed(repo: Path, environ: Mapping[str, str], tool: dict[str, Any], notes
         if found is None:
             raise EnvironmentMissing(
                 f"The repository uses uv (uv.lock) but its environment {folder} does not exist yet. devagent runs "
-                "the tests in the environment as it is and never installs anything: tell the user to run `uv sync` "
+                "build and test in the environment as it is and never installs anything: tell the user to run `uv sync` "
                 f"in {repo} to create it, then ask again.")
         return found
     if (repo / "poetry.lock").is_file() or "poetry" in tool:

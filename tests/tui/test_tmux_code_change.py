@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,6 +16,7 @@ from tests.claude_double import reply, text, tool_use
 from tests.system_packages import needs
 from tests.tui.scenario import DoubleProcess
 from tests.tui.test_tmux import devagent_in_tmux, quit_app
+from tui.screens.trust import TYPED_AHEAD_SECONDS
 
 pytestmark = [pytest.mark.e2e, needs("tmux")]
 
@@ -57,8 +59,9 @@ def test_a_failing_project_is_fixed_by_enter_and_its_tests_go_green(tmp_path):
         tmux.run("send-keys", "-t", "app", "Enter")
         # a fresh clone: its tests run only once the user trusts it, shown what runs
         screen = tmux.wait_for("Trust this repository?", timeout=120)
-        assert "-m pytest" in screen
+        assert "calc/.venv/bin/python -m" in screen and "pytest -q -rfE" in screen, screen
         assert not list(world.repo.glob("**/__pycache__"))  # pytest has not imported anything yet
+        time.sleep(TYPED_AHEAD_SECONDS + 0.2)  # a key in the dialog's first moment was typed for the prompt
         tmux.run("send-keys", "-t", "app", "y")
         screen = tmux.wait_for("Change waiting: calc.py (+1 −1)", "+    return a + b", timeout=120)
         assert "-    return a - b" in screen
