@@ -96,7 +96,8 @@ def test_two_processes_inserting_into_one_file_lose_no_insert_they_were_told_was
     print(f"{len(done)} of {len(said)} inserts done, {len(lost)} of them lost, {len(said) - len(done)} refused")
     assert lost == []
     assert sorted(lines) == sorted([*done, "end"])  # and nothing refused slipped in
-    assert len(done) >= INSERTS  # the two really wrote side by side, most of the time without a conflict
+    # both really wrote, side by side (a refusal is a conflict caught)
+    assert all(sum(s["done"] for s in said if s["line"].startswith(f"# {tag}-")) >= INSERTS // 4 for tag in tags)
     refusals = {s["text"].split(" app.py")[0] for s in said if not s["done"]}
     assert refusals <= {"Error: Not applied:", "Error:"}, refusals
     assert all("changed on disk since" in s["text"] for s in said if not s["done"])
