@@ -25,6 +25,16 @@ ASK = (
 )
 KEPT = "Not applied: the user kept {files} as it is. Ask what they want instead before changing it again."
 CANCELLED = "Not applied: the user cancelled the turn, so {files} stays as it is."
+# The same outcomes in the user's own words, for the conversation: the sentences above are
+# the model's (in the tool result), and say what it should do next.
+SHOWN_KEPT = "Not applied: you kept {files} as it was."
+SHOWN_ASK = "Not applied: code writes are in review, so devagent ask wrote nothing; --code-writes auto applies."
+SHOWN_CANCELLED = "Not applied: the question was cancelled, so {files} stays as it was."
+SHOWN_CONFLICT = "Not applied: {files} changed on disk since the change was made from it, so nothing was overwritten."
+UNDONE = (
+    "The user undid your applied change to {files} (with Ctrl+R or devagent undo): {what} back as before that change. "
+    "Do not make it again unless they ask for it, and view a file again before you change it."
+)
 
 
 @dataclass(frozen=True)
@@ -49,8 +59,13 @@ class CodeChangeSettled:
 
     turn: int
     change: ChangeSet
-    said: str
+    said: str  # what the model hears, in the held calls' tool results
     tool_ids: tuple[str, ...] = ()  # the held calls, whose tool lines now say how it ended
+    shown: str = ""  # what the user is shown: what happened, in their words
+
+    @property
+    def for_user(self) -> str:
+        return self.shown or self.said
 
 
 def editor_of(registry: Any) -> Any:
@@ -74,20 +89,24 @@ def settle(registry: Any, turn: Any, ctx: ToolContext, results: list[dict[str, A
     notes = ""
     if decision is None:
         change.state, said = "cancelled", CANCELLED.format(files=files)
+        shown = SHOWN_CANCELLED.format(files=files)
     elif not decision:
         change.state, said = "kept", change.why or KEPT.format(files=files)
+        shown = SHOWN_ASK if change.why == ASK else SHOWN_KEPT.format(files=files)
     else:
         try:
-            said = change.apply(editor.record(change, ctx.repo))
+            said = shown = change.apply(editor.record(change, ctx.repo))
         except OSError as err:
             change.state = "conflict"
-            said = f"Not applied: {files} could not be written ({err.strerror or err}). Nothing else was changed."
+            said = shown = f"Not applied: {files} could not be written ({err.strerror or err}). Nothing else was changed."
+        if change.state == "conflict" and said == change.note:
+            shown = SHOWN_CONFLICT.format(files=", ".join(change.conflicts()) or files)
         if change.state == "applied":
             notes = editor.settled(change, ctx)
     log.info("turn %d: change set %s %s", turn.id, change.id, change.state)
     texts = dict(calls)
     ids = tuple(str(b.get("tool_use_id")) for b in results if b.get("content") in texts)
-    turn.emit(CodeChangeSettled(turn.id, change, said, ids))
+    turn.emit(CodeChangeSettled(turn.id, change, said, ids, shown))
     out = []
     for block in results:
         content = block.get("content")
@@ -100,3 +119,32 @@ def settle(registry: Any, turn: Any, ctx: ToolContext, results: list[dict[str, A
                 block["is_error"] = True
         out.append(block)
     return out
+
+
+def undone_news(registry: Any, repo: Any) -> str | None:
+    """What the user undid of this session's applied changes since the model last heard, for
+    its next turn; None when nothing. Undo (the app's Ctrl+R, the palette, `devagent undo`
+    from another terminal) marks the sets undone in the journal; the model is told once,
+    and this session's copy of each set is marked undone with it."""
+    editor = editor_of(registry)
+    if editor is None:
+        return None
+    applied = {c.id: c for c in editor.history if c.state == "applied"}
+    if not applied:
+        return None
+    from agent.code_journal import history
+
+    try:
+        undone = [c for c in history(repo, editor.session_id) if c.state == "undone" and c.id in applied]
+    except Exception:  # the journal is only read here; what cannot be read is told nothing
+        log.warning("the change journal could not be read for undone changes", exc_info=True)
+        return None
+    lines = []
+    for turn in sorted({c.turn for c in undone}):
+        sets = [c for c in undone if c.turn == turn]
+        paths = list(dict.fromkeys(f.path for c in sets for f in c.files))
+        what = "they are" if len(paths) > 1 else "it is"
+        lines.append(UNDONE.format(files=", ".join(paths), what=what))
+        for change in sets:
+            applied[change.id].state = "undone"
+    return " ".join(lines) or None

@@ -240,7 +240,8 @@ class Session:
         self.history.turn_began(turn.cancel, start, turn=turn.id)
         self._conversation_turns += 1
         try:
-            notes = (self.keeper.notice_due() or "", self._memory_news() or "", self._memory_changed() or "")
+            notes = (self.keeper.notice_due() or "", self._memory_news() or "", self._memory_changed() or "",
+                     code_review.undone_news(self.registry, self.repo) or "")
             self.history.add_user_text(text, turn=turn.id, notes=notes)
             self._loop(turn)
         except TurnDeclined as declined:

@@ -246,7 +246,23 @@ def test_review_kept_changes_nothing_and_the_model_hears_why(repo, claude_double
                     writes="review", decide=lambda change: change.decide(False))
     assert out[0]["is_error"] and out[0]["content"].startswith("Not applied: the user kept app.py as it is.")
     assert (repo / "app.py").read_text() == APP
-    assert [e.change.state for e in seen if isinstance(e, CodeChangeSettled)] == ["kept"]
+    settled = [e for e in seen if isinstance(e, CodeChangeSettled)]
+    assert [e.change.state for e in settled] == ["kept"]
+    # The user reads what happened in their own words; what the model should do stays with it.
+    assert settled[0].for_user == "Not applied: you kept app.py as it was."
+    assert "Ask what they want" in settled[0].said
+
+
+def test_a_conflict_is_told_to_the_user_without_the_models_instructions(repo, claude_double):
+    def meanwhile(change):
+        (repo / "app.py").write_text("# rewritten by hand\n")
+        change.decide(True)
+
+    out, seen = run(repo, claude_double, edit("str_replace", old_str="def greet", new_str="def welcome"),
+                    writes="review", decide=meanwhile)
+    settled = next(e for e in seen if isinstance(e, CodeChangeSettled))
+    assert "View the file again" in out[0]["content"] and "View the file again" not in settled.for_user
+    assert settled.for_user == "Not applied: app.py changed on disk since the change was made from it, so nothing was overwritten."
 
 
 def test_review_a_file_changed_while_it_waited_is_a_conflict(repo, claude_double):
@@ -283,6 +299,25 @@ def test_undo_puts_back_the_last_turns_files(repo, claude_double):
     assert undone and said.startswith("Undone: 2 files: app.py, NOTES.md (new)")
     assert (repo / "app.py").read_text() == APP and not (repo / "NOTES.md").exists()
     assert undo_last(repo) == (False, "There is no applied change of the agent's to undo.")
+
+
+def test_the_model_hears_at_its_next_turn_what_the_user_undid(repo, claude_double):
+    talk = session(repo, "review")
+    claude_double.add(reply(edit("str_replace", old_str="def greet", new_str="def welcome"),
+                            edit("create", "NOTES.md", file_text="done\n")))
+    claude_double.add("Renamed it.")
+    talk.send("Rename greet.", lambda e: e.change.decide(True) if isinstance(e, CodeChangeHeld) else None)
+    assert "def welcome" in (repo / "app.py").read_text()
+    assert "undo" in claude_double.messages_requests()[0].system_text().lower()  # the prompt says undo exists
+
+    assert undo_last(repo)[0]  # what Ctrl+R, the palette and `devagent undo` do
+    claude_double.add("It is back as it was.")
+    talk.send("Is it still renamed?", lambda e: None)
+    told = claude_double.messages_requests()[-1].last_user_text()
+    assert "The user undid your applied change to app.py, NOTES.md" in told and "they are back as before" in told
+    claude_double.add("Fine.")
+    talk.send("Thanks.", lambda e: None)
+    assert "undid" not in claude_double.messages_requests()[-1].last_user_text()  # told once
 
 
 def test_undo_refuses_after_a_later_edit(repo, claude_double):

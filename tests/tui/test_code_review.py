@@ -94,6 +94,11 @@ async def test_escape_keeps_the_file(make_app, claude_double, repo):
         from tui.widgets.conversation.lines import ToolLine
 
         assert "kept as it was" in app.query_one(ToolLine).line().plain
+        # the conversation says what happened in the user's words; the model's note stays in its tool result
+        from tui.widgets.conversation.lines import Notice
+
+        notices = " ".join(str(n.render()) for n in app.query(Notice))
+        assert "you kept src/ReviewOrchestrator.cs as it was" in notices and "Ask what they want" not in notices
 
 
 async def test_a_spoken_apply_applies_it(make_app, claude_double, repo):

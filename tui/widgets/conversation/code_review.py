@@ -133,7 +133,7 @@ async def show_event(app: Any, event: object) -> bool:
         await held(app, event.change)
         return True
     if isinstance(event, CodeChangeSettled):
-        await settled(app, event.change, event.said)
+        await settled(app, event.change, event.for_user)
         _relabel(app, event.tool_ids, event.change.state)
         return True
     return False
