@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent import memory_context
+from agent.marks import escape_marks
 from agent.tools.masking import mask_text
 from memory.quoting import shown_name
 
@@ -110,7 +111,7 @@ class Change:
             for path in group:
                 named += 1
                 if named <= MAX_NAMED:
-                    lines.append(f"- {shown_name(path)}: {label}")
+                    lines.append(f"- {escape_marks(shown_name(path))}: {label}")
         if named > MAX_NAMED:
             lines.append(f"- and {named - MAX_NAMED:,} more")
         if self.deleted:

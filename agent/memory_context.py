@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.marks import escape_marks
 from memory import paths
 from memory.freshness import DEFAULT_AGING_DAYS, Freshness, freshness
 from memory.notes import INDEX_NAME
@@ -115,7 +116,7 @@ MAX_NAMED = 20  # left-out files named in the prompt
 def left_out_note(left_out: list[LeftOut]) -> str:
     """The lines that tell the model what is in the folder but not in its prompt."""
     lines = ["Not preloaded (read one with the memory tool's view command when a question needs it):"]
-    lines += [f"- {shown_name(item.path)}: {shown_name(item.reason)}" for item in left_out[:MAX_NAMED]]
+    lines += [escape_marks(f"- {shown_name(item.path)}: {shown_name(item.reason)}") for item in left_out[:MAX_NAMED]]
     if len(left_out) > MAX_NAMED:
         lines.append(f"- and {len(left_out) - MAX_NAMED:,} more")
     return "\n".join(lines) + "\n"
@@ -137,12 +138,12 @@ def _escape(value: str) -> str:
     value = shown_name(value)  # one line: a name holding a newline must not start lines of its own
     for raw, escaped in (("&", "&amp;"), ('"', "&quot;"), ("<", "&lt;"), (">", "&gt;")):
         value = value.replace(raw, escaped)
-    return value
+    return escape_marks(value)  # a lookalike bracket is not "<" to replace()
 
 
 def _body(text: str) -> str:
-    # A memory must not be able to close its own element and speak as the prompt.
-    return text.rstrip().replace("</memory>", "<\\/memory>")
+    # A memory must not be able to close its own element, or open another, and speak as the prompt.
+    return escape_marks(text.rstrip())
 
 
 def _element(file: MemoryFile, now: float) -> str:
@@ -172,7 +173,7 @@ def evidence_lines(store: Any, repo: Path | None, since: str = STARTED) -> str:
         return ""
     rows.sort(key=lambda row: (not any(c.state in (CHANGED, GONE) for c in row[1]), row[0]))
     lines = [EVIDENCE_HEADER.format(since=since)] + [f"- {path}: {summary(found)}" for path, found in rows]
-    return mask_secrets("\n".join(lines))[0]
+    return escape_marks(mask_secrets("\n".join(lines))[0])
 
 
 def _aging_note(aging_days: int) -> str:
@@ -215,7 +216,7 @@ def index(
     for root in _roots(store):
         text = root.index_text().strip()
         if text:
-            elements.append(f'<memory path="{_escape(getattr(root, "ROOT", paths.ROOT))}/{INDEX_NAME}">\n{text}\n</memory>')
+            elements.append(f'<memory path="{_escape(getattr(root, "ROOT", paths.ROOT))}/{INDEX_NAME}">\n{_body(text)}\n</memory>')
     if elements:
         parts = [
             f"Your memory index, /memories/MEMORY.md, {since}. Read a memory file "
@@ -229,7 +230,7 @@ def index(
         ]
     aging = [(f.path, f.age) for f in _files(store, now, aging_days)[0] if f.age is not None and f.age.aging]
     if aging:
-        listed = ", ".join(f"{path} ({age_text(age.age_seconds(now))})" for path, age in aging)
+        listed = escape_marks(", ".join(f"{shown_name(path)} ({age_text(age.age_seconds(now))})" for path, age in aging))
         parts.append(
             f"Aging, neither written nor verified for {aging_days} days or more: {listed}. "
             "Check one before relying on it; when a tool confirms it, set its verified: date."

@@ -16,6 +16,7 @@ from typing import Any
 
 from agent import memory_changes, memory_context, transcripts
 from agent.choices import MEMORY_TOOL_MODES, MemoryMode
+from agent.marks import escape_marks
 
 # The prompt text of preloading lives in agent/memory_context.py; these names stay here too.
 from agent.memory_context import age_text, left_out_note, memory_snapshot  # noqa: F401
@@ -206,7 +207,7 @@ def _summary(repo: Path) -> SessionStart:
     context = (
         f"Notes you wrote at the end of the previous session, on {when.strftime('%A, %d %B %Y')}. "
         "They say what was true then; check the repository before repeating a claim about the code.\n\n"
-        f"<notes>\n{previous.summary.strip()}\n</notes>"
+        f"<notes>\n{escape_marks(previous.summary.strip())}\n</notes>"
     )
     return SessionStart(context=context)
 
@@ -241,4 +242,4 @@ def _index_problems(store: Any) -> str:
         return ""
     if not problems:
         return ""
-    return "Index check: " + " ".join(problems)
+    return escape_marks("Index check: " + " ".join(problems))

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent.choices import MemoryWrites
+from agent.marks import escape_marks
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.masking import ScanCancelled, mask_result, mask_text, withheld
 
@@ -119,7 +120,7 @@ class MemoryTool:
         # It quotes the held changes' summaries, which the model wrote; it reaches the
         # model through the same mask as every tool result.
         try:
-            return mask_text(news, "line")[0]
+            return escape_marks(mask_text(news, "line")[0])
         except Exception:
             return "Memory review since your last turn: the user decided on held changes (details withheld)."
 

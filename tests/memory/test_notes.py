@@ -85,7 +85,7 @@ def test_snapshot_holds_every_file_with_its_age(store):
     os.utime(store.directory / "b.md", (now - 3 * 86400, now - 3 * 86400))
     assert snapshot(store, now) == (
         '<memory path="/memories/MEMORY.md" age="just now">\n- [B](b.md) — the b note\n</memory>\n'
-        '<memory path="/memories/a.md" age="just now">\nfirst <\\/memory> trick\n</memory>\n'
+        '<memory path="/memories/a.md" age="just now">\nfirst &lt;/memory> trick\n</memory>\n'
         '<memory path="/memories/b.md" age="3 days">\nsecond\n</memory>\n'
     )
 
