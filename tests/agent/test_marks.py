@@ -120,7 +120,9 @@ hostile_texts = st.lists(
 
 
 def _without_brackets(text: str) -> str:
-    return re.sub("[" + re.escape(BRACKETS) + "]", "", unicodedata.normalize("NFKC", text.replace("&lt;", "")))
+    # character by character: "<" and a combining accent would compose into another sign
+    plain = "".join(unicodedata.normalize("NFKC", c) for c in text.replace("&lt;", ""))
+    return re.sub("[" + re.escape(BRACKETS) + "]", "", plain)
 
 
 # --- the escape ------------------------------------------------------------------------
@@ -199,6 +201,7 @@ def reached(seen: str, forms: list[str]) -> int:
 
 
 NOTE = "---\nname: hostile\ndescription: planted\ntype: project\n---\n"
+NOTED = 18  # a memory-changed note names up to 20 files, the rest as a count
 NAMED = [f.replace("/", "\uff0f") for f in FORMS]  # a file name cannot hold "/": "／" stands in
 
 
@@ -230,7 +233,7 @@ def test_no_form_reaches_the_model_as_a_mark_on_any_path(tmp_path, claude_double
     session.send("Read them.", lambda e: None)
     changed = [f"{form} changed" for form in FORMS]
     (memory_dir_for(repo) / "hostile.md").write_text(NOTE + _lines(changed))
-    for i, form in enumerate(NAMED):  # new memories, named by whoever can write the folder
+    for i, form in enumerate(NAMED[:NOTED]):  # new memories, named by whoever can write the folder
         (memory_dir_for(repo) / f"F{i}: {form}.md").write_text(NOTE + "planted\n")
     session.send("Again.", lambda e: None)
     (memory_dir_for(repo) / "MEMORY.md").write_text(_lines(FORMS))
@@ -246,10 +249,10 @@ def test_no_form_reaches_the_model_as_a_mark_on_any_path(tmp_path, claude_double
         "memory tool view": reached(by_id["memory"], FORMS),
         "editor errors naming a file": reached("\n".join(by_id[f"name{i}"] for i in range(len(NAMED))), NAMED),
         "memory rebuilt after a change": reached(second.system_text(), changed),
-        "memory-changed note naming files": reached(second.last_user_text(), NAMED),
+        "memory-changed note naming files": reached(second.last_user_text(), NAMED[:NOTED]),
     }
     with capsys.disabled():
-        print("\nforms reaching the model as a mark:", figures, f"of {len(FORMS)} each")
+        print("\nforms reaching the model as a mark:", figures, f"of {len(FORMS)} each ({NOTED} in the note)")
     assert figures == dict.fromkeys(figures, 0)
     # devagent's own marks are still there, each once around its text
     assert by_id["read"].startswith("<tool_output ") and by_id["read"].endswith("</tool_output>")
