@@ -23,18 +23,17 @@ _KEYWORDS = (
     (r"pass(?:word|wd|phrase)?+s?+", 6),
     (r"pwd", 6),
     (r"secrets?+", 8),
-    (r"tokens?+", 16),
+    (r"tokens?+", 10),
     (r"cred(?:ential)?+s?+", 8),
     (r"auth", 16),
     (r"pat", 16),
-    (r"keys?+", 16),
+    (r"keys?+", 10),
     (r"session", 16),
 )
 # Rails' secret_key_base, client_secret_value: the secret word need not end the name.
 _SUFFIX = r"(?:[_\-.](?:base|value|data|b64|base64|hex|raw|plain|str|string|text))?+"
-# `|` between a table's cells; `', '` between a name and a value passed side by side,
-# config.set('db_password', '...').
-_SEPARATOR = r"(?:[\"'`]?\]?[ \t]{0,16}+(?::=|=>|[:=>|])[ \t]{0,16}+|[\"'`][ \t]{0,4}+,[ \t]{0,4}+(?=[\"'`]))"
+# `', '` between a name and a value passed side by side: config.set('db_password', '...').
+_SEPARATOR = r"(?:[\"'`]?\]?[ \t]{0,16}+(?::=|=>|[:=>])[ \t]{0,16}+|[\"'][ \t]{0,4}+,[ \t]{0,4}+(?=[\"']))"
 # "the password is ...", "password ...": prose, checked harder.
 _PROSE = r"[\"'`]?[ \t]{1,24}+(?:(?:is|was|are|to)[ \t]{1,4}+(?:(?:now|still)[ \t]{1,4}+)?+)?+"
 # "API key for the payment sandbox: ...": a short label before the colon.
@@ -49,7 +48,7 @@ def quoted_or_bare(shortest: int) -> str:
         rf"(?:\"([^\"\n]{{{n},400}}+)\"?|'([^'\n]{{{n},400}}+)'?|`([^`\n]{{{n},400}}+)`?"
         # A bare value ends at "&" only where a query's next name= follows: a connection
         # string's Password=a&b is one password.
-        rf"|((?:[^\s;,\"'`&)<]|&(?![A-Za-z_][A-Za-z0-9_.\-]{{0,40}}+=)){{{n},}}+))"
+        rf"|((?:[^\s;,\"'`&)<]|&(?![A-Za-z_#][A-Za-z0-9_.\-]{{0,40}}+[=;])){{{n},}}+))"
     )
 
 
@@ -127,7 +126,27 @@ def _family(text: str, word_start: int, word: str) -> str | None:
     return family
 
 
+# A value made of words one of which is a secret's: a name (db_password, mysql-root-password,
+# interbroker-password-placeholder), not the secret.
+_SECRET_WORD = re.compile(r"pass|pwd|secret|token|key|cred")
+_WORDS_ONLY = re.compile(r"[A-Za-z]++(?:[\-_.][A-Za-z]++)++")
+
+
+def made_up(value: str) -> bool:
+    """One word with a digit and a letter, in no word's pattern: Orbit@9624nmg."""
+    value = values.strip_quotes(value)
+    return (
+        not any(c.isspace() for c in value) and values.has_digit_and_letter(value) and not values.is_wordy(value)
+        and value[:1] not in ".$*{[<%"
+    )
+
+
 def _verdict(family: str, value: str, prose: bool) -> str | None:
+    bare = values.strip_quotes(value)
+    if _WORDS_ONLY.fullmatch(bare) and _SECRET_WORD.search(bare.lower()):
+        return None
+    if "=" in bare[1:] and values.is_placeholder(bare.rsplit("=", 1)[1]):
+        return None  # keystore-password=KEYSTORE_PASSWORD: a usage line's names
     if family == "gpg":
         return None if values.is_key_id(value) else _verdict("key", value, prose)
     if family in _PASSWORD_WORDS:
@@ -141,12 +160,14 @@ def _verdict(family: str, value: str, prose: bool) -> str | None:
     # A secret or credentials field may hold a password-like value shorter than a token.
     # So may a key or token field a shorter one: api_key="Orbit@9624nmg".
     shortest = 8 if family in ("secr", "cred") else 10 if family in ("key", "toke") else 0
+    if family in ("key", "toke") and not made_up(value):
+        return None
     if (not prose and shortest and len(value) >= shortest
             and values.looks_like_password(value) and not values.is_wordy(value)):
         return "API key or token"
     # "Created token Violet748%riv": in prose a short one must look made up.
     if (prose and family in ("key", "toke") and len(value) >= 12 and values.looks_like_password(value)
-            and values.password_in_prose(value) and not values.is_wordy(value)):
+            and values.password_in_prose(value)):
         return "API key or token"
     return None
 
@@ -164,6 +185,10 @@ def fields_and_names(text: str, lowered: str) -> Iterator[Found]:
             family = _family(text, word_start, word)
             if family is None or (prose and family == "sess"):
                 continue
+            if prose and " to" in match.group(2) and not made_up(text[span[0] : span[1]]):
+                continue  # "add values from secrets to KongClusterPlugin"
+            if prose and text.startswith("-", span[0]):
+                continue  # "secret generic my-password --from-literal=...": a command's next flag
             kind = _verdict(family, text[span[0] : span[1]], prose)
             if kind is not None:
                 yield kind, span[0], span[1]

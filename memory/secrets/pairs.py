@@ -67,38 +67,57 @@ _RULE_LINE = re.compile(r"\n[ \t]*+\|?+[ \t]*+:?+-{3,}+:?+[ \t]*+(?:\|[ \t]*+:?+
 _MAX_ROWS = 200
 
 
-def _cells(line: str) -> list[str]:
-    line = line.strip()
-    if line.startswith("|"):
-        line = line[1:]
-    if line.endswith("|"):
-        line = line[:-1]
-    return [cell.strip() for cell in line.split("|")]
+_CELL = re.compile(r"[^|]++")
+
+
+def _row(text: str, start: int, stop: int) -> list[tuple[int, int]]:
+    """The spans of a table row's cells, each without its padding, backticks or quotes."""
+    cells = []
+    line = text[start:stop]
+    body_start = start + (line.index("|") + 1 if line.lstrip().startswith("|") else 0)
+    for cell in _CELL.finditer(text, body_start, stop):
+        a, b = cell.span()
+        while a < b and text[a] in " \t`\"'":
+            a += 1
+        while b > a and text[b - 1] in " \t`\"'\r":
+            b -= 1
+        cells.append((a, b))
+    if cells and line.rstrip().endswith("|") and cells[-1][0] == cells[-1][1]:
+        cells.pop()
+    return cells
+
+
+def _secret_in_cell(text: str, span: tuple[int, int], family: str) -> Found | None:
+    value = text[span[0] : span[1]]
+    # One word: a parameter table's description ("Password for the admin user") is none.
+    if not value or any(c.isspace() for c in value):
+        return None
+    kind = fields.verdict(family, value, False)
+    return None if kind is None else (kind, span[0], span[1])
 
 
 def tables(text: str, lowered: str) -> Iterator[Found]:
+    """A column whose header names a secret, and a cell that names one followed by its value."""
     for rule in _RULE_LINE.finditer(text):
         header_start = text.rfind("\n", 0, rule.start()) + 1
-        header = _cells(text[header_start : rule.start()])
-        families = [fields.family_of_label(cell) for cell in header]
-        if not any(families):
-            continue
+        families = [fields.family_of_label(text[a:b]) for a, b in _row(text, header_start, rule.start())]
         position = rule.end() + 1
         for _ in range(_MAX_ROWS):
             if position >= len(text):
                 break
             stop = text.find("\n", position)
             stop = len(text) if stop < 0 else stop
-            line = text[position:stop]
-            if "|" not in line:
+            if "|" not in text[position:stop]:
                 break
-            offset = position + (line.index("|") + 1 if line.lstrip().startswith("|") else 0)
-            for cell, family in zip(line[offset - position :].split("|"), families):
-                value = cell.strip().strip("`")
-                if family is not None and value and fields.verdict(family, value, False) is not None:
-                    start = text.index(value, offset)
-                    yield "password" if family in ("pass", "pwd") else "API key or token", start, start + len(value)
-                offset += len(cell) + 1
+            cells = _row(text, position, stop)
+            for i, span in enumerate(cells):
+                family = families[i] if i < len(families) else None
+                found = _secret_in_cell(text, span, family) if family else None
+                if found is None and i + 1 < len(cells):
+                    named = fields.family_of_name(text[span[0] : span[1]])
+                    found = _secret_in_cell(text, cells[i + 1], named) if named else None
+                if found is not None:
+                    yield found
             position = stop + 1
 
 
@@ -116,7 +135,7 @@ def announced(text: str, lowered: str) -> Iterator[Found]:
         group = 2 if match.group(2) is not None else 4
         start, end = match.span(group)
         value = text[start:end]
-        if values.looks_like_token(value) or values.looks_like_password(value) and not values.is_wordy(value) and len(value) >= 16:
+        if fields.made_up(value) and (values.looks_like_token(value) or values.looks_like_password(value)):
             yield "API key or token", start, end
 
 

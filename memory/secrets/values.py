@@ -15,14 +15,16 @@ MAX_VALUE = 4096
 
 _PLACEHOLDER = re.compile(
     r"""^(?:
-        \$\{\{?[^}]{0,200}+\}?\}             # ${VAR}, ${{ secrets.X }}
+        \$\{.*                              # ${VAR}, ${{ secrets.X }}, ${VAR:-$(< file)}
       | \$[A-Za-z_][A-Za-z0-9_]*+            # $VAR
       | \$\(.*                              # $(command)
       | %\(.*                               # %(name)s
       | %[A-Za-z_][A-Za-z0-9_]*+%           # %VAR%
       | %env\(.*                            # Symfony's %env(NAME)%
       | \{\{?[^}]{0,200}+\}?\}              # {name}, {{ name }}
+      | \{\{.*                             # {{ a template's expression, cut at a space
       | <[^>]{0,200}+>                      # <password>
+      | \[[A-Za-z][A-Za-z0-9_\-]{1,40}+\]      # [ROOT_PASSWORD], [clientSecret]
       | \[masked:(?:\ [^\]]{0,200}+\])?     # our own marker, cut at its space or whole: masking twice changes nothing
       | \*++ | x++ | X++ | \.++ | •++        # masked already
       | [A-Z][A-Z_]{2,40}+                  # USER, PASSWORD, API_TOKEN: a usage line's names
@@ -32,7 +34,7 @@ _PLACEHOLDER = re.compile(
 )
 
 # Code that reads a secret is not a secret: getpass(), os.environ[...], settings.db_password.
-_CODE = re.compile(r"^(?:[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)*+[(\[].*|[A-Za-z_]\w*+(?:(?:\.|::|->)[A-Za-z_]\w*+)++)$", re.DOTALL)
+_CODE = re.compile(r"^(?:[.$]?+[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)*+[(\[].*|[.$]?+[A-Za-z_]\w*+(?:(?:\.|::|->)[A-Za-z_]\w*+)++)$", re.DOTALL)
 
 # A folder: the shell's PWD in every `env` dump, a key file's path, a Windows build folder.
 _PATH = re.compile(r"^(?:(?:~|\.{1,2})?/[\w.~/@+\-]*+|[A-Za-z]:[\\/][^\s]*+|\\\\[^\s]*+|\.{1,2}\\[^\s]*+)$")

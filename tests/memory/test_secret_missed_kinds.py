@@ -136,7 +136,23 @@ ORDINARY = [
     "smtp://alerts@acme.io@smtp.acme.io:587",
     "connect src/components to the store",
     "echo '" + _b64("log_level: info\nregion: eu-west-1\n") + "' | base64 -d",
+    # from a Helm chart repository: templates, parameter tables and prose about secrets
+    "  password: {{ .Values.externalDatabase.password | b64enc | quote }}",
+    "| `auth.password` | Password for the custom user to create | `\"\"` |\n",
+    "| Name | Description | Value |\n|---|---|---|\n| `auth.rootPassword` | Password for the root user | `\"\"` |\n",
+    "The secret has to contain the keys `mysql-root-password`, `mysql-replication-password` and `mysql-password`.",
+    "{{- if and .Values.aws.credentials.secretKey .Values.aws.credentials.accessKey }}",
+    "## @param redis.auth.password Redis&reg; password",
+    'PGPASSWORD="${PGPASSWORD:-$(< $POSTGRES_PASSWORD_FILE)}" pg_dumpall',
+    "configPatches add values from secrets to KongClusterPlugin",
+    'uri: {{ printf "mysql://%s:%s@%s:%s" .user .password .host .port }}',
+    "auth:\n  existingSecret: new-password-secret\n\npasswordUpdateJob:\n  enabled: true\n",
 ]
+
+
+@pytest.mark.parametrize("text", ["admin_password: Password123!", "DB_PASSWORD=Winter-password-2026", "api_key: Orbit@9624nmg"])
+def test_a_password_made_of_words_and_digits_is_still_one(text):
+    assert find_secrets(text), text
 
 
 @pytest.mark.parametrize("note", ORDINARY)
