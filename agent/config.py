@@ -23,7 +23,7 @@ import logging
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from agent import config_file as file_format
 from agent import models
@@ -36,6 +36,7 @@ from agent.choices import (
     Effort,
     MemoryMode,
     MemoryWrites,
+    as_choice,
 )
 from agent.config_file import Problem
 
@@ -43,6 +44,14 @@ __all__ = [
     "CODE_WRITES", "EFFORTS", "MEMORY_MODES", "MEMORY_WRITES", "AgentConfig", "Problem", "api_key_problem", "config_file",
     "load_user_config",
 ]
+
+
+class Resumed(Protocol):
+    """What a saved conversation says of its own settings (agent.transcripts.SavedSession)."""
+
+    model: str
+    memory_mode: str
+    effort: str
 
 
 @dataclass(frozen=True)
@@ -134,6 +143,24 @@ class AgentConfig:
         if config.notice:
             logging.getLogger("devagent.config").warning("settings: %s", config.notice)
         return config
+
+    def for_session(self, repo: Path, resume: Resumed | None = None) -> tuple[AgentConfig, list[str]]:
+        """The settings a session runs with, and the model notes it has still to show."""
+        config = self
+        if resume is not None:
+            # A resumed session is the same conversation: its model, its memory mode, its effort
+            # (Sonnet 5.5 takes no change of effort mid-conversation).
+            config = replace(config, model=resume.model or config.model, memory_mode=as_choice(resume.memory_mode, MEMORY_MODES) or config.memory_mode,
+                             effort=as_choice(resume.effort, EFFORTS) or config.effort)
+        if config.build_command is None and config.test_command is None:
+            # The user's per-repository build and test commands, when the caller did not
+            # already look them up.
+            config = config.for_repository(repo)
+        told = config.model_notes
+        # What the model cannot take is settled before the first request (agent.models); a
+        # resumed session's own model may need notes the start did not show.
+        config = config.fitted()
+        return config, [note for note in config.model_notes if note not in told]
 
     def for_repository(self, repo: Path, file: dict[str, Any] | None = None) -> AgentConfig:
         """The build and test commands the user set for this repository, if any."""

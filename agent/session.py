@@ -22,13 +22,11 @@ from typing import Any
 
 from agent import claude, code_review, context, memory_context, modes, prompts, summary_call, utf8
 from agent.cancel import Cancellation
-from agent.choices import EFFORTS, MEMORY_MODES, MEMORY_TOOL_MODES, REPLAY_MODES, as_choice
+from agent.choices import MEMORY_TOOL_MODES, REPLAY_MODES
 from agent.config import AgentConfig, api_key_problem
 from agent.context import Keeper
 from agent.events import (
     AgentError,
-    Compacted,
-    ContextStatus,
     Notice,
     TurnFinished,
     TurnStarted,
@@ -74,20 +72,7 @@ class Session:
     ) -> None:
         self.repo = Path(repo).resolve()
         self.trust = trust or WorkspaceTrust(self.repo)  # no one to ask: code runs only if trusted before
-        if resume is not None:
-            # A resumed session is the same conversation: its model, its memory mode, its effort
-            # (Sonnet 5.5 takes no change of effort mid-conversation).
-            config = replace(config, model=resume.model or config.model, memory_mode=as_choice(resume.memory_mode, MEMORY_MODES) or config.memory_mode,
-                             effort=as_choice(resume.effort, EFFORTS) or config.effort)
-        if config.build_command is None and config.test_command is None:
-            # The user's per-repository build and test commands, when the caller did not
-            # already look them up.
-            config = config.for_repository(self.repo)
-        told = config.model_notes
-        # What the model cannot take is settled before the first request (agent.models); a
-        # resumed session's own model may need notes the start did not show.
-        config = config.fitted()
-        self._untold = [note for note in config.model_notes if note not in told]
+        config, self._untold = config.for_session(self.repo, resume)
         self.config = config
         self._client = client
         self._no_retry_client: Any = None
@@ -235,7 +220,7 @@ class Session:
         """The turn's words and its loop; True when it was cancelled. A turn that did not end
         with a reply is closed in the history as such, or taken out when the API refused it."""
         if self.keeper.own_summary_due():
-            self._summarise_ourselves(turn)
+            context.summarise(self.keeper, turn, self.history, self._write_summary)
         start = len(self.history)
         self.history.turn_began(turn.cancel, start, turn=turn.id)
         self._conversation_turns += 1
@@ -284,7 +269,7 @@ class Session:
                 raise TurnCancelled(turn.usage)
             reply = self._call_with_retries(turn)
             turn.usage = turn.usage + reply.usage
-            self._report_context(turn, reply)
+            context.report(self.keeper, turn, reply)
             if reply.content:
                 self.history.append({"role": "assistant", "content": reply.content}, turn=turn.id)
             if reply.stop_reason in ("pause_turn", "compaction"):
@@ -428,15 +413,6 @@ class Session:
             self.usage = self.usage + usage
         return notes
 
-    # --- a long session: agent.context ----------------------------------------------------
-
-    def _report_context(self, turn: TurnState, reply: Reply) -> None:
-        full = self.keeper.observe(reply.raw_usage, reply.applied_edits)
-        turn.emit(ContextStatus(turn.id, full.used, full.window, full.cleared_tool_uses, full.cleared_tokens, full.describe()))
-        if reply.compaction is not None:
-            log.info("turn %d: the API compacted the conversation", turn.id)
-            turn.emit(Compacted(turn.id, str(reply.compaction["content"])))
-
     def _refused_betas(self, error: BaseException | None, turn: TurnState) -> bool:
         """True when the API refused context management: the call goes again without it."""
         status = getattr(error, "status_code", None)
@@ -445,21 +421,6 @@ class Session:
         log.warning("turn %d: context management refused, going on without it [%s]", turn.id, claude.error_detail(error))
         turn.emit(Notice(turn.id, self.keeper.refusal_notice()))
         return True
-
-    def _summarise_ourselves(self, turn: TurnState) -> None:
-        """Without the API's compaction: the summary mode's kind of request, then a fresh
-        history that starts from its answer."""
-        self.keeper.overflowed = False
-        turn.emit(Notice(turn.id, context.SUMMARISING))
-        ask = context.summary_request(self.messages, prompts.compaction_request(), self.keeper.limits.keep_tool_uses)
-        notes = self._write_summary(messages=ask)
-        if not notes or turn.cancel.cancelled:
-            turn.emit(Notice(turn.id, context.NOT_SUMMARISED))
-            return
-        self.history.restart(context.fresh_start(prompts.SUMMARY_LEAD, notes), turn=turn.id)
-        self.keeper.last = None
-        turn.emit(Compacted(turn.id, notes, fallback=True))
-        turn.emit(Notice(turn.id, context.SUMMARISED))
 
     def _transcript_notice(self, emit: Sink, turn: int) -> None:
         """A transcript that cannot be written (a full disk) is said once, not only logged."""

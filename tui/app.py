@@ -23,12 +23,11 @@ from agent.config import AgentConfig, api_key_problem
 from agent.heap import full_collections_at_pauses, release_collector
 from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
-from tui import copying, leaving, spoken_turns, voice_keys
+from tui import agent_events, copying, leaving, spoken_turns, voice_keys
 from tui import format as fmt
 from tui.activity import ActivityClock
 from tui.code_commands import code_commands
 from tui.code_commands import undo as code_commands_undo
-from tui.earlier import draw as draw_earlier
 from tui.heap_pause import tidy_heap
 from tui.keys import TypingRouter
 from tui.memory_commands import memory_commands
@@ -37,7 +36,7 @@ from tui.screens import trust as trust_prompt
 from tui.screens.main import MainScreen
 from tui.startup import session_loaded, start_background, welcome, welcome_without_key
 from tui.toasts import Repeats
-from tui.turns import LoadFailed, SessionNotice, TurnDone, TurnDriver
+from tui.turns import TurnDriver
 from tui.voice_seam import VoiceController
 from tui.widgets.conversation import code_review
 from tui.widgets.conversation.pane import Conversation
@@ -70,7 +69,7 @@ class DevAgentApp(App):
     HORIZONTAL_BREAKPOINTS = BREAKPOINTS
 
     BINDINGS = APP_BINDINGS
-    _said_error = False  # the live turn showed an error: it ends without an answer, and says why
+    said_error = False  # the live turn showed an error: it ends without an answer, and says why
     tentative_decision: str | None = None  # a spoken "apply"/"no" waiting for its recording to end
     _welcome: Static | None = None  # the first line, which names the talk key while voice may work
 
@@ -252,85 +251,8 @@ class DevAgentApp(App):
             await self.show(token, event)
 
     async def show(self, token: int, event: object) -> None:
-        """One event from the driver: shown when it belongs to the live turn."""
-        # imported with the first event: a dozen dataclasses, slow to build for the first frame
-        from agent.events import (
-            AgentError,
-            Compacted,
-            ContextStatus,
-            Notice,
-            ShowOnScreen,
-            TextDelta,
-            ThinkingStarted,
-            ToolFinished,
-            ToolInputArriving,
-            ToolStarted,
-            TurnFinished,
-            TurnStarted,
-        )
-
-        if isinstance(event, LoadFailed | SessionNotice):
-            if isinstance(event, SessionNotice) and event.earlier:
-                await draw_earlier(self.conversation, event.earlier)
-            await self.conversation.add_notice(event.message, "error" if isinstance(event, LoadFailed) else "info")
-            return
-        if not self.turns.accepts(token, event):
-            return
-        if await code_review.show_event(self, event) or trust_prompt.show_event(self, event):
-            return
-        conversation = self.conversation
-        match event:
-            case TurnStarted():
-                self._said_error = False
-            case TextDelta(text=text):
-                await conversation.add_text(text)
-                if self.voice is not None:
-                    self.voice.reply_delta(text)
-            case ThinkingStarted():
-                await conversation.thinking()
-            case ToolInputArriving():
-                # a long edit takes the model a minute to write: the status line says so
-                self.activity.writing = event.text
-                self.activity.tick_activity()
-            case ToolStarted(tool_id=tool_id, name=name, summary=summary):
-                self.activity.writing = ""
-                await conversation.tool_started(tool_id, name, summary)
-            case ToolFinished():
-                line = conversation.tool_finished(event.tool_id, event.duration, event.is_error, event.summary,
-                                                  event.log, event.outcome)
-                if line is not None and line.tool_log:
-                    self.panes.last_log = line
-                if event.log and event.name in ("build", "test") and self.voice is not None:
-                    self.voice.build_finished(event.log)
-            case ShowOnScreen(title=title, content=content, format=format):
-                await self.screen_pane.show(title, content, format)
-                if not self.panes.screen_shown:
-                    # in the conversation, where it is read, and it stays: a toast goes
-                    await conversation.add_notice(f"On the screen pane (F3 shows it): {title}", "info")
-            case AgentError(message=message):
-                await conversation.add_notice(message, "error")
-                self._said_error = True
-            case ContextStatus():
-                self.status.update_info(context=event)
-            case Compacted(summary=summary):
-                # one folded line; the summary itself waits on the screen pane
-                await conversation.add_notice("▸ earlier conversation summarised (F3 shows the summary)", "info")
-                await self.screen_pane.show("Earlier conversation, summarised", summary, "text")
-            case Notice(message=message):
-                await conversation.add_notice(message, "info")
-            case TurnFinished(usage=usage, cancelled=cancelled):
-                if not (cancelled or event.text.strip() or self._said_error):
-                    await conversation.add_notice("No answer came back (the model only thought); ask again.", "info")
-                await self.end_turn(cancelled=cancelled)
-                total = self.status.info.total
-                self.status.update_info(usage=usage, total=usage if total is None else total + usage)
-            case TurnDone():
-                # the thread returned without a TurnFinished (an error before the turn began)
-                await self.end_turn(cancelled=False)
-        if not isinstance(event, TurnStarted) and not self.turns.settled.is_set():
-            # after the refresh that draws what this event brought (the first words are
-            # written by now), not the one before it, which only took the waiting line away
-            self.call_after_refresh(self.turns.answered)
+        """One event from the driver: shown when it belongs to the live turn (tui.agent_events)."""
+        await agent_events.show(self, token, event)
 
     async def end_turn(self, cancelled: bool) -> None:
         trust_prompt.close_undecided(self)  # a turn gone while it asked: nothing waits for it now

@@ -1,16 +1,23 @@
-"""What the palette's entries need of the app, as a Protocol: the palette and its command
-modules name this instead of importing tui.app, which imports them to build the palette
-(the way a Textual command Provider reaches the app through `self.app`)."""
+"""What the app's helper modules need of it, as Protocols: the palette and its command
+modules, and the modules the app hands itself to, name these instead of importing tui.app,
+which imports them (the way a Textual command Provider reaches the app through `self.app`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from agent.config import AgentConfig
+    from tui.activity import ActivityClock
     from tui.turns import TurnDriver
+    from tui.voice_seam import VoiceController
+    from tui.widgets.conversation.pane import Conversation
     from tui.widgets.memory.pane import MemoryPane
+    from tui.widgets.panes import Panes
+    from tui.widgets.screen.pane import ScreenPane
+    from tui.widgets.status import StatusLine
 
 
 class AppHost(Protocol):
@@ -54,3 +61,28 @@ class AppHost(Protocol):
     def action_sessions(self) -> None: ...
 
     def action_undo_code_change(self) -> None: ...
+
+
+class TurnView(Protocol):
+    """What drawing a turn's events needs of the app (tui.agent_events)."""
+
+    said_error: bool
+    turns: TurnDriver
+    voice: VoiceController | None
+    activity: ActivityClock
+
+    @property
+    def conversation(self) -> Conversation: ...
+
+    @property
+    def panes(self) -> Panes: ...
+
+    @property
+    def screen_pane(self) -> ScreenPane: ...
+
+    @property
+    def status(self) -> StatusLine: ...
+
+    async def end_turn(self, cancelled: bool) -> None: ...
+
+    def call_after_refresh(self, callback: Callable[[], Any]) -> bool: ...
