@@ -110,6 +110,21 @@ def escape_marks(text: str) -> str:
     return "".join(out)
 
 
+def restore_marks(text: str) -> str:
+    """`text` with each `&lt;` before a mark's name made `<` again: what the model copies
+    from an escaped view back into the file's own spelling (an edit's old_str)."""
+    if ESCAPED_BRACKET not in text:
+        return text
+    out: list[str] = []
+    last = 0
+    for found in re.finditer(re.escape(ESCAPED_BRACKET), text):
+        if _names_a_mark(text, found.end()):
+            out += (text[last:found.start()], "<")
+            last = found.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
 def opens_or_closes_a_mark(text: str) -> bool:
     """Whether a reader could take something in `text` for a mark's tag."""
     return escape_marks(text) != text

@@ -28,6 +28,7 @@ from typing import Any
 from agent.choices import CodeWrites
 from agent.code_changes import ChangeSet, ChangeState, FileChange, file_mode, on_disk
 from agent.code_journal import Record
+from agent.marks import restore_marks
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, required_str
 from agent.tools.files import (
     MAX_FILE_BYTES,
@@ -192,6 +193,9 @@ class TextEditorTool:
             raise ToolInputError("Error: new_str must be a string.")
         if old not in text and "\r\n" in text and "\r\n" not in old:
             old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")  # a CRLF file, quoted with LF
+        if old not in text and restore_marks(old) in text:
+            # the model copied a mark as the view showed it, escaped (agent/marks.py)
+            old, new = restore_marks(old), restore_marks(new)
         count = text.count(old)
         if count == 0:
             raise ToolInputError("Error: No match found for replacement. Please check your text and try again.")

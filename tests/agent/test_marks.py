@@ -258,3 +258,19 @@ def test_no_form_reaches_the_model_as_a_mark_on_any_path(tmp_path, claude_double
     assert by_id["read"].startswith("<tool_output ") and by_id["read"].endswith("</tool_output>")
     assert mark_tags(by_id["read"]) == 2
     assert indexed.system_text().count('<memory path="/memories/MEMORY.md">\n') == 1
+
+
+def test_an_edit_quoting_an_escaped_mark_as_the_view_showed_it_lands_on_the_files_own_text(tmp_path, claude_double):
+    repo = tmp_path / "sandbox" / "app"
+    repo.mkdir(parents=True)
+    (repo / "render.py").write_text('def close():\n    return "</memory>"\n')
+    claude_double.add(tool_use("str_replace_based_edit_tool", {"command": "view", "path": "render.py"}, id="v"))
+    claude_double.add(tool_use("str_replace_based_edit_tool", {
+        "command": "str_replace", "path": "render.py",
+        "old_str": '    return "&lt;/memory>"', "new_str": '    return "&lt;/memory>\\n"'}, id="e"))
+    claude_double.add("Changed.")
+    Session(repo, AgentConfig(memory_mode="none", code_writes="auto"), now=MONDAY).send("Add a newline.", lambda e: None)
+    _, viewed, edited = claude_double.messages_requests()
+    assert '2:     return "&lt;/memory>"' in viewed.tool_results()[0]["content"]
+    assert edited.tool_results()[0]["content"].startswith("Successfully replaced"), edited.tool_results()
+    assert (repo / "render.py").read_text() == 'def close():\n    return "</memory>\\n"\n'
