@@ -30,6 +30,8 @@ EMPTY = (
 # When the block was read: as the session started, or when the user last changed memory.
 STARTED = "as this session started"
 REBUILT = "as it was after the user's latest change to it"
+# ... and when its evidence was checked against the working tree.
+CHECKED = {STARTED: "as this session started", REBUILT: "when this memory was rebuilt"}
 EVIDENCE_HEADER = (
     "Evidence, checked against the working tree {since}: the code each memory "
     "cites is intact, moved (the same text at other lines now), changed (the text is no longer "
@@ -172,7 +174,7 @@ def evidence_lines(store: Any, repo: Path | None, since: str = STARTED) -> str:
     if not rows:
         return ""
     rows.sort(key=lambda row: (not any(c.state in (CHANGED, GONE) for c in row[1]), row[0]))
-    lines = [EVIDENCE_HEADER.format(since=since)] + [f"- {path}: {summary(found)}" for path, found in rows]
+    lines = [EVIDENCE_HEADER.format(since=CHECKED.get(since, since))] + [f"- {path}: {summary(found)}" for path, found in rows]
     return escape_marks(mask_secrets("\n".join(lines))[0])
 
 

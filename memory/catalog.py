@@ -126,6 +126,15 @@ class Catalog:
         new_text = "\n".join(kept).strip("\n")
         return new_text + "\n" if new_text else ""
 
+    def without_entry(self, old_text: str, relative: str) -> tuple[str, list[str]]:
+        """MEMORY.md without the lines that are the entry of the memory at `relative`, and
+        those lines."""
+        base = relative.rsplit("/", 1)[-1]
+        drop = {e.line for e in index_entries(old_text, self.virtual) if e.target in (relative, base)}
+        lines = old_text.splitlines(keepends=True)
+        dropped = [lines[i].rstrip("\r\n") for i in sorted(drop)]
+        return "".join(line for i, line in enumerate(lines) if i not in drop), dropped
+
     @staticmethod
     def _memory_named(target: str, memories: dict[str, MemoryInfo]) -> str | None:
         """The memory an index entry is about: by its path, or by a bare name only one has."""

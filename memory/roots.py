@@ -170,6 +170,12 @@ class MemoryRoots:
     def read(self, path: str) -> str:
         return self._for(path).read(path)
 
+    def forget(self, path: str) -> tuple[str, bool, list[str]]:
+        return self._for(path).forget(path)
+
+    def index_lines_back(self, path: str, lines: list[str]) -> None:
+        self._for(path).index_lines_back(path, lines)
+
     def save(self, path: str, text: str, *, expected: str | None = None) -> tuple[str, bool]:
         return self._for(path).save(path, text, expected=expected)
 

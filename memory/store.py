@@ -252,6 +252,40 @@ class MemoryStore:
     def delete(self, path: str) -> tuple[str, bool]:
         return self.run({"command": "delete", "path": path})
 
+    def forget(self, path: str) -> tuple[str, bool, list[str]]:
+        """The user's delete (the pane): the file, and the MEMORY.md lines that are its entry,
+        since a line's description is the memory in short and would go on being sent.
+        (message, refused, the index lines taken out, for `index_lines_back`)."""
+        message, refused = self.delete(path)
+        if refused:
+            return message, refused, []
+        try:
+            with self._lock.held():
+                old_text = self.catalog.index_text()
+                kept, dropped = self.catalog.without_entry(old_text, self.catalog.relative(path))
+                if dropped:
+                    atomic.write_file(os.path.join(self._root, INDEX_NAME), kept.encode("utf-8"))
+        except (OSError, MemoryStoreError) as error:
+            _log.warning("%s: its line in %s/%s was not taken out: %s", path, self.ROOT, INDEX_NAME, error)
+            return message, refused, []
+        return message, refused, dropped
+
+    def index_lines_back(self, path: str, lines: list[str]) -> None:
+        """Undoing the `forget` of `path`: its index lines at the end of MEMORY.md, unless
+        already there."""
+        if not lines:
+            return
+        try:
+            with self._lock.held():
+                old_text = self.catalog.index_text()
+                present = set(old_text.splitlines())
+                new = [line for line in lines if line not in present]
+                if new:
+                    text = old_text + ("" if not old_text or old_text.endswith("\n") else "\n") + "\n".join(new) + "\n"
+                    atomic.write_file(os.path.join(self._root, INDEX_NAME), text.encode("utf-8"))
+        except (OSError, MemoryStoreError) as error:
+            _log.warning("the index lines of a restored memory were not put back: %s", error)
+
     def reindex(self) -> None:
         """Repairs MEMORY.md from the files (see Catalog.reindexed). Raises MemoryStoreError:
         MemoryBusy when another session holds the lock, MemoryNotWritable when it cannot be had."""

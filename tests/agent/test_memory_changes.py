@@ -122,18 +122,20 @@ def test_a_memory_deleted_in_the_pane_is_never_sent_again_at_the_cost_of_one_cac
     store = open_memory(repo)
     write(store, "/memories/deploy.md", "Deploys go out on Fridays, from the release branch.")
     write(store, "/memories/db.md", "The database is Postgres 14.")
+    index = "- deploy.md: deploys go out on Fridays\n- db.md: which database\n"
+    assert store.run({"command": "create", "path": "/memories/MEMORY.md", "file_text": index})[1] is False
     talk = session(repo)
     # A reply with thinking: it is bound to the system prompt it was made under (the double checks).
     claude_double.add(reply(thinking("The user asks about deploys.", signature="sig-1"), text("On Fridays.")))
     talk.send("When do we deploy?", lambda e: None)
     first = claude_double.messages_requests()[-1]
-    assert "Deploys go out on Fridays" in first.system_text()
+    assert "Deploys go out on Fridays" in first.system_text() and "deploys go out on Fridays" in first.system_text()
 
-    message, refused = store.delete("/memories/deploy.md")  # what the pane's delete does
-    assert not refused, message
+    message, refused, lines = store.forget("/memories/deploy.md")  # what the pane's delete does
+    assert not refused and lines == ["- deploy.md: deploys go out on Fridays"], message
 
     second = ask(claude_double, talk, "And the database?")
-    assert "Deploys go out on Fridays" not in json.dumps(second.body)
+    assert "on Fridays" not in json.dumps(second.body)  # neither the memory nor its index line
     assert "The database is Postgres 14." in second.system_text()
     assert "- /memories/deploy.md: deleted" in second.last_user_text()
     assert "thinking" not in json.dumps(second.messages)  # bound to the old block; the API would refuse it
@@ -145,4 +147,4 @@ def test_a_memory_deleted_in_the_pane_is_never_sent_again_at_the_cost_of_one_cac
     # (the double counts tokens in proportion to characters: a token either way is rounding)
     assert third.context.cache_read >= second.context.cache_read + second.context.cache_write - 2
     assert third.body["system"] == second.body["system"]
-    assert "Memory changed" not in third.last_user_text() and "Deploys go out on Fridays" not in json.dumps(third.body)
+    assert "Memory changed" not in third.last_user_text() and "on Fridays" not in json.dumps(third.body)

@@ -56,6 +56,8 @@ async def test_delete_takes_a_deliberate_key_and_can_be_undone(make_app, store, 
     text = memory_text("Style", "how answers should sound", "Short answers.")
     path = Path(store.directory) / "user_style.md"
     path.write_text(text)
+    index = Path(store.directory) / "MEMORY.md"
+    index.write_text("# Index\n- user_style.md: short answers, no lists\n")
     app = make_app()
     messages = notified(app)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
@@ -73,12 +75,15 @@ async def test_delete_takes_a_deliberate_key_and_can_be_undone(make_app, store, 
         await wait_for(pilot, lambda: not path.exists(), 20, "the delete")
         await wait_for(pilot, lambda: app.memory_pane.names == [], 20, "the pane to reload")
         assert any("bring it back" in m for m in messages)
+        # its index line goes with it: its words would still reach the agent
+        assert index.read_text() == "# Index\n"
 
         app.query_one("#memory-list", OptionList).focus()
         await pilot.press("ctrl+z")
         await wait_for(pilot, path.exists, 20, "the undo")
         assert path.read_text() == text
         await wait_for(pilot, lambda: app.memory_pane.names == ["Style"], 20, "the restored memory in the pane")
+        await wait_for(pilot, lambda: "- user_style.md: short answers" in index.read_text(), 20, "its index line back")
 
 
 async def test_tab_to_the_delete_button_and_enter_deletes(make_app, store, no_key):
@@ -187,6 +192,8 @@ async def test_undo_when_the_name_was_taken_again_keeps_both(make_app, store, no
     text = memory_text("Style", "how answers should sound", "Short answers.")
     path = Path(store.directory) / "user_style.md"
     path.write_text(text)
+    index = Path(store.directory) / "MEMORY.md"
+    index.write_text("# Index\n- user_style.md: short answers, no lists\n")
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await pane_focused(pilot)

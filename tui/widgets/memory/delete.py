@@ -27,6 +27,7 @@ class DeleteActions:
     if TYPE_CHECKING:  # what MemoryPane provides
         store: Memory
         deleted: list[tuple[str, str]]
+        _index_lines: dict[str, list[str]]  # a deleted memory's MEMORY.md lines, for its undo
 
         app: App[Any]
 
@@ -65,7 +66,10 @@ class DeleteActions:
     async def _delete(self, path: str, text: str | None, confirmed: bool | None) -> None:
         if not confirmed:
             return
-        message, refused = await asyncio.to_thread(self.store.delete, path)
+        # its index line goes too: the line's description would still reach the agent
+        message, refused, lines = await asyncio.to_thread(self.store.forget, path)
+        if lines:
+            self._index_lines[path] = lines
         if not refused and text is not None:
             self.deleted.append((path, text))
             self.refresh_bindings()  # Ctrl+Z shows in the footer from now on
@@ -90,6 +94,7 @@ class DeleteActions:
             # the store will not take the text back as it was; nothing is lost, it goes to the editor
             self._restore_in_editor(path, text, f"Could not restore {path} as it was: {message}", path)
             return
+        await asyncio.to_thread(self.store.index_lines_back, path, self._index_lines.pop(path, []))
         self.app.notify(f"Restored {path}.", title="Memory")
         self.reload()
 

@@ -91,6 +91,7 @@ class MemoryPane(DeleteActions, Vertical):
         self._preview_key: object = None  # what the preview shows
         # (path, text) of every memory deleted from this pane, newest last: undo for the session
         self.deleted: list[tuple[str, str]] = []
+        self._index_lines: dict[str, list[str]] = {}
         self.follow: str | None = None  # a memory to select once the listing has it (after a move)
         self.review = ReviewActions(self)
 
