@@ -16,6 +16,7 @@ from agent.config import AgentConfig
 from agent.eval.fixture import build_fixture, dotnet_on_path
 from agent.events import AgentError, ToolFinished, TurnFinished
 from agent.session import Session
+from agent.workspace_trust import WorkspaceTrust
 from tests.claude_double import Request, reply, text, tool_use
 
 FRIDAY = datetime(2026, 11, 6, 17, 0, tzinfo=UTC)
@@ -79,7 +80,7 @@ def answer(events) -> str:
 def test_friday_then_monday_with_preloaded_memory(claude_double, fixture):
     claude_double.responder = model
 
-    friday = Session(fixture.repo, AgentConfig(memory_mode="preloaded"), now=FRIDAY)
+    friday = Session(fixture.repo, AgentConfig(memory_mode="preloaded"), now=FRIDAY, trust=WorkspaceTrust(fixture.repo, for_this_run=True))
     events = turn(friday, "Why is the build red?")
     assert answer(events).endswith("The build is red: CS1061 in ReviewOrchestrator.cs at line 111.")
     built = next(e for e in events if isinstance(e, ToolFinished))
@@ -87,7 +88,7 @@ def test_friday_then_monday_with_preloaded_memory(claude_double, fixture):
     assert answer(turn(friday, "I'm renaming Patch to Diff. I'll finish ReviewOrchestrator on Monday.")) == "Noted for Monday."
     friday.close()
 
-    monday = Session(fixture.repo, AgentConfig(memory_mode="preloaded"), now=MONDAY)
+    monday = Session(fixture.repo, AgentConfig(memory_mode="preloaded"), now=MONDAY, trust=WorkspaceTrust(fixture.repo, for_this_run=True))
     events = turn(monday, "What was I doing on Friday?")
     first = claude_double.messages_requests()[-2]
     assert "Renaming ChangedFile.Patch to Diff" in first.system_text()
@@ -102,10 +103,10 @@ def test_friday_then_monday_with_preloaded_memory(claude_double, fixture):
 
 def test_monday_without_memory_cannot_say(claude_double, fixture):
     claude_double.responder = model
-    friday = Session(fixture.repo, AgentConfig(memory_mode="none"), now=FRIDAY)
+    friday = Session(fixture.repo, AgentConfig(memory_mode="none"), now=FRIDAY, trust=WorkspaceTrust(fixture.repo, for_this_run=True))
     turn(friday, "I'm renaming Patch to Diff. I'll finish ReviewOrchestrator on Monday.")
     friday.close()
-    monday = Session(fixture.repo, AgentConfig(memory_mode="none"), now=MONDAY)
+    monday = Session(fixture.repo, AgentConfig(memory_mode="none"), now=MONDAY, trust=WorkspaceTrust(fixture.repo, for_this_run=True))
     assert answer(turn(monday, "What was I doing on Friday?")) == "I can't see Friday from here."
     # With no memory tool the model's create reached no store: the tool is unknown to the session.
     results = claude_double.messages_requests()[1].tool_results()
