@@ -98,7 +98,10 @@ def _secret_in_cell(text: str, span: tuple[int, int], family: str) -> Found | No
 
 def tables(text: str, lowered: str) -> Iterator[Found]:
     """A column whose header names a secret, and a cell that names one followed by its value."""
+    done = 0  # the end of the last table read: its rows are not read again as another's
     for rule in _RULE_LINE.finditer(text):
+        if rule.start() < done:
+            continue
         header_start = text.rfind("\n", 0, rule.start()) + 1
         families = [fields.family_of_label(text[a:b]) for a, b in _row(text, header_start, rule.start())]
         position = rule.end() + 1
@@ -119,6 +122,7 @@ def tables(text: str, lowered: str) -> Iterator[Found]:
                 if found is not None:
                     yield found
             position = stop + 1
+        done = position
 
 
 # -- output that announces a token ----------------------------------------------------------
