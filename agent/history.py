@@ -169,6 +169,16 @@ class History:
         self.messages = bound_thinking(self.messages, [self.prefix] * len(self.messages), prefix)
         self.prefix = prefix
 
+    def rewrite(self, messages: list[dict[str, Any]]) -> None:
+        """`messages` (as many) in place of the history, between turns: thinking is kept
+        before the first message that changed, none from it on (`bound_thinking`). The saved
+        transcript keeps what was said."""
+        first = next((i for i, (old, new) in enumerate(zip(self.messages, messages, strict=True)) if old != new), None)
+        if first is None:
+            return
+        prefixes: list[str | None] = [self.prefix] * first + [None] * (len(messages) - first)
+        self.messages = bound_thinking(messages, prefixes, self.prefix)
+
     def __len__(self) -> int:
         return len(self.messages)
 

@@ -42,7 +42,7 @@ from agent.faults import (
     traceback_worth_keeping,
 )
 from agent.history import CANCELLED_NOTE, FAILED_NOTE, History, bound_thinking, prefix_of
-from agent.memory_changes import MemoryWatch
+from agent.memory_changes import MemoryWatch, scrubbed
 from agent.stream import Reply, stream_reply
 from agent.tool_calls import run_tools
 from agent.tools.base import Tool, ToolContext
@@ -333,21 +333,24 @@ class Session:
 
     def _memory_changed(self) -> str | None:
         """When the user or another program changed memory since the model last saw it: the
-        preloaded block (or the index) rebuilt from memory as it is now, so what was deleted or
-        rewritten is not sent again, and the note that says which files changed."""
+        preloaded block (or the index) rebuilt from memory as it is now, the text of a deleted
+        memory taken out of the conversation's memory tool calls, so neither is sent again,
+        and the note that says which files changed."""
         change = self.memory_watch.changes()
         if change is None:
             return None
-        mode = self.config.memory_mode
-        fresh = modes.prepare(mode, self.repo, store=self.store, now=self.now(),
-                              aging_days=self.config.memory_aging_days, since=memory_context.REBUILT)
-        self.start.context = fresh.context
-        self.system = self._system_blocks()
-        self.prefix = prefix_of(self.config.model, self.system, self.tool_definitions)
-        # The old block's thinking is bound to it: the API would refuse it under the new one.
-        self.history.rebind(self.prefix)
-        log.info("memory changed outside the session (%d deleted, %d edited, %d new): its block is rebuilt",
-                 len(change.deleted), len(change.edited), len(change.added))
+        if change.rebuild:
+            fresh = modes.prepare(self.config.memory_mode, self.repo, store=self.store, now=self.now(),
+                                  aging_days=self.config.memory_aging_days, since=memory_context.REBUILT)
+            self.start.context = fresh.context
+            self.system = self._system_blocks()
+            self.prefix = prefix_of(self.config.model, self.system, self.tool_definitions)
+            # The old block's thinking is bound to it: the API would refuse it under the new one.
+            self.history.rebind(self.prefix)
+        if change.deleted:
+            self.history.rewrite(scrubbed(self.history.messages, set(change.deleted)))
+        log.info("memory changed outside the session (%d deleted, %d edited, %d new)%s",
+                 len(change.deleted), len(change.edited), len(change.added), ": its block is rebuilt" if change.rebuild else "")
         return change.note()
 
     def _memory_news(self) -> str | None:

@@ -148,3 +148,31 @@ def test_a_memory_deleted_in_the_pane_is_never_sent_again_at_the_cost_of_one_cac
     assert third.context.cache_read >= second.context.cache_read + second.context.cache_write - 2
     assert third.body["system"] == second.body["system"]
     assert "Memory changed" not in third.last_user_text() and "on Fridays" not in json.dumps(third.body)
+
+
+@pytest.mark.parametrize("mode", ["preloaded", "on-demand", "index"])
+def test_a_memory_the_model_wrote_this_session_and_the_user_deleted_leaves_the_conversation(claude_double, repo, mode):
+    claude_double.simulate_cache = True
+    store = open_memory(repo)
+    talk = session(repo, mode)
+    secret_plan = "The user will sell the shop to Globex on 2026-12-18; nobody else knows."
+    create = {"command": "create", "path": "/memories/plan.md", "file_text": note("plan", secret_plan)}
+    claude_double.add(reply(thinking("I should save this.", signature="sig-a"), tool_use("memory", create, id="toolu_c")))
+    claude_double.add(reply(tool_use("memory", {"command": "view", "path": "/memories/plan.md"}, id="toolu_v")))
+    claude_double.add(reply(text("Saved.")))
+    talk.send("Remember my plan for the shop, as I told you.", lambda e: None)
+    assert "Globex" in json.dumps(claude_double.messages_requests()[-1].body)
+    first = claude_double.messages_requests()[-1]
+
+    message, refused, _ = store.forget("/memories/plan.md")  # the pane's delete
+    assert not refused, message
+
+    second = ask(claude_double, talk, "What else?")
+    assert "Globex" not in json.dumps(second.body)
+    assert "- /memories/plan.md: deleted" in second.last_user_text()
+    calls = [b for m in second.messages if isinstance(m["content"], list) for b in m["content"] if b.get("type") == "tool_use"]
+    assert [c["input"].get("file_text") for c in calls] == ["(a memory the user deleted since: its text is not sent again)", None]
+    # The user's first words are still read from the cache; the rest is written once.
+    assert 0 < second.context.cache_read < first.context.cache_read + first.context.cache_write
+    third = ask(claude_double, talk, "Thanks.")
+    assert third.context.cache_read >= second.context.cache_read + second.context.cache_write - 2
