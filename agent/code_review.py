@@ -2,7 +2,8 @@
 
 In review the text editor tool only holds each write of a reply (agent.tools.editor);
 once every tool of the reply has run, `settle` shows the whole change set (a
-`CodeChangeHeld` event carries it, and whoever shows it calls `decide` on it), waits for
+`CodeChangeHeld` event carries it, with what a person is shown of it, and whoever shows
+it calls `decide` on it), waits for
 the decision, applies the set or keeps the files, and puts the outcome into the held
 calls' tool results. A cancelled turn applies nothing. `devagent ask` decides "keep" as it
 prints the diff, so a script sees what would have changed and nothing is written.
@@ -16,6 +17,7 @@ from typing import Any
 
 from agent.code_changes import ChangeSet
 from agent.tools.base import ToolContext
+from agent.tools.masking import mask_text
 
 log = logging.getLogger("devagent.code_changes")
 
@@ -43,6 +45,8 @@ class CodeChangeHeld:
 
     turn: int
     change: ChangeSet
+    what: str  # the change in one line: `src/app.py (+3 −1)`
+    diff: str  # its unified diff, credentials masked
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,8 @@ class CodeChangeSettled:
 
     turn: int
     change: ChangeSet
+    state: str  # applied, kept, conflict or cancelled
+    what: str  # the change in one line, as CodeChangeHeld said it
     said: str  # what the model hears, in the held calls' tool results
     tool_ids: tuple[str, ...] = ()  # the held calls, whose tool lines now say how it ended
     shown: str = ""  # what the user is shown: what happened, in their words
@@ -66,6 +72,11 @@ class CodeChangeSettled:
     @property
     def for_user(self) -> str:
         return self.shown or self.said
+
+
+def masked_diff(change: ChangeSet) -> str:
+    """A change set's diff as a person is shown it: credentials masked, as in every tool result."""
+    return mask_text(change.diff(), "line")[0]
 
 
 def editor_of(registry: Any) -> Any:
@@ -83,7 +94,7 @@ def settle(registry: Any, turn: Any, ctx: ToolContext, results: list[dict[str, A
     editor.held, editor.held_calls = None, []
     decision: bool | None = None
     if not turn.cancel.cancelled:  # a turn cancelled meanwhile shows nothing to decide
-        turn.emit(CodeChangeHeld(turn.id, change))
+        turn.emit(CodeChangeHeld(turn.id, change, change.describe(), masked_diff(change)))
         decision = change.wait(lambda: turn.cancel.cancelled)
     files = ", ".join(f.path for f in change.files)
     notes = ""
@@ -106,7 +117,7 @@ def settle(registry: Any, turn: Any, ctx: ToolContext, results: list[dict[str, A
     log.info("turn %d: change set %s %s", turn.id, change.id, change.state)
     texts = dict(calls)
     ids = tuple(str(b.get("tool_use_id")) for b in results if b.get("content") in texts)
-    turn.emit(CodeChangeSettled(turn.id, change, said, ids, shown))
+    turn.emit(CodeChangeSettled(turn.id, change, change.state, change.describe(), said, ids, shown))
     out = []
     for block in results:
         content = block.get("content")

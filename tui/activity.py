@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.css.query import NoMatches
 from textual.timer import Timer
@@ -11,11 +11,14 @@ from textual.timer import Timer
 from tui import format as fmt
 from tui.widgets.conversation.lines import LOADING_FRAME_SECONDS
 
+if TYPE_CHECKING:
+    from tui.host import ClockHost
+
 
 class ActivityClock:
     """Ticks four times a second while a turn runs, and only then."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: ClockHost) -> None:
         self.app = app
         self._timer: Timer | None = None  # runs only while a turn does
         self._said = ""  # what the status line says the turn does, without counts

@@ -125,13 +125,33 @@ class DevAgentApp(App):
         screen = self.main_screen
         return screen.query_one(selector, kind) if selector else screen.query_one(kind)
 
-    prompt = property(lambda self: self._main(Prompt, "#prompt"))
-    panes = property(lambda self: self._main(Panes))
-    conversation = property(lambda self: self._main(Conversation))
-    screen_pane = property(lambda self: self._main(ScreenPane))
-    memory_pane = property(lambda self: self._main(MemoryPane))
-    queued = property(lambda self: self._main(QueuedTurns))
-    status = property(lambda self: self._main(StatusLine))
+    @property
+    def prompt(self) -> Prompt:
+        return self._main(Prompt, "#prompt")
+
+    @property
+    def panes(self) -> Panes:
+        return self._main(Panes)
+
+    @property
+    def conversation(self) -> Conversation:
+        return self._main(Conversation)
+
+    @property
+    def screen_pane(self) -> ScreenPane:
+        return self._main(ScreenPane)
+
+    @property
+    def memory_pane(self) -> MemoryPane:
+        return self._main(MemoryPane)
+
+    @property
+    def queued(self) -> QueuedTurns:
+        return self._main(QueuedTurns)
+
+    @property
+    def status(self) -> StatusLine:
+        return self._main(StatusLine)
 
     @property
     def running(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 
@@ -39,18 +39,18 @@ def code_commands(app: AppHost) -> Iterator[SystemCommand]:
                             partial(show_change, app, change))
 
 
-def show_change(app: Any, change: ChangeSet) -> None:
-    from tui.widgets.conversation.code_review import shown_diff
+def show_change(app: AppHost, change: ChangeSet) -> None:
+    from agent.code_review import masked_diff
 
     async def show() -> None:
         await app.screen_pane.show(f"Code change: {change.describe()} ({STATES.get(change.state, change.state)})",
-                                   shown_diff(change), "diff")
+                                   masked_diff(change), "diff")
         app.panes.screen_choice = True
 
     app.call_later(show)
 
 
-def undo(app: Any) -> None:
+def undo(app: AppHost) -> None:
     """The app's undo key: off the UI thread, as the files may be large."""
     if app.running:
         app.notify("A turn is running; undo its changes once it has ended.", severity="warning")

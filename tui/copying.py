@@ -6,10 +6,13 @@ the machine the terminal runs on, over ssh and inside tmux (with `set -g set-cli
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.host import CopyHost
 
 
-def what_to_copy(app: Any) -> tuple[str, str] | None:
+def what_to_copy(app: CopyHost) -> tuple[str, str] | None:
     """(text, what it is) for the copy key, or None when there is nothing."""
     from tui.widgets.conversation.reply import Reply
 
@@ -25,7 +28,7 @@ def what_to_copy(app: Any) -> tuple[str, str] | None:
     return None
 
 
-def copy(app: Any) -> None:
+def copy(app: CopyHost) -> None:
     found = what_to_copy(app)
     if found is None:
         app.notify("Nothing to copy yet: no reply, and nothing on the screen pane.")

@@ -1,6 +1,11 @@
-"""What the app's helper modules need of it, as Protocols: the palette and its command
-modules, and the modules the app hands itself to, name these instead of importing tui.app,
-which imports them (the way a Textual command Provider reaches the app through `self.app`)."""
+"""What the app's helper modules need of it, as Protocols: each module the app hands itself
+to names one of these instead of importing tui.app, which imports it (the way a Textual
+command Provider reaches the app through `self.app`). DevAgentApp is every one of them;
+mypy checks it where the app passes itself.
+
+The pieces: `Toasts`, `Workers` and `Screens` are Textual's own App calls a helper uses;
+`MainWidgets` are the main screen's widgets. A helper's Protocol adds what only it needs.
+"""
 
 from __future__ import annotations
 
@@ -9,18 +14,81 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+    from textual.widget import Widget
+
     from agent.config import AgentConfig
-    from tui.activity import ActivityClock
+    from agent.voice.status import VoiceStatus
+    from tui.screens.main import MainScreen
     from tui.turns import TurnDriver
     from tui.voice_seam import VoiceController
     from tui.widgets.conversation.pane import Conversation
     from tui.widgets.memory.pane import MemoryPane
     from tui.widgets.panes import Panes
+    from tui.widgets.prompt import Prompt
+    from tui.widgets.queued import QueuedTurns
     from tui.widgets.screen.pane import ScreenPane
     from tui.widgets.status import StatusLine
 
 
-class AppHost(Protocol):
+class Toasts(Protocol):
+    def notify(self, message: str, *args: Any, **kwargs: Any) -> None: ...
+
+
+class Workers(Protocol):
+    """Work off the UI thread, and the way back onto it."""
+
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    def call_from_thread(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> Any: ...
+
+    def call_later(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+
+
+class Screens(Protocol):
+    """Textual's screen stack: the dialogs and editors open over the main screen."""
+
+    @property
+    def screen(self) -> Screen[Any]: ...
+
+    @property
+    def screen_stack(self) -> list[Screen[Any]]: ...
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+
+class MainWidgets(Protocol):
+    """The main screen's widgets, found there whatever dialog is on top."""
+
+    @property
+    def main_screen(self) -> MainScreen: ...
+
+    @property
+    def prompt(self) -> Prompt: ...
+
+    @property
+    def conversation(self) -> Conversation: ...
+
+    @property
+    def panes(self) -> Panes: ...
+
+    @property
+    def screen_pane(self) -> ScreenPane: ...
+
+    @property
+    def memory_pane(self) -> MemoryPane: ...
+
+    @property
+    def status(self) -> StatusLine: ...
+
+    @property
+    def queued(self) -> QueuedTurns: ...
+
+
+class AppHost(MainWidgets, Toasts, Workers, Screens, Protocol):
+    """What the palette's entries need (tui.palette, tui.memory_commands, tui.code_commands,
+    tui.screens.sessions)."""
+
     repo: Path
     config: AgentConfig
     store: Any
@@ -28,13 +96,6 @@ class AppHost(Protocol):
 
     @property
     def running(self) -> bool: ...
-
-    @property
-    def memory_pane(self) -> MemoryPane: ...
-
-    def notify(self, message: str, *args: Any, **kwargs: Any) -> None: ...
-
-    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
 
     async def submit_turn(self, text: str, typed: str | None = None) -> bool: ...
 
@@ -63,26 +124,113 @@ class AppHost(Protocol):
     def action_undo_code_change(self) -> None: ...
 
 
-class TurnView(Protocol):
-    """What drawing a turn's events needs of the app (tui.agent_events)."""
+class ReviewHost(MainWidgets, Toasts, Protocol):
+    """What a held code change's bar and diff need (tui.widgets.conversation.code_review)."""
 
-    said_error: bool
     turns: TurnDriver
     voice: VoiceController | None
-    activity: ActivityClock
+
+
+class TrustHost(MainWidgets, Screens, Protocol):
+    """What the trust dialog needs (tui.screens.trust)."""
+
+    voice: VoiceController | None
+
+
+class Activity(Protocol):
+    """The status line's word for what a turn does (tui.activity.ActivityClock)."""
+
+    writing: str
+
+    def tick_activity(self) -> None: ...
+
+
+class TurnView(ReviewHost, TrustHost, Protocol):
+    """What drawing a turn's events needs (tui.agent_events)."""
+
+    said_error: bool
 
     @property
-    def conversation(self) -> Conversation: ...
-
-    @property
-    def panes(self) -> Panes: ...
-
-    @property
-    def screen_pane(self) -> ScreenPane: ...
-
-    @property
-    def status(self) -> StatusLine: ...
+    def activity(self) -> Activity: ...
 
     async def end_turn(self, cancelled: bool) -> None: ...
 
     def call_after_refresh(self, callback: Callable[[], Any]) -> bool: ...
+
+
+class SpokenHost(ReviewHost, TrustHost, Protocol):
+    """What spoken questions that may be taken back need (tui.spoken_turns)."""
+
+    tentative_decision: str | None
+    key_problem: str | None
+
+    @property
+    def running(self) -> bool: ...
+
+    async def submit_turn(self, text: str, typed: str | None = None) -> bool: ...
+
+    async def end_turn(self, cancelled: bool) -> None: ...
+
+
+class ClockHost(MainWidgets, Protocol):
+    """What the status line's activity clock needs (tui.activity)."""
+
+    turns: TurnDriver
+
+    @property
+    def running(self) -> bool: ...
+
+    def set_interval(self, interval: float, callback: Callable[[], Any], *args: Any, **kwargs: Any) -> Any: ...
+
+
+class VoiceHost(MainWidgets, Toasts, Protocol):
+    """What the voice keys need when voice may be off (tui.voice_keys)."""
+
+    voice: VoiceController | None
+
+
+class StartupHost(Toasts, Workers, Protocol):
+    """What the start-up pieces need (tui.startup); the voice controller is attached to it."""
+
+    repo: Path
+    store: Any
+    turns: TurnDriver
+    key_problem: str | None
+    voice: VoiceController | None
+    voice_factory: Callable[[], VoiceController] | None
+    probe_voice: bool
+
+    def set_voice_state(self, status: VoiceStatus) -> None: ...
+
+    def update_status(self, **changes: Any) -> None: ...
+
+    async def submit_turn(self, text: str, typed: str | None = None) -> bool: ...
+
+    async def submit_tentative(self, text: str) -> None: ...
+
+    async def confirm_turn(self, text: str) -> None: ...
+
+    async def withdraw_turn(self, text: str) -> None: ...
+
+
+class LeavingHost(Toasts, Screens, Protocol):
+    """What quitting needs (tui.leaving)."""
+
+    turns: TurnDriver
+
+    def exit(self, *args: Any, **kwargs: Any) -> None: ...
+
+
+class CopyHost(MainWidgets, Toasts, Protocol):
+    """What the copy key needs (tui.copying)."""
+
+    @property
+    def focused(self) -> Widget | None: ...
+
+    def query(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def copy_to_clipboard(self, text: str) -> None: ...
+
+
+class KeysHost(MainWidgets, Screens, Protocol):
+    """What routing a typed key to the prompt needs (tui.keys)."""

@@ -10,23 +10,27 @@ on to the prompt.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.screen import Screen
 
+if TYPE_CHECKING:
+    from tui.host import KeysHost
+
 
 class TypingRouter:
-    def route(self, app: Any, event: events.Key, main: type[Screen]) -> bool:
+    def route(self, app: KeysHost, event: events.Key, main: type[Screen]) -> bool:
         """True when the key was handled here (it went to the prompt, or was spent)."""
         if not event.is_printable or event.character is None:
             return False
         screen = app.screen
         if not isinstance(screen, main):
-            if not getattr(screen, "CLOSES_ON_TYPING", False):
+            close = getattr(screen, "close_for_typing", None) if getattr(screen, "CLOSES_ON_TYPING", False) else None
+            if close is None:
                 return False
             below = app.screen_stack[-2]
-            screen.close_for_typing()
+            close()
             if not isinstance(below, main):
                 return True  # a question over the editor: the editor keeps its text, the key is spent
         prompt = app.prompt

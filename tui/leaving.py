@@ -3,12 +3,15 @@ that continues the conversation, printed once the terminal is back."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+if TYPE_CHECKING:
+    from tui.host import LeavingHost
 
-def quit_app(app: Any) -> None:
+
+def quit_app(app: LeavingHost) -> None:
     from tui.screens.confirm import Confirm
     from tui.screens.memory_editor import MemoryEditor
 
@@ -21,13 +24,13 @@ def quit_app(app: Any) -> None:
     _quit_now(app)
 
 
-def how_to_quit(app: Any) -> None:
+def how_to_quit(app: LeavingHost) -> None:
     """Ctrl+C with nothing selected: Textual's own says it in markup, which this app's
     toasts show as text."""
     app.notify("Press Ctrl+Q to quit. Ctrl+C copies the selected text.", title="Do you want to quit?")
 
 
-def _quit_now(app: Any) -> None:
+def _quit_now(app: LeavingHost) -> None:
     # a turn's thread blocked in a stream or a build would hold the process open
     app.turns.cancel()
     app.exit()

@@ -10,13 +10,16 @@ is decided only once the recording confirms it: "yes, but rename it first" must 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tui.screens import trust as trust_prompt
 from tui.widgets.conversation import code_review
 
+if TYPE_CHECKING:
+    from tui.host import SpokenHost
 
-async def submit_tentative(app: Any, text: str) -> None:
+
+async def submit_tentative(app: SpokenHost, text: str) -> None:
     if app.running and code_review.waiting(app) is not None and code_review.spoken_decision(text) is not None:
         app.tentative_decision = text
         return
@@ -26,13 +29,13 @@ async def submit_tentative(app: Any, text: str) -> None:
     await app.submit_turn(text)
 
 
-async def confirm(app: Any, text: str) -> None:
+async def confirm(app: SpokenHost, text: str) -> None:
     if app.tentative_decision == text:
         app.tentative_decision = None
         await app.submit_turn(text)
 
 
-async def withdraw(app: Any, text: str) -> None:
+async def withdraw(app: SpokenHost, text: str) -> None:
     """The question leaves the queue, or its turn stops unspoken and leaves the
     conversation and the history; the whole question comes next."""
     if app.tentative_decision == text:

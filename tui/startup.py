@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.worker import get_current_worker
 
@@ -18,8 +18,11 @@ from agent.heap import settle_heap
 from agent.voice.status import voice_off
 from memory.safe_git import run_git
 
+if TYPE_CHECKING:
+    from tui.host import StartupHost
 
-def start_background(app: Any) -> None:
+
+def start_background(app: StartupHost) -> None:
     """The branch, the session (when there is a key) and the voice, each in the background.
 
     The voice starts once the session is up: both are seconds of imports in one interpreter,
@@ -33,7 +36,7 @@ def start_background(app: Any) -> None:
         start_voice(app)
 
 
-def settle_code_changes(app: Any) -> None:
+def settle_code_changes(app: StartupHost) -> None:
     """A change set a killed devagent left half written is finished or rolled back
     (agent.code_journal.recover) as the app starts, and the user is told how."""
     from agent.code_journal import recover
@@ -45,7 +48,7 @@ def settle_code_changes(app: Any) -> None:
             return  # the app closed meanwhile
 
 
-def start_voice(app: Any) -> None:
+def start_voice(app: StartupHost) -> None:
     if app.voice is None and app.voice_factory is not None:
         try:
             app.voice = app.voice_factory()
@@ -64,7 +67,7 @@ def start_voice(app: Any) -> None:
 FIRST_ANSWER_WAIT_SECONDS = 20
 
 
-def session_loaded(app: Any) -> None:
+def session_loaded(app: StartupHost) -> None:
     """On the loading thread, once the session has loaded (or failed to): the first reply's
     Markdown is imported now (see tui.widgets.conversation.reply), after the session rather than beside
     it, so a question asked at once does not wait for both; then the voice starts. If such
@@ -80,23 +83,26 @@ def session_loaded(app: Any) -> None:
         pass  # the app closed while the session loaded
 
 
-def show_branch(app: Any) -> None:
+def show_branch(app: StartupHost) -> None:
     branch = read_branch(app.repo)
     if branch:
         app.call_from_thread(app.update_status, branch=branch)
 
 
-def settle_after_voice(app: Any) -> None:
+def settle_after_voice(app: StartupHost) -> None:
     """The voice stack's models are the other large part of the start-up heap."""
     worker = get_current_worker()
     # short waits, so a quit during loading is not held up by this thread
-    while not app.voice.loaded.wait(timeout=0.2):
+    voice = app.voice
+    if voice is None:
+        return
+    while not voice.loaded.wait(timeout=0.2):
         if worker.is_cancelled:
             return
     settle_heap()
 
 
-def explain_voice(app: Any) -> None:
+def explain_voice(app: StartupHost) -> None:
     """Without a controller, still say what would keep voice off here (no device, say)."""
     try:
         from agent.voice.status import voice_unavailable_reason

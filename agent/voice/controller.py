@@ -64,17 +64,19 @@ class VoiceApp(Protocol):
 
     def set_voice_state(self, status: VoiceStatus) -> None: ...
 
-    def submit_turn(self, text: str) -> None: ...
+    # These four run on the UI thread through call_from_thread, which awaits them when they
+    # are coroutines (the app's are): what they return is not read.
+    def submit_turn(self, text: str) -> object: ...
 
-    def withdraw_turn(self, text: str) -> None:
+    def withdraw_turn(self, text: str) -> object:
         """A submitted transcript the speaker went on from: its turn goes, unspoken, from the
         conversation and the history (optional: without it the turn runs on)."""
 
-    def submit_tentative(self, text: str) -> None:
+    def submit_tentative(self, text: str) -> object:
         """A transcript that may still be withdrawn (optional: else submit_turn); what
         cannot be taken back, such as a spoken "apply", should wait for confirm_turn."""
 
-    def confirm_turn(self, text: str) -> None:
+    def confirm_turn(self, text: str) -> object:
         """The tentative transcript `text` stands: nothing was said after it (optional)."""
 
 

@@ -174,11 +174,9 @@ class Printer:
         # In review nobody is there to decide: the diff goes to stdout for the script,
         # and nothing is written.
         from agent.code_review import ASK, CodeChangeHeld
-        from agent.tools.masking import mask_text
 
         if isinstance(event, CodeChangeHeld):
-            diff = mask_text(event.change.diff(), "line")[0]
-            self.out.write(f"\n[would change {event.change.describe()}; not applied]\n{diff}")
+            self.out.write(f"\n[would change {event.what}; not applied]\n{event.diff}")
             self.out.flush()
             event.change.decide(False, ASK)
 

@@ -3,7 +3,7 @@ r reads it on the screen pane, Esc closes the list."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,6 +11,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:
+    from tui.host import AppHost
 
 
 class SessionsScreen(ModalScreen[tuple[str, str] | None]):
@@ -61,7 +64,7 @@ class SessionsScreen(ModalScreen[tuple[str, str] | None]):
 # --- what the app does with a choice ------------------------------------------------------
 
 
-def show_sessions(app: Any) -> None:
+def show_sessions(app: AppHost) -> None:
     """The palette's Sessions command: the list, then the chosen action."""
     from agent import saved_sessions as sessions
 
@@ -70,7 +73,7 @@ def show_sessions(app: Any) -> None:
     app.push_screen(SessionsScreen(lines), lambda choice: _chosen(app, choice))
 
 
-async def _chosen(app: Any, choice: tuple[str, str] | None) -> None:
+async def _chosen(app: AppHost, choice: tuple[str, str] | None) -> None:
     if choice is None:
         return
     action, wanted = choice

@@ -10,7 +10,7 @@ after it opens were typed for the prompt, not for this question, and are dropped
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -24,6 +24,7 @@ from tui.widgets.conversation.code_review import normalised_words
 
 if TYPE_CHECKING:
     from agent.workspace_trust import TrustRequest
+    from tui.host import TrustHost
 
 TRUST_WORDS = {"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "trust", "trust it", "yes trust it",
                "i trust it", "trust the repository", "yes trust the repository", "run it", "yes run it", "go ahead"}
@@ -111,7 +112,7 @@ class TrustPrompt(ModalScreen[bool | None]):
             self.dismiss(trusted)
 
 
-def waiting(app: Any) -> TrustPrompt | None:
+def waiting(app: TrustHost) -> TrustPrompt | None:
     """The trust dialog that waits for an answer, if one is open."""
     for screen in reversed(app.screen_stack):
         if isinstance(screen, TrustPrompt) and not screen.request.decided:
@@ -119,7 +120,7 @@ def waiting(app: Any) -> TrustPrompt | None:
     return None
 
 
-def answer(app: Any, text: str) -> bool:
+def answer(app: TrustHost, text: str) -> bool:
     """A typed or spoken "yes" or "no" while the dialog waits; False when it is not one."""
     prompt = waiting(app)
     choice = spoken_trust(text) if prompt is not None else None
@@ -129,14 +130,14 @@ def answer(app: Any, text: str) -> bool:
     return True
 
 
-def close_undecided(app: Any) -> None:
+def close_undecided(app: TrustHost) -> None:
     """The turn ended (cancelled, taken back) while the dialog was open: it goes, undecided."""
     prompt = waiting(app)
     if prompt is not None:
         prompt.answer(None)
 
 
-def show_event(app: Any, event: object) -> bool:
+def show_event(app: TrustHost, event: object) -> bool:
     """Opens the dialog for a `TrustAsked` event (the voice asks too); False for any other event."""
     from agent.workspace_trust import TrustAsked
 

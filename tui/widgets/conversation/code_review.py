@@ -10,7 +10,7 @@ sentence what changed and how to apply it; the diff itself is never spoken.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.binding import Binding
 from textual.widgets import Static
@@ -19,6 +19,8 @@ from tui import format as fmt
 
 if TYPE_CHECKING:
     from agent.code_changes import ChangeSet
+    from agent.code_review import CodeChangeHeld, CodeChangeSettled
+    from tui.host import ReviewHost
 
 APPLY_WORDS = {"apply", "apply it", "yes", "yes apply", "yes apply it", "ok apply", "apply the change", "do it"}
 KEEP_WORDS = {"no", "keep", "keep it", "no keep it", "dont", "don't", "reject", "reject it", "no thanks"}
@@ -40,16 +42,9 @@ def spoken_decision(text: str) -> bool | None:
     return None
 
 
-def shown_diff(change: ChangeSet) -> str:
-    """The diff as the screen shows it: credentials masked, as in every tool result on screen."""
-    from agent.tools.masking import mask_text
-
-    return mask_text(change.diff(), "line")[0]
-
-
-def spoken_sentence(change: ChangeSet) -> str:
+def spoken_sentence(what: str) -> str:
     """What the voice says of a held change: what, and how to apply it. Never the diff."""
-    return f"I changed {change.describe().replace('−', 'minus ').replace('+', 'plus ')}; say apply or press Enter to apply it, Escape keeps the file."
+    return f"I changed {what.replace('−', 'minus ').replace('+', 'plus ')}; say apply or press Enter to apply it, Escape keeps the file."
 
 
 class CodeReviewBar(Static, can_focus=True):
@@ -74,8 +69,9 @@ class CodeReviewBar(Static, can_focus=True):
     }
     """
 
-    def __init__(self, change: ChangeSet, screen_before: bool | None = None, diff: Any = None, **kwargs: Any) -> None:
+    def __init__(self, change: ChangeSet, what: str, screen_before: bool | None = None, diff: Any = None, **kwargs: Any) -> None:
         self.change = change
+        self.what = what  # the change in one line, as the agent said it
         self.diff = diff  # its diff on the screen pane, renamed once the change is decided
         # the screen pane's choice before the change showed: given back once it is decided,
         # so a narrow terminal returns to the conversation
@@ -83,26 +79,26 @@ class CodeReviewBar(Static, can_focus=True):
         super().__init__(fmt.sanitize(self.wording()), markup=False, **kwargs)
 
     def wording(self) -> str:
-        return f"Change waiting: {self.change.describe()} · Enter apply · Esc keep as is"
+        return f"Change waiting: {self.what} · Enter apply · Esc keep as is"
 
     def action_apply(self) -> None:
-        decide(self.app, True)
+        decide(cast("ReviewHost", self.app), True)
 
     def action_keep(self) -> None:
-        decide(self.app, False)
+        decide(cast("ReviewHost", self.app), False)
 
 
-def _bar(app: Any) -> CodeReviewBar | None:
+def _bar(app: ReviewHost) -> CodeReviewBar | None:
     bars = list(app.main_screen.query(CodeReviewBar))
     return bars[0] if bars else None
 
 
-def waiting(app: Any) -> ChangeSet | None:
+def waiting(app: ReviewHost) -> ChangeSet | None:
     bar = _bar(app)
     return bar.change if bar is not None and not bar.change.decided else None
 
 
-def decide(app: Any, apply: bool) -> bool:
+def decide(app: ReviewHost, apply: bool) -> bool:
     """The user's decision on the change that waits; False when none does."""
     change = waiting(app)
     if change is None:
@@ -110,17 +106,17 @@ def decide(app: Any, apply: bool) -> bool:
     change.decide(apply)
     bar = _bar(app)
     if bar is not None:
-        bar.update(f"{'Applying' if apply else 'Keeping the files as they are'}: {fmt.sanitize(change.describe())}…")
+        bar.update(f"{'Applying' if apply else 'Keeping the files as they are'}: {fmt.sanitize(bar.what)}…")
     return True
 
 
-def answer(app: Any, text: str) -> bool:
+def answer(app: ReviewHost, text: str) -> bool:
     """A typed or spoken decision while a change waits; False when it is not one."""
     choice = spoken_decision(text)
     return choice is not None and decide(app, choice)
 
 
-async def show_event(app: Any, event: object) -> bool:
+async def show_event(app: ReviewHost, event: object) -> bool:
     """Shows a code change event; False when `event` is not one."""
     from agent.code_review import CodeChangeHeld, CodeChangeSettled
     from agent.events import ToolFinished
@@ -130,11 +126,11 @@ async def show_event(app: Any, event: object) -> bool:
         app.memory_pane.reload()  # an auto write: the memories' evidence follows at once
         return False
     if isinstance(event, CodeChangeHeld):
-        await held(app, event.change)
+        await held(app, event)
         return True
     if isinstance(event, CodeChangeSettled):
-        await settled(app, event.change, event.for_user)
-        _relabel(app, event.tool_ids, event.change.state)
+        await settled(app, event)
+        _relabel(app, event.tool_ids, event.state)
         return True
     return False
 
@@ -146,21 +142,21 @@ OUTCOMES = {"applied": "applied", "kept": "kept as it was", "conflict": "conflic
             "cancelled": "not applied: cancelled"}
 
 
-async def review_over(app: Any) -> None:
-    """No change waits any more (settled, or its turn taken back): the bar goes, the diff
-    says how the change ended, and the screen pane is shown or hidden as the user had it."""
+async def review_over(app: ReviewHost, state: str = "cancelled") -> None:
+    """No change waits any more (settled as `state`, or its turn taken back): the bar goes, the
+    diff says how the change ended, and the screen pane is shown or hidden as the user had it."""
     app.turns.code_change_waiting = None
     bar = _bar(app)
     if bar is not None:
         if bar.diff is not None:
-            ended = DIFF_TITLES.get(bar.change.state, DIFF_TITLES["cancelled"])
-            app.screen_pane.retitle(bar.diff, f"{ended}: {bar.change.describe()}")
+            ended = DIFF_TITLES.get(state, DIFF_TITLES["cancelled"])
+            app.screen_pane.retitle(bar.diff, f"{ended}: {bar.what}")
         app.panes.screen_choice = bar.screen_before
         await bar.remove()
     app.prompt.focus()
 
 
-def _relabel(app: Any, tool_ids: tuple[str, ...], state: str) -> None:
+def _relabel(app: ReviewHost, tool_ids: tuple[str, ...], state: str) -> None:
     """The held calls' tool lines say how the change ended, not that it waits."""
     from tui.widgets.conversation.lines import ToolLine
 
@@ -171,25 +167,25 @@ def _relabel(app: Any, tool_ids: tuple[str, ...], state: str) -> None:
             line.finish(line.finished[0], state != "applied", OUTCOMES.get(state, state), None, mark)
 
 
-async def held(app: Any, change: ChangeSet) -> None:
-    diff = await app.screen_pane.show(f"Waiting for you: {change.describe()}", shown_diff(change), "diff")
+async def held(app: ReviewHost, event: CodeChangeHeld) -> None:
+    diff = await app.screen_pane.show(f"Waiting for you: {event.what}", event.diff, "diff")
     old = _bar(app)
     before = old.screen_before if old is not None else app.panes.screen_choice
     app.panes.screen_choice = True
     if old is not None:
         await old.remove()
-    bar = CodeReviewBar(change, before, diff, id="code-review")
+    bar = CodeReviewBar(event.change, event.what, before, diff, id="code-review")
     await app.main_screen.mount(bar, before=app.prompt)
     bar.focus()
-    app.turns.code_change_waiting = f"you: Enter applies, Esc keeps {change.describe()}"
+    app.turns.code_change_waiting = f"you: Enter applies, Esc keeps {event.what}"
     if app.voice is not None:
-        app.voice.reply_delta(spoken_sentence(change) + "\n\n")
+        app.voice.reply_delta(spoken_sentence(event.what) + "\n\n")
 
 
-async def settled(app: Any, change: ChangeSet, said: str) -> None:
-    await review_over(app)
-    if change.state == "applied":
-        app.notify(said, title="Code change")
+async def settled(app: ReviewHost, event: CodeChangeSettled) -> None:
+    await review_over(app, event.state)
+    if event.state == "applied":
+        app.notify(event.for_user, title="Code change")
         app.memory_pane.reload()  # the memories' evidence follows the code at once
         return
-    await app.conversation.add_notice(said, "info")
+    await app.conversation.add_notice(event.for_user, "info")
