@@ -54,12 +54,7 @@ class MemoryRoots:
 
     @classmethod
     def for_repository(cls, repo: Path, **kw: Any) -> MemoryRoots:
-        from memory.location import user_memory_dir
-
-        user = MemoryStore(
-            user_memory_dir(), root=USER_ROOT, max_file_chars=USER_MAX_FILE_CHARS, max_total_chars=USER_MAX_TOTAL_CHARS
-        )
-        return cls(MemoryStore.for_repository(repo, **kw), user)
+        return cls(MemoryStore.for_repository(repo, **kw), user_store())
 
     # -- what callers read off a store --------------------------------------------------------
 
@@ -210,6 +205,26 @@ class MemoryRoots:
                 raise CommandError(f"{new_path} exists now; the move would replace it.")
             self._for(new_path).apply_change(new_path, None, after)
             self._for(path).apply_change(path, before, None)
+
+
+def user_store() -> MemoryStore:
+    """The user-wide folder, behind /memories/user with its smaller caps."""
+    from memory.location import user_memory_dir
+
+    return MemoryStore(user_memory_dir(), root=USER_ROOT, max_file_chars=USER_MAX_FILE_CHARS, max_total_chars=USER_MAX_TOTAL_CHARS)
+
+
+def existing_stores(repo: Path, *, user_only: bool = False) -> list[MemoryStore]:
+    """The repository's folder and the user's, each only when it exists: opening a store
+    makes its folder, and a command that only reads makes none."""
+    from memory.location import memory_dir_for, user_memory_dir
+
+    stores = []
+    if not user_only and memory_dir_for(repo).is_dir():
+        stores.append(MemoryStore.for_repository(repo))
+    if user_memory_dir().is_dir():
+        stores.append(user_store())
+    return stores
 
 
 def open_memory(repo: Path) -> MemoryRoots:

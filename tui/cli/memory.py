@@ -96,17 +96,9 @@ def _run(args: argparse.Namespace) -> int:
 
 def _stores(repo: Path, *, user_only: bool = False) -> list[MemoryStore]:
     """The repository's folder and the user's, each when it exists (reading creates none)."""
-    from memory.location import memory_dir_for, user_memory_dir
-    from memory.roots import USER_MAX_FILE_CHARS, USER_MAX_TOTAL_CHARS, USER_ROOT
-    from memory.store import MemoryStore
+    from memory.roots import existing_stores
 
-    stores = []
-    if not user_only and memory_dir_for(repo).is_dir():
-        stores.append(MemoryStore(memory_dir_for(repo)))
-    if user_memory_dir().is_dir():
-        stores.append(MemoryStore(user_memory_dir(), root=USER_ROOT, max_file_chars=USER_MAX_FILE_CHARS,
-                                  max_total_chars=USER_MAX_TOTAL_CHARS))
-    return stores
+    return existing_stores(repo, user_only=user_only)
 
 
 def _list(stores: list[MemoryStore]) -> int:

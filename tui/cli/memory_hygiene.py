@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from memory.roots import MemoryRoots
+    from memory.pending import PendingChanges
+    from memory.store import MemoryStore
 
 ACTIONS = ("pending", "accept", "reject", "check")
 
@@ -48,35 +49,44 @@ def _say(text: str, stream: TextIO | None = None) -> None:
     print(sanitize(text), file=stream or sys.stdout)
 
 
-def _memory(repo: Path) -> MemoryRoots:
-    from memory.roots import open_memory
-
-    return open_memory(repo)
-
-
 def run(args: argparse.Namespace, repo: Path) -> int:
+    if args.action in ("accept", "reject"):
+        chosen = _decided_repository(args, repo)
+        if chosen is None:
+            return 2
+        repo = chosen
+    # The stores, made once for the action: `check` only reads, so it opens no folder that
+    # does not exist (opening one creates it); review opens both.
+    from memory.roots import existing_stores, open_memory
+
     if args.action == "check":
-        return _check(repo, args.json)
+        return _check(existing_stores(repo), repo, args.json)
+    from memory.pending import PendingChanges
+
+    pending = PendingChanges(open_memory(repo))
     if args.action == "pending":
-        return _pending(repo, args.diff)
+        return _pending(pending, args.diff)
+    return _decide(pending, args.action, None if args.all else args.id)
+
+
+def _decided_repository(args: argparse.Namespace, repo: Path) -> Path | None:
+    """The repository `accept` and `reject` work in, or None (said why) when the arguments
+    name neither one change nor --all."""
     if args.all and args.id is not None:
         if args.repo != ".":
             _say(f"devagent memory {args.action}: give an id or --all, not both", sys.stderr)
-            return 2
+            return None
         repo = Path(args.id).expanduser()  # `accept --all REPO`: the one positional is the repository
         if not repo.is_dir():
             _say(f"devagent memory: {args.id} is not a folder", sys.stderr)
-            return 2
+            return None
     elif not args.all and args.id is None:
         _say(f"devagent memory {args.action}: give the id of a change, or --all", sys.stderr)
-        return 2
-    return _decide(repo, args.action, None if args.all else args.id)
+        return None
+    return repo
 
 
-def _pending(repo: Path, diff: bool) -> int:
-    from memory.pending import PendingChanges
-
-    pending = PendingChanges(_memory(repo))
+def _pending(pending: PendingChanges, diff: bool) -> int:
     for problem in pending.problems():
         _say(problem, sys.stderr)
     for change in pending.list():
@@ -93,10 +103,7 @@ def _pending(repo: Path, diff: bool) -> int:
     return 0
 
 
-def _decide(repo: Path, action: str, change_id: str | None) -> int:
-    from memory.pending import PendingChanges
-
-    pending = PendingChanges(_memory(repo))
+def _decide(pending: PendingChanges, action: str, change_id: str | None) -> int:
     decide = pending.accept if action == "accept" else pending.reject
     outcomes = pending.decide_all(decide) if change_id is None else [decide(change_id)]
     for problem in pending.problems():
@@ -111,21 +118,15 @@ def _decide(repo: Path, action: str, change_id: str | None) -> int:
     return 1 if failed else 0
 
 
-def _check(repo: Path, as_json: bool) -> int:
+def _check(stores: list[MemoryStore], repo: Path, as_json: bool) -> int:
     from agent.config import AgentConfig
     from memory.check import check_store
-    from memory.location import memory_dir_for, user_memory_dir
-    from memory.roots import USER_MAX_FILE_CHARS, USER_MAX_TOTAL_CHARS, USER_ROOT
-    from memory.store import MemoryStore
 
     aging_days = AgentConfig.from_env_and_args(repo=repo).memory_aging_days
     findings = []
-    # A folder that does not exist holds nothing wrong; opening a store would create it.
-    if memory_dir_for(repo).is_dir():
-        findings += check_store(MemoryStore.for_repository(repo), repo, aging_days=aging_days)
-    if user_memory_dir().is_dir():
-        user = MemoryStore(user_memory_dir(), root=USER_ROOT, max_file_chars=USER_MAX_FILE_CHARS, max_total_chars=USER_MAX_TOTAL_CHARS)
-        findings += check_store(user, None, aging_days=aging_days)
+    for store in stores:
+        # the user's memory cites no repository's files
+        findings += check_store(store, store.repo, aging_days=aging_days)
     if as_json:
         print(json.dumps([f.to_json() for f in findings], indent=1, ensure_ascii=False))
     else:
