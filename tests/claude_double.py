@@ -46,6 +46,10 @@ dict (JSON-serialisable, so a script file can hold the same thing); build one wi
   - stall=S: after the first content_block_delta, wait S seconds before going on.
   - error_after=N: send N events, then an SSE `error` event (error_type, error_message;
     default overloaded_error / "Overloaded"), as the API does when it fails mid-stream.
+  - hold=gate (or a list of gates, in stream order): a `Gate` from `claude_double.gate(after=N)`;
+    the stream stops after N events (by default after its first content_block_delta) until
+    the test calls `gate.open()`; `gate.reached` is set once it is there. The window a cancel or queue test needs,
+    opened by the test rather than guessed with `delay`.
 - `error(status, message=None, type=None, retry_after_ms=5)`: an HTTP error with the
   API's error JSON body, e.g. `error(429)`, `error(529)`, `error(500)`,
   `error(400, "messages.3.content.2: Invalid `signature` in `thinking` block...")`.
@@ -132,11 +136,21 @@ from typing import Any
 from tests import double_context, double_rules, double_wire
 from tests.double_history import request_problem, text_editor_problem
 from tests.double_request import Request
-from tests.double_script import as_reply, error, redacted_thinking, refusal, reply, text, thinking, tool_use
+from tests.double_script import (
+    Gate,
+    as_reply,
+    error,
+    redacted_thinking,
+    refusal,
+    reply,
+    text,
+    thinking,
+    tool_use,
+)
 from tests.double_wire import json_message, sse_events
 
 # the builders and the request are imported from here by the tests: one name for the double
-__all__ = ["ClaudeDouble", "Request", "error", "redacted_thinking", "refusal", "reply", "request_problem",
+__all__ = ["ClaudeDouble", "Gate", "Request", "error", "redacted_thinking", "refusal", "reply", "request_problem",
            "text", "text_editor_problem", "thinking", "tool_use"]
 
 SERVE_POLL_SECONDS = 0.01
@@ -166,6 +180,7 @@ class ClaudeDouble:
         self._port = port
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._gates: list[Gate] = []
 
     # scripting
     def add(self, *items: Any) -> ClaudeDouble:
@@ -175,6 +190,12 @@ class ClaudeDouble:
             else:
                 self._queue.extend(as_reply(i) for i in items)
         return self
+
+    def gate(self, after: int | None = None, timeout: float = 120.0) -> Gate:
+        """A gate for `reply(hold=...)`, opened when the double stops if the test did not."""
+        made = Gate(after, timeout)
+        self._gates.append(made)
+        return made
 
     def pending(self) -> int:
         with self._lock:
@@ -209,6 +230,8 @@ class ClaudeDouble:
         return self
 
     def stop(self) -> None:
+        for gate in self._gates:
+            gate.open()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -341,6 +364,7 @@ class _Handler(BaseHTTPRequestHandler):
         malformed_after = rep.get("malformed_after")
         error_after = rep.get("error_after")
         error_kind = (rep.get("error_type") or "overloaded_error", rep.get("error_message") or "Overloaded")
+        gates = list(rep.get("hold") or [])
         # An eagerly streamed input takes as long to write as a buffered one, in pieces.
         pieces = sum(1 for name, data in events if name == "content_block_delta" and data["delta"]["type"] == "input_json_delta")
         buffered = any(name == "ping" for name, _ in events[1:])
@@ -372,6 +396,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if stall and name == "content_block_delta":
                     time.sleep(float(stall))
                     stall = None
+                while gates and gates[0].here(n + 1, name):
+                    gates.pop(0).hold()
             self._chunk(b"")
         except (BrokenPipeError, ConnectionResetError, OSError):
             # the client went away (a cancelled turn): nothing left to tell it

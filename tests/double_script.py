@@ -6,8 +6,40 @@ that a test script reads as what the model answers.
 
 from __future__ import annotations
 
+import threading
 import uuid
 from typing import Any
+
+
+class Gate:
+    """A point a scripted stream stops at until the test opens it: the window a test needs
+    (a turn still running, text already on screen) without a delay that a loaded machine
+    can outrun. `reached` is set when the stream arrives there; a gate left shut opens by
+    itself after `timeout` seconds, or when its double stops, so no server thread is stuck.
+    `after`: how many events of the stream go out before it (None: up to and with the
+    first content_block_delta)."""
+
+    def __init__(self, after: int | None = None, timeout: float = 120.0) -> None:
+        self.after = after
+        self.reached = threading.Event()
+        self._opened = threading.Event()
+        self.timeout = timeout
+
+    def here(self, sent: int, name: str) -> bool:
+        """Whether the stream, having sent `sent` events the last of which was `name`, is at the gate."""
+        return sent == self.after if self.after is not None else name == "content_block_delta"
+
+    def open(self) -> None:
+        self._opened.set()
+
+    @property
+    def is_open(self) -> bool:
+        return self._opened.is_set()
+
+    def hold(self) -> None:
+        """Called by the double's stream at the gate."""
+        self.reached.set()
+        self._opened.wait(self.timeout)
 
 
 def text(value: str) -> dict:
@@ -58,6 +90,7 @@ def reply(
     wait: float = 0.0,
     input_seconds: float = 0.0,
     ping_every: float | None = None,
+    hold: Gate | list[Gate] | None = None,
 ) -> dict:
     content = [text(b) if isinstance(b, str) else b for b in blocks]
     return {
@@ -76,6 +109,8 @@ def reply(
         "wait": wait,
         "input_seconds": input_seconds,
         "ping_every": ping_every,
+        # in-process only (a script file cannot hold one)
+        "hold": [hold] if isinstance(hold, Gate) else list(hold or []),
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import anthropic
@@ -34,6 +35,22 @@ def test_streams_every_block_kind(claude_double):
     assert final.content[0].signature == "sig-1"
     assert final.content[2].input == {"project": "Core"}
     assert final.stop_reason == "tool_use"
+
+
+def test_a_held_stream_sends_nothing_past_its_gate_until_the_test_opens_it(claude_double):
+    gate = claude_double.gate(after=3)
+    claude_double.add(reply("one two three four", chunk=4, hold=gate))
+    seen: list[tuple[str, bool]] = []
+    with client(claude_double).messages.stream(model="claude-haiku-5-5", max_tokens=50, messages=[{"role": "user", "content": "hi"}]) as s:
+        for event in s:
+            if event.type == "content_block_delta":
+                seen.append((event.delta.text, gate.is_open))
+                if len(seen) == 1:
+                    assert gate.reached.wait(5)
+                    # opened a moment later, from elsewhere: the next piece must wait for it
+                    threading.Timer(0.3, gate.open).start()
+        assert s.get_final_message().content[0].text == "one two three four"
+    assert seen == [("one ", False), ("two ", True), ("thre", True), ("e fo", True), ("ur", True)]
 
 
 def test_usage_and_non_streaming(claude_double):

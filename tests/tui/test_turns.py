@@ -34,7 +34,9 @@ def replies(app) -> str:
 
 async def test_reply_streams_into_markdown(make_app, claude_double):
     long = "The build is **green**. " + " ".join(f"word{i}" for i in range(120))
-    claude_double.add(reply(long, chunk=5, delay=0.02, usage={"input_tokens": 1200, "output_tokens": 340, "cache_read_input_tokens": 900}))
+    gate = claude_double.gate(after=12)
+    claude_double.add(reply(long, chunk=5, hold=gate,
+                            usage={"input_tokens": 1200, "output_tokens": 340, "cache_read_input_tokens": 900}))
     app = make_app()
     async with app.run_test(size=(160, 48)) as pilot:
         await ask(pilot, "is the build green?")
@@ -42,6 +44,7 @@ async def test_reply_streams_into_markdown(make_app, claude_double):
         # mid-stream: part of the reply is on screen before the turn ends
         await wait_for(pilot, lambda: "green" in replies(app), 20, "the first words")
         assert app.running
+        gate.open()
         await finished(pilot)
         assert replies(app).strip() == long
         assert app.query_one("#prompt", Prompt).value == ""
@@ -155,7 +158,8 @@ async def test_api_error_is_a_sentence_not_a_traceback(make_app, claude_double):
 
 async def test_escape_cancels_and_nothing_late_lands(make_app, claude_double):
     slow = "slowly " * 400
-    claude_double.add(reply(slow, chunk=7, delay=0.01))
+    gate = claude_double.gate(after=12)
+    claude_double.add(reply(slow, chunk=7, hold=gate))
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await ask(pilot, "talk slowly")
@@ -164,6 +168,7 @@ async def test_escape_cancels_and_nothing_late_lands(make_app, claude_double):
         assert not app.running
         assert any(n.kind == "cancelled" for n in app.query(Notice))
         landed = replies(app)
+        gate.open()  # the rest of the reply comes after Esc
         await pilot.pause(0.6)
         assert replies(app) == landed, "text from the cancelled turn arrived after Esc"
         assert len(landed) < len(slow)
@@ -175,14 +180,15 @@ async def test_escape_cancels_and_nothing_late_lands(make_app, claude_double):
 
 
 async def test_enter_while_a_turn_runs_queues_the_question(make_app, claude_double):
-    # Long enough that the turn still runs after the keys below on a loaded machine.
-    claude_double.add(reply("streaming " * 1500, chunk=5, delay=0.01))
+    # The stream stops after its first words until the keys below are in, however loaded
+    # the machine; then the rest of it streams on.
+    gate = claude_double.gate(after=12)
+    claude_double.add(reply("streaming " * 150, chunk=5, delay=0.002, hold=gate))
     claude_double.add(text("Answer to the queued one."))
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await ask(pilot, "stream")
         await wait_for(pilot, lambda: "streaming" in replies(app), 120, "the stream")
-        # (Pilot waits for an idle app after each key, which a stream keeps busy: few keys)
         await pilot.press("o", "k")
         prompt = app.query_one("#prompt", Prompt)
         assert prompt.value == "ok"
@@ -192,6 +198,7 @@ async def test_enter_while_a_turn_runs_queues_the_question(make_app, claude_doub
         assert app.queued.texts == ["ok"] and app.queued.display
         assert "queued" in str(app.queued.render()) and len(app.query(UserTurn)) == 1
         assert len(claude_double.messages_requests()) == 1
+        gate.open()
         # sent by itself when the running turn ends
         await wait_for(pilot, lambda: len(app.query(UserTurn)) == 2, 60, "the queued turn")
         await finished(pilot)
@@ -202,7 +209,8 @@ async def test_enter_while_a_turn_runs_queues_the_question(make_app, claude_doub
 
 
 async def test_esc_takes_a_queued_question_back_before_it_cancels(make_app, claude_double):
-    claude_double.add(reply("streaming " * 600, chunk=5, delay=0.01))
+    gate = claude_double.gate(after=12)
+    claude_double.add(reply("streaming " * 600, chunk=5, hold=gate))
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await ask(pilot, "stream")
@@ -217,13 +225,15 @@ async def test_esc_takes_a_queued_question_back_before_it_cancels(make_app, clau
         assert app.running
         await pilot.press("escape")
         assert not app.running
+        gate.open()
         await pilot.pause(0.3)
         assert len(app.query(UserTurn)) == 1
         assert len(claude_double.messages_requests()) == 1
 
 
 async def test_quit_during_a_turn_stops_it(make_app, claude_double):
-    claude_double.add(reply("talking " * 1000, chunk=5, delay=0.01))
+    # held after its first words: the turn runs until the double stops
+    claude_double.add(reply("talking " * 1000, chunk=5, hold=claude_double.gate(after=12)))
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await ask(pilot, "talk")
@@ -258,23 +268,30 @@ async def test_while_the_user_types_the_status_says_the_reply_waits_and_keeps_st
     # a pause is two seconds here: a test's key presses can be slow on a loaded machine
     monkeypatch.setattr(conv, "TYPING_HOLD_SECONDS", 2.0)
     long = " ".join(f"word{i}" for i in range(400))
-    claude_double.add(reply(long, chunk=8, delay=0.03))
+    # held after its first words until the user has begun typing, then a part of it comes
+    # in while they type, the rest held back until they are done: the turn runs at every
+    # key and text arrives mid-typing, however slow the machine
+    typing_began, typing_ended = claude_double.gate(after=12), claude_double.gate(after=120)
+    claude_double.add(reply(long, chunk=8, hold=[typing_began, typing_ended]))
     app = make_app()
     async with app.run_test(size=(160, 48)) as pilot:
         await ask(pilot, "a long answer, please")
         await wait_for(pilot, lambda: "word1" in replies(app), 20, "the first words")
         said: list[str] = []
         held: list[int] = []
-        for _ in range(25):  # typing, ten keys a second
+        for key in range(25):  # typing, ten keys a second
             await pilot.press("x")
+            if key == 2:
+                typing_began.open()
             await pilot.pause(0.1)
             if app.running:
                 said.append(app.query_one(StatusLine).info.activity)
                 held.append(app.conversation.held_chars)
         waits = [s for s in said if "reply waits while you type" in s]
-        assert waits, f"the status never said the reply waits: {said[-3:]}"
+        assert waits, f"the status never said the reply waits: {said}"
         assert len(set(waits)) == 1, f"the status line kept changing while the user typed: {sorted(set(waits))}"
         assert max(held) > 0, "the reply did not wait"
+        typing_ended.open()
         await finished(pilot)  # the pause: everything is written
         assert replies(app).strip() == long
 
