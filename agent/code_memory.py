@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agent.code_changes import ChangeSet
+
+if TYPE_CHECKING:
+    from memory.seam import Store
 
 log = logging.getLogger("devagent.code_changes")
 MAX_NAMED = 8
@@ -22,7 +25,7 @@ def _touches(cite: str, paths: list[str]) -> bool:
     return any(cite.startswith(path) or cite.startswith(Path(path).name) for path in paths)
 
 
-def cited_note(store: Any, change_set: ChangeSet, repo: Path) -> str | None:
+def cited_note(store: Store, change_set: ChangeSet, repo: Path) -> str | None:
     """A few sentences on the memories whose cited code this change set altered, or None."""
     from memory.evidence import INTACT, UNRECORDED
 

@@ -14,12 +14,15 @@ those changes itself and knows them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent import memory_context
 from agent.marks import escape_marks
 from agent.tools.masking import mask_text
 from memory.quoting import shown_name
+
+if TYPE_CHECKING:
+    from memory.seam import Store
 
 # A note names a few files; a whole folder replaced is counted, not listed.
 MAX_NAMED = 20
@@ -27,7 +30,7 @@ MAX_NAMED = 20
 Seen = dict[str, str | None]  # virtual path -> the text the model was given (None: only named)
 
 
-def seen(store: Any, mode: str) -> Seen | None:
+def seen(store: Store | None, mode: str) -> Seen | None:
     """What a session in `mode` is given of memory as it starts; None when nothing is."""
     if store is None or mode not in ("preloaded", "index"):
         return None
@@ -39,7 +42,7 @@ def seen(store: Any, mode: str) -> Seen | None:
 MEMORY_TOOL_MODES = ("preloaded", "index", "on-demand")
 
 
-def _on_disk(store: Any, mode: str) -> Seen | None:
+def _on_disk(store: Store | None, mode: str) -> Seen | None:
     """Every memory file, for the modes whose model can read them with the memory tool."""
     if store is None or mode not in MEMORY_TOOL_MODES:
         return None
@@ -50,7 +53,7 @@ def _on_disk(store: Any, mode: str) -> Seen | None:
 class MemoryWatch:
     """The memory the model knows of, kept up to date by the notes it is sent."""
 
-    store: Any
+    store: Store | None
     mode: str
     known: Seen | None  # what the system prompt gives of memory (seen), as the model knows it
     files: Seen | None = None  # every memory file, as the model may have read or written it

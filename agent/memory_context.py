@@ -13,15 +13,17 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.marks import escape_marks
-from memory import paths
 from memory.freshness import DEFAULT_AGING_DAYS, Freshness, freshness
 from memory.notes import INDEX_NAME
 from memory.preload import LeftOut
 from memory.quoting import shown_name
 from memory.secrets import mask_secrets
+
+if TYPE_CHECKING:
+    from memory.seam import Store
 
 EMPTY = (
     "Your memory directory /memories is empty: nothing has been saved for this "
@@ -48,22 +50,17 @@ class MemoryFile:
     age: Freshness | None  # None for an index
 
 
-def _roots(store: Any) -> list[Any]:
-    roots = getattr(store, "roots", None)
-    return list(roots()) if callable(roots) else [store]
-
-
-def _files(store: Any, now: float, aging_days: int) -> tuple[list[MemoryFile], list[LeftOut]]:
+def _files(store: Store, now: float, aging_days: int) -> tuple[list[MemoryFile], list[LeftOut]]:
     """What each root preloads within its caps: indexes first, then fresh memories, then
     aging ones; and what the caps left out (memory.preload.LeftOut)."""
     indexes: list[MemoryFile] = []
     fresh: list[MemoryFile] = []
     aging: list[MemoryFile] = []
     left_out: list[LeftOut] = []
-    for root in _roots(store):
+    for root in store.roots():
         loaded = root.preload()
         left_out += loaded.left_out
-        index = f"{getattr(root, 'ROOT', paths.ROOT)}/{INDEX_NAME}"
+        index = f"{root.ROOT}/{INDEX_NAME}"
         for item in loaded.files:
             if item.path == index:
                 indexes.append(MemoryFile(item.path, item.text, item.modified, None))
@@ -75,7 +72,7 @@ def _files(store: Any, now: float, aging_days: int) -> tuple[list[MemoryFile], l
     return indexes + fresh + aging, left_out
 
 
-def preloaded_files(store: Any) -> dict[str, str | None]:
+def preloaded_files(store: Store) -> dict[str, str | None]:
     """What preloading gives of each file: its text, or None for one only named as left out."""
     files, left_out = _files(store, time.time(), DEFAULT_AGING_DAYS)
     given: dict[str, str | None] = {f.path: f.text for f in files}
@@ -83,13 +80,13 @@ def preloaded_files(store: Any) -> dict[str, str | None]:
     return given
 
 
-def index_files(store: Any) -> dict[str, str | None]:
+def index_files(store: Store) -> dict[str, str | None]:
     """What the index mode gives: each folder's MEMORY.md, when it has one."""
     given: dict[str, str | None] = {}
-    for root in _roots(store):
+    for root in store.roots():
         text = root.index_text().strip()
         if text:
-            given[f"{getattr(root, 'ROOT', paths.ROOT)}/{INDEX_NAME}"] = text
+            given[f"{root.ROOT}/{INDEX_NAME}"] = text
     return given
 
 
@@ -162,7 +159,7 @@ def _element(file: MemoryFile, now: float) -> str:
     return f"<memory {attributes}>\n{body}\n</memory>\n"
 
 
-def evidence_lines(store: Any, repo: Path | None, since: str = STARTED) -> str:
+def evidence_lines(store: Store, repo: Path | None, since: str = STARTED) -> str:
     """One line per memory that cites code, the ones with changed or gone citations first."""
     from memory.evidence import CHANGED, GONE, summary
 
@@ -186,7 +183,7 @@ def _aging_note(aging_days: int) -> str:
 
 
 def preloaded(
-    store: Any, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS, since: str = STARTED
+    store: Store, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS, since: str = STARTED
 ) -> str:
     now = time.time() if now is None else now
     files, left_out = _files(store, now, aging_days)
@@ -210,15 +207,15 @@ def preloaded(
 
 
 def index(
-    store: Any, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS, since: str = STARTED
+    store: Store, repo: Path | None, *, now: float | None = None, aging_days: int = DEFAULT_AGING_DAYS, since: str = STARTED
 ) -> str:
     """The index mode: MEMORY.md of each root, the aging memories, the evidence lines."""
     now = time.time() if now is None else now
     elements = []
-    for root in _roots(store):
+    for root in store.roots():
         text = root.index_text().strip()
         if text:
-            elements.append(f'<memory path="{_escape(getattr(root, "ROOT", paths.ROOT))}/{INDEX_NAME}">\n{_body(text)}\n</memory>')
+            elements.append(f'<memory path="{_escape(root.ROOT)}/{INDEX_NAME}">\n{_body(text)}\n</memory>')
     if elements:
         parts = [
             f"Your memory index, /memories/MEMORY.md, {since}. Read a memory file "

@@ -12,7 +12,7 @@ import copy
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent import memory_changes, memory_context, transcripts
 from agent.choices import MEMORY_TOOL_MODES, MemoryMode
@@ -22,6 +22,9 @@ from agent.marks import escape_marks
 from agent.memory_context import age_text, left_out_note, memory_snapshot  # noqa: F401
 from agent.tools.masking import mask_messages, mask_text, masking_note
 from memory.freshness import DEFAULT_AGING_DAYS
+
+if TYPE_CHECKING:
+    from memory.seam import Store
 
 
 @dataclass
@@ -41,7 +44,7 @@ def prepare(
     mode: MemoryMode,
     repo: Path,
     *,
-    store: Any = None,
+    store: Store | None = None,
     window_turns: int = 2,
     now: datetime | None = None,
     aging_days: int = DEFAULT_AGING_DAYS,
@@ -65,7 +68,7 @@ def prepare(
 
 
 def _prepare(
-    mode: MemoryMode, repo: Path, *, store: Any, window_turns: int, now: datetime | None, aging_days: int,
+    mode: MemoryMode, repo: Path, *, store: Store | None, window_turns: int, now: datetime | None, aging_days: int,
     since: str = memory_context.STARTED,
 ) -> SessionStart:
     if mode == "none":
@@ -99,7 +102,7 @@ def resumed(
     saved: transcripts.SavedSession,
     repo: Path | None = None,
     *,
-    store: Any = None,
+    store: Store | None = None,
     now: datetime | None = None,
     aging_days: int = DEFAULT_AGING_DAYS,
 ) -> SessionStart:
@@ -216,7 +219,7 @@ def _summary(repo: Path) -> SessionStart:
 
 
 def preloaded_memory(
-    store: Any, repo: Path, *, now: datetime | None = None, aging_days: int = DEFAULT_AGING_DAYS,
+    store: Store, repo: Path, *, now: datetime | None = None, aging_days: int = DEFAULT_AGING_DAYS,
     since: str = memory_context.STARTED,
 ) -> str:
     stamp = now.timestamp() if now is not None else None
@@ -226,7 +229,7 @@ def preloaded_memory(
 
 
 def memory_index(
-    store: Any, repo: Path | None = None, *, now: datetime | None = None, aging_days: int = DEFAULT_AGING_DAYS,
+    store: Store, repo: Path | None = None, *, now: datetime | None = None, aging_days: int = DEFAULT_AGING_DAYS,
     since: str = memory_context.STARTED,
 ) -> str:
     stamp = now.timestamp() if now is not None else None
@@ -235,7 +238,7 @@ def memory_index(
     return f"{context}\n\n{problems}" if problems else context
 
 
-def _index_problems(store: Any) -> str:
+def _index_problems(store: Store) -> str:
     try:
         problems = store.index_problems()
     except Exception:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent import claude, code_review, context, memory_context, modes, prompts, summary_call, utf8
 from agent.cancel import Cancellation
@@ -51,6 +51,9 @@ from agent.transcripts import SavedSession, Transcript
 from agent.turn import Sink, TurnState, safe
 from agent.workspace_trust import WorkspaceTrust
 
+if TYPE_CHECKING:
+    from memory.seam import Store
+
 log = logging.getLogger("devagent.session")
 # Silent unless the program using the agent sets up logging (the app and `devagent ask` do,
 # into the log folder); never Python's last-resort printing to stderr.
@@ -63,7 +66,7 @@ class Session:
         config: AgentConfig,
         *,
         client: Any = None,
-        store: Any = None,
+        store: Store | None = None,
         now: datetime | Callable[[], datetime] | None = None,
         tools: list[Tool] | None = None,
         save_transcript: bool = True,

@@ -6,23 +6,23 @@ In review mode the fixes it proposes arrive as held changes, like any other memo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent import prompts
 from memory.secrets import mask_secrets
 
 if TYPE_CHECKING:
     from memory.check import Finding
+    from memory.seam import Store
 
 
-def findings_for(store: Any, repo: Path | None, aging_days: int) -> list[Finding]:
+def findings_for(store: Store, repo: Path | None, aging_days: int) -> list[Finding]:
     """The findings of every folder the session sees (the repository's and the user's)."""
     from memory.check import check_store
 
-    roots = store.roots() if callable(getattr(store, "roots", None)) else [store]
     found: list[Finding] = []
-    for root in roots:
-        found += check_store(root, repo if getattr(root, "repo", None) is not None else None, aging_days=aging_days)
+    for root in store.roots():
+        found += check_store(root, repo if root.repo is not None else None, aging_days=aging_days)
     return found
 
 

@@ -22,6 +22,7 @@
     notes.py      frontmatter, MEMORY.md index lines, MemoryInfo
     location.py   where a repository's folder is (data dir, git common dir key), and the user's
     roots.py      /memories/user/ to the user-wide folder, the rest to the repository's
+    seam.py       Store, Folder, EditableStore: the Protocols callers type a store with
     citations.py  the code a memory cites: path, path:line, path:a-b, File.cs(111,5), cites:
     evidence.py   fingerprints of cited code at write time; intact, moved, changed or gone now
     evidence_file.py  the hidden .evidence.json beside the memories, kept in step with writes

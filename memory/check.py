@@ -24,7 +24,7 @@ import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory import evidence as ev
 from memory import notes
@@ -33,6 +33,9 @@ from memory.files import read_regular
 from memory.freshness import DEFAULT_AGING_DAYS, freshness
 from memory.notes import INDEX_NAME, TYPES, index_entries, index_names, indexed
 from memory.secrets import find_secrets
+
+if TYPE_CHECKING:
+    from memory.seam import Folder
 
 KINDS = ("state", "duplicate", "changed", "gone", "aging", "index", "cap", "secret", "format")
 # Past this share of a cap a memory is "close to it": the next note will be refused.
@@ -185,7 +188,7 @@ def _read(info: Any) -> str | None:
         return None
 
 
-def _index(store: Any, infos: list[Any]) -> list[Finding]:
+def _index(store: Folder, infos: list[Any]) -> list[Finding]:
     root = store.ROOT
     index_path = f"{root}/{INDEX_NAME}"
     text = store.index_text()
@@ -205,7 +208,7 @@ def _index(store: Any, infos: list[Any]) -> list[Finding]:
     return found
 
 
-def _caps(store: Any, infos: list[Any]) -> list[Finding]:
+def _caps(store: Folder, infos: list[Any]) -> list[Finding]:
     found = []
     for info in infos:
         if info.size > store.max_file_chars:
@@ -220,7 +223,7 @@ def _caps(store: Any, infos: list[Any]) -> list[Finding]:
     return found
 
 
-def evidence_checks(store: Any, repo: Path, memories: list[tuple[Any, str]]) -> dict[str, list[ev.CitationCheck]]:
+def evidence_checks(store: Folder, repo: Path, memories: list[tuple[Any, str]]) -> dict[str, list[ev.CitationCheck]]:
     records = EvidenceFile.load(Path(store.directory))
     tree = ev.Tree(repo)
     return {
@@ -239,7 +242,7 @@ def _evidence(checks: dict[str, list[ev.CitationCheck]]) -> list[Finding]:
 
 
 def check_store(
-    store: Any,
+    store: Folder,
     repo: Path | None,
     *,
     now: float | None = None,
@@ -249,8 +252,7 @@ def check_store(
     """Every finding in one memory folder; `repo` None skips the citations (user memory).
     `evidence` takes the citation checks when the caller already has them (the pane)."""
     now = time.time() if now is None else now
-    refusal = getattr(store, "refusal", None)
-    refused = refusal() if callable(refusal) else None
+    refused = store.refusal()
     if refused:
         return [Finding(store.ROOT, "format", refused)]
     infos = store.memories()
@@ -279,8 +281,7 @@ def check_store(
     if index_secrets:
         found.append(Finding(f"{store.ROOT}/{INDEX_NAME}", "secret", f"holds something shaped like a credential ({index_secrets[0].kind}); delete it"))
     found += _duplicates(memories)
-    skipped = getattr(store, "skipped", None)
-    for item in skipped() if callable(skipped) else []:
+    for item in store.skipped():
         found.append(Finding(item.path, "format", f"not read: {item.reason}"))
     if repo is not None:
         broken = EvidenceFile.load(Path(store.directory))

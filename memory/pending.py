@@ -26,11 +26,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory import atomic, inputs, paths, results
 from memory.errors import CommandError, MemoryStoreError
 from memory.state_file import BrokenState, load_json
+
+if TYPE_CHECKING:
+    from memory.seam import Store
 
 PENDING_DIR = ".pending"
 WRITES = ("auto", "review", "off")
@@ -94,7 +97,7 @@ class PendingChanges:
     `apply_change(path, before, after, new_path)`.
     """
 
-    def __init__(self, store: Any, folder: Path | None = None) -> None:
+    def __init__(self, store: Store, folder: Path | None = None) -> None:
         self.store = store
         self.folder = Path(folder if folder is not None else store.directory) / PENDING_DIR
         self._broken: dict[str, str] = {}  # file name -> why it cannot be read, as of the last listing

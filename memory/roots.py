@@ -232,6 +232,3 @@ def open_memory(repo: Path) -> MemoryRoots:
     return MemoryRoots.for_repository(Path(repo))
 
 
-# What a session, the memory tool and the app read and write memory through: one folder
-# (tests, the evaluation) or the repository's and the user's behind one /memories.
-Memory = MemoryStore | MemoryRoots

@@ -126,6 +126,10 @@ class MemoryStore:
 
         return cls(memory_dir_for(Path(repo)), repo=Path(repo), **kw)
 
+    def roots(self) -> list[MemoryStore]:
+        """Its folders, as memory.roots.MemoryRoots gives both of its own: this one."""
+        return [self]
+
     @property
     def max_file_chars(self) -> int:
         return self.policy.max_file_chars

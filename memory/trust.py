@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     # memory.check brings the secret scanner, whose patterns take a fifth of a second to
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from memory.evidence import CitationCheck
     from memory.freshness import Freshness
     from memory.pending import Change
+    from memory.seam import Store
 
 
 @dataclass
@@ -47,13 +48,7 @@ class Trust:
         return self.pending + self.conflicts
 
 
-def roots_of(store: Any) -> list[Any]:
-    """A store's folders (the repository's and the user's), or the store itself when it has one."""
-    roots = getattr(store, "roots", None)
-    return list(roots()) if callable(roots) else [store]
-
-
-def load_trust(store: Any, repo: Path | None, *, now: float | None = None, aging_days: int | None = None) -> Trust:
+def load_trust(store: Store, repo: Path | None, *, now: float | None = None, aging_days: int | None = None) -> Trust:
     """Everything the marks need; raises only what the caller turns into a sentence.
     `aging_days`: None for memory.freshness's default."""
     from memory.check import by_memory, check_store
@@ -64,8 +59,8 @@ def load_trust(store: Any, repo: Path | None, *, now: float | None = None, aging
         aging_days = DEFAULT_AGING_DAYS
     now = time.time() if now is None else now
     trust = Trust()
-    for root in roots_of(store):
-        cites_code = repo is not None and getattr(root, "repo", None) is not None
+    for root in store.roots():
+        cites_code = repo is not None and root.repo is not None
         checks = root.evidence(repo) if cites_code else {}
         findings = check_store(root, repo if cites_code else None, now=now, aging_days=aging_days, evidence=checks)
         grouped = by_memory(findings)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
@@ -48,6 +48,9 @@ from tui.widgets.queued import QueuedTurns
 from tui.widgets.screen.pane import ScreenPane
 from tui.widgets.status import StatusLine
 
+if TYPE_CHECKING:
+    from memory.seam import EditableStore
+
 W = TypeVar("W", bound=Widget)
 
 
@@ -73,7 +76,7 @@ class DevAgentApp(App):
     tentative_decision: str | None = None  # a spoken "apply"/"no" waiting for its recording to end
     _welcome: Static | None = None  # the first line, which names the talk key while voice may work
 
-    def __init__(self, repo: Path, config: AgentConfig, *, store: Any = None, voice: VoiceController | None = None,
+    def __init__(self, repo: Path, config: AgentConfig, *, store: EditableStore | None = None, voice: VoiceController | None = None,
                  voice_factory: Any = None, probe_voice: bool = True, voice_off: str | None = None,
                  talk_key: str = DEFAULT_KEY, resume: str | None = None) -> None:
         """`resume`: None starts a new session, "" continues the latest saved one, an id that one."""
@@ -92,7 +95,7 @@ class DevAgentApp(App):
             from tui.lazy_store import LazyStore
 
             store = LazyStore(repo)
-        self.store = store
+        self.store: EditableStore = store
         self.voice: VoiceController | None = voice
         self.key_problem = api_key_problem()
         self.activity = ActivityClock(self)

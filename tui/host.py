@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from agent.config import AgentConfig
     from agent.voice.status import VoiceStatus
+    from memory.seam import EditableStore
     from tui.screens.main import MainScreen
     from tui.turns import TurnDriver
     from tui.voice_seam import VoiceController
@@ -91,7 +92,7 @@ class AppHost(MainWidgets, Toasts, Workers, Screens, Protocol):
 
     repo: Path
     config: AgentConfig
-    store: Any
+    store: EditableStore
     turns: TurnDriver
 
     @property
@@ -193,7 +194,7 @@ class StartupHost(Toasts, Workers, Protocol):
     """What the start-up pieces need (tui.startup); the voice controller is attached to it."""
 
     repo: Path
-    store: Any
+    store: EditableStore
     turns: TurnDriver
     key_problem: str | None
     voice: VoiceController | None

@@ -25,6 +25,7 @@ from tui.inbox import Inbox
 
 if TYPE_CHECKING:
     from agent.workspace_trust import WorkspaceTrust
+    from memory.seam import Store
 
 LOADING_SDK = "the Claude SDK to load"
 LOADING_SESSION = "the session to start (memory, tools)"
@@ -56,7 +57,7 @@ class SessionNotice:
 
 
 class TurnDriver:
-    def __init__(self, repo: Path, config: AgentConfig, store: Any, wake: Callable[[], object],
+    def __init__(self, repo: Path, config: AgentConfig, store: Store, wake: Callable[[], object],
                  *, loaded: Callable[[], None] | None = None, resume: str | None = None) -> None:
         """`wake` is called (from any thread) when the inbox has something; `loaded` once
         the session has loaded or failed to, on the loading thread. `resume`: None starts a

@@ -22,7 +22,7 @@ from agent.tools.masking import ScanCancelled, mask_result, mask_text, withheld
 
 if TYPE_CHECKING:
     from memory.pending import PendingChanges
-    from memory.roots import Memory
+    from memory.seam import Store
 
 WRITE_COMMANDS = ("create", "str_replace", "insert", "delete", "rename")
 _STRICTNESS = {"auto": 0, "review": 1, "off": 2}
@@ -41,7 +41,7 @@ class MemoryTool:
     name = "memory"
 
     def __init__(
-        self, store: Memory, writes: MemoryWrites = "auto", pending: PendingChanges | None = None,
+        self, store: Store, writes: MemoryWrites = "auto", pending: PendingChanges | None = None,
         *, user_writes: MemoryWrites = "review",
     ) -> None:
         self.store = store

@@ -6,10 +6,13 @@ prefix, and a different list would be a different prefix.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.choices import MEMORY_TOOL_MODES, CodeWrites, MemoryMode, MemoryWrites
 from agent.tools.base import Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from memory.seam import Store
 
 
 class ToolRegistry:
@@ -19,7 +22,7 @@ class ToolRegistry:
 
     @classmethod
     def for_mode(
-        cls, mode: MemoryMode, store: Any = None, developer: list[Tool] | None = None, *, memory_writes: MemoryWrites = "auto",
+        cls, mode: MemoryMode, store: Store | None = None, developer: list[Tool] | None = None, *, memory_writes: MemoryWrites = "auto",
         code_writes: CodeWrites = "off",
         user_memory_writes: MemoryWrites = "review",
     ) -> ToolRegistry:

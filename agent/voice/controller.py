@@ -39,7 +39,7 @@ from agent.voice.status import VoiceStatus, voice_off
 if TYPE_CHECKING:
     from agent.voice.stack import VoiceStack
     from agent.voice.tts import Speaker
-    from memory.roots import Memory
+    from memory.seam import Store
 
 METER = "▁▂▃▄▅▆▇█"
 METER_INTERVAL = 0.1
@@ -58,7 +58,9 @@ class VoiceApp(Protocol):
     call_from_thread, which runs a function on the UI thread."""
 
     repo: Path
-    store: Memory | None
+
+    @property
+    def store(self) -> Store | None: ...
 
     def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
 

@@ -17,7 +17,7 @@ from agent.voice.push_to_talk import PttEvent, PushToTalk
 
 if TYPE_CHECKING:
     from agent.voice.tts import Speaker
-    from memory.roots import Memory
+    from memory.seam import Store
 
 
 @dataclass
@@ -31,7 +31,7 @@ class VoiceStack:
     model: str | None = None          # the speech model, as the status line names it
 
 
-def load_voice(repo: Path, sink: Callable[[PttEvent], None], *, store: Memory | None = None,
+def load_voice(repo: Path, sink: Callable[[PttEvent], None], *, store: Store | None = None,
                stt_model: str | None = None, voice: str | None = None,
                input_device: Device = None, output_device: Device = None, max_seconds: float = 30.0,
                speak: bool = True) -> VoiceStack:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memory.roots import Memory
+    from memory.seam import Store
 
 MAX_TERMS = 40
 MAX_FILES = 3000
@@ -45,13 +45,13 @@ _FUNCTION_DECL = re.compile(
     r"(?:[A-Za-z_][A-Za-z0-9_<>\[\]]*\s+)*?([A-Za-z][A-Za-z0-9]{3,})\s*[(<]")
 
 
-def repository_vocabulary(repo: Path, store: Memory | None = None, *, limit: int = MAX_TERMS,
+def repository_vocabulary(repo: Path, store: Store | None = None, *, limit: int = MAX_TERMS,
                           build_log: str | None = None) -> list[str]:
     """Up to `limit` terms, the likeliest to be spoken first; never raises.
 
     `build_log` is the output of the last build or test run: its diagnostic codes lead."""
     ranked: list[str] = build_terms(build_log) if build_log else []
-    sources: tuple[Callable[[Path, Memory | None], list[str]], ...] = (
+    sources: tuple[Callable[[Path, Store | None], list[str]], ...] = (
         _memory_terms, _project_names, _folder_names, _type_names, _function_names)
     for source in sources:
         try:
@@ -88,7 +88,7 @@ def memory_terms(text: str) -> list[str]:
     return found
 
 
-def _memory_terms(repo: Path, store: Memory | None) -> list[str]:
+def _memory_terms(repo: Path, store: Store | None) -> list[str]:
     if store is None:
         return []
     counts: Counter[str] = Counter()
@@ -113,7 +113,7 @@ def _walk(repo: Path) -> Iterator[Path]:
             yield Path(root) / name
 
 
-def _project_names(repo: Path, _store: Memory | None) -> list[str]:
+def _project_names(repo: Path, _store: Store | None) -> list[str]:
     names: list[str] = []
 
     def add(name: str | None) -> None:
@@ -150,7 +150,7 @@ def _compound(name: str) -> bool:
     return bool(_PASCAL.fullmatch(name) or _CAMEL.fullmatch(name))
 
 
-def _folder_names(repo: Path, _store: Memory | None) -> list[str]:
+def _folder_names(repo: Path, _store: Store | None) -> list[str]:
     """Folders named as one compound word ("ComfyUI", "PaymentGateway"): the user says
     "go into the comfy UI folder"; the folders nearest the top first."""
     depth: dict[str, int] = {}
@@ -183,7 +183,7 @@ def _source_texts(repo: Path) -> Iterator[str]:
             continue
 
 
-def _function_names(repo: Path, _store: Memory | None) -> list[str]:
+def _function_names(repo: Path, _store: Store | None) -> list[str]:
     """camelCase and PascalCase function names; snake_case ones Whisper already writes
     as the words they are made of, which is how they are read out."""
     counts: Counter[str] = Counter()
@@ -194,7 +194,7 @@ def _function_names(repo: Path, _store: Memory | None) -> list[str]:
     return [name for name, _ in counts.most_common()]
 
 
-def _type_names(repo: Path, _store: Memory | None) -> list[str]:
+def _type_names(repo: Path, _store: Store | None) -> list[str]:
     counts: Counter[str] = Counter()
     for text in _source_texts(repo):
         for name in _TYPE_DECL.findall(text):

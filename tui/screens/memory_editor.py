@@ -25,7 +25,7 @@ from tui import format as fmt
 from tui.screens.conflict import Choice, Conflict
 
 if TYPE_CHECKING:
-    from memory.roots import Memory
+    from memory.seam import EditableStore
 
 PLACEHOLDER = "one line on what this memory is for"
 TEMPLATE = f"""---
@@ -81,7 +81,7 @@ class MemoryEditor(ModalScreen[str | None]):
         Binding("ctrl+home", "text_end(False)", "Start", show=False),
     ]
 
-    def __init__(self, store: Memory, path: str | None, original: str | None, *, name: str = "") -> None:
+    def __init__(self, store: EditableStore, path: str | None, original: str | None, *, name: str = "") -> None:
         """`path` None writes a new memory, starting from `original` when given (an undone
         delete the store refused to take back as it was) and named `name`."""
         super().__init__()
@@ -142,7 +142,7 @@ class MemoryEditor(ModalScreen[str | None]):
 
     def _update_size(self) -> None:
         size = len(self.text)
-        cap = getattr(self.store, "max_file_chars", 0)
+        cap = self.store.max_file_chars
         style = "bold red" if cap and size > cap else "dim"
         self.query_one("#size", Static).update(Text(f"{fmt.chars(size)}/{fmt.chars(cap)} chars", style=style))
 

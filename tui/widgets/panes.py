@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -22,6 +22,9 @@ from tui.widgets.conversation.lines import ToolLine
 from tui.widgets.conversation.pane import Conversation
 from tui.widgets.memory.pane import MemoryPane
 from tui.widgets.screen.pane import ScreenPane
+
+if TYPE_CHECKING:
+    from memory.seam import EditableStore
 
 # below this many columns the screen pane shares the conversation's place instead of its own
 WIDE = 140
@@ -58,7 +61,7 @@ class Panes(Horizontal):
     memory_step = var(2)
     screen_step = var(0)
 
-    def __init__(self, store: Any, repo: Path | None, **kwargs: Any) -> None:
+    def __init__(self, store: EditableStore, repo: Path | None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._store = store
         self._repo = repo

@@ -18,14 +18,14 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from memory.notes import MemoryInfo
-    from memory.roots import Memory
+    from memory.seam import EditableStore
 
 
 class DeleteActions:
     """Needs `store`, `deleted`, `selected_info()`, `reload()`, `_after_edit` and `app` from the pane."""
 
     if TYPE_CHECKING:  # what MemoryPane provides
-        store: Memory
+        store: EditableStore
         deleted: list[tuple[str, str]]
         _index_lines: dict[str, list[str]]  # a deleted memory's MEMORY.md lines, for its undo
 

@@ -17,7 +17,7 @@ from tui.widgets.memory.row import MemoryRow
 if TYPE_CHECKING:
     from memory.notes import MemoryInfo
     from memory.preload import LeftOut
-    from memory.roots import Memory
+    from memory.seam import Store
 
 TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "cyan", "reference": "blue"}
 
@@ -34,7 +34,7 @@ class Listing:
     file_cap: int = 0
 
 
-def load_listing(store: Memory) -> Listing:
+def load_listing(store: Store) -> Listing:
     """Read the folder; never raises, a failure becomes a sentence in the pane. The evidence
     check reads the repository and comes after, in `MemoryPane.reload`."""
     try:

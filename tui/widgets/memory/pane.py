@@ -36,7 +36,7 @@ from tui.widgets.memory.watch import Cancelled, changes_in, watched_directories
 if TYPE_CHECKING:
 
     from memory.notes import MemoryInfo
-    from memory.roots import Memory
+    from memory.seam import EditableStore
 
 # how long the evidence check waits for a loading session before it runs anyway
 SESSION_WAIT_SECONDS = 20
@@ -78,7 +78,7 @@ class MemoryPane(DeleteActions, Vertical):
     class Changed(Message):
         """The listing was read again (tests and the benchmark wait for it)."""
 
-    def __init__(self, store: Memory, repo: Path | None, **kwargs: Any) -> None:
+    def __init__(self, store: EditableStore, repo: Path | None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.border_title = "Memory"
         self.store = store
@@ -306,7 +306,7 @@ class MemoryPane(DeleteActions, Vertical):
             (trust_view.GROUP_REPOSITORY, [m for m in listing.memories if not is_user_path(m.path)]),
             (trust_view.GROUP_USER, [m for m in listing.memories if is_user_path(m.path)]),
         ]
-        headed = len(memory_trust.roots_of(self.store)) > 1 or bool(rows)
+        headed = len(self.store.roots()) > 1 or bool(rows)
         for title, members in groups:
             if headed and (members or title == trust_view.GROUP_USER):
                 header(title, len(members))

@@ -20,14 +20,14 @@ if TYPE_CHECKING:
 
     from memory.notes import MemoryInfo
     from memory.pending import PendingChanges
-    from memory.roots import Memory
+    from memory.seam import EditableStore
     from tui.widgets.memory.listing import Listing
 
 
 class ReviewedPane(Protocol):
     """What the review needs of the memory pane."""
 
-    store: Memory
+    store: EditableStore
     listing: Listing
     follow: str | None  # a memory to select once the listing has it
 
@@ -51,7 +51,7 @@ class ReviewActions:
         self.pane = pane
 
     @property
-    def store(self) -> Memory:
+    def store(self) -> EditableStore:
         return self.pane.store
 
     def _run(self, work: Coroutine[Any, Any, None]) -> None:

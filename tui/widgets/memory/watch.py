@@ -6,12 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memory.trust import roots_of
-
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from memory.roots import Memory
+    from memory.seam import Store
 
 # watchfiles waits 1.6 s for a burst of changes to settle by default; a memory save is one
 # rename, so a short debounce shows it at once and still folds an editor's save dance into one.
@@ -36,13 +34,13 @@ class Cancelled:
         return self.worker.is_cancelled
 
 
-def watched_directories(store: Memory) -> list[Path]:
+def watched_directories(store: Store) -> list[Path]:
     """The folders the pane follows: the repository's and the user-wide one. A store built
     on first use names them without being built, so watching starts before anything slow."""
     known = getattr(store, "directories", None)
     if known is not None:
         return [Path(d) for d in known]
-    return [Path(root.directory) for root in roots_of(store)]
+    return [Path(root.directory) for root in store.roots()]
 
 
 def changes_in(directories: list[Path], stop: Cancelled) -> Iterator[bool]:
