@@ -125,7 +125,20 @@ def request_params(
     thinking = models.thinking_param(model, config.thinking, config.effort)
     if thinking is not None:
         params["thinking"] = thinking
+        betas = models.betas_for(thinking)
+        if betas:
+            params["betas"] = betas
     return params
+
+
+def with_extras(params: dict[str, Any], extras: dict[str, Any]) -> dict[str, Any]:
+    """`params` with what context management adds (agent.context), the beta headers of
+    both kept."""
+    merged = {**params, **extras}
+    betas = [*params.get("betas", []), *(b for b in extras.get("betas", []) if b not in params.get("betas", []))]
+    if betas:
+        merged["betas"] = betas
+    return merged
 
 
 def as_sent(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -75,6 +75,29 @@ class ThinkingStarted:
 
 
 @dataclass(frozen=True)
+class Progress:
+    """A note the model wrote for the user between tool calls (Sonnet 5.5 sends it in a
+    thinking block): what it is doing, not its answer."""
+
+    turn: int
+    text: str
+
+    @property
+    def spoken(self) -> str:
+        """Its first sentence, short enough to say between tool calls."""
+        line = " ".join(self.text.split())
+        cut = next((i + 1 for i, c in enumerate(line) if c in ".!?" and (i + 1 == len(line) or line[i + 1] == " ")), len(line))
+        first = line[:cut]
+        if len(first) > SPOKEN_PROGRESS:
+            first = first[:SPOKEN_PROGRESS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+        return first
+
+
+# characters of a progress note said aloud: about four seconds of speech
+SPOKEN_PROGRESS = 80
+
+
+@dataclass(frozen=True)
 class ToolInputArriving:
     """A tool call's input is on its way: `size` bytes of it so far (0 while the API holds it
     back to send it whole), `seconds` since it began, `target` the path it names, once seen."""
@@ -182,5 +205,5 @@ class Notice:
 
 
 Event = (
-    TurnStarted | TextDelta | ThinkingStarted | ToolInputArriving | ToolStarted | ToolFinished | ShowOnScreen | TurnFinished | AgentError | ContextStatus | Compacted | Notice
+    TurnStarted | TextDelta | ThinkingStarted | Progress | ToolInputArriving | ToolStarted | ToolFinished | ShowOnScreen | TurnFinished | AgentError | ContextStatus | Compacted | Notice
 )

@@ -22,6 +22,14 @@ Sources (platform.claude.com/docs, November 2026), per column:
   non-default temperature, top_p or top_k return errors), "What's new in Claude Sonnet 5"
   (sampling parameters return 400); Opus 4.6 takes no prefill (API release notes).
 - prefix check: the "Prefix checks for thinking blocks" page lists the models that run it.
+- progress display: "What's new in Claude Sonnet 5.5" (text between tool calls): the short
+  progress notes the model writes between tool calls come back in thinking blocks, empty
+  under the default `display` ("omitted") until a request sets a `display` that returns
+  them; `between_tools` returns them with no `display` at all (its config is `type` alone).
+  `display: "updates"` returns those notes and nothing of the reasoning, behind the beta
+  header `thinking-display-updates-2026-08-18` (the SDK's beta types; the GA types take
+  only "summarized" and "omitted", and "summarized" would show the reasoning as progress).
+  Only Sonnet 5.5 is entered: its page is the one read.
 Where a page could not be read for a model (Opus 4.7 and 4.8's window, Mythos Preview's
 compaction, which effort levels the 4.x models take), the entry takes the stricter reading.
 """
@@ -37,6 +45,9 @@ DISABLED: dict[str, str] = {"type": "disabled"}
 BETWEEN_TOOLS: dict[str, str] = {"type": "between_tools"}
 ALL_EFFORTS = ("low", "medium", "high", "xhigh", "max")
 FOUR_EFFORTS = ("low", "medium", "high", "max")
+# The beta behind `display: "updates"` (thinking-display-updates-2026-08-18).
+PROGRESS_BETA = "thinking-display-updates-2026-08-18"
+PROGRESS_DISPLAY = "updates"
 # The compaction page: "trigger ... must be at least 50,000 tokens".
 COMPACTION_MINIMUM = 50_000
 
@@ -58,6 +69,9 @@ class Model:
     forced_tools: bool = True
     prefix_check: bool = False
     known: bool = True
+    # What adaptive thinking's `display` is set to so that the notes written between tool
+    # calls come back as text (None: nothing is sent, and thinking is not shown as progress).
+    progress_display: str | None = None
 
     @property
     def effort(self) -> bool:
@@ -79,7 +93,7 @@ MODELS: dict[str, Model] = {
     ),
     "claude-sonnet-5-5": Model(
         1_000_000, 128_000, "adaptive-only", BETWEEN_TOOLS, ALL_EFFORTS, True, False, False,
-        off_efforts=_UP_TO_HIGH, forced_tools=False, prefix_check=True,
+        off_efforts=_UP_TO_HIGH, forced_tools=False, prefix_check=True, progress_display=PROGRESS_DISPLAY,
     ),
     "claude-opus-5-5": _ALWAYS,
     "claude-fable-5-2": _ALWAYS,
@@ -121,10 +135,28 @@ def thinking_param(model: Model, thinking: str, effort: str) -> dict[str, Any] |
         return {"type": "enabled", "budget_tokens": int(thinking)}
     if thinking == "off" or model.thinking == "manual":
         if model.thinking != "manual" and effort not in model.off_efforts:
-            return {"type": "adaptive"}
+            return _adaptive(model)
         off = model.thinking_off
         return dict(off) if isinstance(off, dict) else None
+    return _adaptive(model)
+
+
+def _adaptive(model: Model) -> dict[str, Any]:
+    if model.progress_display:
+        return {"type": "adaptive", "display": model.progress_display}
     return {"type": "adaptive"}
+
+
+def betas_for(thinking: dict[str, Any] | None) -> list[str]:
+    """The beta headers a request's `thinking` needs."""
+    return [PROGRESS_BETA] if (thinking or {}).get("display") == PROGRESS_DISPLAY else []
+
+
+def thinking_is_progress(thinking: dict[str, Any] | None) -> bool:
+    """Whether the text of the thinking blocks a request gets back is the model's progress
+    notes for the user (between tool calls), and not its reasoning."""
+    thinking = thinking or {}
+    return thinking.get("type") == "between_tools" or thinking.get("display") == PROGRESS_DISPLAY
 
 
 def thinks(model: Model, thinking: str) -> bool:

@@ -307,10 +307,10 @@ class Session:
         spent = Usage()
         attempt = 0
         while True:
-            params = claude.request_params(
-                self.config, system=self.system, tools=self.tool_definitions, messages=self.messages
+            params = claude.with_extras(
+                claude.request_params(self.config, system=self.system, tools=self.tool_definitions, messages=self.messages),
+                self.keeper.request_extras(),
             )
-            params.update(self.keeper.request_extras())
             try:
                 reply = stream_reply(self._streaming_client(), params, turn, self.config.model)
                 return replace(reply, usage=spent + reply.usage)

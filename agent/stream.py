@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agent import claude, utf8
+from agent import claude, models, utf8
 from agent.cancel import Cancellation
 from agent.events import Usage
 from agent.faults import StreamBroken, TurnCancelled, TurnFailed, stream_fault
@@ -69,8 +69,11 @@ class StreamAccumulator:
 
     `on_text(text, new_block)` hears each piece of visible text as it arrives, `on_thinking()`
     each thinking block that starts, `on_tool_input(id, name, so_far)` a tool's input as it
-    starts and grows (its JSON text so far), and once more with None when it is whole. `feed` raises StreamBroken for an event that does not
-    fit the stream so far, and lets a malformed event's AttributeError or KeyError through.
+    starts and grows (its JSON text so far), and once more with None when it is whole;
+    `on_progress(text)`, when given, each thinking block's text once the block is whole (the
+    model's progress notes, on a request whose thinking returns them: agent.models). `feed`
+    raises StreamBroken for an event that does not fit the stream so far, and lets a
+    malformed event's AttributeError or KeyError through.
     """
 
     def __init__(
@@ -78,8 +81,10 @@ class StreamAccumulator:
         on_text: Callable[[str, bool], None] = lambda text, new_block: None,
         on_thinking: Callable[[], None] = lambda: None,
         on_tool_input: Callable[[str, str, str | None], None] = lambda id, name, so_far: None,
+        on_progress: Callable[[str], None] | None = None,
     ) -> None:
         self.on_text = on_text
+        self.on_progress = on_progress
         self.on_thinking = on_thinking
         self.on_tool_input = on_tool_input
         self.blocks: dict[int, dict[str, Any]] = {}
@@ -105,6 +110,8 @@ class StreamAccumulator:
             if block is not None and block.get("type") == "tool_use":
                 block["input"] = _parse_input("".join(self._json.get(event.index, [])).strip())
                 self.on_tool_input(block.get("id", ""), block.get("name", ""), None)
+            elif block is not None and block.get("type") == "thinking" and self.on_progress is not None:
+                self.on_progress(str(block.get("thinking") or ""))
         elif kind == "message_delta":
             self.message_delta = event
             self.stop_reason = event.delta.stop_reason
@@ -193,7 +200,8 @@ def stream_reply(client: Any, params: dict[str, Any], turn: TurnState, model: st
     """
     cancel = turn.cancel
     arriving = InputArriving(turn)
-    acc = StreamAccumulator(on_text=turn.say, on_thinking=turn.thinking, on_tool_input=arriving.grew)
+    progress = turn.progress if models.thinking_is_progress(params.get("thinking")) else None
+    acc = StreamAccumulator(on_text=turn.say, on_thinking=turn.thinking, on_tool_input=arriving.grew, on_progress=progress)
     stream = None
     watch: SilenceWatch | None = None
     ear: Ear | None = None

@@ -27,8 +27,9 @@ def write(
     extras: dict[str, Any],
 ) -> tuple[str | None, Usage | None]:
     """The notes the model wrote (None when the call failed or no text came) and the call's usage."""
-    params = claude.request_params(config, system=system, tools=tools, messages=messages, tool_choice={"type": "none"})
-    params.update(extras)
+    params = claude.with_extras(
+        claude.request_params(config, system=system, tools=tools, messages=messages, tool_choice={"type": "none"}), extras
+    )
     try:
         endpoint = client.beta.messages if "betas" in params else client.messages
         reply = endpoint.create(**params)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.cancel import Cancellation
-from agent.events import Event, TextDelta, ThinkingStarted, ToolInputArriving, Usage
+from agent.events import Event, Progress, TextDelta, ThinkingStarted, ToolInputArriving, Usage
 
 Sink = Callable[[Event], None]
 
@@ -40,6 +40,11 @@ class TurnState:
 
     def thinking(self) -> None:
         self.emit(ThinkingStarted(self.id))
+
+    def progress(self, text: str) -> None:
+        """A progress note of the model's: shown apart from the reply, never part of it."""
+        if text.strip():
+            self.emit(Progress(self.id, text.strip()))
 
     def input_arriving(self, tool_id: str, name: str, target: str, size: int, seconds: float) -> None:
         self.emit(ToolInputArriving(self.id, tool_id, name, target, size, seconds))

@@ -289,7 +289,7 @@ class _Handler(BaseHTTPRequestHandler):
         route = self.path.split("?")[0].rstrip("/")
         problem = request_problem(body) if route in ("/v1/messages", "/v1/messages/count_tokens") else None
         if problem is None and route in ("/v1/messages", "/v1/messages/count_tokens"):
-            refused = double_rules.problem(self.owner, body)
+            refused = double_rules.problem(self.owner, body, request.headers)
             if refused is not None:
                 self._send_json(refused.status, {"type": "error", "error": {"type": refused.type, "message": refused.message}})
                 return

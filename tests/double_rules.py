@@ -1,6 +1,6 @@
 """The Messages API's rules that depend on the model and on the replies it gave before.
 
-tests/claude_double.py asks `problem(double, body)` for every messages request, before it
+tests/claude_double.py asks `problem(double, body, headers)` for every messages request, before it
 takes a reply from its queue, and answers a 400 (404 for a model it does not know) naming
 the rule. It calls `issue(double, body, content, stop_reason)` for every reply it sends, so
 that it knows each thinking block it handed out and what it was bound to.
@@ -53,6 +53,20 @@ Rules, each with the documentation page it comes from (platform.claude.com/docs)
     number of pings). Eager, it comes in pieces as it is written. (tests/double_wire.py)
 15. `eager_input_streaming` is a field of user-defined tools only ("Fine-grained tool
     streaming": "on any user-defined tool"); a tool of Anthropic's schema refuses it.
+16. `thinking.display` ("Controlling thinking display", on the extended thinking page) is a
+    field of `adaptive` and `enabled` thinking, "summarized" or "omitted"; `between_tools`
+    is `type` alone ("What's new in Claude Sonnet 5.5": send `{"type": "between_tools"}`).
+    "updates" (only the progress notes written between tool calls, none of the reasoning)
+    needs the beta header `thinking-display-updates-2026-08-18`, and here only Sonnet 5.5
+    takes it, the model whose page describes those notes (the stricter reading for others).
+17. What a thinking block holds depends on `display`: under "omitted", the default on
+    Sonnet 5.5 ("What's new in Claude Sonnet 5.5": text between tool calls comes back in
+    thinking blocks, and an application stays quiet between tool calls until it sets a
+    `display` that returns it), the block comes with its signature and empty text; under
+    `between_tools` the progress notes come with their text ("Turn off up-front thinking").
+18. On Sonnet 5.5 with `between_tools`, effort cannot change mid-conversation ("What's new in
+    Claude Sonnet 5.5", "Turn off up-front thinking"): a request that sends back a thinking
+    block produced at another effort is refused.
 
 A refusal (`refusal(...)` in tests/claude_double.py) comes as the docs show it ("Handling
 streaming refusals"): no content unless given, `stop_reason: "refusal"`, and `stop_details`
@@ -87,6 +101,16 @@ class Rules:
     off_efforts: tuple[str, ...] = FIVE
     forced_tools: bool = True
     prefix_check: bool = False
+    # rules 16 and 17: takes display "updates"; what display is when a request sends none
+    updates: bool = False
+    default_display: str = "summarized"
+    # rule 18
+    fixed_effort_between_tools: bool = False
+
+
+DISPLAY_BETA = "thinking-display-updates-2026-08-18"
+DISPLAYS = ("summarized", "omitted")
+API_DEFAULT_EFFORT = "high"
 
 
 _ALWAYS = Rules(128_000, False, True, None, FIVE, True, False, False, prefix_check=True)
@@ -96,7 +120,8 @@ _FOUR_FIVE = Rules(64_000, True, False, "disabled", (), False, True, True)
 
 MODELS: dict[str, Rules] = {
     "claude-haiku-5-5": replace(_FIVE, off_efforts=UP_TO_HIGH, prefix_check=True),
-    "claude-sonnet-5-5": replace(_FIVE, disabled="between_tools", off_efforts=UP_TO_HIGH, forced_tools=False, prefix_check=True),
+    "claude-sonnet-5-5": replace(_FIVE, disabled="between_tools", off_efforts=UP_TO_HIGH, forced_tools=False, prefix_check=True,
+                                 updates=True, default_display="omitted", fixed_effort_between_tools=True),
     "claude-opus-5-5": _ALWAYS,
     "claude-fable-5-2": _ALWAYS,
     "claude-mythos-5-2": _ALWAYS,
@@ -128,6 +153,8 @@ class Ledger:
     thinking: set[tuple[str, str, str]] = field(default_factory=set)
     texts: set[tuple[str, str]] = field(default_factory=set)
     paused: set[str] = field(default_factory=set)
+    # signature -> the effort of the request that produced the block (rule 18)
+    efforts: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -137,13 +164,58 @@ class Refused:
     type: str = "invalid_request_error"
 
 
-def problem(double: Any, body: dict) -> Refused | None:
-    """Why the API would refuse this request, by rules 1 to 12, or None."""
+def problem(double: Any, body: dict, headers: dict[str, str] | None = None) -> Refused | None:
+    """Why the API would refuse this request, by rules 1 to 12 and 15 to 18, or None."""
     model = str(body.get("model", ""))
     rules = double.models.get(model)
     if rules is None:
         return Refused(f"model: {model}", 404, "not_found_error")
-    return _settings(model, rules, body) or _thinking_blocks(double.ledger, rules, body) or _prefill(double.ledger, rules, body)
+    return (
+        _settings(model, rules, body)
+        or _display(model, rules, body, headers or {})
+        or _thinking_blocks(double.ledger, rules, body)
+        or _prefill(double.ledger, rules, body)
+    )
+
+
+def _betas(headers: dict[str, str]) -> set[str]:
+    return {b.strip() for b in str(headers.get("anthropic-beta") or "").split(",") if b.strip()}
+
+
+def _display(model: str, rules: Rules, body: dict, headers: dict[str, str]) -> Refused | None:
+    """Rule 16."""
+    thinking = body.get("thinking")
+    if not isinstance(thinking, dict) or "display" not in thinking:
+        return None
+    kind = thinking.get("type")
+    display = thinking.get("display")
+    if kind not in ("adaptive", "enabled"):
+        return Refused(f"thinking.{kind}.display: Extra inputs are not permitted")
+    if display in DISPLAYS or display is None:
+        return None
+    if display != "updates":
+        return Refused(f"thinking.{kind}.display: Input should be 'summarized' or 'omitted'")
+    if DISPLAY_BETA not in _betas(headers):
+        return Refused(f"thinking.{kind}.display: Input should be 'summarized' or 'omitted' ('updates' needs the "
+                       f"anthropic-beta header {DISPLAY_BETA})")
+    if not rules.updates:
+        return Refused(f"thinking.{kind}.display: 'updates' is not supported for model {model}")
+    return None
+
+
+def _effort(body: dict) -> str:
+    return str((body.get("output_config") or {}).get("effort") or API_DEFAULT_EFFORT)
+
+
+def _display_of(rules: Rules, body: dict) -> str:
+    """What the reply's thinking blocks carry (rule 17): "omitted", "summarized", "updates",
+    or "between_tools" (the progress notes, with their text)."""
+    thinking = body.get("thinking")
+    kind = thinking.get("type") if isinstance(thinking, dict) else "adaptive"
+    if kind == "between_tools":
+        return "between_tools"
+    shown = thinking.get("display") if isinstance(thinking, dict) else None
+    return str(shown or rules.default_display)
 
 
 def _settings(model: str, rules: Rules, body: dict) -> Refused | None:
@@ -245,6 +317,9 @@ def _thinking_blocks(ledger: Ledger, rules: Rules, body: dict) -> Refused | None
     if not any(_is_thinking(b) for m in messages if isinstance(m, dict) for b in _blocks(m)):
         return None
     digest = _start(body)
+    thinking = body.get("thinking")
+    between_tools = isinstance(thinking, dict) and thinking.get("type") == "between_tools"
+    effort = _effort(body)
     for i, message in enumerate(messages):
         blocks = _blocks(message)
         prefixes = iter(_walk(digest, str(message.get("role")), blocks))
@@ -265,6 +340,12 @@ def _thinking_blocks(ledger: Ledger, rules: Rules, body: dict) -> Refused | None
                     )
             elif (signature, text) not in ledger.texts:
                 return Refused(f"messages.{i}.content.{j}: Invalid `signature` in `{kind}` block")
+            made_at = ledger.efforts.get(signature)
+            if rules.fixed_effort_between_tools and between_tools and made_at is not None and made_at != effort:
+                return Refused(
+                    f"output_config.effort: effort cannot change in the middle of a conversation with thinking.type "
+                    f"between_tools (messages.{i}.content.{j} was produced at effort {made_at}, this request asks for {effort})"
+                )
     return None
 
 
@@ -337,6 +418,11 @@ def issue(double: Any, body: dict, content: list[dict], stop_reason: str) -> lis
     except one cut off by max_tokens (its signature never comes)."""
     ledger: Ledger = double.ledger
     content = [dict(b) for b in content]
+    rules = double.models.get(str(body.get("model", "")))
+    if rules is not None and _display_of(rules, body) == "omitted":
+        for block in content:
+            if block.get("type") == "thinking":
+                block["thinking"] = ""
     if stop_reason in ("max_tokens", "model_context_window_exceeded") and content and content[-1].get("type") == "thinking":
         content[-1]["signature"] = ""
     if any(_is_thinking(b) for b in content):
@@ -348,6 +434,7 @@ def issue(double: Any, body: dict, content: list[dict], stop_reason: str) -> lis
             if signature:
                 ledger.thinking.add((signature, text, prefix))
                 ledger.texts.add((signature, text))
+                ledger.efforts[signature] = _effort(body)
     if stop_reason in ("pause_turn", "compaction"):
         ledger.paused.add(_content_key([{k: v for k, v in b.items() if k != "raw_input"} for b in content]))
     return content

@@ -23,6 +23,7 @@ async def show(app: TurnView, token: int, event: object) -> None:
         Compacted,
         ContextStatus,
         Notice,
+        Progress,
         ShowOnScreen,
         TextDelta,
         ThinkingStarted,
@@ -52,6 +53,11 @@ async def show(app: TurnView, token: int, event: object) -> None:
                 app.voice.reply_delta(text)
         case ThinkingStarted():
             await conversation.thinking()
+        case Progress(text=text):
+            # the model's note between tool calls: dimmed, and one sentence of it said
+            await conversation.add_progress(text)
+            if app.voice is not None:
+                app.voice.progress(event.spoken)
         case ToolInputArriving():
             # a long edit takes the model a minute to write: the status line says so
             app.activity.writing = event.text

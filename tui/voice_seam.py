@@ -46,6 +46,9 @@ class VoiceController(Protocol):
     def reply_delta(self, text: str) -> None:
         """A piece of the reply being streamed (speak finished sentences)."""
 
+    def progress(self, sentence: str) -> None:
+        """One sentence of the model's progress note between tool calls (say it if quiet)."""
+
     def reply_finished(self, cancelled: bool) -> None:
         """The turn is over; speak what is left unless it was cancelled."""
 

@@ -148,6 +148,9 @@ def count_first(session: Any, replayed: int) -> tuple[int | None, str | None]:
         session.config, system=session.system, tools=session.tool_definitions, messages=messages
     )
     kwargs = {k: params[k] for k in ("model", "system", "tools", "messages", "thinking", "output_config") if k in params}
+    if "thinking" in kwargs:
+        # What comes back is no part of the count, and "updates" is a beta value.
+        kwargs["thinking"] = {k: v for k, v in kwargs["thinking"].items() if k != "display"}
     try:
         return int(session.client.messages.count_tokens(**kwargs).input_tokens), None
     except Exception as err:  # a failed count leaves a gap in the table, not a failed run

@@ -144,6 +144,21 @@ class VoiceController:
         if speaker is not None:
             speaker.feed(text)
 
+    def progress(self, sentence: str) -> None:
+        """A progress note between tool calls, said only into silence: a note heard late,
+        over the reply or another note, is worse than none. Not for a tentative turn."""
+        with self._hold_lock:
+            if self._holding:
+                return
+        speaker = self._speaker()
+        if speaker is None or speaker.speaking:
+            return
+        from agent.voice.speakable import speakable_reply
+
+        said = speakable_reply(sentence)
+        if said:
+            speaker.speak(said)
+
     def reply_finished(self, cancelled: bool) -> None:
         with self._hold_lock:
             if self._holding:

@@ -110,7 +110,9 @@ def test_request_carries_model_effort_thinking_and_cache_breakpoints(claude_doub
     body = claude_double.requests[0].body
     assert body["model"] == "claude-sonnet-5-5"
     assert body["output_config"] == {"effort": "medium"}
-    assert body["thinking"] == {"type": "adaptive"}
+    # The notes Sonnet 5.5 writes between tool calls come back as text only when asked for.
+    assert body["thinking"] == {"type": "adaptive", "display": "updates"}
+    assert "thinking-display-updates-2026-08-18" in claude_double.requests[0].headers["anthropic-beta"]
     assert body["stream"] is True
     assert body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
     assert all("cache_control" not in t for t in body["tools"][:-1])

@@ -1,7 +1,9 @@
 """`devagent ask`: one session of typed turns, without the app.
 
 Each reply is printed as it streams; tool calls and errors go to stderr so stdout holds
-the replies and, last, one JSON line of usage for scripts to parse. Every `ask` is a new
+the replies and, last, one JSON line of usage for scripts to parse. The model's progress
+notes between tool calls (`[… checking the build first]`) and a tool input that takes a
+while to arrive (`[writing src/app.py…]`) go to stderr as well, one line each. Every `ask` is a new
 session of the repository, so memory modes behave as they do between app sessions.
 
 A tool line ends with the app's mark and a word for how the run ended (`[build × failed:
@@ -24,8 +26,10 @@ from agent.events import (
     Compacted,
     Event,
     Notice,
+    Progress,
     TextDelta,
     ToolFinished,
+    ToolInputArriving,
     ToolStarted,
     TurnFinished,
 )
@@ -145,12 +149,20 @@ class Printer:
         self.out, self.err = out, err
         self.failed = False  # a turn could not be answered
         self.tools: Counter[str] = Counter()  # tool runs by outcome, for the JSON line
+        self._writing: set[str] = set()  # tool calls whose slow input was said
 
     def __call__(self, event: Event) -> None:
         match event:
             case TextDelta(text=text):
                 self.out.write(text)
                 self.out.flush()
+            case Progress(text=text):
+                self.err.write(f"[… {_printable(text)}]\n")
+            case ToolInputArriving():
+                # said once, and only for an input slow to come (a long file being written)
+                if event.seconds >= SLOW_INPUT_SECONDS and event.tool_id not in self._writing:
+                    self._writing.add(event.tool_id)
+                    self.err.write(f"[writing {_printable(event.target or event.name)}…]\n")
             case ToolStarted():
                 self.err.write(f"[{event.name}{_summary(event.summary)}]\n")
             case ToolFinished():
@@ -179,6 +191,15 @@ class Printer:
             self.out.write(f"\n[would change {event.what}; not applied]\n{event.diff}")
             self.out.flush()
             event.change.decide(False, ASK)
+
+
+# An input still arriving after this long is worth a line: the model is writing a file.
+SLOW_INPUT_SECONDS = 1.0
+
+
+def _printable(text: str) -> str:
+    """One line of the model's words, with nothing a terminal would act on."""
+    return "".join(c for c in " ".join(text.split()) if c.isprintable())
 
 
 def _summary(summary: str) -> str:

@@ -46,6 +46,14 @@ class Notice(Static):
         self.kind = kind
 
 
+class ProgressNote(Static):
+    """What the model says it is doing between tool calls: dimmed, apart from the answer."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(Text(f"… {fmt.sanitize(text)}"), classes="progress")
+        self.text = text
+
+
 class _Spinning(Widget):
     """A one-line widget that redraws itself while something runs.
 

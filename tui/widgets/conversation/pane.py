@@ -16,7 +16,7 @@ from textual.widget import Widget
 
 from tui import format as fmt
 from tui.blocks import cut_point
-from tui.widgets.conversation.lines import Notice, ThinkingLine, ToolLine, UserTurn
+from tui.widgets.conversation.lines import Notice, ProgressNote, ThinkingLine, ToolLine, UserTurn
 from tui.widgets.conversation.plain_reply import REPLY_MODULE, PlainReply, markdown_ready
 
 # how often streamed text is written into the reply
@@ -171,6 +171,14 @@ class Conversation(VerticalScroll):
             await self.mount(self._forgotten_notice, before=keep_from)
         else:
             self._forgotten_notice.update(Text(said))
+
+    async def add_progress(self, text: str) -> ProgressNote:
+        """The model's note on what it is doing, where the thinking line was."""
+        await self.end_text()
+        await self._stop_thinking()
+        note = ProgressNote(text)
+        await self._add(note)
+        return note
 
     async def add_notice(self, text: str, kind: str = "info") -> Notice:
         await self.end_text()
