@@ -4,6 +4,9 @@ A call ends in one of three ways besides success: the user cancelled (`TurnCance
 call failed in a way the user hears about (`TurnFailed`, retried first when nothing of it was
 shown yet), or a bug of ours (re-raised; the session reports it). `stream_fault` is the one
 place that decides which, so the loop in session.py never looks at SDK or transport types.
+
+A fault says what went wrong and what the user saw, never what was spent: every call adds
+its usage to the turn as it ends (agent.turn.TurnState.spend), whatever ended it.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from typing import Any
 import anthropic
 
 from agent import claude
-from agent.events import Usage
 
 DROPPED_MID_REPLY = "The connection to Claude dropped in the middle of the reply; the turn stopped there. Ask again."
 DROPPED_BEFORE_REPLY = "The connection to Claude dropped before the reply began; the turn stopped. Ask again."
@@ -33,12 +35,11 @@ class StreamBroken(Exception):
 
 
 class TurnCancelled(Exception):
-    """The user cancelled: `usage` is what the turn spent so far, `shown` the words of the
-    interrupted call that had reached the user."""
+    """The user cancelled: `shown` is the words of the interrupted call that had reached the
+    user."""
 
-    def __init__(self, usage: Usage | None = None, shown: str = "") -> None:
+    def __init__(self, shown: str = "") -> None:
         super().__init__("the turn was cancelled")
-        self.usage = usage or Usage()
         self.shown = shown
 
 
@@ -47,9 +48,8 @@ class TurnDeclined(Exception):
     or the refusals go on ("Handling streaming refusals"). `explanation` is the API's own
     sentence for the user, when it sent one."""
 
-    def __init__(self, usage: Usage, explanation: str = "", category: str = "") -> None:
+    def __init__(self, explanation: str = "", category: str = "") -> None:
         super().__init__("the model declined")
-        self.usage = usage
         self.explanation = explanation
         self.category = category
 
@@ -68,7 +68,6 @@ class TurnFailed(Exception):
     def __init__(
         self,
         message: str,
-        usage: Usage | None = None,
         *,
         cause: BaseException | None = None,
         shown: str = "",
@@ -77,7 +76,6 @@ class TurnFailed(Exception):
     ) -> None:
         super().__init__(message)
         self.message = message
-        self.usage = usage or Usage()
         # The fault behind it when retrying the call could help (see claude.retry_delay).
         self.cause = cause
         # The words of the failed call that reached the user.
@@ -87,28 +85,22 @@ class TurnFailed(Exception):
         # What went wrong underneath, for the log.
         self.error = error
 
-    def spent(self, usage: Usage) -> TurnFailed:
-        """The same failure, counting `usage` (the whole turn's) instead of this call's."""
-        return TurnFailed(
-            self.message, usage, cause=self.cause, shown=self.shown, refused=self.refused, error=self.error
-        )
 
 
-def stream_fault(err: BaseException, *, cancelled: bool, usage: Usage, shown: str) -> BaseException | None:
+def stream_fault(err: BaseException, *, cancelled: bool, shown: str) -> BaseException | None:
     """What a fault raised while a call streamed becomes, or None for a bug of ours.
 
-    `usage` is what the call cost so far and `shown` the words the user saw of it. After a
+    `shown` is the words the user saw of the call. After a
     cancel everything is a cancel (closing the socket makes the read fail). Until the user
     has seen words, an API or connection fault is worth retrying: `cause` says so.
     """
     if isinstance(err, TurnCancelled):
         return err
     if cancelled:
-        return TurnCancelled(usage, shown)
+        return TurnCancelled(shown)
     if isinstance(err, (anthropic.APIStatusError, anthropic.APIConnectionError)):
         return TurnFailed(
             claude.describe_api_error(err),
-            usage,
             # Once the user has seen part of the reply, a retry would say it twice.
             cause=None if shown else err,
             shown=shown,
@@ -116,19 +108,19 @@ def stream_fault(err: BaseException, *, cancelled: bool, usage: Usage, shown: st
             error=err,
         )
     if isinstance(err, StreamBroken):
-        return dropped(err, usage, shown)
+        return dropped(err, shown)
     if isinstance(err, (ValueError, KeyError, AttributeError, TypeError)):
-        return TurnFailed(UNREADABLE_EVENT.format(kind=type(err).__name__), usage, shown=shown, error=err)
+        return TurnFailed(UNREADABLE_EVENT.format(kind=type(err).__name__), shown=shown, error=err)
     if is_transport_error(err):
-        return dropped(err, usage, shown)
+        return dropped(err, shown)
     return None
 
 
-def dropped(err: BaseException, usage: Usage, shown: str) -> TurnFailed:
+def dropped(err: BaseException, shown: str) -> TurnFailed:
     """A connection lost mid-stream: retried like an overload until the user has seen words."""
     if shown:
-        return TurnFailed(DROPPED_MID_REPLY, usage, shown=shown, error=err)
-    return TurnFailed(DROPPED_BEFORE_REPLY, usage, cause=claude.StreamDropped(str(err)), error=err)
+        return TurnFailed(DROPPED_MID_REPLY, shown=shown, error=err)
+    return TurnFailed(DROPPED_BEFORE_REPLY, cause=claude.StreamDropped(str(err)), error=err)
 
 
 def is_transport_error(err: BaseException) -> bool:

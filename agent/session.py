@@ -233,19 +233,16 @@ class Session:
             self.history.add_user_text(text, turn=turn.id, notes=notes)
             self._loop(turn)
         except TurnDeclined as declined:
-            turn.usage = declined.usage
             log.info("turn %d declined by the model (%s); taken out of the history", turn.id, declined.category or "no category")
             # "Handling streaming refusals": the refused exchange must leave the context.
             self.history.drop_turn(start, None, turn=turn.id)
             turn.say(DECLINED, True)
             turn.emit(Notice(turn.id, declined.notice()))
         except TurnCancelled as stop:
-            turn.usage = stop.usage
             log.info("turn %d cancelled by the user", turn.id)
             self.history.close_turn(start, CANCELLED_NOTE, stop.shown, turn=turn.id)
             return True
         except TurnFailed as failed:
-            turn.usage = failed.usage
             turn.emit(AgentError(turn.id, failed.message))
             log.error(
                 "turn %d failed: %s [%s]", turn.id, failed.message, claude.error_detail(failed.error),
@@ -269,9 +266,8 @@ class Session:
     def _loop(self, turn: TurnState) -> None:
         for _ in range(self.config.max_api_calls_per_turn):
             if turn.cancel.cancelled:
-                raise TurnCancelled(turn.usage)
+                raise TurnCancelled()
             reply = self._call_with_retries(turn)
-            turn.usage = turn.usage + reply.usage
             context.report(self.keeper, turn, reply)
             if reply.content:
                 self.history.append({"role": "assistant", "content": reply.content}, turn=turn.id)
@@ -280,31 +276,29 @@ class Session:
                 continue
             if reply.stop_reason == "refusal":
                 details = reply.stop_details or {}
-                raise TurnDeclined(turn.usage, str(details.get("explanation") or ""), str(details.get("category") or ""))
+                raise TurnDeclined(str(details.get("explanation") or ""), str(details.get("category") or ""))
             if reply.stop_reason == "model_context_window_exceeded":
                 # The window is full: the next turn starts from devagent's own summary.
                 self.keeper.overflowed = True
-                raise TurnFailed(WINDOW_FULL, turn.usage)
+                raise TurnFailed(WINDOW_FULL)
             if reply.stop_reason != "tool_use" or not reply.tool_uses:
                 if reply.stop_reason == "max_tokens":
-                    raise TurnFailed(OUTPUT_LIMIT, turn.usage)
+                    raise TurnFailed(OUTPUT_LIMIT)
                 return
             ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config,
                               consent=self.trust.bound(turn.id, turn.emit, lambda: turn.cancel.cancelled))
             results = code_review.settle(self.registry, turn, ctx, run_tools(self.registry, ctx, turn, reply))
             self.history.append({"role": "user", "content": results}, turn=turn.id)
             if turn.cancel.cancelled:
-                raise TurnCancelled(turn.usage)
+                raise TurnCancelled()
         raise TurnFailed(
-            f"Stopped after {self.config.max_api_calls_per_turn} calls to Claude in one turn; ask again more narrowly.",
-            turn.usage,
+            f"Stopped after {self.config.max_api_calls_per_turn} calls to Claude in one turn; ask again more narrowly."
         )
 
     def _call_with_retries(self, turn: TurnState) -> Reply:
         """One API call, retried with backoff on 429, 529, 5xx and lost connections as long as
-        nothing of the reply has reached the user yet. The reply's usage counts every attempt;
-        a TurnCancelled or TurnFailed raised from here counts the whole turn."""
-        spent = Usage()
+        nothing of the reply has reached the user yet. Each attempt adds its own usage to the
+        turn (agent.stream)."""
         attempt = 0
         while True:
             params = claude.with_extras(
@@ -312,19 +306,15 @@ class Session:
                 self.keeper.request_extras(),
             )
             try:
-                reply = stream_reply(self._streaming_client(), params, turn, self.config.model)
-                return replace(reply, usage=spent + reply.usage)
-            except TurnCancelled as stop:
-                raise TurnCancelled(turn.usage + spent + stop.usage, stop.shown) from stop
+                return stream_reply(self._streaming_client(), params, turn, self.config.model)
             except TurnFailed as failed:
-                spent = spent + failed.usage
                 if self._refused_betas(failed.error, turn):
                     continue
                 delay = None
                 if failed.cause is not None and attempt < self.config.max_retries:
                     delay = claude.retry_delay(failed.cause, attempt)
                 if delay is None:
-                    raise failed.spent(turn.usage + spent) from failed
+                    raise
                 log.warning(
                     "turn %d: the call failed before any words were shown; retry %d of %d in %.2f s [%s]",
                     turn.id, attempt + 1, self.config.max_retries, delay, claude.error_detail(failed.error),
@@ -332,7 +322,7 @@ class Session:
                 )
             attempt += 1
             if turn.cancel.wait(delay):
-                raise TurnCancelled(turn.usage + spent)
+                raise TurnCancelled()
 
     def _memory_changed(self) -> str | None:
         """When the user or another program changed memory since the model last saw it: the

@@ -1,5 +1,6 @@
 """One streamed call: open it so that a cancel can stop it anywhere, read its events into a
-reply, and turn every fault into a TurnCancelled or a TurnFailed (agent.faults).
+reply, add what it cost to the turn, and turn every fault into a TurnCancelled or a
+TurnFailed (agent.faults).
 
 `StreamAccumulator` takes one event at a time and knows nothing of sockets or turns, so it
 can be fed recorded events as well as live ones.
@@ -32,7 +33,6 @@ class Reply:
 
     content: list[dict[str, Any]]
     stop_reason: str | None
-    usage: Usage
     # tool_use id -> the raw input that was not JSON (the tool does not run)
     bad_inputs: dict[str, str] = field(default_factory=dict)
     # tool_use id -> how many characters of its input were not valid Unicode (replaced)
@@ -168,7 +168,7 @@ class StreamAccumulator:
             usage = usage + replace(claude.call_usage(model, spent), api_calls=0)
         return usage
 
-    def reply(self, model: str, started: float) -> Reply:
+    def reply(self) -> Reply:
         """The finished reply with only the fields a request accepts, all of it valid Unicode.
 
         Input that is not JSON goes back as {} (a request must stay valid); the tool does not
@@ -187,13 +187,12 @@ class StreamAccumulator:
         applied = list(managed.applied_edits) if managed is not None else None
         details = getattr(getattr(self.message_delta, "delta", None), "stop_details", None)
         stop_details = details.to_dict() if details is not None and hasattr(details, "to_dict") else None
-        return Reply(
-            content, self.stop_reason, self.usage(model, started), bad, replaced, dict(self._usage), applied, stop_details
-        )
+        return Reply(content, self.stop_reason, bad, replaced, dict(self._usage), applied, stop_details)
 
 
 def stream_reply(client: Any, params: dict[str, Any], turn: TurnState, model: str) -> Reply:
-    """Streams one call, showing its words through `turn` as they come.
+    """Streams one call, showing its words through `turn` as they come; what the call cost
+    goes to `turn.spend` once it ends, however it ended.
 
     Raises TurnCancelled or TurnFailed (see agent.faults.stream_fault); anything else is a
     bug of ours and goes up as it is.
@@ -232,17 +231,18 @@ def stream_reply(client: Any, params: dict[str, Any], turn: TurnState, model: st
                 break
             acc.feed(event)
         if cancel.cancelled:
-            raise TurnCancelled(acc.usage(model, turn.started), acc.shown)
+            raise TurnCancelled(acc.shown)
         if not acc.finished:
             raise StreamBroken("the stream ended before message_stop")
     except Exception as err:
         if watch is not None and watch.fired and not cancel.cancelled:
-            raise TurnFailed(watch.message(), acc.usage(model, turn.started), shown=acc.shown, error=err) from err
-        fault = stream_fault(err, cancelled=cancel.cancelled, usage=acc.usage(model, turn.started), shown=acc.shown)
+            raise TurnFailed(watch.message(), shown=acc.shown, error=err) from err
+        fault = stream_fault(err, cancelled=cancel.cancelled, shown=acc.shown)
         if fault is None or fault is err:
             raise
         raise fault from err
     finally:
+        turn.spend(acc.usage(model, turn.started))
         remove_hook()
         if ear is not None:
             ear.listener = None
@@ -250,7 +250,7 @@ def stream_reply(client: Any, params: dict[str, Any], turn: TurnState, model: st
             watch.stop()
         if stream is not None:
             close_quietly(stream)
-    return acc.reply(model, turn.started)
+    return acc.reply()
 
 
 class InputArriving:

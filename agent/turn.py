@@ -25,10 +25,15 @@ class TurnState:
     started: float = field(default_factory=time.monotonic)
     # Every piece of text the user was shown, in order.
     reply: list[str] = field(default_factory=list)
-    # What the turn's finished calls cost; a call in flight adds its own when it ends.
+    # What the turn's calls cost, each added once as it ends (`spend`), however it ended:
+    # read where the turn is reported, never carried by an exception.
     usage: Usage = field(default_factory=Usage)
     # Tools run so far this turn (agent/tool_calls.py caps them).
     tool_calls: int = 0
+
+    def spend(self, usage: Usage) -> None:
+        """A call of this turn ended, having cost `usage`."""
+        self.usage = self.usage + usage
 
     def say(self, text: str, new_block: bool) -> None:
         """Shows words of the reply; a new text block after other output starts a paragraph."""

@@ -55,20 +55,21 @@ def test_blocks_text_and_partial_json_one_event_at_a_time():
     assert heard[0] == "thinking"
     assert [h for h in heard[1:]] == [("Check", True), ("ing.", False)]
     assert acc.shown == "Checking."
-    result = acc.reply("claude-haiku-5-5", started=time.monotonic())
+    result = acc.reply()
     assert result.content == [
         {"type": "thinking", "thinking": "Weigh it.", "signature": "s1"},
         {"type": "text", "text": "Checking."},
         {"type": "tool_use", "id": "t1", "name": "echo", "input": {"text": "a long input that arrives in pieces"}},
     ]
     assert [b["id"] for b in result.tool_uses] == ["t1"]
-    assert (result.usage.input_tokens, result.usage.output_tokens, result.usage.cache_read_tokens) == (100, 20, 50)
-    assert result.usage.api_calls == 1 and result.usage.time_to_first_token is not None
+    usage = acc.usage("claude-haiku-5-5", time.monotonic())
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (100, 20, 50)
+    assert usage.api_calls == 1 and usage.time_to_first_token is not None
 
 
 def test_input_that_is_not_json_and_input_that_is_not_unicode():
     acc, _ = fed(reply(tool_use("echo", raw_input='{"text": "cut'), tool_use("echo", {"text": "x\ud800"}, id="t2")))
-    result = acc.reply("m", started=time.monotonic())
+    result = acc.reply()
     bad_id = result.content[0]["id"]
     assert result.bad_inputs == {bad_id: '{"text": "cut'} and result.content[0]["input"] == {}
     assert result.replaced_inputs == {"t2": 1} and result.content[1]["input"] == {"text": "x\ufffd"}
@@ -86,11 +87,10 @@ def test_no_usage_before_message_start():
     assert StreamAccumulator().usage("m", time.monotonic()) == Usage()
 
 
-def test_cancelled_carries_its_usage_as_an_attribute():
-    spent = Usage(input_tokens=5, api_calls=1)
-    stop = TurnCancelled(spent, "half")
-    assert stop.usage == spent and stop.shown == "half"
-    assert TurnCancelled().usage == Usage()
+def test_cancelled_carries_the_words_shown():
+    stop = TurnCancelled("half")
+    assert stop.shown == "half"
+    assert TurnCancelled().shown == ""
 
 
 def _status_error(status: int, kind: str) -> anthropic.APIStatusError:
@@ -101,25 +101,24 @@ def _status_error(status: int, kind: str) -> anthropic.APIStatusError:
 
 
 def test_stream_fault_maps_each_kind():
-    spent = Usage(api_calls=1)
-    after_cancel = stream_fault(ValueError("socket shut"), cancelled=True, usage=spent, shown="so far")
+    after_cancel = stream_fault(ValueError("socket shut"), cancelled=True, shown="so far")
     assert isinstance(after_cancel, TurnCancelled) and after_cancel.shown == "so far"
 
-    overloaded = stream_fault(_status_error(529, "overloaded_error"), cancelled=False, usage=spent, shown="")
+    overloaded = stream_fault(_status_error(529, "overloaded_error"), cancelled=False, shown="")
     assert isinstance(overloaded, TurnFailed) and overloaded.cause is not None and not overloaded.refused
 
-    refused = stream_fault(_status_error(400, "invalid_request_error"), cancelled=False, usage=spent, shown="")
+    refused = stream_fault(_status_error(400, "invalid_request_error"), cancelled=False, shown="")
     assert isinstance(refused, TurnFailed) and refused.refused
 
-    seen = stream_fault(_status_error(529, "overloaded_error"), cancelled=False, usage=spent, shown="words")
+    seen = stream_fault(_status_error(529, "overloaded_error"), cancelled=False, shown="words")
     assert seen.cause is None, "words were shown: no retry"
 
-    early = stream_fault(StreamBroken("ended"), cancelled=False, usage=spent, shown="")
-    late = stream_fault(httpx2.RemoteProtocolError("peer closed"), cancelled=False, usage=spent, shown="words")
+    early = stream_fault(StreamBroken("ended"), cancelled=False, shown="")
+    late = stream_fault(httpx2.RemoteProtocolError("peer closed"), cancelled=False, shown="words")
     assert (early.message, late.message) == (DROPPED_BEFORE_REPLY, DROPPED_MID_REPLY)
     assert early.cause is not None and late.cause is None
 
-    unreadable = stream_fault(KeyError("delta"), cancelled=False, usage=spent, shown="")
+    unreadable = stream_fault(KeyError("delta"), cancelled=False, shown="")
     assert isinstance(unreadable, TurnFailed) and "could not be read (KeyError)" in unreadable.message
 
-    assert stream_fault(ZeroDivisionError(), cancelled=False, usage=spent, shown="") is None, "a bug is not hidden"
+    assert stream_fault(ZeroDivisionError(), cancelled=False, shown="") is None, "a bug is not hidden"
