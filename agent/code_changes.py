@@ -4,9 +4,14 @@ A change set gathers every file the model's text editor calls of one reply chang
 second edit of the same file builds on the first), so the user sees them as one diff and
 decides once. Applying checks every file against the text the change was made from: a
 file that changed on disk meanwhile is a conflict, and nothing of the set is written.
-Each write is atomic (memory.atomic, as memory writes are), and an applied set is kept in
-a journal outside the repository (agent.code_journal) so that it can be undone, from the
-app or from `devagent undo`.
+Each write is atomic and confined at the moment it happens (agent.tools.confined_files:
+from the repository root down, no link followed, the temporary file made and renamed in
+the target's folder), so a folder swapped for a link after the check cannot send it out;
+it keeps the mode, owner and extended attributes the file has when it is written, which
+the user may have changed since the change was made. An applied set is kept in a journal
+outside the repository (agent.code_journal) so that it can be undone, from the app or from
+`devagent undo`. A file is read only as a regular file and never past the editor's size
+limit, so a pipe or a device swapped in is a conflict at once, never a wait.
 
 Nothing is lost between two sessions or to a crash: an apply or an undo holds every file's
 lock (agent.code_locks) from its check to its last write, so another session's write in
@@ -29,7 +34,11 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from agent.code_locks import FilesBusy, held
-from memory.atomic import temp_name, write_file
+from agent.tools.confined_files import read_file, remove_file, replace_file
+from memory.atomic import temp_name
+
+# the editor's own cap (agent.tools.files.MAX_FILE_BYTES): no file it may write is larger
+MAX_READ_BYTES = 10_000_000
 
 ChangeState = Literal["held", "applied", "kept", "conflict", "undone", "cancelled"]
 NEW_FILE_MODE = 0o644
@@ -41,7 +50,8 @@ class FileChange:
     full: Path  # resolved, inside the root
     before: str | None  # the text the change was made from; None for a new file
     after: str
-    mode: int | None = None  # the permission bits the file had, kept by the write
+    mode: int | None = None  # the permission bits a new file gets (a file there keeps its own)
+    root: Path | None = None  # the repository root, resolved: where every access starts from
 
     def diff(self) -> str:
         old = [] if self.before is None else self.before.splitlines(keepends=True)
@@ -59,21 +69,17 @@ class FileChange:
         return added, removed
 
 
-def on_disk(full: Path) -> str | None:
-    """The file's text now; None when there is none. Raises OSError on what cannot be read."""
-    try:
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except FileNotFoundError:
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read()
-    return data.decode("utf-8", "surrogateescape")
+def start(full: Path, root: Path | None) -> Path:
+    """Where an access to `full` starts: its repository's root, else the file system's (a
+    resolved path has no link, so a link met on the way down was swapped in since)."""
+    return root if root is not None else Path(full.anchor)
 
 
-def write_text(full: Path, text: str, mode: int | None, temp: str | None = None,
-               before_rename: Callable[[], None] | None = None) -> None:
-    write_file(str(full), text.encode("utf-8", "surrogateescape"), mode=NEW_FILE_MODE if mode is None else mode,
-               temp=temp, before_rename=before_rename)
+def on_disk(full: Path, root: Path | None = None) -> str | None:
+    """The file's text now; None when there is none. Raises OSError on what cannot be read:
+    a link on the way, something that is not a regular file, a file past MAX_READ_BYTES."""
+    data = read_file(start(full, root), full, MAX_READ_BYTES)
+    return None if data is None else data.decode("utf-8", "surrogateescape")
 
 
 @dataclass(frozen=True)
@@ -86,6 +92,7 @@ class Write:
     new: str | None
     mode: int | None
     temp: str = field(default_factory=temp_name)  # named before it exists, so a journal can hold it
+    root: Path | None = None
 
 
 class WriteAhead(Protocol):
@@ -119,14 +126,21 @@ def _gate(index: int) -> None:
 
 def put(write: Write, text: str | None, gate: Callable[[], None] | None = None) -> None:
     """`write`'s file made `text` (None: removed), through its named temporary file."""
-    if text is None:
-        try:
-            os.unlink(write.full)
-        except FileNotFoundError:
-            pass
-        return
-    write.full.parent.mkdir(parents=True, exist_ok=True)
-    write_text(write.full, text, write.mode, write.temp, gate)
+    root = start(write.full, write.root)
+    try:
+        if text is None:
+            try:
+                remove_file(root, write.full)
+            except FileNotFoundError:
+                pass
+            return
+        replace_file(root, write.full, text.encode("utf-8", "surrogateescape"),
+                     NEW_FILE_MODE if write.mode is None else write.mode, write.temp, gate)
+    except OSError as err:
+        if isinstance(err, FileNotFoundError) or err.filename == write.path:
+            raise
+        # named as the user reads it; the reason (a link on the way, not a file) kept
+        raise OSError(err.errno, err.strerror, write.path) from err
 
 
 def write_all(writes: list[Write], ahead: WriteAhead | None) -> None:
@@ -236,7 +250,7 @@ class ChangeSet:
         changed = []
         for change in self.files:
             try:
-                now = on_disk(change.full)
+                now = on_disk(change.full, change.root)
             except OSError:
                 now = "\0unreadable"
             if now != expected(change):
@@ -259,7 +273,7 @@ class ChangeSet:
                         "nothing was overwritten. View the file again and make the change anew."
                     )
                     return self.note
-                write_all([Write(f.path, f.full, f.before, f.after, f.mode) for f in self.files], ahead)
+                write_all([Write(f.path, f.full, f.before, f.after, f.mode, root=f.root) for f in self.files], ahead)
         except FilesBusy as busy:
             self.state = "conflict"
             self.note = (f"Not applied: another devagent session is writing {busy.path}, so nothing was written. "
@@ -269,6 +283,11 @@ class ChangeSet:
             self.state = "conflict"
             self.note = (f"Not applied: the change could not be journalled for undo ({err.strerror}: {err.filename}), "
                          "so no file was written.")
+            return self.note
+        except OSError as err:  # what was written before it is put back (write_all)
+            self.state = "conflict"
+            self.note = (f"Not applied: {err.filename or self.describe()} could not be written ({err.strerror or err}), "
+                         "so nothing was changed.")
             return self.note
         self.state = "applied"
         return f"Applied: {self.describe()}."
@@ -283,7 +302,7 @@ class ChangeSet:
                         f"Not undone: {', '.join(changed)} changed since the change was applied; undoing it would "
                         "lose that. Nothing was changed."
                     )
-                write_all([Write(f.path, f.full, f.after, f.before, f.mode) for f in self.files], ahead)
+                write_all([Write(f.path, f.full, f.after, f.before, f.mode, root=f.root) for f in self.files], ahead)
         except FilesBusy as busy:
             return f"Not undone: another devagent session is writing {busy.path}. Nothing was changed; try again in a moment."
         self.state = "undone"

@@ -111,7 +111,7 @@ def _from_json(data: Any, repo: Path) -> tuple[ChangeSet, str]:
         # the journal is ours, but it lives outside the repository: its paths are
         # confined again, as the model's were
         full = resolve_in_repository(str(item["path"]), repo)
-        files.append(FileChange(item["path"], full, item["before"], item["after"], item.get("mode")))
+        files.append(FileChange(item["path"], full, item["before"], item["after"], item.get("mode"), repo.resolve()))
     change_set = ChangeSet(str(data["id"]), int(data["turn"]), files, data["state"], float(data["when"]))
     return change_set, str(data.get("session") or "")
 
@@ -172,7 +172,7 @@ def _writes(data: Any, repo: Path) -> list[Write]:
         if not is_temp_name(temp):
             raise ValueError(f"{temp!r} is not the name of a temporary file of devagent's")
         full = resolve_in_repository(str(item["path"]), repo)
-        writes.append(Write(str(item["path"]), full, item["base"], item["new"], item["mode"], temp))
+        writes.append(Write(str(item["path"]), full, item["base"], item["new"], item["mode"], temp, repo.resolve()))
     return writes
 
 
@@ -306,7 +306,8 @@ def undo_last(repo: Path, session: str | None = None) -> tuple[bool, str]:
         for change in change_set.files:
             known = combined.file(change.full)
             if known is None:
-                combined.files.append(FileChange(change.path, change.full, change.before, change.after, change.mode))
+                combined.files.append(FileChange(change.path, change.full, change.before, change.after, change.mode,
+                                                  change.root))
             else:
                 known.before = change.before  # an older set: the file's text before the turn
     try:

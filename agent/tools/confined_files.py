@@ -252,17 +252,22 @@ def _keep_metadata(old: int, new: int, info: os.stat_result) -> None:
             pass  # a namespace this user may not set (security.*, trusted.*) or the file system lacks
 
 
-def replace_file(root: Path, full: Path, data: bytes, new_mode: int) -> None:
+def replace_file(root: Path, full: Path, data: bytes, new_mode: int, temp: str | None = None,
+                 before_rename: Callable[[], None] | None = None) -> None:
     """Writes `data` as the file `full` below `root`, atomically, creating missing folders.
 
     A file already there keeps its mode, owner, group and extended attributes as they are
     now; a new one gets `new_mode`. A link met on the way raises LinkRefused and nothing
-    is written."""
+    is written. `temp`: the temporary file's plain name in the target's folder (a journal
+    that named it beforehand can remove it after a crash); `before_rename` runs once it is
+    durable, before it replaces the target."""
     names = parts_of(root, full)
     shown = str(full)
+    temp = temp or f"{TEMP_PREFIX}{os.getpid()}-{os.urandom(8).hex()}"
+    if os.sep in temp or temp in (".", ".."):
+        raise ValueError(f"{temp!r} is not a plain file name")
     with folder(root, names[:-1], create=True) as dir_fd:
         name = names[-1]
-        temp = f"{TEMP_PREFIX}{os.getpid()}-{os.urandom(8).hex()}"
         fd = os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _NOFOLLOW | _CLOEXEC, TEMP_MODE, dir_fd=dir_fd)
         try:
             try:
@@ -285,6 +290,8 @@ def replace_file(root: Path, full: Path, data: bytes, new_mode: int) -> None:
                 os.fsync(fd)
             finally:
                 os.close(fd)
+            if before_rename is not None:
+                before_rename()
             os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:
             try:

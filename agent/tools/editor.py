@@ -79,6 +79,7 @@ class TextEditorTool:
         # (two sessions of one process in one second, too: a shared name made one's journal overwrite the other's)
         self.session_id = f"{time.strftime('%Y%m%d%H%M%S')}-{os.getpid()}-{os.urandom(3).hex()}"
         self.history: list[ChangeSet] = []  # this session's change sets, newest last
+        self.root: Path | None = None  # the repository root, resolved, of the call being run
         # told of each applied change set (agent.code_review: memory evidence); the journal
         # is written by the apply itself, before any file
         self.after_apply: list[Any] = []
@@ -110,7 +111,7 @@ class TextEditorTool:
             known = ", ".join(COMMANDS)
             raise ToolInputError(f"Error: unknown command {str(command)[:40]!r}; this editor knows {known}.")
         path = required_str(input, "path")
-        root = Path(ctx.repo).resolve()
+        root = self.root = Path(ctx.repo).resolve()
         if command == "view" and path.rstrip("/") in ("", ".", str(root), os.path.abspath(ctx.repo)):
             full = root  # the root itself, which read_file's confinement asks a file of
         else:
@@ -163,6 +164,14 @@ class TextEditorTool:
             raise ToolInputError(f"Error: {shown} is {info.st_size / 1e6:.1f} MB, over the {MAX_FILE_BYTES / 1e6:.0f} MB limit.")
         return info
 
+    def _read(self, full: Path, shown: str) -> str | None:
+        """The file's text, read from the repository root down as a write goes: a folder
+        swapped for a link or a pipe swapped in since the checks above is refused, not read."""
+        try:
+            return on_disk(full, self.root)
+        except OSError as err:
+            raise ToolInputError(f"Error: {shown} cannot be opened: {err.strerror or err}.") from None
+
     def _current(self, full: Path, shown: str, must_exist: bool) -> str | None:
         """The file's text as this change builds on it: the reply's held change, else the disk."""
         staged = self.held.file(full) if self.held is not None else None
@@ -175,7 +184,7 @@ class TextEditorTool:
             if must_exist:
                 raise ToolInputError(f"Error: File not found: {shown}. Create it with the create command.")
             return None
-        text = on_disk(full)
+        text = self._read(full, shown)
         if text is not None and "\0" in text:
             raise ToolInputError(f"Error: {shown} is a binary file; the editor changes text files only.")
         if text is not None and full in self.seen and self.seen[full] != _digest(text):
@@ -233,14 +242,14 @@ class TextEditorTool:
                 self.held_calls = []
             staged = self.held.file(full)
             if staged is None:
-                self.held.files.append(FileChange(shown, full, before, after, file_mode(full)))
+                self.held.files.append(FileChange(shown, full, before, after, file_mode(full), self.root))
             else:
                 staged.after = after
             placeholder = HELD.format(what=f"{shown}, change {len(self.held_calls) + 1}")
             self.held_calls.append((placeholder, said))
             return ToolResult(text=placeholder, summary="held for your review")
         entry = self._turn_entry(full, shown, before, after)
-        single = ChangeSet("", self.turns, [FileChange(shown, full, before, after, file_mode(full))])
+        single = ChangeSet("", self.turns, [FileChange(shown, full, before, after, file_mode(full), self.root)])
         try:
             outcome = single.apply(self.record(entry, Path(ctx.repo)))
         except OSError as err:
@@ -268,7 +277,7 @@ class TextEditorTool:
             entry = ChangeSet(current.id, current.turn, [replace(f) for f in current.files], "applied", current.when)
         change = entry.file(full)
         if change is None:
-            entry.files.append(FileChange(shown, full, before, after, file_mode(full)))
+            entry.files.append(FileChange(shown, full, before, after, file_mode(full), self.root))
         else:
             change.after = after
         return entry
@@ -334,7 +343,7 @@ class TextEditorTool:
             return ToolResult(text=f"Error: File not found: {shown}", is_error=True, summary="not found")
         if stat.S_ISDIR(info.st_mode):
             return self._listing(full, shown)
-        text = on_disk(full) or ""
+        text = self._read(full, shown) or ""
         if "\0" in text:
             return ToolResult(text=f"Error: {shown} is a binary file; the editor shows text only.", is_error=True, summary="binary")
         self.seen[full] = _digest(text)
