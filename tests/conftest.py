@@ -16,6 +16,7 @@ import pytest
 
 from tests import system_packages
 from tests.claude_double import ClaudeDouble
+from tests.repos import git_repo
 
 TEST_API_KEY = "sk-ant-test-double-key"
 
@@ -90,3 +91,22 @@ def claude_double(user_dirs, monkeypatch):
         yield double
     finally:
         double.stop()
+
+
+@pytest.fixture
+def make_repo(tmp_path):
+    """Builds git repositories in the test's tmp dir: `make_repo(name, files, commit=...)`
+    makes tmp_path/<under>/<name> (under "sandbox" unless told; "" for tmp_path itself) with
+    tests.repos.git_repo."""
+
+    def make(name: str = "shop", files=None, *, commit: bool = False, under: str = "sandbox"):
+        return git_repo(tmp_path / under / name, files, commit=commit)
+
+    return make
+
+
+@pytest.fixture
+def repo(make_repo):
+    """An empty git repository, tmp_path/sandbox/shop; a folder's conftest or a test module
+    overrides it with the files its tests stand on."""
+    return make_repo()

@@ -9,18 +9,13 @@ hooks, `diff.external`, a clean filter and a textconv driver in `.git/config`.
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
-GIT = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-       "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+from tests.repos import GIT_ENV, git_repo
 
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env={**os.environ, **GIT})
+GIT = GIT_ENV
 
 
 def _script(path: Path, text: str) -> None:
@@ -49,11 +44,7 @@ def hostile_git(repo: Path, root: Path) -> None:
     _script(tool / "clean", f"#!/bin/sh\ntouch {shlex.quote(str(mark / 'filter'))}\ncat\n")
     _script(tool / "textconv", f"#!/bin/sh\ntouch {shlex.quote(str(mark / 'textconv'))}\ncat \"$1\"\n")
     _script(tool / "extdiff", f"#!/bin/sh\ntouch {shlex.quote(str(mark / 'extdiff'))}\n")
-    _git(repo, "init", "-q")
-    (repo / ".gitattributes").write_text("*.txt filter=evil diff=evil\n")
-    (repo / "notes.txt").write_text("first\n")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "start")
+    git_repo(repo, {".gitattributes": "*.txt filter=evil diff=evil\n", "notes.txt": "first\n"}, commit=True)
     with open(repo / ".git" / "config", "a") as config:
         config.write(
             f"[core]\n\tfsmonitor = {tool / 'fsmonitor'}\n\thooksPath = {tool / 'hooks'}\n"

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from tests.repos import git_repo
 from tui.cli import SUBCOMMANDS
 
 
@@ -54,9 +55,7 @@ def test_the_apps_options_may_come_before_a_subcommand(tmp_path):
 def test_memory_list_and_show_reach_the_users_memories_and_nested_ones(tmp_path, user_dirs):
     from memory.roots import open_memory
 
-    repo = tmp_path / "shop"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo = git_repo(tmp_path / "shop")
     memory = open_memory(repo)
 
     def note(name: str, kind: str) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.claude_double import tool_use
+from tests.repos import git_repo
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.e2e
@@ -60,10 +61,7 @@ APP = textwrap.dedent(
 
 
 def _git_repo(path: Path) -> Path:
-    path.mkdir(parents=True)
-    (path / "README.md").write_text("# app\n")
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=path, check=True)
-    return path
+    return git_repo(path, {"README.md": "# app\n"})
 
 
 def _loose(*tops: Path) -> list[str]:

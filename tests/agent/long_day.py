@@ -9,7 +9,6 @@ context management and refuses requests over the window as tests/double_context.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,6 +19,7 @@ from agent.events import AgentError, ContextStatus, TurnFinished
 from agent.session import Session
 from agent.workspace_trust import WorkspaceTrust
 from tests.claude_double import ClaudeDouble, Request, reply, text, tool_use
+from tests.repos import git_repo
 
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 NOTICE_START = "(devagent: this conversation is at about"
@@ -33,13 +33,8 @@ print("build finished with 600 warnings")
 
 
 def make_repo(root: Path) -> Path:
-    repo = root / "work" / "inventory"
-    (repo / "src").mkdir(parents=True)
     rows = [f"def item_{n:03}(stock: int) -> int:  # keeps {n} on the shelf\n" for n in range(400)]
-    (repo / BIG_FILE).write_text("".join(rows)[:20_000], encoding="utf-8")
-    (repo / "build.py").write_text(BUILD, encoding="utf-8")
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    return repo
+    return git_repo(root / "work" / "inventory", {BIG_FILE: "".join(rows)[:20_000], "build.py": BUILD})
 
 
 class DayModel:

@@ -28,11 +28,8 @@ MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
-    path = tmp_path / "sandbox" / "shop"
-    path.mkdir(parents=True)
-    (path / "notes.txt").write_text("The shop sells shoes.\n")
-    return path
+def repo(make_repo) -> Path:
+    return make_repo(files={"notes.txt": "The shop sells shoes.\n"})
 
 
 def run(s: Session, words: str) -> list:

@@ -16,15 +16,8 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
-def repo(tmp_path):
-    path = tmp_path / "sandbox" / "app"
-    path.mkdir(parents=True)
-    (path / "README.md").write_text("# app\n")
-    env = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=path, check=True)
-    subprocess.run(["git", "add", "."], cwd=path, check=True, env=env)
-    subprocess.run(["git", "commit", "-q", "-m", "start"], cwd=path, check=True, env=env)
-    return path
+def repo(make_repo):
+    return make_repo("app", {"README.md": "# app\n"}, commit=True)
 
 
 def ask(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:

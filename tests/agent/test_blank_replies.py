@@ -5,9 +5,7 @@ history, and a saved session that holds one is repaired when it is resumed."""
 from __future__ import annotations
 
 import json
-import subprocess
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -20,14 +18,6 @@ from tests.agent.toolkit import EchoTool
 from tests.claude_double import reply, text, thinking, tool_use
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def repo(tmp_path) -> Path:
-    path = tmp_path / "sandbox" / "shop"
-    path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path
 
 
 def blank_texts(messages: list[dict]) -> list[str]:

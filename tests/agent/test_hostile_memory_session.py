@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from datetime import UTC, datetime
 
 from agent.config import AgentConfig
@@ -11,14 +10,13 @@ from agent.events import AgentError
 from agent.session import Session
 from memory.location import memory_dir_for
 from tests.agent.toolkit import EchoTool
+from tests.repos import git_repo
 
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 
 
 def test_a_memory_file_name_that_is_not_utf8_does_not_stop_a_preloaded_turn(tmp_path, claude_double):
-    repo = tmp_path / "app"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo = git_repo(tmp_path / "app")
     folder = memory_dir_for(repo)
     folder.mkdir(parents=True)
     (folder / os.fsdecode(b"caf\xe9.md")).write_text("an old note\n")

@@ -26,12 +26,8 @@ BIG_PAGE = "".join(f"line {n:03}: the stock of item {n} is counted here, shelf b
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
-    path = tmp_path / "sandbox" / "shop"
-    path.mkdir(parents=True)
-    (path / "page.txt").write_text(PAGE)
-    (path / "big.txt").write_text(BIG_PAGE)
-    return path
+def repo(make_repo) -> Path:
+    return make_repo(files={"page.txt": PAGE, "big.txt": BIG_PAGE})
 
 
 def reader(request: Request) -> dict:

@@ -5,7 +5,6 @@ write) and named in a note; and a resumed session reads memory as it is now."""
 from __future__ import annotations
 
 import json
-import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -24,14 +23,6 @@ MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 
 def note(name: str, body: str) -> str:
     return f"---\nname: {name}\ntype: project\ndescription: about {name}\n---\n{body}\n"
-
-
-@pytest.fixture
-def repo(tmp_path) -> Path:
-    path = tmp_path / "sandbox" / "shop"
-    path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path
 
 
 def write(store, path: str, body: str) -> None:

@@ -12,7 +12,7 @@ from agent.config import AgentConfig
 from agent.session import Session
 from memory.store import MemoryStore
 from tests.agent.toolkit import EchoTool
-from tests.memory.helpers import git
+from tests.repos import git
 
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 CALL_SITE = "src/Review/Orchestrator.cs"
@@ -23,15 +23,8 @@ def source(call: str) -> str:
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
-    repo = tmp_path / "sandbox" / "shop"
-    (repo / "src/Review").mkdir(parents=True)
-    (repo / CALL_SITE).write_text(source("file.Patch"))
-    (repo / "README.md").write_text("# shop\n")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "first")
-    return repo
+def repo(make_repo) -> Path:
+    return make_repo(files={CALL_SITE: source("file.Patch"), "README.md": "# shop\n"}, commit=True)
 
 
 def note(name: str, body: str, extra: str = "") -> str:

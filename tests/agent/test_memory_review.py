@@ -22,14 +22,6 @@ FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=UTC)
 NOTE = "---\nname: core\ntype: project\ndescription: which project matters\n---\nThe Core project is the one the user cares about.\n"
 
 
-@pytest.fixture
-def repo(tmp_path) -> Path:
-    path = tmp_path / "sandbox" / "shop"
-    path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path
-
-
 def session(repo: Path, writes: str) -> Session:
     return Session(repo, AgentConfig(memory_mode="preloaded", memory_writes=writes), tools=[EchoTool()], now=FRIDAY)
 

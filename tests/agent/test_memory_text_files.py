@@ -5,7 +5,6 @@ how to make it a memory."""
 
 from __future__ import annotations
 
-import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,10 +23,8 @@ LOOSE = "The staging password rotates monthly; ask Dana.\n"
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
-    path = tmp_path / "sandbox" / "shop"
-    path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
+def repo(make_repo) -> Path:
+    path = make_repo()
     store = open_memory(path)
     assert store.run({"command": "create", "path": "/memories/deploy.md", "file_text": NOTE})[1] is False
     (Path(store.repository.directory) / "notes.txt").write_text(LOOSE)

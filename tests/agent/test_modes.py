@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,12 +28,8 @@ NOTE = "---\nname: core\ntype: user\ndescription: which project matters\n---\nTh
 
 
 @pytest.fixture
-def repo(tmp_path):
-    path = tmp_path / "sandbox" / "shop"
-    (path / "src").mkdir(parents=True)
-    (path / "src" / "Review.cs").write_text("class Review {}\n")
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path
+def repo(make_repo):
+    return make_repo(files={"src/Review.cs": "class Review {}\n"})
 
 
 def session(repo: Path, mode: str, when: datetime, **config) -> Session:

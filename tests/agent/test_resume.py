@@ -25,12 +25,8 @@ NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
-    path = tmp_path / "sandbox" / "shop"
-    path.mkdir(parents=True)
-    (path / "notes.txt").write_text("the shop sells shoes\n")
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path
+def repo(make_repo) -> Path:
+    return make_repo(files={"notes.txt": "the shop sells shoes\n"})
 
 
 def without_marks(value):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -11,14 +10,13 @@ from agent import saved_sessions as sessions
 from agent.config import AgentConfig
 from agent.session import Session
 from tests.claude_double import reply, text
+from tests.repos import git_repo
 
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 
 
 def test_resume_picks_the_session_used_last(claude_double, tmp_path):
-    repo = tmp_path / "shop"
-    repo.mkdir()
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo = git_repo(tmp_path / "shop")
     config = AgentConfig(memory_mode="none")
     claude_double.add(reply(text("A.")), reply(text("B.")), reply(text("A again.")))
     older = Session(repo, config, now=MONDAY)

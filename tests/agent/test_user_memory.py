@@ -21,19 +21,12 @@ PREFERENCE = "---\nname: terse\ntype: user\ndescription: how the user likes answ
 PROJECT = "---\nname: core\ntype: project\ndescription: which project matters\n---\nThe Core project matters here.\n"
 
 
-def make_repo(tmp_path: Path, name: str) -> Path:
-    path = tmp_path / "sandbox" / name
-    path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path
-
-
 def session(repo: Path, **config) -> Session:
     return Session(repo, AgentConfig(memory_mode="preloaded", **config), tools=[EchoTool()], now=MONDAY)
 
 
-def test_a_user_memory_written_in_one_repository_is_preloaded_in_another(tmp_path, claude_double):
-    shop, blog = make_repo(tmp_path, "shop"), make_repo(tmp_path, "blog")
+def test_a_user_memory_written_in_one_repository_is_preloaded_in_another(make_repo, claude_double):
+    shop, blog = make_repo("shop"), make_repo("blog")
     claude_double.add(reply(
         tool_use("memory", {"command": "create", "path": "/memories/user/terse.md", "file_text": PREFERENCE}),
         tool_use("memory", {"command": "create", "path": "/memories/core.md", "file_text": PROJECT}),
@@ -56,8 +49,8 @@ def test_a_user_memory_written_in_one_repository_is_preloaded_in_another(tmp_pat
     assert "The Core project matters here" not in system  # the shop's memory stays in the shop
 
 
-def test_view_lists_both_folders_and_each_keeps_its_own_caps(tmp_path, user_dirs):
-    memory = open_memory(make_repo(tmp_path, "shop"))
+def test_view_lists_both_folders_and_each_keeps_its_own_caps(make_repo, user_dirs):
+    memory = open_memory(make_repo("shop"))
     memory.run({"command": "create", "path": "/memories/core.md", "file_text": PROJECT})
     memory.run({"command": "create", "path": "/memories/user/terse.md", "file_text": PREFERENCE})
     listing, is_error = memory.run({"command": "view", "path": "/memories"})
@@ -70,8 +63,8 @@ def test_view_lists_both_folders_and_each_keeps_its_own_caps(tmp_path, user_dirs
     assert memory.run({"command": "view", "path": "/memories/user"})[0].splitlines()[1].endswith("/memories/user")
 
 
-def test_a_memory_moves_between_the_folders(tmp_path, user_dirs):
-    shop = make_repo(tmp_path, "shop")
+def test_a_memory_moves_between_the_folders(make_repo, user_dirs):
+    shop = make_repo("shop")
     memory = open_memory(shop)
     memory.run({"command": "create", "path": "/memories/terse.md", "file_text": PREFERENCE})
     assert memory.move_to_other_root("/memories/terse.md") == ("Successfully renamed /memories/terse.md to /memories/user/terse.md", False)
@@ -84,8 +77,8 @@ def test_a_memory_moves_between_the_folders(tmp_path, user_dirs):
     assert is_error and "already exists" in text and (memory_dir_for(shop) / "terse.md").exists()
 
 
-def test_a_held_change_to_user_memory_applies_to_the_user_folder(tmp_path, claude_double):
-    shop = make_repo(tmp_path, "shop")
+def test_a_held_change_to_user_memory_applies_to_the_user_folder(make_repo, claude_double):
+    shop = make_repo("shop")
     claude_double.add(tool_use("memory", {"command": "create", "path": "/memories/user/terse.md", "file_text": PREFERENCE}))
     claude_double.add("Held.")
     session(shop, memory_writes="review").send("Keep answers short.", lambda e: None)

@@ -25,6 +25,7 @@ from agent.tools.git import GitStatusTool
 from agent.utf8 import valid, valid_value
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import tool_use
+from tests.repos import git_repo
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,7 +135,7 @@ def test_a_tool_result_listing_a_name_that_is_not_utf8(claude_double, sandbox):
 
 
 def test_git_status_in_a_real_repository_with_a_name_that_is_not_utf8(claude_double, sandbox):
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=sandbox, check=True)
+    git_repo(sandbox)
     with open(os.path.join(os.fsencode(sandbox), NOT_UTF8), "wb") as f:
         f.write(b"soup\n")
     claude_double.add(tool_use("git_status", {}, id="g1"), "One untracked file.", "Next.")

@@ -15,7 +15,8 @@ from agent.events import Notice
 from agent.session import Session
 from agent.workspace_trust import TrustAsked, TrustStore, WorkspaceTrust, repository_key, trust_file
 from tests.claude_double import tool_use
-from tests.hostile_repos import GIT, argv_ran, dropped, hostile_git, node_repo, python_repo, rust_repo
+from tests.hostile_repos import argv_ran, dropped, hostile_git, node_repo, python_repo, rust_repo
+from tests.repos import git, git_repo
 
 
 def _session(repo, trust=None):
@@ -134,11 +135,8 @@ def test_git_status_runs_no_program_the_repository_config_names(tmp_path):
 
 def test_the_key_is_the_clone_so_worktrees_and_links_share_one_answer(tmp_path):
     root = tmp_path / "sandbox"
-    repo = root / "plain"
-    repo.mkdir(parents=True)
-    env = {**os.environ, **GIT}
-    for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "start"], ["worktree", "add", "-q", str(root / "wt")]):
-        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env=env)
+    repo = git_repo(root / "plain", commit=True)
+    git(repo, "worktree", "add", "-q", str(root / "wt"))
     (root / "link").symlink_to(repo)
     assert repository_key(root / "wt") == repository_key(repo) == repository_key(root / "link") == str((repo / ".git").resolve())
     assert repository_key(repo / "sub" / "..") == repository_key(repo)

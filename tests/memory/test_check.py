@@ -10,7 +10,7 @@ import pytest
 from memory.check import KINDS, by_memory, check_store, format_problem, state_lines
 from memory.evidence_file import EvidenceFile
 from memory.store import MemoryStore
-from tests.memory.helpers import git
+from tests.repos import git
 
 DAY = 86400.0
 NOW = 1_800_000_000.0
@@ -22,15 +22,9 @@ def note(name: str, body: str, kind: str = "project", description: str | None = 
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
-    repo = tmp_path / "repo"
-    (repo / "src").mkdir(parents=True)
-    (repo / "src/Orchestrator.cs").write_text("class A {\n  void Run() { Use(file.Patch); }\n}\n")
-    (repo / "src/Gone.cs").write_text("class Gone {}\n")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "first")
-    return repo
+def repo(make_repo) -> Path:
+    files = {"src/Orchestrator.cs": "class A {\n  void Run() { Use(file.Patch); }\n}\n", "src/Gone.cs": "class Gone {}\n"}
+    return make_repo("repo", files, commit=True, under="")
 
 
 def write(store: MemoryStore, relative: str, text: str, age_days: float = 1) -> Path:

@@ -11,7 +11,7 @@ import pytest
 
 from memory.location import memory_dir_for
 from memory.store import MemoryStore
-from tests.memory.helpers import git, snapshot
+from tests.memory.helpers import snapshot
 from tui.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,11 +20,8 @@ NOTE = "---\nname: feedback-cs1591\ndescription: CS1591 is noise\ntype: feedback
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
-    repo = tmp_path / "app"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    return repo
+def repo(make_repo) -> Path:
+    return make_repo("app", under="")
 
 
 def filled(repo: Path) -> MemoryStore:

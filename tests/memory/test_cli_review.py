@@ -13,7 +13,7 @@ import pytest
 from memory.pending import PendingChanges
 from memory.roots import open_memory
 from memory.store import MemoryStore
-from tests.memory.helpers import git
+from tests.repos import git
 from tui.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,14 +22,8 @@ TERSE = "---\nname: terse\ntype: user\ndescription: short answers\n---\nShort an
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
-    repo = tmp_path / "app"
-    (repo / "src").mkdir(parents=True)
-    (repo / "src/Run.cs").write_text("class Run {\n  void Go() { Use(file.Patch); }\n}\n")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "first")
-    return repo
+def repo(make_repo) -> Path:
+    return make_repo("app", {"src/Run.cs": "class Run {\n  void Go() { Use(file.Patch); }\n}\n"}, commit=True, under="")
 
 
 def hold(repo: Path, *commands: dict) -> list[str]:

@@ -21,8 +21,9 @@ from memory.location import memory_dir_for
 from memory.paths import MAX_DEPTH
 from memory.store import MemoryStore
 from tests.claude_double import reply
-from tests.memory.helpers import git, snapshot
+from tests.memory.helpers import snapshot
 from tests.memory.test_hostile_paths import outside_snapshot
+from tests.repos import git_repo
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPTH = 1000
@@ -52,10 +53,7 @@ def deep_repo(request, tmp_path, monkeypatch):
     1,000-level chain holding a memory and a half-written temp file at its bottom."""
     sandbox = tmp_path / "sandbox"
     monkeypatch.setenv("XDG_DATA_HOME", str(sandbox / "data"))
-    repo = sandbox / "app"
-    repo.mkdir(parents=True)
-    (repo / "README.md").write_text("# app\n")
-    git(repo, "init", "-q", "-b", "main")
+    repo = git_repo(sandbox / "app", {"README.md": "# app\n"})
     folder = memory_dir_for(repo)
     folder.mkdir(parents=True)
     (folder / "kept.md").write_text(NOTE)

@@ -19,7 +19,7 @@ from memory.evidence import (
     summary,
 )
 from memory.evidence_file import EVIDENCE_NAME, EvidenceFile
-from tests.memory.helpers import git
+from tests.repos import git
 
 ORCHESTRATOR = "src/Core/Review/ReviewOrchestrator.cs"
 
@@ -33,18 +33,13 @@ def _source(call: str = "file.Patch") -> str:
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
-    repo = tmp_path / "repo"
-    (repo / "src/Core/Review").mkdir(parents=True)
-    (repo / ORCHESTRATOR).write_text(_source())
-    (repo / "src/Core/ChangedFile.cs").write_text("class ChangedFile {\n  public string Patch;\n}\n")
-    (repo / "tools").mkdir()
-    (repo / "tools/settings.py").write_text("".join(f"OPTION_{i} = {i}\n" for i in range(10)))
-    (repo / "README.md").write_text("# readme\n")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "first")
-    return repo
+def repo(make_repo) -> Path:
+    return make_repo("repo", {
+        ORCHESTRATOR: _source(),
+        "src/Core/ChangedFile.cs": "class ChangedFile {\n  public string Patch;\n}\n",
+        "tools/settings.py": "".join(f"OPTION_{i} = {i}\n" for i in range(10)),
+        "README.md": "# readme\n",
+    }, commit=True, under="")
 
 
 def commit(repo: Path, message: str) -> str:

@@ -10,18 +10,12 @@ import pytest
 
 from memory.location import data_dir, git_common_dir, memory_dir_for, repository_key
 from memory.store import MemoryStore
-from tests.memory.helpers import git
+from tests.repos import git
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
-    repo = tmp_path / "ClaudeReviewBot"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    (repo / "README.md").write_text("hello\n")
-    git(repo, "add", "README.md")
-    git(repo, "commit", "-q", "-m", "first")
-    return repo
+def repo(make_repo) -> Path:
+    return make_repo("ClaudeReviewBot", {"README.md": "hello\n"}, commit=True, under="")
 
 
 def expected_key(path: Path) -> str:

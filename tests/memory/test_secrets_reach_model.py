@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -41,14 +40,6 @@ MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 
 def shows_a_secret(text: str) -> bool:
     return any(s in text for s in (AWS_SECRET, AWS_ID, GITHUB, ANTHROPIC, GITHUB[4:20], ANTHROPIC[13:40]))
-
-
-@pytest.fixture
-def repo(tmp_path):
-    path = tmp_path / "sandbox" / "shop"
-    path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import glob
 import os
 import shutil
 import stat
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -14,18 +13,9 @@ from pathlib import Path
 from agent.cancel import Cancellation
 from agent.config import AgentConfig
 from agent.tools.base import ToolContext
+from tests.repos import git_repo
 
 HERE = Path(__file__).parent
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
-
-
-def init_repo(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    git(path, "init", "-q", "-b", "main")
-    return path
 
 
 def ctx_for(repo: Path, cancel: Cancellation | None = None, **extra) -> ToolContext:
@@ -87,7 +77,7 @@ public class ReviewOrchestrator
 
 def dotnet_repo(root: Path, *, broken: bool = True, multi_target: bool = False, with_tests: bool = False) -> Path:
     """A .NET-shaped repository: a solution, a core library, a CLI, optionally tests."""
-    repo = init_repo(root)
+    repo = git_repo(root)
     (repo / "Shop.sln").write_text(SOLUTION.format(tests=TESTS_PROJECT if with_tests else ""))
     core = repo / "src" / "Shop.Core"
     (core / "Models").mkdir(parents=True)
@@ -123,7 +113,7 @@ def python_repo(root: Path, *, venv: bool = True) -> Path:
     pytest), as a repository with its own environment would have; without, the tools fall
     back to whatever `python3` the user's PATH holds.
     """
-    repo = init_repo(root)
+    repo = git_repo(root)
     if venv:
         bin_dir = repo / ".venv" / "bin"
         bin_dir.mkdir(parents=True)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent.tools.build import BuildTool, RunTestsTool
-from tests.tools.repos import ctx_for, has, init_repo
+from tests.repos import git_repo
+from tests.tools.repos import ctx_for, has
 
 # Read before the fixtures move HOME: rustup finds its toolchains through the real one.
 REAL_HOME = Path.home()
@@ -26,7 +27,7 @@ def rust_env(monkeypatch):
 
 
 def rust_crate(root: Path, body: str) -> Path:
-    repo = init_repo(root)
+    repo = git_repo(root)
     (repo / "Cargo.toml").write_text('[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n')
     (repo / "src").mkdir()
     (repo / "src" / "main.rs").write_text(body)
@@ -62,7 +63,7 @@ def node_env():
 
 @pytest.mark.slow
 def test_npm_build_script_with_tsc_shaped_errors(tmp_path, node_env):
-    repo = init_repo(tmp_path / "web")
+    repo = git_repo(tmp_path / "web")
     (repo / "package.json").write_text(json.dumps({"name": "web", "version": "1.0.0", "scripts": {"build": "node build.js"}}))
     (repo / "build.js").write_text(
         "console.log(\"src/cart.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.\");\n"
@@ -78,7 +79,7 @@ def test_npm_build_script_with_tsc_shaped_errors(tmp_path, node_env):
 
 @pytest.mark.slow
 def test_npm_test_with_node_test_runner(tmp_path, node_env):
-    repo = init_repo(tmp_path / "web")
+    repo = git_repo(tmp_path / "web")
     (repo / "package.json").write_text(json.dumps({"name": "web", "version": "1.0.0", "scripts": {"test": "node --test"}}))
     (repo / "cart.test.js").write_text(
         "const test = require('node:test');\nconst assert = require('node:assert');\n"
@@ -102,7 +103,7 @@ def go_env(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_go_build_and_test(tmp_path, go_env):
-    repo = init_repo(tmp_path / "svc")
+    repo = git_repo(tmp_path / "svc")
     (repo / "go.mod").write_text("module example.com/svc\n\ngo 1.21\n")
     (repo / "main.go").write_text("package main\n\nfunc main() {\n\t_ = missing\n}\n")
     built = BuildTool().run({}, ctx_for(repo))

@@ -12,7 +12,8 @@ from agent.tools.base import Tool, ToolResult
 from agent.tools.masking import mask_result
 from agent.tools.registry import ToolRegistry
 from agent.tools.screen import ShowOnScreenTool
-from tests.tools.repos import ctx_for, init_repo
+from tests.repos import git_repo
+from tests.tools.repos import ctx_for
 
 
 def test_fixed_order_and_protocol():
@@ -67,7 +68,7 @@ def test_run_never_raises(tmp_path_factory, input):
     # A folder with no toolchain, so build and test never start a process here.
     repo = tmp_path_factory.getbasetemp() / "plain-repo"
     if not repo.exists():
-        init_repo(repo)
+        git_repo(repo)
         (repo / "a.txt").write_text("hello\n")
     for tool in developer_tools():
         if tool.name == "git_status":

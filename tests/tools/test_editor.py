@@ -23,12 +23,8 @@ APP = "def greet(name):\n    return 'Hello ' + name\n\n\ndef main():\n    print(
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
-    path = tmp_path / "shop"
-    path.mkdir()
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    (path / "app.py").write_text(APP)
-    return path
+def repo(make_repo) -> Path:
+    return make_repo(files={"app.py": APP}, under="")
 
 
 def edit(command: str, path: str = "app.py", **fields) -> dict:

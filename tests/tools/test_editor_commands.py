@@ -19,12 +19,8 @@ RENAME = {"command": "str_replace", "path": "app.py", "old_str": "def greet", "n
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
-    path = tmp_path / "shop"
-    path.mkdir()
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    (path / "app.py").write_text(APP)
-    return path
+def repo(make_repo) -> Path:
+    return make_repo(files={"app.py": APP}, under="")
 
 
 def devagent(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -45,12 +45,8 @@ RENAMED = [renamed(n) for n in range(FILES)]
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
-    path = tmp_path / "shop"
-    path.mkdir()
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    (path / "app.py").write_text("end\n")
-    return path
+def repo(make_repo) -> Path:
+    return make_repo(files={"app.py": "end\n"}, under="")
 
 
 def strays(repo: Path) -> list[str]:

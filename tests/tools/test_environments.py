@@ -18,7 +18,8 @@ from agent.toolchain.plans import plan, python_env
 from agent.toolchain.user_environment import describe, user_environment
 from agent.tools.base import ToolContext
 from agent.tools.build import BuildTool, RunTestsTool
-from tests.tools.repos import ctx_for, init_repo, install_executable, python_repo
+from tests.repos import git_repo
+from tests.tools.repos import ctx_for, install_executable, python_repo
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,7 +68,7 @@ def test_commands_started_under_uv_run_see_the_users_environment(tmp_path):
     uv = shutil.which("uv")
     if uv is None:
         pytest.skip("uv is not installed")
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     probe = "command -v python3; echo VENV=$VIRTUAL_ENV; echo DEPTH=$UV_RUN_RECURSION_DEPTH"
     script = (
         "import json, sys\nfrom pathlib import Path\nimport agent.tools\n"

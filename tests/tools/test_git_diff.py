@@ -8,7 +8,8 @@ from agent.events import ShowOnScreen, ToolFinished, ToolStarted
 from agent.session import Session
 from agent.tools.git_diff import GitDiffTool
 from tests.claude_double import text, tool_use
-from tests.tools.repos import ctx_for, git, init_repo, tree
+from tests.repos import git, git_repo
+from tests.tools.repos import ctx_for, tree
 
 AWS_KEY = "AKIAIOSFODNN7Q4W2ZLM"
 TIMED = "".join(f"line {i}\n" for i in range(1, 141)) + "if age > max_age:\n    raise Expired()\n" + "".join(f"tail {i}\n" for i in range(20))
@@ -19,7 +20,7 @@ def diff(repo, **input):
 
 
 def committed(tmp_path, name="repo"):
-    repo = init_repo(tmp_path / name)
+    repo = git_repo(tmp_path / name)
     (repo / "timed.py").write_text(TIMED)
     (repo / "README.md").write_text("# shop\n")
     (repo / "logo.png").write_bytes(b"\x89PNG\0\0" + bytes(range(256)))
@@ -131,7 +132,7 @@ def test_credentials_are_masked_on_both_sides(tmp_path):
 
 
 def test_a_long_diff_is_cut_with_the_files_left_out(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     for i in range(30):
         (repo / f"f{i:02}.txt").write_text("a\n" * 60)
     git(repo, "add", "-A")

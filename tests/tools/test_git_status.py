@@ -5,7 +5,8 @@ from __future__ import annotations
 import subprocess
 
 from agent.tools.git import GitStatusTool, parse_numstat, parse_porcelain_v2
-from tests.tools.repos import ctx_for, git, init_repo
+from tests.repos import git, git_repo
+from tests.tools.repos import ctx_for
 
 
 def commit_all(repo, message="work"):
@@ -14,7 +15,7 @@ def commit_all(repo, message="work"):
 
 
 def test_clean_repository(tmp_path):
-    repo = init_repo(tmp_path / "app")
+    repo = git_repo(tmp_path / "app")
     (repo / "README.md").write_text("hello\n")
     commit_all(repo)
     result = GitStatusTool().run({}, ctx_for(repo))
@@ -24,7 +25,7 @@ def test_clean_repository(tmp_path):
 
 
 def test_staged_unstaged_untracked_with_line_counts(tmp_path):
-    repo = init_repo(tmp_path / "app")
+    repo = git_repo(tmp_path / "app")
     (repo / "a.py").write_text("one\ntwo\nthree\n")
     (repo / "b.py").write_text("b\n")
     (repo / "old name.txt").write_text("moving\n" * 5)
@@ -51,7 +52,7 @@ def test_staged_unstaged_untracked_with_line_counts(tmp_path):
 
 
 def test_ahead_and_behind_upstream(tmp_path):
-    origin = init_repo(tmp_path / "origin")
+    origin = git_repo(tmp_path / "origin")
     (origin / "f.txt").write_text("1\n")
     commit_all(origin, "first")
     clone = tmp_path / "clone"
@@ -68,7 +69,7 @@ def test_ahead_and_behind_upstream(tmp_path):
 
 
 def test_no_commits_yet(tmp_path):
-    repo = init_repo(tmp_path / "fresh")
+    repo = git_repo(tmp_path / "fresh")
     (repo / "x.txt").write_text("x\n")
     git(repo, "add", "x.txt")
     result = GitStatusTool().run({}, ctx_for(repo))
@@ -77,7 +78,7 @@ def test_no_commits_yet(tmp_path):
 
 
 def test_detached_head(tmp_path):
-    repo = init_repo(tmp_path / "app")
+    repo = git_repo(tmp_path / "app")
     (repo / "x").write_text("1\n")
     commit_all(repo)
     head = git(repo, "rev-parse", "HEAD").strip()
@@ -87,7 +88,7 @@ def test_detached_head(tmp_path):
 
 
 def test_merge_conflict(tmp_path):
-    repo = init_repo(tmp_path / "app")
+    repo = git_repo(tmp_path / "app")
     (repo / "f.txt").write_text("base\n")
     commit_all(repo)
     git(repo, "switch", "-q", "-c", "other")
@@ -114,7 +115,7 @@ def test_not_a_repository_is_a_sentence(tmp_path, monkeypatch):
 
 
 def test_no_git_on_path_is_a_sentence(tmp_path, monkeypatch):
-    repo = init_repo(tmp_path / "app")
+    repo = git_repo(tmp_path / "app")
     monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
     result = GitStatusTool().run({}, ctx_for(repo))
     assert result.is_error
@@ -128,7 +129,7 @@ def test_missing_folder(tmp_path):
 
 
 def test_status_takes_no_index_lock(tmp_path):
-    repo = init_repo(tmp_path / "app")
+    repo = git_repo(tmp_path / "app")
     (repo / "x").write_text("1\n")
     commit_all(repo)
     (repo / "x").write_text("2\n")
@@ -141,7 +142,7 @@ def test_status_takes_no_index_lock(tmp_path):
 
 
 def test_untracked_lists_are_cut_with_a_count(tmp_path):
-    repo = init_repo(tmp_path / "app")
+    repo = git_repo(tmp_path / "app")
     for i in range(55):
         (repo / f"gen{i:02}.txt").write_text("x\n")
     result = GitStatusTool().run({}, ctx_for(repo))
@@ -150,7 +151,7 @@ def test_untracked_lists_are_cut_with_a_count(tmp_path):
 
 
 def test_a_token_in_a_file_name_is_masked(tmp_path):
-    repo = init_repo(tmp_path / "app")
+    repo = git_repo(tmp_path / "app")
     (repo / "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB.txt").write_text("x\n")
     result = GitStatusTool().run({}, ctx_for(repo))
     assert "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB" not in result.text

@@ -15,7 +15,8 @@ from agent.session import Session
 from agent.tools.base import ToolContext
 from agent.tools.build import BuildTool, RunTestsTool
 from tests.claude_double import text, tool_use
-from tests.tools.repos import ctx_for, init_repo, python_repo
+from tests.repos import git_repo
+from tests.tools.repos import ctx_for, python_repo
 
 
 def write_tests(repo, name: str, body: str) -> None:
@@ -23,7 +24,7 @@ def write_tests(repo, name: str, body: str) -> None:
 
 
 def test_a_build_exiting_101_is_failed_not_ok(tmp_path):
-    repo = init_repo(tmp_path / "crate")
+    repo = git_repo(tmp_path / "crate")
     command = "echo 'error: could not compile `demo` (lib) due to 1 previous error' >&2; exit 101"
     result = BuildTool().run({}, ToolContext(repo, Cancellation(), AgentConfig(build_command=command)))
     assert not result.is_error
@@ -75,7 +76,7 @@ def test_passing_tests_are_ok(tmp_path):
 
 
 def test_a_cancelled_run_is_cancelled(tmp_path):
-    repo = init_repo(tmp_path / "slow")
+    repo = git_repo(tmp_path / "slow")
     cancel = Cancellation()
     ctx = ToolContext(repo, cancel, AgentConfig(build_command="sleep 30"))
     threading.Timer(0.5, cancel.cancel).start()

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from agent.tools.files import MAX_LINES, ReadFileTool, resolve_in_repository
-from tests.tools.repos import ctx_for, git, init_repo, tree
+from tests.repos import git, git_repo
+from tests.tools.repos import ctx_for, tree
 
 OUTSIDE = "OUTSIDE-THE-REPOSITORY-0451"
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +26,7 @@ def read(repo, **input):
 def sandbox(tmp_path):
     """A repository nested deep in tmp, with bait beside it, above it and in a look-alike sibling."""
     box = tmp_path / "a" / "b" / "c" / "d" / "sandbox"
-    repo = init_repo(box / "repo")
+    repo = git_repo(box / "repo")
     (repo / "src").mkdir()
     (repo / "src" / "app.py").write_text("print('hi')\n")
     (repo / ".env").write_text("DEBUG=1\n")
@@ -153,7 +154,7 @@ def test_symlink_inside_the_repository_is_followed(sandbox):
 
 
 def test_paging_says_how_to_continue(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     (repo / "big.txt").write_text("".join(f"row {i}\n" for i in range(1, 2001)))
     first = read(repo, path="big.txt")
     assert first.text.startswith("big.txt (lines 1-400 of 2,000)")
@@ -171,7 +172,7 @@ def test_paging_says_how_to_continue(tmp_path):
 
 
 def test_long_lines_and_character_cap(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     (repo / "bundle.min.js").write_text("x" * 50_000 + "\n" + "y" * 10 + "\n")
     result = read(repo, path="bundle.min.js")
     assert "[... line cut: 50,000 characters]" in result.text
@@ -184,7 +185,7 @@ def test_long_lines_and_character_cap(tmp_path):
 
 
 def test_bad_line_ranges(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     (repo / "f.txt").write_text("a\nb\n")
     assert read(repo, path="f.txt", start_line=5).text == "Error: f.txt has only 2 lines; start_line 5 is past its end."
     assert read(repo, path="f.txt", start_line=0).is_error
@@ -197,7 +198,7 @@ def test_bad_line_ranges(tmp_path):
 
 
 def test_binary_is_refused_with_a_sentence(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     (repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(range(256)))
     result = read(repo, path="logo.png")
     assert result.is_error
@@ -205,7 +206,7 @@ def test_binary_is_refused_with_a_sentence(tmp_path):
 
 
 def test_encodings(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     (repo / "utf16.cs").write_bytes("// Größe\nclass A {}\n".encode("utf-16"))
     assert "1\t// Größe" in read(repo, path="utf16.cs").text
     (repo / "bom.cs").write_bytes(b"\xef\xbb\xbfclass B {}\n")
@@ -217,7 +218,7 @@ def test_encodings(tmp_path):
 
 
 def test_empty_file_missing_file_and_folder(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     (repo / "empty.txt").write_text("")
     (repo / "src").mkdir()
     (repo / "src" / "a.py").write_text("")
@@ -230,7 +231,7 @@ def test_empty_file_missing_file_and_folder(tmp_path):
 
 
 def test_fifo_is_not_opened(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     os.mkfifo(repo / "pipe")
     result = read(repo, path="pipe")  # opening a FIFO for reading would block forever
     assert result.is_error
@@ -238,7 +239,7 @@ def test_fifo_is_not_opened(tmp_path):
 
 
 def test_env_file_credentials_are_masked_with_their_lines(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     (repo / ".env").write_text(
         "# local settings\n"
         "DEBUG=true\n"
@@ -262,7 +263,7 @@ def test_env_file_credentials_are_masked_with_their_lines(tmp_path):
 
 
 def test_connection_string_in_a_config_file_is_masked(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     (repo / "appsettings.json").write_text(
         '{\n  "ConnectionStrings": {\n'
         '    "Shop": "Server=tcp:shop.database.windows.net;Database=shop;User ID=app;Password=Q9v!xT2#pLm;"\n'
@@ -275,7 +276,7 @@ def test_connection_string_in_a_config_file_is_masked(tmp_path):
 
 
 def test_git_worktree_file_is_refused(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     (repo / "f").write_text("1\n")
     git(repo, "add", "f")
     git(repo, "commit", "-q", "-m", "one")
@@ -326,7 +327,7 @@ def test_random_paths_never_leave_the_repository(sandbox):
 def test_parts_are_refused_as_the_memory_store_refuses_them(tmp_path, part, problem):
     from memory.store import MemoryStore
 
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     (repo / "src").mkdir()
     if "\x00" not in part and part not in ("", ".."):
         (repo / "src" / part).write_text("a real file with that name\n")
@@ -343,7 +344,7 @@ def test_dotfiles_pass_the_shared_part_check_but_git_does_not(sandbox):
 
 
 def test_the_root_lists_as_any_folder(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     (repo / "src").mkdir()
     (repo / "README.md").write_text("hi\n")
     for path in (".", "./", "./."):

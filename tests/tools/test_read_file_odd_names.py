@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.tools.files import ReadFileTool
-from tests.tools.repos import ctx_for, init_repo
+from tests.tools.repos import ctx_for
 
 
 def read(repo, **input):
@@ -26,9 +26,8 @@ def listing_of(folder: Path) -> set[bytes]:
 
 
 @pytest.fixture
-def repo(tmp_path):
-    box = tmp_path / "a" / "b" / "c" / "sandbox"
-    return init_repo(box / "repo")
+def repo(make_repo):
+    return make_repo("repo", under="a/b/c/sandbox")
 
 
 def assert_sentence(result, *words):

@@ -18,7 +18,8 @@ import pytest
 
 from agent.events import ToolOutcome
 from agent.tools.build import RunTestsTool
-from tests.tools.repos import ctx_for, init_repo, reports_left
+from tests.repos import git_repo
+from tests.tools.repos import ctx_for, reports_left
 
 # Each test starts a real toolchain (node, go) on a project of its own.
 pytestmark = pytest.mark.slow
@@ -35,7 +36,7 @@ def runner_path(name: str) -> str:
 
 
 def node_package(root: Path, script: str, files: dict[str, str]) -> Path:
-    repo = init_repo(root)
+    repo = git_repo(root)
     (repo / "package.json").write_text(json.dumps({"name": "probe", "version": "1.0.0", "scripts": {"test": script}}))
     for name, text in files.items():
         (repo / name).write_text(text)
@@ -91,7 +92,7 @@ def test_javascript_runners(tmp_path, monkeypatch, runner):
 def test_go_test_json(tmp_path):
     if shutil.which("go") is None:
         pytest.skip("go is not installed (Debian's golang-go has it)")
-    repo = init_repo(tmp_path / "mod")
+    repo = git_repo(tmp_path / "mod")
     (repo / "go.mod").write_text("module example.com/half\n\ngo 1.18\n")
     (repo / "half.go").write_text("package half\n\nfunc Half(n int) int { return n / 3 }\n")
     (repo / "half_test.go").write_text(

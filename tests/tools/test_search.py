@@ -13,7 +13,8 @@ from agent.tools import ripgrep
 from agent.tools.find_files import MAX_FILES_LISTED, FindFilesTool
 from agent.tools.search import MAX_PER_FILE, MAX_SHOWN, SearchTool
 from tests.claude_double import text, tool_use
-from tests.tools.repos import ctx_for, git, init_repo, tree
+from tests.repos import git, git_repo
+from tests.tools.repos import ctx_for, tree
 
 OUTSIDE = "OUTSIDE-THE-REPOSITORY-0451"
 AWS_KEY = "AKIAIOSFODNN7Q4W2ZLM"
@@ -36,7 +37,7 @@ def find(repo, **input):
 @pytest.fixture
 def shop(tmp_path):
     """A small Python project with what a search must pass over: ignored, vendored, binary, .git."""
-    repo = init_repo(tmp_path / "box" / "shop")
+    repo = git_repo(tmp_path / "box" / "shop")
     (repo / "src" / "shop").mkdir(parents=True)
     (repo / "src" / "shop" / "timed.py").write_text(
         "import time\n\n\nclass Signer:\n    def unsign(self, value, max_age=None):\n"
@@ -148,7 +149,7 @@ def test_refusals(shop, tmp_path):
 
 
 def test_credentials_are_masked_and_never_matched(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     (repo / ".env").write_text(f"DEBUG=1\nAWS_ACCESS_KEY_ID={AWS_KEY}\n")
     (repo / "deploy.pem").write_text("# the deploy key\n" + PEM)
     shown = search(repo, pattern="AWS_ACCESS")
@@ -166,7 +167,7 @@ def test_credentials_are_masked_and_never_matched(tmp_path):
 
 
 def test_caps_say_how_many_more(tmp_path):
-    repo = init_repo(tmp_path / "repo")
+    repo = git_repo(tmp_path / "repo")
     (repo / "many.py").write_text("".join(f"hit = {i}\n" for i in range(50)))
     for i in range(45):
         (repo / f"m{i:02}.py").write_text("hit\nhit\n")
@@ -184,7 +185,7 @@ def test_caps_say_how_many_more(tmp_path):
 
 def generate_repository(root, files: int = 10_000):
     """A repository of `files` source files in 100 folders, one of them defining `needle_{i}`."""
-    repo = init_repo(root)
+    repo = git_repo(root)
     for folder in range(files // 100):
         here = repo / "pkg" / f"mod{folder:03}"
         here.mkdir(parents=True)

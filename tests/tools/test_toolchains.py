@@ -12,7 +12,8 @@ from agent.cancel import Cancellation
 from agent.config import AgentConfig
 from agent.toolchain.plans import detect, dotnet_target, plan, python_env
 from agent.tools.base import ToolContext, ToolInputError
-from tests.tools.repos import dotnet_repo, init_repo
+from tests.repos import git_repo
+from tests.tools.repos import dotnet_repo
 
 
 def touch(path, text=""):
@@ -70,7 +71,7 @@ def test_single_project_without_solution(tmp_path):
 
 
 def test_python_plan_uses_the_project_virtual_environment(tmp_path):
-    repo = init_repo(tmp_path / "py")
+    repo = git_repo(tmp_path / "py")
     touch(repo / "pyproject.toml", "[project]\nname='x'\n[tool.pyright]\n")
     venv_python = touch(repo / ".venv" / "bin" / "python")
     venv_python.chmod(0o755)

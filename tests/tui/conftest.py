@@ -7,29 +7,15 @@ import gc
 import html
 import os
 import re
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-GIT_IDENTITY = {
-    "GIT_AUTHOR_NAME": "Test Author",
-    "GIT_AUTHOR_EMAIL": "author@example.com",
-    "GIT_COMMITTER_NAME": "Test Author",
-    "GIT_COMMITTER_EMAIL": "author@example.com",
-}
+from tests.repos import GIT_IDENTITY
 
-
-def make_repo(root: Path, name: str = "shop") -> Path:
-    repo = root / name
-    (repo / "src").mkdir(parents=True)
-    (repo / "README.md").write_text("# shop\n")
-    (repo / "src" / "ReviewOrchestrator.cs").write_text("class ReviewOrchestrator {}\n")
-    env = {**os.environ, **GIT_IDENTITY}
-    for args in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-q", "-m", "start"]):
-        subprocess.run(["git", *args], cwd=repo, env=env, check=True)
-    return repo
+# what the repository every app test opens holds, committed
+SHOP = {"README.md": "# shop\n", "src/ReviewOrchestrator.cs": "class ReviewOrchestrator {}\n"}
 
 
 @pytest.fixture
@@ -71,8 +57,8 @@ def no_key(monkeypatch):
 
 
 @pytest.fixture
-def repo(tmp_path, user_dirs, git_identity) -> Path:
-    return make_repo(tmp_path / "src")
+def repo(make_repo, user_dirs, git_identity) -> Path:
+    return make_repo("shop", SHOP, commit=True, under="src")
 
 
 @pytest.fixture

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
-
 import pytest
 from textual.widgets import OptionList
 
@@ -12,6 +9,7 @@ from memory.freshness import verified_date
 from memory.location import user_memory_dir
 from memory.pending import PendingChanges
 from memory.roots import open_memory
+from tests.repos import git
 from tests.tui.conftest import memory_text, wait_for, write_memory
 from tui.widgets.memory.pane import MemoryPane
 
@@ -40,10 +38,6 @@ async def select(pilot, option_id: str) -> None:
 
 async def marked(pilot, predicate, what: str) -> None:
     await wait_for(pilot, lambda: pane(pilot.app).listing.trust is not None and predicate(pane(pilot.app).listing.trust), 10, what)
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import pytest
 
 from agent.tools.editor import EDITOR_NAME
 from tests.claude_double import reply, text, tool_use
+from tests.repos import git_repo
 from tests.system_packages import needs
 from tests.tui.scenario import DoubleProcess
 from tests.tui.test_tmux import devagent_in_tmux, quit_app
@@ -25,11 +26,7 @@ TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 
 
 def project(root: Path) -> SimpleNamespace:
-    repo = root / "calc"
-    repo.mkdir(parents=True)
-    (repo / "calc.py").write_text(CALC)
-    (repo / "test_calc.py").write_text(TESTS)
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo = git_repo(root / "calc", {"calc.py": CALC, "test_calc.py": TESTS})
     # the project's own environment, as a developer's would be: one with pytest
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(repo / ".venv")], check=True)
     (repo / ".gitignore").write_text(".venv/\n")

@@ -8,27 +8,23 @@ from agent.voice.vocabulary import memory_terms, repository_vocabulary
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "work" / "Contoso.Reviews"
-    (root / "src" / "Contoso.Reviews.Core").mkdir(parents=True)
-    (root / "tests" / "Contoso.Reviews.Tests").mkdir(parents=True)
-    (root / "Contoso.Reviews.sln").write_text("Microsoft Visual Studio Solution File\n")
-    (root / "src" / "Contoso.Reviews.Core" / "Contoso.Reviews.Core.csproj").write_text("<Project/>")
-    (root / "tests" / "Contoso.Reviews.Tests" / "Contoso.Reviews.Tests.csproj").write_text("<Project/>")
-    (root / "src" / "Contoso.Reviews.Core" / "Review.cs").write_text(
+def repo(make_repo) -> Path:
+    return make_repo("Contoso.Reviews", under="work", files={
+        "Contoso.Reviews.sln": "Microsoft Visual Studio Solution File\n",
+        "src/Contoso.Reviews.Core/Contoso.Reviews.Core.csproj": "<Project/>",
+        "tests/Contoso.Reviews.Tests/Contoso.Reviews.Tests.csproj": "<Project/>",
+        "src/Contoso.Reviews.Core/Review.cs":
         "namespace Contoso.Reviews;\n"
         "public sealed class ReviewOrchestrator { }\n"
         "internal record DiffHunk(int Start);\n"
         "public interface IPromptBuilder { }\n"
-        "public enum Severity { Low }\n")
-    (root / "tools.py").write_text("class ScoreCard:\n    pass\n")
-    (root / "pyproject.toml").write_text('[project]\nname = "review-tools"\n')
-    # Build output and dependencies are not the project's own words.
-    (root / "src" / "Contoso.Reviews.Core" / "obj").mkdir()
-    (root / "src" / "Contoso.Reviews.Core" / "obj" / "Gen.cs").write_text("class GeneratedNoise {}")
-    (root / "node_modules" / "lib").mkdir(parents=True)
-    (root / "node_modules" / "lib" / "x.ts").write_text("export class VendoredThing {}")
-    return root
+        "public enum Severity { Low }\n",
+        "tools.py": "class ScoreCard:\n    pass\n",
+        "pyproject.toml": '[project]\nname = "review-tools"\n',
+        # Build output and dependencies are not the project's own words.
+        "src/Contoso.Reviews.Core/obj/Gen.cs": "class GeneratedNoise {}",
+        "node_modules/lib/x.ts": "export class VendoredThing {}",
+    })
 
 
 def test_project_and_class_names(repo):
