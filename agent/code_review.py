@@ -88,6 +88,8 @@ def editor_of(registry: Any) -> Any:
 def settle(registry: Any, turn: Any, ctx: ToolContext, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The reply's tool results, with the held calls' outcome in place of their placeholder."""
     editor = editor_of(registry)
+    if editor is not None:
+        editor.reply_ended()
     if editor is None or editor.held is None:
         return results
     change, calls = editor.held, editor.held_calls

@@ -10,6 +10,7 @@ reads it, says what it holds, and never fails on it::
     effort = "medium"
     memory_writes = "review"           # auto, review (the user accepts each) or off
     code_writes = "review"             # the agent's changes to files: review, auto or off
+    max_write_mb_per_reply = 12        # what one reply's changes may write in all
     memory_aging_days = 30             # a memory neither written nor verified this long is aging
 
     [repos."/home/me/src/shop"]
@@ -61,6 +62,9 @@ class AgentConfig:
     memory_mode: MemoryMode = "preloaded"
     memory_writes: MemoryWrites = "auto"
     code_writes: CodeWrites = "review"
+    # What one reply's file changes may write in all, in MB (each file whole, as written):
+    # one change to a file at the editor's 10 MB limit fits, a flood of large files does not.
+    max_write_mb_per_reply: int = 12
     # Writes to /memories/user/ reach every repository's sessions: held for the user's
     # review unless they choose otherwise (memory_writes, when stricter, wins).
     user_memory_writes: MemoryWrites = "review"
@@ -245,7 +249,7 @@ def _thinking_fits(config: AgentConfig, problems: list[Problem]) -> AgentConfig:
 
 _FILE_SETTINGS = ("model", "effort", "memory_mode", "thinking", "max_tokens", "window_turns", "max_retries",
                   "max_api_calls_per_turn", "request_timeout", "memory_writes", "memory_aging_days", "code_writes",
-                  "user_memory_writes")
+                  "user_memory_writes", "max_write_mb_per_reply")
 
 
 def _from_file(config: AgentConfig, file: dict[str, Any]) -> AgentConfig:

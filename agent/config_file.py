@@ -12,6 +12,7 @@ What a file may hold (anything else is reported as unknown)::
     memory_mode = "window"            # one of MEMORY_MODES ("memory" is the same key)
     memory_writes = "review"          # one of MEMORY_WRITES: auto, review (the user accepts each), off
     code_writes = "auto"              # one of CODE_WRITES: review (the default), auto, off
+    max_write_mb_per_reply = 12       # what one reply's file changes may write in all
     user_memory_writes = "review"     # writes to /memories/user/; the stricter of the two applies
     memory_aging_days = 30            # a memory neither written nor verified this long is aging
     thinking = "adaptive"             # "adaptive", "off", or a token budget of 1024 or more
@@ -169,6 +170,7 @@ SETTINGS: dict[str, Check] = {
     "memory": one_of(MEMORY_MODES),
     "memory_writes": one_of(MEMORY_WRITES),
     "code_writes": one_of(CODE_WRITES),
+    "max_write_mb_per_reply": count(1),
     "user_memory_writes": one_of(MEMORY_WRITES),
     "memory_aging_days": count(1),
     "thinking": thinking,

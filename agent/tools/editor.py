@@ -47,6 +47,7 @@ EDITOR_NAME = "str_replace_based_edit_tool"
 WRITE_COMMANDS = ("create", "str_replace", "insert")
 COMMANDS = ("view", *WRITE_COMMANDS)
 MASK_MARK = "[masked:"
+DEFAULT_REPLY_CAP_MB = 12  # agent.config's max_write_mb_per_reply, for a context without a config
 HELD = "Held for the user's review: {what}. The outcome follows when the user decides."
 
 
@@ -80,6 +81,9 @@ class TextEditorTool:
         self.session_id = f"{time.strftime('%Y%m%d%H%M%S')}-{os.getpid()}-{os.urandom(3).hex()}"
         self.history: list[ChangeSet] = []  # this session's change sets, newest last
         self.root: Path | None = None  # the repository root, resolved, of the call being run
+        # the size of each file this reply changed, as it will be written (agent.code_review
+        # ends the reply), against the config's max_write_mb_per_reply
+        self.reply_bytes: dict[Path, int] = {}
         # told of each applied change set (agent.code_review: memory evidence); the journal
         # is written by the apply itself, before any file
         self.after_apply: list[Any] = []
@@ -139,9 +143,28 @@ class TextEditorTool:
                 f"Error: the new text of {shown} holds a {MASK_MARK} ...] marker, which stands for a credential you "
                 "were not shown; writing it would replace the real value. Change the lines around it instead."
             )
-        if len(after.encode("utf-8", "surrogateescape")) > MAX_FILE_BYTES:
+        size = len(after.encode("utf-8", "surrogateescape"))
+        if size > MAX_FILE_BYTES:
             raise ToolInputError(f"Error: the change would make {shown} larger than {MAX_FILE_BYTES / 1e6:.0f} MB, the limit.")
-        return self._change(full, shown, before, after, said, ctx)
+        self._within_reply_cap(full, shown, size, ctx)
+        result = self._change(full, shown, before, after, said, ctx)
+        if not result.is_error:
+            self.reply_bytes[full] = size
+        return result
+
+    def _within_reply_cap(self, full: Path, shown: str, size: int, ctx: ToolContext) -> None:
+        cap_mb = getattr(ctx.config, "max_write_mb_per_reply", None) or DEFAULT_REPLY_CAP_MB
+        total = size + sum(n for path, n in self.reply_bytes.items() if path != full)
+        if total > cap_mb * 1_000_000:
+            raise ToolInputError(
+                f"Error: {shown} was not changed: with it, this reply's changes would write {total / 1e6:.1f} MB, over "
+                f"the {cap_mb} MB one reply may write (max_write_mb_per_reply in the user's config). Make the remaining "
+                "changes in a later reply, or tell the user why they need more."
+            )
+
+    def reply_ended(self) -> None:
+        """The reply's tool calls are all run: the next reply has the whole cap again."""
+        self.reply_bytes = {}
 
     def _new_turn(self, ctx: ToolContext) -> None:
         # One Cancellation per turn: a new one is a new turn, whose changes undo apart.
