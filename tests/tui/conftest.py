@@ -107,6 +107,19 @@ async def wait_for(pilot, predicate, timeout: float = 10.0, what: str = "the app
         await pilot.pause(0.02)
 
 
+async def ask(pilot, question: str, timeout: float = 20.0) -> None:
+    """Asks from the prompt, as the user does, and waits until the turn has run and its
+    widgets are on screen."""
+    from tui.widgets.prompt import Prompt
+
+    prompt = pilot.app.query_one("#prompt", Prompt)
+    prompt.focus()
+    prompt.value = question
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: pilot.app.turns.session is not None and not pilot.app.running, timeout, "the turn to finish")
+    await pilot.pause()
+
+
 async def type_text(pilot, text: str) -> None:
     for char in text:
         await pilot.press("space" if char == " " else char)

@@ -8,24 +8,14 @@ from textual.widgets import OptionList
 
 from agent.config import AgentConfig
 from tests.claude_double import reply, text, tool_use
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import ask, wait_for
 from tui.app import DevAgentApp
 from tui.screens.sessions import SessionsScreen
 from tui.widgets.conversation.lines import Notice
-from tui.widgets.prompt import Prompt
 from tui.widgets.screen.pane import ScreenPane
 from tui.widgets.status import StatusLine
 
 pytestmark = pytest.mark.usefixtures("claude_double")
-
-
-async def ask(pilot, question: str) -> None:
-    prompt = pilot.app.query_one("#prompt", Prompt)
-    prompt.focus()
-    prompt.value = question
-    await pilot.press("enter")
-    await wait_for(pilot, lambda: pilot.app.turns.session is not None and not pilot.app.running, 120, "the turn to finish")
-    await pilot.pause()
 
 
 def notices(app) -> list[str]:
@@ -36,7 +26,7 @@ async def test_the_status_line_shows_how_full_the_context_is(make_app, claude_do
     claude_double.add(reply(text("Fine.")))
     app = make_app()
     async with app.run_test(size=(200, 48)) as pilot:
-        await ask(pilot, "how full is it?")
+        await ask(pilot, "how full is it?", timeout=120)
         status = app.query_one(StatusLine)
         # Haiku 5.5's window is 1M ("What's new in Claude Haiku 5.5").
         assert status.info.context is not None and status.info.context.window == 1_000_000
@@ -51,8 +41,8 @@ async def test_a_compaction_is_one_folded_line_and_its_summary_waits_on_the_scre
     claude_double.add(*reads, reply(text("Read.")), reply(text("Summarised and answered.")))
     app = make_app(clear_at=40_000, compact_at=50_000, keep_tool_uses=10)
     async with app.run_test(size=(160, 48)) as pilot:
-        await ask(pilot, "read the page")
-        await ask(pilot, "and now?")
+        await ask(pilot, "read the page", timeout=120)
+        await ask(pilot, "and now?", timeout=120)
         folded = [n for n in notices(app) if "earlier conversation summarised" in n]
         assert len(folded) == 1 and "\n" not in folded[0]
         item = app.query_one(ScreenPane).items[0]
@@ -63,7 +53,7 @@ async def test_resume_continues_the_saved_session(claude_double, repo, store):
     claude_double.add(reply(text("It sells shoes.")))
     first = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False)
     async with first.run_test(size=(160, 48)) as pilot:
-        await ask(pilot, "what does the shop sell?")
+        await ask(pilot, "what does the shop sell?", timeout=120)
     first.close_session()
     claude_double.add(reply(text("We talked about shoes.")))
     second = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False, resume="")
@@ -71,7 +61,7 @@ async def test_resume_continues_the_saved_session(claude_double, repo, store):
         await wait_for(pilot, lambda: second.turns.session is not None, 120, "the session")
         await pilot.pause()
         assert any("Resumed the session of" in n and "what does the shop sell?" in n for n in notices(second))
-        await ask(pilot, "what did we talk about?")
+        await ask(pilot, "what did we talk about?", timeout=120)
     sent = claude_double.messages_requests()[-1]
     assert "what does the shop sell?" in sent.first_user_text() and sent.messages[1]["content"][0]["text"] == "It sells shoes."
 
@@ -80,7 +70,7 @@ async def test_the_palette_lists_sessions_to_read_or_continue(claude_double, rep
     claude_double.add(reply(text("It sells shoes.")))
     first = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False)
     async with first.run_test(size=(160, 48)) as pilot:
-        await ask(pilot, "what does the shop sell?")
+        await ask(pilot, "what does the shop sell?", timeout=120)
     first.close_session()
     app = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -103,7 +93,7 @@ async def test_the_palette_lists_sessions_to_read_or_continue(claude_double, rep
         await pilot.press("enter")
         await wait_for(pilot, lambda: any("Resumed the session of" in n for n in notices(app)), 120, "the switch")
         claude_double.add(reply(text("Shoes, as before.")))
-        await ask(pilot, "remind me?")
+        await ask(pilot, "remind me?", timeout=120)
     sent = claude_double.messages_requests()[-1]
     assert sent.messages[1]["content"][0]["text"] == "It sells shoes."
 
@@ -115,8 +105,8 @@ async def test_a_resumed_session_draws_its_earlier_turns(claude_double, repo, st
     claude_double.add(reply(text("It sells shoes.")), reply(text("And socks.")))
     first = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False)
     async with first.run_test(size=(160, 48)) as pilot:
-        await ask(pilot, "what does the shop sell?")
-        await ask(pilot, "anything else?")
+        await ask(pilot, "what does the shop sell?", timeout=120)
+        await ask(pilot, "anything else?", timeout=120)
     first.close_session()
     second = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False, resume="")
     async with second.run_test(size=(160, 48)) as pilot:

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tui.conftest import wait_for
+from tests.tui.conftest import ask, wait_for
 from tui.widgets.conversation.lines import Notice
-from tui.widgets.prompt import Prompt
 
 pytestmark = pytest.mark.usefixtures("claude_double")
-
-
-async def ask(pilot, question: str) -> None:
-    prompt = pilot.app.query_one("#prompt", Prompt)
-    prompt.focus()
-    prompt.value = question
-    await pilot.press("enter")
-    await wait_for(pilot, lambda: not pilot.app.running, 20, "the turn to finish")
 
 
 async def test_ctrl_n_starts_a_new_conversation(make_app, claude_double):

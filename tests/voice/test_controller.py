@@ -13,8 +13,11 @@ from agent.voice.controller import VoiceController, meter
 from agent.voice.push_to_talk import PttState, PushToTalk
 from agent.voice.recorder import Recorder, WavSource
 from agent.voice.stack import VoiceStack
-from tests.tui.conftest import notified
+from tests.tui.conftest import notified, wait_for
 from tests.voice.words import words
+
+# how long one wait may take: the real Whisper model loads within one
+WAIT = 20.0
 
 SENTENCE = "Show me the latest commit on the main branch."
 
@@ -52,14 +55,6 @@ def app_with_voice(tmp_path, speech_wav, transcriber, no_key, request):
     return app, controller
 
 
-async def wait_for(pilot, predicate, timeout: float = 20.0, what: str = "the app"):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
-
-
 def voice_line(app) -> str:
     from tui.widgets.status import StatusLine
 
@@ -78,11 +73,11 @@ async def test_f2_records_and_the_transcript_becomes_the_users_turn(app_with_voi
     submitted_while: list[object] = []
     app.submit_turn = lambda text, *args: (submitted_while.append(controller.state), submit(text, *args))[1]
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: voice_line(app) == "voice: ready (F2)", what="voice to load")
+        await wait_for(pilot, lambda: voice_line(app) == "voice: ready (F2)", timeout=WAIT, what="voice to load")
         await pilot.press("f2")
-        await wait_for(pilot, lambda: bool(app.query(UserTurn)), what="the transcript")
+        await wait_for(pilot, lambda: bool(app.query(UserTurn)), timeout=WAIT, what="the transcript")
         assert words(str(app.query_one(UserTurn).render())) == words(SENTENCE)
-        await wait_for(pilot, lambda: controller.state is PttState.IDLE, what="the recording to end")
+        await wait_for(pilot, lambda: controller.state is PttState.IDLE, timeout=WAIT, what="the recording to end")
         # the meter may already hold a bar by the first update, so match the elapsed time only
         assert any(line.startswith("● rec 0.0s") for line in seen)
         # a transcript decoded after the recording shows the wait for it; a tentative one
@@ -100,11 +95,11 @@ async def test_escape_throws_the_recording_away(app_with_voice):
 
     app, controller = app_with_voice
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, controller.loaded.is_set, what="voice to load")
+        await wait_for(pilot, controller.loaded.is_set, timeout=WAIT, what="voice to load")
         await pilot.press("f2")
-        await wait_for(pilot, lambda: voice_line(app).startswith("● rec"), what="recording")
+        await wait_for(pilot, lambda: voice_line(app).startswith("● rec"), timeout=WAIT, what="recording")
         await pilot.press("escape")
-        await wait_for(pilot, lambda: controller.state is PttState.IDLE, what="idle")
+        await wait_for(pilot, lambda: controller.state is PttState.IDLE, timeout=WAIT, what="idle")
         await pilot.pause(1.5)
         assert not app.query(UserTurn)
         assert voice_line(app) == "voice: ready (F2)"
@@ -155,7 +150,7 @@ async def test_with_voice_off_the_keys_say_why_instead_of_pretending(tmp_path, t
     app = DevAgentApp(repo, AgentConfig(thinking="off"), store=MemoryStore.for_repository(repo), voice=controller)
     messages = notified(app)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        await wait_for(pilot, lambda: voice_line(app) == "voice: off — no audio input device", what="the reason")
+        await wait_for(pilot, lambda: voice_line(app) == "voice: off — no audio input device", timeout=WAIT, what="the reason")
         await pilot.press("f6")
         await pilot.pause()
         assert messages == ["Voice is off, so there is nothing to mute."]

@@ -3,12 +3,14 @@ real Whisper model, and the app takes the transcript as the decision, not as a q
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from agent.tools.editor import EDITOR_NAME
 from tests.claude_double import tool_use
+from tests.tui.conftest import wait_for
+
+# how long one wait may take: the real Whisper model loads, or a turn runs, within one
+WAIT = 60.0
 
 pytestmark = pytest.mark.audio
 SOURCE = "class ReviewOrchestrator {}\n"
@@ -17,14 +19,6 @@ SOURCE = "class ReviewOrchestrator {}\n"
 @pytest.fixture
 def anyio_backend():
     return "asyncio"
-
-
-async def wait_for(pilot, predicate, timeout: float = 60.0, what: str = "the app"):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.05)
 
 
 @pytest.mark.anyio
@@ -53,14 +47,14 @@ async def test_saying_apply_applies_the_held_change(tmp_path, speech_wav, transc
     controller = VoiceController(stack_factory=factory)
     app = DevAgentApp(repo, AgentConfig(thinking="off"), store=MemoryStore.for_repository(repo), voice=controller)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, controller.loaded.is_set, what="voice to load")
+        await wait_for(pilot, controller.loaded.is_set, timeout=WAIT, what="voice to load")
         prompt = app.query_one("#prompt", Prompt)
         prompt.value = "Finish the rename."
         await pilot.press("enter")
-        await wait_for(pilot, lambda: bool(app.query(CodeReviewBar)), what="the change to wait")
+        await wait_for(pilot, lambda: bool(app.query(CodeReviewBar)), timeout=WAIT, what="the change to wait")
         assert (repo / "Review.cs").read_text() == SOURCE
         await pilot.press("f2")
-        await wait_for(pilot, lambda: not app.running, what="the spoken apply to finish the turn")
+        await wait_for(pilot, lambda: not app.running, timeout=WAIT, what="the spoken apply to finish the turn")
         assert (repo / "Review.cs").read_text() == "class ReviewCoordinator {}\n"
         assert app.queued.pop_next() is None
         assert claude_double.messages_requests()[1].tool_results()[0]["content"].startswith("The user applied")

@@ -5,8 +5,6 @@ the replies."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from agent.voice.controller import VoiceController
@@ -15,8 +13,12 @@ from agent.voice.recorder import Recorder, WavSource
 from agent.voice.stack import VoiceStack
 from agent.voice.tts import Speaker
 from tests.claude_double import reply
+from tests.tui.conftest import wait_for
 from tests.voice.utterances import spoken_parts
 from tests.voice.words import words
+
+# how long one wait may take: the real Whisper model loads within one
+WAIT = 30.0
 
 FIRST, THEN = "Run the tests.", "Then show me what failed."
 WITHDRAWN_REPLY = "Running the whole test suite now for you. " * 6
@@ -38,14 +40,6 @@ class HeardSpeaker(Speaker):
     def feed(self, delta: str) -> None:
         self.fed.append(delta)
         super().feed(delta)
-
-
-async def wait_for(pilot, predicate, timeout: float = 30.0, what: str = "the app"):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
 
 
 @pytest.mark.anyio
@@ -79,16 +73,16 @@ async def test_a_withdrawn_question_leaves_the_conversation_the_history_and_the_
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_for(pilot, lambda: controller.loaded.is_set() and app.turns.ready.is_set(),
-                           what="voice and session to load")
+                           timeout=WAIT, what="voice and session to load")
             await pilot.press("f2")
             # the tentative question is asked first...
-            await wait_for(pilot, lambda: bool(app.query(UserTurn)), what="the tentative question")
+            await wait_for(pilot, lambda: bool(app.query(UserTurn)), timeout=WAIT, what="the tentative question")
             assert words(str(app.query_one(UserTurn).render())) == words(FIRST)
             # ...then the speaker goes on, and the whole question replaces it
             await wait_for(pilot, lambda: KEPT_REPLY in "".join(r.source for r in app.query(Reply)) and not app.running,
                            timeout=40, what="the whole question's turn")
             await wait_for(pilot, lambda: controller.state is not None and controller.state.value == "idle",
-                           what="the recording to end")
+                           timeout=WAIT, what="the recording to end")
             await pilot.pause(0.3)
             shown = [words(str(turn.render())) for turn in app.query(UserTurn)]
             assert len(shown) == 1 and "failed" in shown[0] and "tests" in shown[0], shown
