@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from agent import claude, prompts, transcripts
-from agent.config import AgentConfig
 from agent.context import BETA_COMPACT, BETA_CONTEXT
 from agent.events import AgentError, Compacted, ContextStatus, Notice, TurnFinished
 from agent.session import Session
+from tests.agent.sessions import session as new_session
 from tests.claude_double import Request, reply, tool_use
 from tests.double_context import CLEARED
 
@@ -59,7 +59,7 @@ def big_reader(reads: int):
 
 
 def session(repo: Path, mode: str = "on-demand", **config) -> Session:
-    return Session(repo, AgentConfig(memory_mode=mode, **config), now=NOW)
+    return new_session(repo, now=NOW, memory_mode=mode, **config)
 
 
 def turn(s: Session, words: str) -> list:

@@ -15,6 +15,7 @@ from agent.config import AgentConfig
 from agent.memory_context import EMPTY
 from agent.session import Session
 from memory.roots import open_memory
+from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import reply, text, thinking, tool_use
 
@@ -30,7 +31,7 @@ def write(store, path: str, body: str) -> None:
 
 
 def session(repo: Path, mode: str = "preloaded") -> Session:
-    return Session(repo, AgentConfig(memory_mode=mode), tools=[EchoTool()], now=MONDAY)
+    return new_session(repo, tools=[EchoTool()], now=MONDAY, memory_mode=mode)
 
 
 def ask(double, session: Session, words: str):

@@ -15,6 +15,7 @@ from agent.config import AgentConfig
 from agent.session import Session
 from memory.pending import PendingChanges
 from memory.store import MemoryStore
+from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import reply, tool_use
 
@@ -23,7 +24,7 @@ NOTE = "---\nname: core\ntype: project\ndescription: which project matters\n---\
 
 
 def session(repo: Path, writes: str) -> Session:
-    return Session(repo, AgentConfig(memory_mode="preloaded", memory_writes=writes), tools=[EchoTool()], now=FRIDAY)
+    return new_session(repo, tools=[EchoTool()], now=FRIDAY, memory_mode="preloaded", memory_writes=writes)
 
 
 def create(path: str = "/memories/core.md", body: str = NOTE) -> dict:

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import AgentConfig
 from agent.modes import date_label
 from agent.session import Session
 from agent.transcripts import saved_sessions, transcripts_dir
 from memory.store import MemoryStore
+from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import error, redacted_thinking, reply, text, thinking, tool_use
 
@@ -33,7 +33,7 @@ def repo(make_repo):
 
 
 def session(repo: Path, mode: str, when: datetime, **config) -> Session:
-    return Session(repo, AgentConfig(memory_mode=mode, **config), tools=[EchoTool()], now=when)
+    return new_session(repo, tools=[EchoTool()], now=when, memory_mode=mode, **config)
 
 
 def friday(repo: Path, double, mode: str, turns: list[str], **config) -> Session:

@@ -11,9 +11,9 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from agent.config import AgentConfig
 from agent.events import Progress, ToolInputArriving, TurnFinished
 from agent.session import Session
+from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import reply, text, thinking, tool_use
 from tui.cli.ask import Printer
@@ -26,7 +26,7 @@ BETA = "thinking-display-updates-2026-08-18"
 def session(tmp_path: Path, **config) -> Session:
     config.setdefault("memory_mode", "none")
     config.setdefault("model", "claude-sonnet-5-5")
-    return Session(tmp_path, AgentConfig(**config), tools=[EchoTool()], now=FRIDAY)
+    return new_session(tmp_path, tools=[EchoTool()], now=FRIDAY, **config)
 
 
 def run(s: Session, words: str) -> list:

@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agent import prompts
-from agent.config import AgentConfig
 from agent.session import Session
 from memory.location import memory_dir_for, user_memory_dir
 from memory.pending import PendingChanges
 from memory.roots import USER_ROOT, MemoryRoots, open_memory
+from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import reply, tool_use
 
@@ -22,7 +22,7 @@ PROJECT = "---\nname: core\ntype: project\ndescription: which project matters\n-
 
 
 def session(repo: Path, **config) -> Session:
-    return Session(repo, AgentConfig(memory_mode="preloaded", **config), tools=[EchoTool()], now=MONDAY)
+    return new_session(repo, tools=[EchoTool()], now=MONDAY, memory_mode="preloaded", **config)
 
 
 def test_a_user_memory_written_in_one_repository_is_preloaded_in_another(make_repo, claude_double):

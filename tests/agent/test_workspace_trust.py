@@ -10,17 +10,12 @@ import os
 import stat
 import subprocess
 
-from agent.config import AgentConfig
 from agent.events import Notice
-from agent.session import Session
 from agent.workspace_trust import TrustAsked, TrustStore, WorkspaceTrust, repository_key, trust_file
+from tests.agent.sessions import session
 from tests.claude_double import tool_use
 from tests.hostile_repos import argv_ran, dropped, hostile_git, node_repo, python_repo, rust_repo
 from tests.repos import git, git_repo
-
-
-def _session(repo, trust=None):
-    return Session(repo, AgentConfig(memory_mode="none"), trust=trust)
 
 
 def _results(claude_double):
@@ -33,7 +28,7 @@ def test_an_untrusted_repository_runs_none_of_its_code_and_the_model_and_user_he
     claude_double.add(tool_use("git_status", {}, id="g1"), tool_use("build", {}, id="b1"))
     claude_double.add(tool_use("test", {}, id="t1"), "I could not run them.")
     events: list = []
-    _session(repo).send("Why is the build red?", events.append)
+    session(repo, memory_mode="none").send("Why is the build red?", events.append)
     assert dropped(root) == []  # no .venv python, no conftest, no fsmonitor, hook, filter or textconv
     status, build, test = _results(claude_double)
     assert "notes.txt" in status["content"] and not status.get("is_error")
@@ -59,7 +54,7 @@ def test_the_first_tool_asks_with_the_exact_command_and_nothing_runs_before_the_
             before.append(dropped(root))
             event.request.decide(True)
 
-    _session(repo, WorkspaceTrust(repo, interactive=True)).send("Run the tests", sink)
+    session(repo, trust=WorkspaceTrust(repo, interactive=True), memory_mode="none").send("Run the tests", sink)
     assert len(asked) == 1 and before == [[]]  # asked once, before anything ran
     request = asked[0]
     assert request.run.tool == "test" and request.run.cwd == repo.resolve() and request.run.environment == ".venv"
@@ -75,7 +70,7 @@ def test_the_first_tool_asks_with_the_exact_command_and_nothing_runs_before_the_
     # remembered: a later run that cannot ask runs the code too
     (root / "marks" / "conftest").unlink()
     claude_double.add(tool_use("test", {}, id="t2"), "Done.")
-    _session(repo).send("again", lambda e: None)
+    session(repo, memory_mode="none").send("again", lambda e: None)
     assert "conftest" in dropped(root)
 
 
@@ -90,9 +85,9 @@ def test_no_is_remembered_and_runs_nothing(tmp_path, claude_double):
             asked.append(event)
             event.request.decide(False)
 
-    _session(repo, WorkspaceTrust(repo, interactive=True)).send("Run the tests", sink)
+    session(repo, trust=WorkspaceTrust(repo, interactive=True), memory_mode="none").send("Run the tests", sink)
     claude_double.add(tool_use("build", {}, id="b1"), "Not run either.")
-    _session(repo, WorkspaceTrust(repo, interactive=True)).send("Build it", sink)
+    session(repo, trust=WorkspaceTrust(repo, interactive=True), memory_mode="none").send("Build it", sink)
     assert len(asked) == 1 and dropped(root) == []
     for result in _results(claude_double):
         assert result.get("is_error") and "chose not to trust" in result["content"]
@@ -103,14 +98,14 @@ def test_npm_scripts_and_build_rs_wait_for_trust_and_run_with_it(tmp_path, claud
     root = tmp_path / "sandbox"
     web, crate = node_repo(root), rust_repo(root)
     claude_double.add(tool_use("build", {}, id="b1"), "No.")
-    _session(web).send("build", lambda e: None)
+    session(web, memory_mode="none").send("build", lambda e: None)
     claude_double.add(tool_use("build", {}, id="b2"), "No.")
-    _session(crate).send("build", lambda e: None)
+    session(crate, memory_mode="none").send("build", lambda e: None)
     assert dropped(root) == []
     assert all("npm run build" in r["content"] or "cargo build" in r["content"] for r in _results(claude_double))
     # trusted for one run (`ask --trust`): prebuild and build run, nothing is remembered
     claude_double.add(tool_use("build", {}, id="b3"), "Built.")
-    _session(web, WorkspaceTrust(web, for_this_run=True)).send("build", lambda e: None)
+    session(web, trust=WorkspaceTrust(web, for_this_run=True), memory_mode="none").send("build", lambda e: None)
     assert dropped(root) == ["build", "prebuild"]
     assert TrustStore().decision(web) is None
 

@@ -18,12 +18,12 @@ import pytest
 
 from agent import modes
 from agent.cancel import Cancellation
-from agent.config import AgentConfig
 from agent.session import Session
 from agent.tools.base import ToolContext
 from agent.tools.memory_tool import MemoryTool
 from agent.transcripts import transcripts_dir
 from memory.store import MemoryStore
+from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import text, thinking, tool_use
 from tests.memory.secret_corpus import ALPHABETS
@@ -88,7 +88,7 @@ def test_the_preloaded_snapshot_and_the_index_are_masked(repo, planted, mode):
 
 
 def session(repo: Path, mode: str, when: datetime) -> Session:
-    return Session(repo, AgentConfig(memory_mode=mode), tools=[EchoTool()], now=when)
+    return new_session(repo, tools=[EchoTool()], now=when, memory_mode=mode)
 
 
 def saved_text(repo: Path) -> str:

@@ -16,6 +16,7 @@ from agent.config import AgentConfig
 from agent.session import Session
 from agent.tools.editor import EDITOR_NAME
 from agent.tools.files import MAX_FILE_BYTES
+from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
 from tests.claude_double import reply, request_problem, text_editor_problem, tool_use
 
@@ -32,7 +33,7 @@ def edit(command: str, path: str = "app.py", **fields) -> dict:
 
 
 def session(repo: Path, writes: str = "auto") -> Session:
-    return Session(repo, AgentConfig(memory_mode="none", code_writes=writes), tools=[EchoTool()])  # type: ignore[arg-type]
+    return new_session(repo, tools=[EchoTool()], memory_mode="none", code_writes=writes)
 
 
 def results(double) -> list[dict]:

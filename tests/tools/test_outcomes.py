@@ -11,9 +11,10 @@ import pytest
 from agent.cancel import Cancellation
 from agent.config import AgentConfig
 from agent.events import ToolFinished, ToolOutcome
-from agent.session import Session
 from agent.tools.base import ToolContext
 from agent.tools.build import BuildTool, RunTestsTool
+from tests.agent.sessions import session as new_session
+from tests.agent.sessions import trusted
 from tests.claude_double import text, tool_use
 from tests.repos import git_repo
 from tests.tools.repos import ctx_for, python_repo
@@ -91,7 +92,7 @@ def test_the_outcome_reaches_the_tool_finished_event(claude_double, tmp_path):
     repo = python_repo(tmp_path / "calc")
     claude_double.add(tool_use("test", {}))
     claude_double.add(text("One test fails."))
-    session = Session(repo, AgentConfig(memory_mode="none"))
+    session = new_session(repo, trust=trusted(repo), memory_mode="none")
     events: list = []
     session.send("run the tests", events.append)
     session.close()
