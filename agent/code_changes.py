@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from agent.code_locks import FilesBusy, held
-from agent.tools.confined_files import read_file, remove_file, replace_file
+from agent.tools.confined_files import LinkRefused, NotRegular, TooLarge, read_file, remove_file, replace_file
 from memory.atomic import temp_name
 
 # the editor's own cap (agent.tools.files.MAX_FILE_BYTES): no file it may write is larger
@@ -180,6 +180,18 @@ def file_mode(full: Path) -> int | None:
         return None
 
 
+def _why_unreadable(err: OSError) -> str:
+    """What stopped a file being read, as the user reads it after the file's name."""
+    if isinstance(err, LinkRefused):
+        return ("is now reached through a symbolic link (a folder on its way, or the file itself, was swapped for "
+                "one), which devagent never writes through")
+    if isinstance(err, NotRegular):
+        return "is no longer a regular file (a pipe, a socket, a device or a folder is there now)"
+    if isinstance(err, TooLarge):
+        return f"is now larger than the {MAX_READ_BYTES / 1e6:.0f} MB a change may read"
+    return f"cannot be read ({err.strerror or err})"
+
+
 @dataclass
 class ChangeSet:
     id: str
@@ -194,6 +206,7 @@ class ChangeSet:
         self._decided = threading.Event()
         self._apply = False
         self.why = ""
+        self.unreadable: dict[str, str] = {}  # file -> why it could not be read, at the last check
 
     def file(self, full: Path) -> FileChange | None:
         return next((f for f in self.files if f.full == full), None)
@@ -246,16 +259,22 @@ class ChangeSet:
         return self._changed_on_disk(lambda change: change.before)
 
     def _changed_on_disk(self, expected: Callable[[FileChange], str | None]) -> list[str]:
-        """The files whose text on disk (None: no file) is not `expected` of them."""
+        """The files whose text on disk (None: no file) is not `expected` of them; why a file
+        could not be read at all is kept in `unreadable`, to be said instead of "changed"."""
         changed = []
+        self.unreadable = {}
         for change in self.files:
             try:
                 now = on_disk(change.full, change.root)
-            except OSError:
+            except OSError as err:
                 now = "\0unreadable"
+                self.unreadable[change.path] = _why_unreadable(err)
             if now != expected(change):
                 changed.append(change.path)
         return changed
+
+    def _unreadable_said(self) -> str:
+        return "; ".join(f"{path} {why}" for path, why in self.unreadable.items())
 
     def locks(self) -> list[tuple[str, Path]]:
         return [(f.path, f.full) for f in self.files]
@@ -266,12 +285,18 @@ class ChangeSet:
         try:
             with held(self.locks()):
                 changed = self.conflicts()  # again under the locks: another session may have written
+                if changed and len(self.unreadable) == len(changed):
+                    self.state = "conflict"
+                    self.note = f"Not applied: {self._unreadable_said()}, so nothing was written."
+                    return self.note
                 if changed:
                     self.state = "conflict"
                     self.note = (
                         f"Not applied: {', '.join(changed)} changed on disk since the change was made from it, so "
                         "nothing was overwritten. View the file again and make the change anew."
                     )
+                    if self.unreadable:
+                        self.note += f" ({self._unreadable_said()}.)"
                     return self.note
                 write_all([Write(f.path, f.full, f.before, f.after, f.mode, root=f.root) for f in self.files], ahead)
         except FilesBusy as busy:
@@ -297,10 +322,12 @@ class ChangeSet:
         try:
             with held(self.locks()):
                 changed = self._changed_on_disk(lambda change: change.after)
+                if changed and len(self.unreadable) == len(changed):
+                    return f"Not undone: {self._unreadable_said()}. Nothing was changed."
                 if changed:
                     return (
                         f"Not undone: {', '.join(changed)} changed since the change was applied; undoing it would "
-                        "lose that. Nothing was changed."
+                        "lose that. Nothing was changed." + (f" ({self._unreadable_said()}.)" if self.unreadable else "")
                     )
                 write_all([Write(f.path, f.full, f.after, f.before, f.mode, root=f.root) for f in self.files], ahead)
         except FilesBusy as busy:

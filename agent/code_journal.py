@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.code_changes import ChangeSet, ChangeState, FileChange, Write, on_disk, put
+from agent.code_changes import ChangeSet, ChangeState, FileChange, Write, on_disk, put, start
 from agent.code_locks import FilesBusy, held
+from agent.tools.confined_files import remove_file
 from memory.atomic import fsync_dir, is_temp_name, temp_name, write_file
 from memory.private import make_private
 
@@ -244,8 +245,11 @@ def _settle(repo: Path, writes: list[Write], entries: list[tuple[ChangeSet, str]
 def _remove_temp(write: Write) -> None:
     temp = write.full.parent / write.temp
     try:
-        if os.path.isfile(temp) and not os.path.islink(temp):
-            os.unlink(temp)
+        # reached as the write reached it, from the root down: a folder swapped for a link
+        # since is not followed, so no file outside that bears the name is removed
+        remove_file(start(write.full, write.root), temp, only_regular=True)
+    except FileNotFoundError:
+        pass
     except OSError as err:
         log.warning("a temporary file %s stays: %s", temp, err)
 

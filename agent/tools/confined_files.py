@@ -305,10 +305,13 @@ def replace_file(root: Path, full: Path, data: bytes, new_mode: int, temp: str |
             pass
 
 
-def remove_file(root: Path, full: Path) -> None:
-    """Unlinks `full` below `root` (the entry, never what a link points at)."""
+def remove_file(root: Path, full: Path, only_regular: bool = False) -> None:
+    """Unlinks `full` below `root` (the entry, never what a link points at); with
+    `only_regular`, anything but a regular file there raises NotRegular and stays."""
     names = parts_of(root, full)
     with folder(root, names[:-1]) as dir_fd:
+        if only_regular and not stat.S_ISREG(os.stat(names[-1], dir_fd=dir_fd, follow_symlinks=False).st_mode):
+            raise NotRegular(str(full))
         os.unlink(names[-1], dir_fd=dir_fd)
         try:
             os.fsync(dir_fd)

@@ -26,6 +26,9 @@ from pathlib import Path
 import pytest
 
 from agent.cancel import Cancellation
+from agent.code_changes import ChangeSet, FileChange, Write
+from agent.code_journal import Record, recover, undo_last
+from agent.tools import confined_files
 from agent.tools.base import ToolContext
 from agent.tools.editor import TextEditorTool
 from tests.memory.capped import run_capped
@@ -165,6 +168,79 @@ def test_undo_through_a_folder_that_became_a_link_touches_nothing_outside(tmp_pa
     assert strays(box, outside)[1] == []
 
 
+@pytest.fixture(params=["openat2", "walk"])
+def way(request, monkeypatch):
+    """Both ways down to the folder: one openat2 call, and the walk a folder at a time."""
+    monkeypatch.setattr(confined_files, "use_openat2", request.param == "openat2")
+    return request.param
+
+
+@inner_only
+def test_devagent_undo_while_the_folder_flips_removes_nothing_outside(tmp_path, way):
+    box, repo, outside = sandbox(tmp_path)
+    for n in range(ROUNDS):  # what each undo would remove if it went through the link
+        (outside / f"undo{n}.txt").write_text(f"{n}\n")
+    tool = TextEditorTool("auto")
+    flipper = Flipper(repo)
+    undone = 0
+    try:
+        for n in range(ROUNDS):
+            made = tool.run({"command": "create", "path": f"sub/undo{n}.txt", "file_text": f"{n}\n"}, ToolContext(repo))
+            if not made.is_error:
+                undone += undo_last(repo)[0]  # `devagent undo`: the journal read back, then the files
+    finally:
+        flipper.stop()
+    gone = [n for n in range(ROUNDS) if not (outside / f"undo{n}.txt").exists()]
+    temps = strays(box, outside)[1]
+    line = f"undo ({way}): {len(gone)} of {ROUNDS} removed a file outside, {len(temps)} .tmp-* left, {undone} undone"
+    print(line)
+    assert gone == [] and temps == [], line
+
+
+def _cut_short(repo: Path, n: int) -> Write:
+    """The record of a create in sub/ whose process died before writing it (its temporary file named)."""
+    full = repo.resolve() / "sub" / f"late{n}.py"
+    change = ChangeSet(f"cut-short-{n}", 1, [FileChange(f"sub/late{n}.py", full, None, "late\n", None, repo.resolve())],
+                       "applied")
+    write = Write(f"sub/late{n}.py", full, None, "late\n", None, root=repo.resolve())
+    Record(repo, [(change, "a-dead-session")], "applied").begin([write])
+    return write
+
+
+@inner_only
+def test_settling_writes_cut_short_while_the_folder_flips_touches_nothing_outside(tmp_path):
+    box, repo, outside = sandbox(tmp_path)
+    baits = []
+    flipper = Flipper(repo)
+    try:
+        for n in range(ROUNDS):
+            write = _cut_short(repo, n)
+            bait = outside / write.temp  # a file outside bearing the temporary file's very name
+            bait.write_text("not devagent's\n")
+            baits.append(bait)
+            recover(repo)  # the next start: the temporaries swept, the set finished or rolled back
+    finally:
+        flipper.stop()
+    removed = [b.name for b in baits if not b.exists()]
+    landed = sorted(p.name for p in outside.iterdir() if p not in baits)
+    line = f"settle: {len(removed)} of {ROUNDS} removed a file outside, {len(landed)} landed outside"
+    print(line)
+    assert removed == [] and landed == [], line
+
+
+@inner_only
+def test_a_folder_turned_link_is_named_as_such_when_a_change_is_refused(tmp_path):
+    _, repo, _ = sandbox(tmp_path)
+    tool = TextEditorTool("review")
+    tool.run({"command": "create", "path": "sub/new.txt", "file_text": "x\n"}, ToolContext(repo))
+    change_set = tool.held
+    assert change_set is not None
+    swap_to_link(repo)
+    said = change_set.apply()
+    assert said.startswith("Not applied") and "sub/new.txt" in said, said
+    assert "symbolic link" in said and "changed on disk" not in said, said
+
+
 # --- a pipe, a device or a huge file where a change waits ------------------------------------
 
 SWAPPED = textwrap.dedent("""
@@ -252,4 +328,4 @@ def test_swaps_under_a_read_only_mount_namespace(tmp_path):
     print(done.stdout[-3000:])
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     summary = done.stdout.strip().splitlines()[-1]
-    assert "8 passed, 1 skipped" in summary, done.stdout[-2000:]  # only this outer test skipped
+    assert "12 passed, 1 skipped" in summary, done.stdout[-2000:]  # only this outer test skipped
