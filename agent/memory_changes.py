@@ -6,23 +6,31 @@ next request, so what the user deleted or rewrote is never sent again: one cache
 from that block on, after which requests read it from the cache as before. A short note in
 the user message says which files changed, without quoting them (the rebuilt block holds
 them as they are now). A memory the user deleted also leaves the conversation: its text in
-the model's earlier memory tool calls and their results is replaced (the saved transcript
-keeps them). What the model's own memory tool calls changed is no reason to rebuild: it made
+the model's earlier memory tool calls and their results is replaced, and so is the old
+text of one they rewrote (agent.memory_scrub; the saved transcript keeps the messages with a
+record of the scrub). What the model's own memory tool calls changed is no reason to rebuild: it made
 those changes itself and knows them.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from agent import memory_context
 from agent.marks import escape_marks
+from agent.memory_scrub import changed_since, fingerprints, written_paths
 from agent.tools.masking import mask_text
+from agent.transcripts import scrub
 from memory.quoting import shown_name
 
 if TYPE_CHECKING:
+    from agent.transcripts import SavedSession, Transcript
     from memory.seam import Store
+
+log = logging.getLogger("devagent.memory_changes")
 
 # A note names a few files; a whole folder replaced is counted, not listed.
 MAX_NAMED = 20
@@ -57,6 +65,9 @@ class MemoryWatch:
     mode: str
     known: Seen | None  # what the system prompt gives of memory (seen), as the model knows it
     files: Seen | None = None  # every memory file, as the model may have read or written it
+    # What the user changed while no session ran, told at a resumed session's first turn.
+    meanwhile: Change | None = None
+    saved: dict[str, str] | None = None  # the fingerprints of `files` the transcript has last
 
     def __post_init__(self) -> None:
         if self.files is None:
@@ -70,12 +81,15 @@ class MemoryWatch:
         it the model is taken to know memory as it is now (the caller rebuilds its block
         when `Change.rebuild`)."""
         deleted: list[str] = []
+        rewritten: list[str] = []  # what the model may have read or written of, changed since
         try:
             files = _on_disk(self.store, self.mode)
         except Exception:  # an unreadable folder: the memory tool says so when it is used
             files = None
         if files is not None and self.files is not None:
             deleted = sorted(set(self.files) - set(files))
+            rewritten = sorted(p for p in set(self.files) & set(files)
+                               if None not in (self.files[p], files[p]) and self.files[p] != files[p])
         if files is not None:
             self.files = files
         shown = None
@@ -87,11 +101,37 @@ class MemoryWatch:
             if current is not None:
                 shown = difference(self.known, current)
                 self.known = current
-        if shown is None and not deleted:
+        if shown is None and not deleted and not rewritten:
             return None
         if shown is None:
-            return Change(deleted, [], [], rebuild=False)
-        return Change(sorted(set(shown.deleted) | set(deleted)), shown.edited, shown.added)
+            return Change(deleted, rewritten, [], rebuild=False)
+        return Change(sorted(set(shown.deleted) | set(deleted)), sorted(set(shown.edited) | set(rewritten)), shown.added)
+
+    def resume(self, saved: SavedSession, transcript: Transcript | None, when: datetime) -> None:
+        """Takes what the user deleted or rewrote since `saved` ended out of its messages
+        (in place, and in its `transcript`), to be told at the first turn."""
+        self.saved = saved.memory_known
+        change = since_saved(saved.memory_known, [m.message for m in saved.messages], self.store, self.mode)
+        if change is not None:
+            scrub(saved.messages, change.deleted, change.edited)
+            change.save_scrub(transcript, when)
+            self.meanwhile = change
+
+    def take_meanwhile(self) -> Change | None:
+        change, self.meanwhile = self.meanwhile, None
+        return change
+
+    def save_known(self, transcript: Transcript | None, when: datetime) -> None:
+        """Every memory as the model knows it, as fingerprints in `transcript`, when they
+        changed since it was last told."""
+        known = None if self.files is None else fingerprints(self.files)
+        if transcript is None or known is None or known == self.saved:
+            return
+        try:
+            transcript.add_memory_known(known, time=when)
+            self.saved = known
+        except Exception as err:
+            log.warning("transcript %s: the memory the model knows was not saved: %s", transcript.path, err)
 
     def learn(self, messages: list[dict[str, Any]]) -> None:
         """Takes the paths the model's own memory tool calls in `messages` touched as known."""
@@ -110,47 +150,6 @@ class MemoryWatch:
                     mine[path] = current[path]
                 else:
                     mine.pop(path, None)
-
-
-# What stands in a past memory tool call for the text of a memory the user deleted since.
-GONE = "(a memory the user deleted since: its text is not sent again)"
-_TEXT_FIELDS = ("file_text", "old_str", "new_str", "insert_text")
-
-
-def _about(given: dict[str, Any], deleted: set[str]) -> bool:
-    """A memory call that reads or writes the text of one of `deleted` (not its delete or rename)."""
-    path = given.get("path")
-    return isinstance(path, str) and path.rstrip("/") in deleted and given.get("command") not in ("delete", "rename")
-
-
-def scrubbed(messages: list[dict[str, Any]], deleted: set[str]) -> list[dict[str, Any]]:
-    """`messages` without the text of the `deleted` memories: in the model's memory tool calls
-    on them (what it wrote) and in their results (what it read), so that a memory the user
-    deleted is not sent again with the conversation. Other messages are the same objects."""
-    calls: set[str] = set()
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        content = message.get("content")
-        if not isinstance(content, list):
-            out.append(message)
-            continue
-        blocks: list[Any] = []
-        changed = False
-        for block in content:
-            given = block.get("input") if isinstance(block, dict) and block.get("type") == "tool_use" else None
-            if isinstance(given, dict) and block.get("name") == "memory" and _about(given, deleted):
-                calls.add(str(block.get("id")))
-                fields = {k: GONE for k in _TEXT_FIELDS if isinstance(given.get(k), str) and given.get(k) != GONE}
-                if fields:
-                    block = {**block, "input": {**given, **fields}}
-                    changed = True
-            elif (isinstance(block, dict) and block.get("type") == "tool_result"
-                  and str(block.get("tool_use_id")) in calls and block.get("content") != GONE):
-                block = {**block, "content": GONE}
-                changed = True
-            blocks.append(block)
-        out.append({**message, "content": blocks} if changed else message)
-    return out
 
 
 def _touched(messages: list[dict[str, Any]]) -> set[str]:
@@ -179,6 +178,15 @@ class Change:
     added: list[str]
     rebuild: bool = True  # what the system prompt gives of memory changed
 
+    def save_scrub(self, transcript: Transcript | None, when: datetime) -> None:
+        """Records in `transcript` that the messages before now lose these memories' text."""
+        if transcript is None or not (self.deleted or self.edited):
+            return
+        try:
+            transcript.add_scrub(deleted=self.deleted, edited=self.edited, time=when)
+        except Exception as err:
+            log.warning("transcript %s: the memory taken out of the conversation was not saved: %s", transcript.path, err)
+
     def note(self) -> str:
         """The user message's note: which files changed, in one line each, masked."""
         lead = "Memory changed since you last saw it (the user or another program changed it)"
@@ -198,6 +206,8 @@ class Change:
                 "What a deleted memory said is gone, from memory and from this conversation: do not rely on "
                 "it, and do not write it again unless the user asks."
             )
+        if self.edited:
+            lines.append("What an edited memory said before is gone from this conversation too: it says what it says now.")
         text = "\n".join(lines)
         try:
             return mask_text(text, "line")[0]
@@ -213,3 +223,28 @@ def difference(before: Seen, after: Seen) -> Change | None:
     if not (deleted or added or edited):
         return None
     return Change(deleted, edited, added)
+
+
+def since_saved(
+    known: dict[str, str] | None, messages: list[dict[str, Any]], store: Store | None, mode: str
+) -> Change | None:
+    """What changed in memory between the end of a saved conversation and its resumption,
+    the user's doing while no session ran: the memories the model knew then (`known`, the
+    transcript's fingerprints; for an older transcript without them, the memories its calls
+    in `messages` read or wrote) that are gone or say something else now. None when nothing
+    did, or when memory cannot be read (the memory tool says so when it is used)."""
+    try:
+        files = _on_disk(store, mode)
+    except Exception:
+        files = None
+    if files is None:
+        return None
+    if known is not None:
+        deleted, edited = changed_since(known, files)
+    else:
+        edited = []
+        deleted = sorted(p for p in written_paths(messages)
+                         if p not in files and not any(f.startswith(p + "/") for f in files))
+    if not deleted and not edited:
+        return None
+    return Change(deleted, edited, [], rebuild=mode in ("preloaded", "index"))

@@ -42,7 +42,8 @@ from agent.faults import (
     traceback_worth_keeping,
 )
 from agent.history import CANCELLED_NOTE, FAILED_NOTE, History, bound_thinking, prefix_of
-from agent.memory_changes import MemoryWatch, scrubbed
+from agent.memory_changes import MemoryWatch
+from agent.memory_scrub import scrubbed
 from agent.stream import Reply, stream_reply
 from agent.tool_calls import run_tools
 from agent.tools.base import Tool, ToolContext
@@ -114,6 +115,7 @@ class Session:
         self.keeper = Keeper(self.config, memory_tool=self.start.memory_tool)
         self.memory_watch = MemoryWatch(self.store, self.config.memory_mode, self.start.seen)
         self._conversation_turns = 0
+        self._resumed = resume is not None
         if resume is not None:
             self.history = self._resumed_history(resume)
             return
@@ -138,6 +140,9 @@ class Session:
         # Turn numbers go on after every turn the file has seen, finished or not.
         self.turn = max([m.turn for m in saved.messages] + [int(t.get("turn") or 0) for t in saved.turns] + [0])
         transcript = Transcript.reopen(self.repo, saved) if self._save_transcript else None
+        # Memory is the user's: what they deleted or rewrote since is not sent again, neither
+        # in the rebuilt block (modes.resumed) nor in the model's earlier memory tool calls.
+        self.memory_watch.resume(saved, transcript, self.now())
         return History.resumed(saved, transcript, self.now, self.prefix)
 
     # --- setup ----------------------------------------------------------------------------
@@ -329,9 +334,10 @@ class Session:
         preloaded block (or the index) rebuilt from memory as it is now, the text of a deleted
         memory taken out of the conversation's memory tool calls, so neither is sent again,
         and the note that says which files changed."""
+        meanwhile = self.memory_watch.take_meanwhile()
         change = self.memory_watch.changes()
         if change is None:
-            return None
+            return meanwhile.note() if meanwhile is not None else None
         if change.rebuild:
             fresh = modes.prepare(self.config.memory_mode, self.repo, store=self.store, now=self.now(),
                                   aging_days=self.config.memory_aging_days, since=memory_context.REBUILT)
@@ -340,11 +346,12 @@ class Session:
             self.prefix = prefix_of(self.config.model, self.system, self.tool_definitions)
             # The old block's thinking is bound to it: the API would refuse it under the new one.
             self.history.rebind(self.prefix)
-        if change.deleted:
-            self.history.rewrite(scrubbed(self.history.messages, set(change.deleted)))
+        if change.deleted or change.edited:
+            self.history.rewrite(scrubbed(self.history.messages, change.deleted, change.edited))
+            change.save_scrub(self.transcript, self.now())
         log.info("memory changed outside the session (%d deleted, %d edited, %d new)%s",
                  len(change.deleted), len(change.edited), len(change.added), ": its block is rebuilt" if change.rebuild else "")
-        return change.note()
+        return "\n\n".join(c.note() for c in (meanwhile, change) if c is not None)
 
     def _memory_news(self) -> str | None:
         """The user's decisions on held memory changes since the last turn, in one line."""
@@ -431,4 +438,5 @@ class Session:
                 self.transcript.add_turn(turn, usage.to_dict(), time=self.now(), cancelled=cancelled)
             except Exception as err:
                 log.warning("transcript %s: turn %d's usage was not saved: %s", self.transcript.path, turn, err)
+        self.memory_watch.save_known(self.transcript, self.now())
 

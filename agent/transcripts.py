@@ -14,6 +14,10 @@ Records, one a line:
   {"type": "turn", "time": iso, "turn": n, "usage": {..}, "cancelled": bool}   a turn ended
   {"type": "history", "time": iso, "turn": n, "keep": k}   the history goes on from its first
       k messages: 0 after devagent's own summary, fewer after resuming past an unfinished turn
+  {"type": "scrub", "time": iso, "deleted": [path], "edited": [path]}   the text of these
+      memories is taken out of the messages saved before it (agent.memory_scrub)
+  {"type": "memory", "time": iso, "files": {path: fingerprint}}   every memory as the model
+      knew it at the end of a turn, so that a resumed session tells what changed since
 
 The header may also hold "context", the session's own system block (preloaded memory), so
 a resumed session sends the same request it sent before.
@@ -65,6 +69,9 @@ class SavedSession:
     # The effort the session ran with: Sonnet 5.5 takes no change of it mid-conversation.
     effort: str = ""
     turns: list[dict[str, Any]] = field(default_factory=list)
+    # Every memory as the model knew it at the end of its last turn (fingerprints, see
+    # agent.memory_scrub); None for a transcript saved without them.
+    memory_known: dict[str, str] | None = None
 
 
 class Transcript:
@@ -116,6 +123,13 @@ class Transcript:
         if prefix and masked == message:
             record["prefix"] = prefix
         self._write(record)
+
+    def add_scrub(self, *, deleted: list[str], edited: list[str], time: datetime) -> None:
+        """The text of these memories is no longer in the messages saved so far."""
+        self._write({"type": "scrub", "time": time.isoformat(), "deleted": deleted, "edited": edited})
+
+    def add_memory_known(self, files: dict[str, str], *, time: datetime) -> None:
+        self._write({"type": "memory", "time": time.isoformat(), "files": files})
 
     def add_rollback(self, *, turn: int, time: datetime) -> None:
         """The messages of `turn` saved so far are no longer part of the conversation."""
@@ -209,6 +223,10 @@ def load(path: Path) -> SavedSession | None:
                         prefix=str(record["prefix"]) if record.get("prefix") else None,
                     )
                 )
+            elif kind == "scrub":
+                scrub(session.messages, _paths(record.get("deleted")), _paths(record.get("edited")))
+            elif kind == "memory" and isinstance(record.get("files"), dict):
+                session.memory_known = {str(k): str(v) for k, v in record["files"].items()}
             elif kind == "rollback":
                 turn = int(record["turn"])
                 session.messages = [m for m in session.messages if m.replayed or m.turn != turn]
@@ -218,6 +236,25 @@ def load(path: Path) -> SavedSession | None:
         except (KeyError, TypeError, ValueError):
             continue
     return session
+
+
+def scrub(messages: list[SavedMessage], deleted: list[str], edited: list[str]) -> None:
+    """Takes the text of the `deleted` and `edited` memories out of `messages`, in place
+    (agent.memory_scrub). Thinking from the first message changed on was made with the old
+    text before it and is no longer valid: those messages lose their prefix."""
+    from agent.memory_scrub import scrubbed
+
+    new = scrubbed([m.message for m in messages], deleted, edited)
+    first = next((i for i, (m, n) in enumerate(zip(messages, new, strict=True)) if m.message is not n), None)
+    if first is None:
+        return
+    for saved, message in zip(messages[first:], new[first:], strict=True):
+        saved.message = message
+        saved.prefix = None
+
+
+def _paths(value: object) -> list[str]:
+    return [str(p) for p in value] if isinstance(value, list) else []
 
 
 def saved_sessions(repo: Path) -> list[Path]:

@@ -168,3 +168,89 @@ def test_a_memory_the_model_wrote_this_session_and_the_user_deleted_leaves_the_c
     assert 0 < second.context.cache_read < first.context.cache_read + first.context.cache_write
     third = ask(claude_double, talk, "Thanks.")
     assert third.context.cache_read >= second.context.cache_read + second.context.cache_write - 2
+
+
+def resume(repo: Path, talk: Session, mode: str = "preloaded") -> Session:
+    """The saved session, resumed the way `--resume` does, by a process that knows only its file."""
+    resumed, said = sessions.open_saved(
+        repo, AgentConfig(memory_mode=mode), sessions.session_id(talk.transcript.path), now=MONDAY + timedelta(hours=3)
+    )
+    assert resumed is not None, said
+    return resumed
+
+
+def valid_for_the_api(request) -> None:
+    """Nothing the API would refuse: no blank text block, and no thinking (the double refuses
+    thinking bound to a system block it no longer gets, and the request would have failed)."""
+    blocks = [b for m in request.messages if isinstance(m["content"], list) for b in m["content"]]
+    assert all(b["text"].strip() for b in blocks if b.get("type") == "text")
+    assert not [b for b in blocks if b.get("type") in ("thinking", "redacted_thinking")]
+
+
+def test_a_memory_deleted_while_no_session_ran_is_not_sent_again_by_the_resumed_session(claude_double, repo):
+    store = open_memory(repo)
+    write(store, "/memories/deploy.md", "Deploys go out on Fridays, from the release branch.")
+    write(store, "/memories/db.md", "The database is Postgres 14.")
+    talk = session(repo)
+    view = {"command": "view", "path": "/memories/deploy.md"}
+    claude_double.add(reply(thinking("Check the deploy memory.", signature="sig-d"), tool_use("memory", view, id="toolu_d")))
+    claude_double.add(reply(text("As the memory says.")))
+    talk.send("When do we deploy?", lambda e: None)
+    assert "release branch" in claude_double.messages_requests()[-1].tool_results()[0]["content"]
+
+    message, refused, _ = store.forget("/memories/deploy.md")  # the pane's delete, after the session ended
+    assert not refused, message
+
+    after = ask(claude_double, resume(repo, talk), "And the database?")
+    assert "Fridays" not in json.dumps(after.body)
+    assert "The database is Postgres 14." in after.system_text()
+    assert "- /memories/deploy.md: deleted" in after.last_user_text()
+    assert "When do we deploy?" in json.dumps(after.messages)  # the conversation is the one resumed
+    valid_for_the_api(after)
+
+
+def test_a_memory_deleted_mid_session_stays_out_of_the_conversation_when_it_is_resumed(claude_double, repo):
+    store = open_memory(repo)
+    write(store, "/memories/deploy.md", "Deploys go out on Fridays, from the release branch.")
+    talk = session(repo, "on-demand")
+    view = {"command": "view", "path": "/memories/deploy.md"}
+    claude_double.add(reply(thinking("Check the deploy memory.", signature="sig-m"), tool_use("memory", view, id="toolu_m")))
+    claude_double.add(reply(text("As the memory says.")))
+    talk.send("When do we deploy?", lambda e: None)
+    store.forget("/memories/deploy.md")
+    live = ask(claude_double, talk, "And the database?")
+    assert "Fridays" not in json.dumps(live.body)  # taken out of the running conversation
+    # The transcript still holds what was said; a resumed session reads the scrub after it.
+    assert "Fridays" in talk.transcript.path.read_text()
+
+    after = ask(claude_double, resume(repo, talk, "on-demand"), "Anything else?")
+    assert "Fridays" not in json.dumps(after.body)
+    assert "Memory changed" not in after.last_user_text()  # told once, in the turn it happened
+    valid_for_the_api(after)
+
+
+@pytest.mark.parametrize("fingerprints", [True, False], ids=["fingerprints", "older-transcript"])
+def test_a_memory_edited_or_deleted_by_hand_between_sessions_is_sent_as_it_is_now(claude_double, repo, fingerprints):
+    store = open_memory(repo)
+    write(store, "/memories/db.md", "The database is Postgres 14.")
+    write(store, "/memories/deploy.md", "Deploys go out on Fridays.")
+    talk = session(repo, "on-demand")
+    claude_double.add(reply(tool_use("memory", {"command": "view", "path": "/memories/db.md"}, id="toolu_1"),
+                            tool_use("memory", {"command": "view", "path": "/memories/deploy.md"}, id="toolu_2")))
+    claude_double.add(reply(text("Noted.")))
+    talk.send("What do we run?", lambda e: None)
+    if not fingerprints:  # a transcript saved before they were: only what the calls show
+        saved = talk.transcript.path
+        saved.write_text("".join(line for line in saved.read_text().splitlines(True) if '"type": "memory"' not in line))
+    folder = Path(store.repository.directory)
+    (folder / "db.md").write_text(note("db", "The database is Postgres 16 now."))
+    (folder / "deploy.md").unlink()
+
+    after = ask(claude_double, resume(repo, talk, "on-demand"), "And now?")
+    body = json.dumps(after.body)
+    assert "Fridays" not in body
+    told = after.last_user_text()
+    assert "- /memories/deploy.md: deleted" in told
+    if fingerprints:  # an edit shows in a fingerprint; an older transcript knows only what is gone
+        assert "Postgres 14" not in body and "- /memories/db.md: edited" in told
+    valid_for_the_api(after)
