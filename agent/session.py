@@ -357,7 +357,8 @@ class Session:
         """The user's decisions on held memory changes since the last turn, in one line."""
         memory = self.registry.get("memory")
         news = getattr(memory, "news", None)
-        return news() if callable(news) else None
+        # A new session's first turn follows no turn of its own.
+        return news(first_turn=self._conversation_turns == 1 and not self._resumed) if callable(news) else None
 
     # --- the end --------------------------------------------------------------------------
 

@@ -313,8 +313,10 @@ class PendingChanges:
     def conflicts(self) -> builtins.list[Change]:
         return [c for c in self._all() if c.status == CONFLICT]
 
-    def take_news(self) -> str | None:
-        """One line for the model about decisions it has not heard of, then forgets them."""
+    def take_news(self, *, first_turn: bool = False) -> str | None:
+        """One line for the model about decisions it has not heard of, then forgets them. At
+        the `first_turn` of a new session the model had no turn to hear them since: they were
+        made on changes an earlier session held."""
         with self.store.locked():
             decided = [c for c in self._all() if c.status in (ACCEPTED, REJECTED, CONFLICT) and not c.told]
             if not decided:
@@ -330,7 +332,11 @@ class PendingChanges:
                     self._save(change)  # stays listed for the user to accept again or reject
                 else:
                     self._remove(change)
-        return "Memory review since your last turn: the user " + "; ".join(parts) + "."
+        return f"Memory review {news_since(first_turn)}: the user " + "; ".join(parts) + "."
+
+
+def news_since(first_turn: bool) -> str:
+    return "since the last session" if first_turn else "since your last turn"
 
 
 def _valid_id(change_id: str) -> bool:

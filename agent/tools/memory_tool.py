@@ -19,6 +19,7 @@ from agent.choices import MemoryWrites
 from agent.marks import escape_marks
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.masking import ScanCancelled, mask_result, mask_text, withheld
+from memory.pending import news_since
 
 if TYPE_CHECKING:
     from memory.pending import PendingChanges
@@ -107,12 +108,13 @@ class MemoryTool:
                 summary="output withheld",
             )
 
-    def news(self) -> str | None:
-        """One line about the user's decisions on held changes since the last turn."""
+    def news(self, *, first_turn: bool = False) -> str | None:
+        """One line about the user's decisions on held changes since the last turn (or, at a
+        new session's `first_turn`, since the last session)."""
         if self.pending is None:
             return None
         try:
-            news = self.pending.take_news()
+            news = self.pending.take_news(first_turn=first_turn)
         except Exception:  # a busy or unreadable folder: tell it next turn instead
             return None
         if not news:
@@ -122,7 +124,7 @@ class MemoryTool:
         try:
             return escape_marks(mask_text(news, "line")[0])
         except Exception:
-            return "Memory review since your last turn: the user decided on held changes (details withheld)."
+            return f"Memory review {news_since(first_turn)}: the user decided on held changes (details withheld)."
 
     def mode_note(self) -> str:
         """What the session's prompt says about memory writes, when they are not plain."""

@@ -186,3 +186,27 @@ def test_the_flag_is_on_the_command_line():
     assert app_parser().parse_args(["--memory-writes", "review"]).memory_writes == "review"
     with pytest.raises(SystemExit):
         app_parser().parse_args(["--memory-writes", "maybe"])
+
+
+def test_a_new_session_hears_of_decisions_since_the_last_session_not_since_a_turn_it_never_had(repo, claude_double):
+    claude_double.add(create())
+    claude_double.add("Held.")
+    turn(session(repo, "review"), "Remember the core project.")
+    pending = PendingChanges(MemoryStore.for_repository(repo))
+    pending.accept(pending.list()[0].id)  # in the pane, after that session ended
+
+    claude_double.add("Good morning.")
+    fresh = session(repo, "review")
+    turn(fresh, "Good morning.")
+    said = claude_double.messages_requests()[-1].last_user_text()
+    assert "Memory review since the last session: the user accepted create /memories/core.md." in said
+    assert "since your last turn" not in said
+    # Within the session, a decision follows the model's last turn.
+    claude_double.add(create("/memories/cli.md", NOTE.replace("core", "cli")))
+    claude_double.add("Held.")
+    turn(fresh, "And remember the CLI.")
+    pending.reject(pending.list()[0].id)
+    claude_double.add("Fine.")
+    turn(fresh, "Next.")
+    assert "Memory review since your last turn: the user rejected create /memories/cli.md." in (
+        claude_double.messages_requests()[-1].last_user_text())
