@@ -25,7 +25,6 @@ from __future__ import annotations
 import difflib
 import os
 import stat
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -203,9 +202,6 @@ class ChangeSet:
     note: str = ""
 
     def __post_init__(self) -> None:
-        self._decided = threading.Event()
-        self._apply = False
-        self.why = ""
         self.unreadable: dict[str, str] = {}  # file -> why it could not be read, at the last check
 
     def file(self, full: Path) -> FileChange | None:
@@ -225,32 +221,9 @@ class ChangeSet:
         lead = f"{len(self.files)} files: " if len(self.files) > 1 else ""
         return f"{lead}{names} (+{added} −{removed})"
 
-    # --- the user's decision, from another thread --------------------------------------
-
-    def decide(self, apply: bool, why: str = "") -> bool:
-        """False when it was decided already. `why`: what the model hears of a file kept as
-        it is, when it was not the user's choice."""
-        if self._decided.is_set():
-            return False
-        self._apply = apply
-        self.why = why
-        self._decided.set()
-        return True
-
-    @property
-    def decided(self) -> bool:
-        return self._decided.is_set()
-
     @property
     def undone(self) -> bool:
         return self.state == "undone"
-
-    def wait(self, cancelled: Callable[[], bool], poll: float = 0.1) -> bool | None:
-        """True to apply, False to keep the files; None when the turn was cancelled first."""
-        while not self._decided.wait(poll):
-            if cancelled():
-                return None
-        return self._apply
 
     # --- applying -------------------------------------------------------------------------
 

@@ -1,12 +1,13 @@
 """A reply's held code changes, settled with the user before the model hears back.
 
-In review the text editor tool only holds each write of a reply (agent.tools.editor);
-once every tool of the reply has run, `settle` shows the whole change set (a
-`CodeChangeHeld` event carries it, with what a person is shown of it, and whoever shows
-it calls `decide` on it), waits for
-the decision, applies the set or keeps the files, and puts the outcome into the held
-calls' tool results. A cancelled turn applies nothing. `devagent ask` decides "keep" as it
-prints the diff, so a script sees what would have changed and nothing is written.
+In review the text editor tool only holds each write of a reply (agent.tools.editor),
+and the loop keeps a `HeldCall` in the place of each such call's result. Once every tool
+of the reply has run, `settle` asks the user through the turn's decisions (agent.decisions:
+a `CodeChangeHeld` event shows what a person is shown of the set, under its id), waits for
+the `Decision` naming that id, applies the set or keeps the files, and writes the held
+calls' tool results, found by their type. A cancelled turn applies nothing. `devagent ask`
+answers "keep" as it prints the diff, so a script sees what would have changed and nothing
+is written.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.code_changes import ChangeSet
-from agent.tools.base import ToolContext
+from agent.decisions import AskingTurn, Decision
+from agent.history import tool_result
+from agent.marks import escape_marks
+from agent.tools.base import HeldCall, ToolContext
 from agent.tools.masking import mask_text
 
 log = logging.getLogger("devagent.code_changes")
@@ -41,10 +45,10 @@ UNDONE = (
 
 @dataclass(frozen=True)
 class CodeChangeHeld:
-    """A change set waits for the user: `change.decide(True)` applies it, False keeps the files."""
+    """A change set waits for the user: a `Decision` about `id` applies it (yes) or keeps the files."""
 
     turn: int
-    change: ChangeSet
+    id: str  # the change set's, which the decision names
     what: str  # the change in one line: `src/app.py (+3 −1)`
     diff: str  # its unified diff, credentials masked
 
@@ -85,53 +89,57 @@ def editor_of(registry: Any) -> Any:
     return registry.get(EDITOR_NAME) if registry is not None else None
 
 
-def settle(registry: Any, turn: Any, ctx: ToolContext, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The reply's tool results, with the held calls' outcome in place of their placeholder."""
+NOT_KEPT = "Not applied: the change was not kept for review."
+
+
+def settle(registry: Any, turn: AskingTurn, ctx: ToolContext,
+           results: list[dict[str, Any] | HeldCall]) -> list[dict[str, Any]]:
+    """The reply's tool results, each held call's written with how its change set ended."""
     editor = editor_of(registry)
     if editor is not None:
         editor.reply_ended()
-    if editor is None or editor.held is None:
-        return results
-    change, calls = editor.held, editor.held_calls
-    editor.held, editor.held_calls = None, []
-    decision: bool | None = None
+    change = editor.held if editor is not None else None
+    if change is None:
+        return [b if isinstance(b, dict) else tool_result(b.tool_use_id, NOT_KEPT, True) for b in results]
+    editor.held = None
+    decision: Decision | None = None
     if not turn.cancel.cancelled:  # a turn cancelled meanwhile shows nothing to decide
-        turn.emit(CodeChangeHeld(turn.id, change, change.describe(), masked_diff(change)))
-        decision = change.wait(lambda: turn.cancel.cancelled)
-    files = ", ".join(f.path for f in change.files)
-    notes = ""
-    if decision is None:
-        change.state, said = "cancelled", CANCELLED.format(files=files)
-        shown = SHOWN_CANCELLED.format(files=files)
-    elif not decision:
-        change.state, said = "kept", change.why or KEPT.format(files=files)
-        shown = SHOWN_ASK if change.why == ASK else SHOWN_KEPT.format(files=files)
-    else:
-        try:
-            said = shown = change.apply(editor.record(change, ctx.repo))
-        except OSError as err:
-            change.state = "conflict"
-            said = shown = f"Not applied: {files} could not be written ({err.strerror or err}). Nothing else was changed."
-        if change.state == "conflict" and said == change.note:
-            shown = SHOWN_CONFLICT.format(files=", ".join(change.conflicts()) or files)
-        if change.state == "applied":
-            notes = editor.settled(change, ctx)
+        held = CodeChangeHeld(turn.id, change.id, change.describe(), masked_diff(change))
+        decision = turn.decisions.ask(change.id, lambda: turn.emit(held), lambda: turn.cancel.cancelled)
+    said, shown, notes = _outcome(change, decision, editor, ctx)
     log.info("turn %d: change set %s %s", turn.id, change.id, change.state)
-    texts = dict(calls)
-    ids = tuple(str(b.get("tool_use_id")) for b in results if b.get("content") in texts)
+    ids = tuple(b.tool_use_id for b in results if isinstance(b, HeldCall))
     turn.emit(CodeChangeSettled(turn.id, change, change.state, change.describe(), said, ids, shown))
     out = []
     for block in results:
-        content = block.get("content")
-        if isinstance(content, str) and content in texts:
-            block = dict(block)
+        if isinstance(block, HeldCall):
             if change.state == "applied":
-                block["content"] = f"The user applied the change. {texts[content]}" + (f"\n\n{notes}" if notes else "")
+                text = f"The user applied the change. {block.said}" + (f"\n\n{notes}" if notes else "")
+                block = tool_result(block.tool_use_id, escape_marks(text), False)
             else:
-                block["content"] = said
-                block["is_error"] = True
+                block = tool_result(block.tool_use_id, escape_marks(said), True)
         out.append(block)
     return out
+
+
+def _outcome(change: ChangeSet, decision: Decision | None, editor: Any, ctx: ToolContext) -> tuple[str, str, str]:
+    """Applies or keeps the set as decided (None: the turn was cancelled): what the model
+    hears, what the user is shown, and the notes of an applied set."""
+    files = ", ".join(f.path for f in change.files)
+    if decision is None:
+        change.state = "cancelled"
+        return CANCELLED.format(files=files), SHOWN_CANCELLED.format(files=files), ""
+    if not decision.yes:
+        change.state = "kept"
+        return decision.why or KEPT.format(files=files), SHOWN_ASK if decision.why == ASK else SHOWN_KEPT.format(files=files), ""
+    try:
+        said = shown = change.apply(editor.record(change, ctx.repo))
+    except OSError as err:
+        change.state = "conflict"
+        said = shown = f"Not applied: {files} could not be written ({err.strerror or err}). Nothing else was changed."
+    if change.state == "conflict" and said == change.note:
+        shown = SHOWN_CONFLICT.format(files=", ".join(change.conflicts()) or files)
+    return said, shown, editor.settled(change, ctx) if change.state == "applied" else ""
 
 
 def undone_news(registry: Any, repo: Any) -> str | None:

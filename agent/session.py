@@ -25,6 +25,7 @@ from agent.cancel import Cancellation
 from agent.choices import MEMORY_TOOL_MODES, REPLAY_MODES
 from agent.config import AgentConfig, api_key_problem
 from agent.context import Keeper
+from agent.decisions import Decisions
 from agent.events import (
     AgentError,
     Notice,
@@ -84,6 +85,7 @@ class Session:
         self.turn = 0
         self.usage = Usage()
         self._lock = threading.Lock()
+        self.decisions = Decisions()  # the user's answers to what a turn asks (the app posts them)
         self._closed = False
         self._save_transcript = save_transcript
         self.started = self.now()
@@ -203,7 +205,7 @@ class Session:
             emit = safe(sink)
             text, replaced = utf8.valid(utf8.as_text(text))
             emit(TurnStarted(self.turn, text))
-            turn = TurnState(self.turn, emit, cancel if isinstance(cancel, Cancellation) else Cancellation())
+            turn = TurnState(self.turn, emit, cancel if isinstance(cancel, Cancellation) else Cancellation(), self.decisions)
 
             problem = api_key_problem() if self._client is None else None
             if problem:
@@ -291,7 +293,7 @@ class Session:
                     raise TurnFailed(OUTPUT_LIMIT)
                 return
             ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config,
-                              consent=self.trust.bound(turn.id, turn.emit, lambda: turn.cancel.cancelled))
+                              consent=self.trust.bound(turn))
             results = code_review.settle(self.registry, turn, ctx, run_tools(self.registry, ctx, turn, reply))
             self.history.append({"role": "user", "content": results}, turn=turn.id)
             if turn.cancel.cancelled:

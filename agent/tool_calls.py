@@ -16,7 +16,7 @@ from agent.events import ShowOnScreen, ToolFinished, ToolStarted
 from agent.history import tool_result
 from agent.marks import escape_marks
 from agent.stream import Reply
-from agent.tools.base import ToolContext, ToolResult
+from agent.tools.base import HeldCall, ToolContext, ToolResult
 from agent.tools.registry import ToolRegistry
 from agent.turn import TurnState
 
@@ -45,9 +45,10 @@ def over_cap(asked: int) -> str:
     )
 
 
-def run_tools(registry: ToolRegistry, ctx: ToolContext, state: TurnState, reply: Reply) -> list[dict[str, Any]]:
+def run_tools(registry: ToolRegistry, ctx: ToolContext, state: TurnState, reply: Reply) -> list[dict[str, Any] | HeldCall]:
+    """A tool_result block a call, in order; a held call's `HeldCall` in its place (agent.code_review settles it)."""
     emit, cancel, turn = state.emit, state.cancel, state.id
-    results: list[dict[str, Any]] = []
+    results: list[dict[str, Any] | HeldCall] = []
     for number, block in enumerate(reply.tool_uses):
         tool_id, name, input = block["id"], block["name"], block.get("input")
         if cancel.cancelled:
@@ -78,6 +79,9 @@ def run_tools(registry: ToolRegistry, ctx: ToolContext, state: TurnState, reply:
         if result.screen is not None:
             title, content, fmt = result.screen
             emit(ShowOnScreen(turn, title, content, fmt))
+        if result.held is not None:
+            results.append(replace(result.held, tool_use_id=tool_id))
+            continue
         marked = result.outside_text and name not in UNMARKED_TOOLS
         # An unmarked result (the memory tool's, an editor's error) can still quote a file's
         # name or a memory's words: it is escaped as well.

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.cancel import Cancellation
+from agent.decisions import Decisions
 from agent.events import Event, Progress, TextDelta, ThinkingStarted, ToolInputArriving, Usage
 
 Sink = Callable[[Event], None]
@@ -22,6 +23,8 @@ class TurnState:
     id: int
     emit: Sink
     cancel: Cancellation
+    # Where the user's answers to what the turn asks come down (the session's, which the app posts to).
+    decisions: Decisions = field(default_factory=Decisions)
     started: float = field(default_factory=time.monotonic)
     # Every piece of text the user was shown, in order.
     reply: list[str] = field(default_factory=list)

@@ -3,8 +3,8 @@
 `build` and `test` run the repository's code (its `.venv/bin/python`, `conftest.py`, npm
 scripts with their `pre*` hooks, `build.rs`, a Makefile), so a repository opened for the
 first time runs none of it until the user said yes. The first tool that would run it asks
-(a `TrustAsked` event, showing the exact commands and the folder they run in; whoever shows
-it calls `decide`, and the tool waits); the answer is kept in devagent's config folder,
+(a `TrustAsked` event, showing the exact commands and the folder they run in, and the tool
+waits for a `Decision` naming the request's id, agent.decisions); the answer is kept in devagent's config folder,
 owner-only, keyed by the real path of the repository's git folder (shared by its worktrees),
 so a rename or a symlink to the same clone is the same repository. `devagent trust` grants or
 revokes it from the command line, `devagent ask --trust` trusts for one run, and a headless
@@ -15,16 +15,19 @@ Not to be confused with memory.folder_trust, which is about whose memory folder 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.events import Notice
+
+if TYPE_CHECKING:
+    from agent.decisions import AskingTurn
 
 FILE_NAME = "trusted-repositories.json"
 MAX_FILE_BYTES = 4_000_000
@@ -154,39 +157,21 @@ class CodeRun:
     environment: str | None = None  # the repository's environment it runs in, when it has one
 
 
+_requests = itertools.count(1)
+
+
+@dataclass(frozen=True)
 class TrustRequest:
-    """The question to the user, and the answer coming back: `decide` from the UI thread,
-    `wait` on the agent's."""
+    """The question to the user: whether `repo`'s code may run, as `run` would run it."""
 
-    def __init__(self, repo: Path, run: CodeRun) -> None:
-        self.repo = repo
-        self.run = run
-        self._answered = threading.Event()
-        self._trusted = False
-
-    def decide(self, trusted: bool) -> bool:
-        """False when it was answered already."""
-        if self._answered.is_set():
-            return False
-        self._trusted = trusted
-        self._answered.set()
-        return True
-
-    @property
-    def decided(self) -> bool:
-        return self._answered.is_set()
-
-    def wait(self, cancelled: Callable[[], bool], poll: float = 0.1) -> bool | None:
-        """True to trust, False not to; None when the turn was cancelled first."""
-        while not self._answered.wait(poll):
-            if cancelled():
-                return None
-        return self._trusted
+    repo: Path
+    run: CodeRun
+    id: str = field(default_factory=lambda: f"trust-{next(_requests)}")  # the id its Decision names
 
 
 @dataclass(frozen=True)
 class TrustAsked:
-    """A tool waits to run the repository's code: `request.decide(True)` trusts the repository."""
+    """A tool waits to run the repository's code: a yes `Decision` about `request.id` trusts it."""
 
     turn: int
     request: TrustRequest
@@ -212,8 +197,8 @@ class WorkspaceTrust:
         self._lock = threading.Lock()
         self.told = False  # the user was told once why nothing ran
 
-    def bound(self, turn: int, emit: Callable[[Any], None], cancelled: Callable[[], bool]) -> CodeConsent:
-        return _TurnConsent(self, turn, emit, cancelled)
+    def bound(self, turn: AskingTurn) -> CodeConsent:
+        return _TurnConsent(self, turn)
 
     def settled(self) -> bool | None:
         """True or False once decided (here or remembered); None while it would be asked."""
@@ -240,9 +225,7 @@ class WorkspaceTrust:
 @dataclass
 class _TurnConsent:
     trust: WorkspaceTrust
-    turn: int
-    emit: Callable[[Any], None]
-    cancelled: Callable[[], bool]
+    turn: AskingTurn
 
     def may_run(self, run: CodeRun) -> str | None:
         trust = self.trust
@@ -256,14 +239,14 @@ class _TurnConsent:
                 if not trust.told:
                     # The user hears it too, once, not only the model.
                     trust.told = True
-                    self.emit(Notice(self.turn, f"This repository is not trusted, so the {run.tool} did not run its "
+                    self.turn.emit(Notice(self.turn.id, f"This repository is not trusted, so the {run.tool} did not run its "
                                                 f"code ({'; '.join(run.commands)} in {run.cwd}). {how_to_trust(trust.repo).capitalize()}."))
                 return trust.refusal(run, declined=False)
-            request = TrustRequest(trust.repo, run)
-            self.emit(TrustAsked(self.turn, request))
-            answer = request.wait(self.cancelled)
+            turn, request = self.turn, TrustRequest(trust.repo, run)
+            answer = turn.decisions.ask(request.id, lambda: turn.emit(TrustAsked(turn.id, request)),
+                                        lambda: turn.cancel.cancelled)
             if answer is None:
                 return f"Not run: the user cancelled the turn before deciding whether to trust this repository ({run.tool})."
-            trust.store.remember(trust.repo, answer)
-            return None if answer else trust.refusal(run, declined=True)
+            trust.store.remember(trust.repo, answer.yes)
+            return None if answer.yes else trust.refusal(run, declined=True)
 

@@ -28,6 +28,7 @@ from tui import format as fmt
 from tui.activity import ActivityClock
 from tui.code_commands import code_commands
 from tui.code_commands import undo as code_commands_undo
+from tui.decided import Decided
 from tui.heap_pause import tidy_heap
 from tui.keys import TypingRouter
 from tui.memory_commands import memory_commands
@@ -268,6 +269,9 @@ class DevAgentApp(App):
 
     async def withdraw_turn(self, text: str) -> None:
         await spoken_turns.withdraw(self, text)
+
+    def on_decided(self, message: Decided) -> None:
+        self.turns.decide(message.about, message.yes)  # down to the turn that asked; a stale answer is dropped
 
     async def on_events_waiting(self, message: EventsWaiting) -> None:
         for token, event in self.turns.inbox.take():

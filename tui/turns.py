@@ -211,6 +211,14 @@ class TurnDriver:
         """The cancellation of the turn started last."""
         return self._cancel
 
+    def decide(self, about: str, yes: bool) -> bool:
+        """The user's answer, handed down to the turn that asked `about`; False, and dropped,
+        when no question of that id waits (answered already, its turn over)."""
+        from agent.decisions import Decision
+
+        session = self.session
+        return session is not None and bool(session.decisions.post(Decision(about, yes)))
+
     def begin(self) -> int:
         """Make a new turn the live one, with a fresh cancellation; its token."""
         with self._lock:

@@ -31,6 +31,17 @@ class ToolContext:
     consent: CodeConsent | None = None
 
 
+@dataclass(frozen=True)
+class HeldCall:
+    """A call whose write waits in the reply's change set for the user (the text editor in
+    review). The loop keeps it, by its type, in the place of the call's tool result until
+    the set is settled (agent.code_review), which writes that result."""
+
+    change: str  # the id of the change set it waits in
+    said: str  # the tool's own sentence, which the model hears once the set is applied
+    tool_use_id: str = ""  # the call's, filled in by the loop
+
+
 @dataclass
 class ToolResult:
     text: str
@@ -46,6 +57,8 @@ class ToolResult:
     # The text holds outside words (a file, a program's output) and reaches the model inside
     # the data mark; False for a tool's own sentences, which keep the wording it documents.
     outside_text: bool = True
+    # The call's write waits for the user: its result comes once the change set is settled.
+    held: HeldCall | None = None
 
 
 @runtime_checkable

@@ -29,7 +29,7 @@ from agent.choices import CodeWrites
 from agent.code_changes import ChangeSet, ChangeState, FileChange, file_mode, on_disk
 from agent.code_journal import Record
 from agent.marks import restore_marks
-from agent.tools.base import ToolContext, ToolInputError, ToolResult, required_str
+from agent.tools.base import HeldCall, ToolContext, ToolInputError, ToolResult, required_str
 from agent.tools.files import (
     MAX_FILE_BYTES,
     MAX_LINES,
@@ -70,7 +70,6 @@ class TextEditorTool:
         self.seen: dict[Path, str] = {}
         # review: the reply's held change set, which agent.code_review settles
         self.held: ChangeSet | None = None
-        self.held_calls: list[tuple[str, str]] = []  # (placeholder, success text) per held call
         # auto: the turn's applied change set, one undo for all of it
         self.applied: ChangeSet | None = None
         self._turn_key: object = None
@@ -262,15 +261,13 @@ class TextEditorTool:
             if self.held is None:
                 self.sets += 1
                 self.held = ChangeSet(f"{self.session_id}-{self.sets}", self.turns)
-                self.held_calls = []
             staged = self.held.file(full)
             if staged is None:
                 self.held.files.append(FileChange(shown, full, before, after, file_mode(full), self.root))
             else:
                 staged.after = after
-            placeholder = HELD.format(what=f"{shown}, change {len(self.held_calls) + 1}")
-            self.held_calls.append((placeholder, said))
-            return ToolResult(text=placeholder, summary="held for your review")
+            # the loop keeps the HeldCall in the place of the result, which the settled set writes
+            return ToolResult(text=HELD.format(what=shown), summary="held for your review", held=HeldCall(self.held.id, said))
         entry = self._turn_entry(full, shown, before, after)
         single = ChangeSet("", self.turns, [FileChange(shown, full, before, after, file_mode(full), self.root)])
         try:

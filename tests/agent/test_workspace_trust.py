@@ -10,6 +10,7 @@ import os
 import stat
 import subprocess
 
+from agent.decisions import Decision
 from agent.events import Notice
 from agent.workspace_trust import TrustAsked, TrustStore, WorkspaceTrust, repository_key, trust_file
 from tests.agent.sessions import session
@@ -52,9 +53,10 @@ def test_the_first_tool_asks_with_the_exact_command_and_nothing_runs_before_the_
         if isinstance(event, TrustAsked):
             asked.append(event.request)
             before.append(dropped(root))
-            event.request.decide(True)
+            assert talk.decisions.post(Decision(event.request.id, True))
 
-    session(repo, trust=WorkspaceTrust(repo, interactive=True), memory_mode="none").send("Run the tests", sink)
+    talk = session(repo, trust=WorkspaceTrust(repo, interactive=True), memory_mode="none")
+    talk.send("Run the tests", sink)
     assert len(asked) == 1 and before == [[]]  # asked once, before anything ran
     request = asked[0]
     assert request.run.tool == "test" and request.run.cwd == repo.resolve() and request.run.environment == ".venv"
@@ -83,11 +85,13 @@ def test_no_is_remembered_and_runs_nothing(tmp_path, claude_double):
     def sink(event):
         if isinstance(event, TrustAsked):
             asked.append(event)
-            event.request.decide(False)
+            talk.decisions.post(Decision(event.request.id, False))
 
-    session(repo, trust=WorkspaceTrust(repo, interactive=True), memory_mode="none").send("Run the tests", sink)
+    talk = session(repo, trust=WorkspaceTrust(repo, interactive=True), memory_mode="none")
+    talk.send("Run the tests", sink)
     claude_double.add(tool_use("build", {}, id="b1"), "Not run either.")
-    session(repo, trust=WorkspaceTrust(repo, interactive=True), memory_mode="none").send("Build it", sink)
+    talk = session(repo, trust=WorkspaceTrust(repo, interactive=True), memory_mode="none")
+    talk.send("Build it", sink)
     assert len(asked) == 1 and dropped(root) == []
     for result in _results(claude_double):
         assert result.get("is_error") and "chose not to trust" in result["content"]

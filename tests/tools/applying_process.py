@@ -12,6 +12,7 @@ from pathlib import Path
 
 from agent.code_review import CodeChangeHeld
 from agent.config import AgentConfig
+from agent.decisions import Decision
 from agent.events import AgentError
 from agent.session import Session
 
@@ -19,7 +20,7 @@ from agent.session import Session
 def main(repo: str) -> None:
     def sink(event: object) -> None:
         if isinstance(event, CodeChangeHeld):
-            event.change.decide(True)
+            session.decisions.post(Decision(event.id, True))
         elif isinstance(event, AgentError):
             print(event, file=sys.stderr)
 

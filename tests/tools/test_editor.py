@@ -13,6 +13,7 @@ import pytest
 from agent.code_journal import history, undo_last
 from agent.code_review import CodeChangeHeld, CodeChangeSettled
 from agent.config import AgentConfig
+from agent.decisions import Decision
 from agent.session import Session
 from agent.tools.editor import EDITOR_NAME
 from agent.tools.files import MAX_FILE_BYTES
@@ -49,9 +50,10 @@ def run(repo: Path, double, *calls: dict, writes: str = "auto", decide=None) -> 
     def sink(event):
         seen.append(event)
         if isinstance(event, CodeChangeHeld) and decide is not None:
-            decide(event.change)
+            talk.decisions.post(Decision(event.id, decide(event)))
 
-    session(repo, writes).send("Finish the rename.", sink)
+    talk = session(repo, writes)
+    talk.send("Finish the rename.", sink)
     return results(double), seen
 
 
@@ -229,7 +231,7 @@ def test_review_holds_the_whole_reply_and_applies_it_on_the_users_word(repo, cla
     out, seen = run(
         repo, claude_double,
         [edit("str_replace", old_str="def greet", new_str="def welcome"), edit("create", "NOTES.md", file_text="done\n")],
-        writes="review", decide=lambda change: (held.append(change.diff()), change.decide(True)),
+        writes="review", decide=lambda asked: held.append(asked.diff) or True,
     )
     assert len([e for e in seen if isinstance(e, CodeChangeHeld)]) == 1  # one decision for both files
     assert "+def welcome" in held[0] and "+++ b/NOTES.md" in held[0]
@@ -240,7 +242,7 @@ def test_review_holds_the_whole_reply_and_applies_it_on_the_users_word(repo, cla
 
 def test_review_kept_changes_nothing_and_the_model_hears_why(repo, claude_double):
     out, seen = run(repo, claude_double, edit("str_replace", old_str="def greet", new_str="def welcome"),
-                    writes="review", decide=lambda change: change.decide(False))
+                    writes="review", decide=lambda asked: False)
     assert out[0]["is_error"] and out[0]["content"].startswith("Not applied: the user kept app.py as it is.")
     assert (repo / "app.py").read_text() == APP
     settled = [e for e in seen if isinstance(e, CodeChangeSettled)]
@@ -251,9 +253,9 @@ def test_review_kept_changes_nothing_and_the_model_hears_why(repo, claude_double
 
 
 def test_a_conflict_is_told_to_the_user_without_the_models_instructions(repo, claude_double):
-    def meanwhile(change):
+    def meanwhile(asked):
         (repo / "app.py").write_text("# rewritten by hand\n")
-        change.decide(True)
+        return True
 
     out, seen = run(repo, claude_double, edit("str_replace", old_str="def greet", new_str="def welcome"),
                     writes="review", decide=meanwhile)
@@ -263,14 +265,25 @@ def test_a_conflict_is_told_to_the_user_without_the_models_instructions(repo, cl
 
 
 def test_review_a_file_changed_while_it_waited_is_a_conflict(repo, claude_double):
-    def meanwhile(change):
+    def meanwhile(asked):
         (repo / "app.py").write_text("# rewritten by hand\n")
-        change.decide(True)
+        return True
 
     out, _ = run(repo, claude_double, edit("str_replace", old_str="def greet", new_str="def welcome"),
                  writes="review", decide=meanwhile)
     assert "changed on disk since the change was made" in out[0]["content"] and out[0]["is_error"]
     assert (repo / "app.py").read_text() == "# rewritten by hand\n"
+
+
+def test_a_held_call_is_settled_whatever_its_file_is_named(repo, claude_double):
+    """Every result passes the escape of marks, which changes a name holding one: the held
+    call is still the one the settled change set answers, and its line is relabelled."""
+    call = tool_use(EDITOR_NAME, {"command": "create", "path": "<memory>.md", "file_text": "notes\n"}, id="toolu_marked")
+    out, seen = run(repo, claude_double, call, writes="review", decide=lambda asked: True)
+    assert out[0]["content"] == "The user applied the change. File created successfully.", out[0]
+    assert not out[0].get("is_error") and (repo / "<memory>.md").read_text() == "notes\n"
+    settled = next(e for e in seen if isinstance(e, CodeChangeSettled))
+    assert settled.state == "applied" and settled.tool_ids == ("toolu_marked",)
 
 
 def test_review_waits_until_the_turn_is_cancelled(repo, claude_double):
@@ -303,7 +316,7 @@ def test_the_model_hears_at_its_next_turn_what_the_user_undid(repo, claude_doubl
     claude_double.add(reply(edit("str_replace", old_str="def greet", new_str="def welcome"),
                             edit("create", "NOTES.md", file_text="done\n")))
     claude_double.add("Renamed it.")
-    talk.send("Rename greet.", lambda e: e.change.decide(True) if isinstance(e, CodeChangeHeld) else None)
+    talk.send("Rename greet.", lambda e: talk.decisions.post(Decision(e.id, True)) if isinstance(e, CodeChangeHeld) else None)
     assert "def welcome" in (repo / "app.py").read_text()
     assert "undo" in claude_double.messages_requests()[0].system_text().lower()  # the prompt says undo exists
 
@@ -350,7 +363,7 @@ def test_an_edit_of_cited_code_tells_the_model_and_the_evidence_says_so(repo, cl
     claude_double.add("Done.")
     s = Session(repo, AgentConfig(memory_mode="on-demand", code_writes=writes, memory_writes="review"),  # type: ignore[arg-type]
                 tools=[EchoTool()], store=memory)
-    s.send("Finish the rename.", lambda e: e.change.decide(True) if isinstance(e, CodeChangeHeld) else None)
+    s.send("Finish the rename.", lambda e: s.decisions.post(Decision(e.id, True)) if isinstance(e, CodeChangeHeld) else None)
     said = results(claude_double)[0]["content"]
     assert "Memory follows the code" in said and "/memories/rename_plan.md: app.py:6 changed" in said
     checks = memory.evidence(repo)["/memories/rename_plan.md"]
@@ -370,7 +383,7 @@ def test_review_two_edits_of_one_file_in_a_reply_build_on_each_other(repo, claud
     run(repo, claude_double,
         [edit("str_replace", old_str="def greet", new_str="def welcome"),
          edit("str_replace", old_str="print(greet(", new_str="print(welcome(")],
-        writes="review", decide=lambda change: (diffs.append(change.diff()), change.decide(True)))
+        writes="review", decide=lambda asked: diffs.append(asked.diff) or True)
     assert diffs[0].count("+++ b/app.py") == 1  # one file, one diff
     assert "greet" not in (repo / "app.py").read_text()
 
@@ -380,7 +393,7 @@ def test_undo_takes_back_every_reply_of_the_last_turn(repo, claude_double):
                  edit("str_replace", old_str="def greet", new_str="def welcome"),
                  edit("str_replace", old_str="print(greet(", new_str="print(welcome("),
                  edit("create", "NOTES.md", file_text="done\n"),
-                 writes="review", decide=lambda change: change.decide(True))
+                 writes="review", decide=lambda asked: True)
     assert [c.state for c in history(repo)] == ["applied"] * 3  # three replies, three sets, one turn
     undone, said = undo_last(repo)
     assert undone and said.startswith("Undone: 2 files:"), said
@@ -402,10 +415,10 @@ def test_a_masked_credential_is_never_written_back(repo, claude_double):
     out, seen = run(repo, claude_double, edit("view", "settings.py"),
                  edit("create", "settings.py", file_text="REGION = 'us'\nAWS_ACCESS_KEY_ID = '[masked: aws key]'\n"),
                  edit("str_replace", "settings.py", old_str="REGION = 'eu'", new_str="REGION = 'us'"),
-                 writes="review", decide=lambda change: (held.append(change), change.decide(True)))
+                 writes="review", decide=lambda asked: held.append(asked) or True)
     assert key not in out[0]["content"] and "[masked:" in viewed(out[0]["content"])
     assert out[1]["is_error"] and "stands for a credential you were not shown" in out[1]["content"]
     assert (repo / "settings.py").read_text() == f"REGION = 'us'\nAWS_ACCESS_KEY_ID = '{key}'\n"
     shown = next(e for e in seen if isinstance(e, CodeChangeHeld))
     # what a person is shown of the change comes masked, as tool results are
-    assert shown.what == held[0].describe() and "AWS_ACCESS_KEY_ID" in shown.diff and key not in shown.diff
+    assert shown is held[0] and shown.what == "settings.py (+1 −1)" and "AWS_ACCESS_KEY_ID" in shown.diff and key not in shown.diff

@@ -18,6 +18,7 @@ import pytest
 from agent.cancel import Cancellation
 from agent.code_journal import undo_last
 from agent.config import AgentConfig
+from agent.decisions import Decision
 from agent.session import Session
 from agent.tools.base import ToolContext
 from agent.tools.editor import EDITOR_NAME, TextEditorTool
@@ -121,9 +122,10 @@ def test_one_reply_cannot_write_more_than_the_cap(tmp_path, claude_double, write
 
     def sink(event):
         if type(event).__name__ == "CodeChangeHeld":
-            event.change.decide(True)
+            talk.decisions.post(Decision(event.id, True))
 
-    Session(repo, config, tools=[EchoTool()]).send("Mark the fixtures checked.", sink)
+    talk = Session(repo, config, tools=[EchoTool()])
+    talk.send("Mark the fixtures checked.", sink)
     out = [r for req in claude_double.messages_requests() for r in req.tool_results()]
     assert [bool(r.get("is_error")) for r in out] == [False, False, True, False], [r["content"][:80] for r in out]
     refusal = out[2]["content"]

@@ -112,6 +112,33 @@ async def test_a_spoken_apply_applies_it(make_app, claude_double, repo):
         assert app.queued.pop_next() is None  # the word decided; it was not queued as a question
 
 
+async def test_keys_and_words_decide_through_one_message_and_a_stale_one_is_dropped(make_app, claude_double, repo):
+    """The bar holds only the change's id; Enter, "apply" and Esc each post `Decided` up, and
+    the app hands it down to the turn by that id. One for a change no longer waiting
+    (a key press that arrives late) is dropped and decides nothing."""
+    from tui.decided import Decided
+
+    app = make_app()
+    handed: list[tuple[str, bool, bool]] = []
+    async with app.run_test(size=(160, 48)) as pilot:
+        decide = app.turns.decide
+        app.turns.decide = lambda about, yes: handed.append((about, yes, decide(about, yes))) or handed[-1][2]
+        bar = await held_change(pilot, app, claude_double)
+        assert not [v for v in vars(bar).values() if type(v).__module__.startswith("agent.")]  # nothing of the agent's
+        app.post_message(Decided("an-earlier-change", True))
+        await wait_for(pilot, lambda: len(handed) == 1, 5, "the stale answer")
+        await pilot.pause(0.3)
+        assert handed == [("an-earlier-change", True, False)]
+        assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == SOURCE and app.running
+        assert app.turns.session.decisions.waiting(bar.change_id)
+        assert await app.submit_turn("Apply.")
+        await wait_for(pilot, lambda: not app.running, 20, "the turn to finish")
+        assert handed[1:] == [(bar.change_id, True, True)]
+        assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == "class ReviewCoordinator {}\n"
+        # Enter on a bar that already decided posts nothing more
+        assert not bar.decide(False) and len(handed) == 2
+
+
 class HeardVoice:
     """A voice that keeps what it was given to say (the seam the real controller fills)."""
 

@@ -37,6 +37,7 @@ from tui.outcomes import OUTCOME_MARKS
 
 if TYPE_CHECKING:
     from agent.config import AgentConfig
+    from agent.decisions import Decisions
     from agent.session import Session
 
 
@@ -77,7 +78,7 @@ def run(name: str, args: argparse.Namespace) -> int:
     session = _open(repo, config, args.resume, trusted=bool(getattr(args, "trust", False)))
     if isinstance(session, int):
         return session
-    printer = Printer(sys.stdout, sys.stderr)
+    printer = Printer(sys.stdout, sys.stderr, session.decisions)
     try:
         for turn in args.turns:
             session.send(turn, printer)
@@ -145,8 +146,9 @@ def _open(repo: Path, config: AgentConfig, resume: str | None, trusted: bool = F
 class Printer:
     """The session's sink: the reply to stdout as it streams, the rest to stderr."""
 
-    def __init__(self, out: TextIO, err: TextIO) -> None:
+    def __init__(self, out: TextIO, err: TextIO, decisions: Decisions | None = None) -> None:
         self.out, self.err = out, err
+        self.decisions = decisions  # the session's, where a held change is answered "keep"
         self.failed = False  # a turn could not be answered
         self.tools: Counter[str] = Counter()  # tool runs by outcome, for the JSON line
         self._writing: set[str] = set()  # tool calls whose slow input was said
@@ -186,11 +188,13 @@ class Printer:
         # In review nobody is there to decide: the diff goes to stdout for the script,
         # and nothing is written.
         from agent.code_review import ASK, CodeChangeHeld
+        from agent.decisions import Decision
 
         if isinstance(event, CodeChangeHeld):
             self.out.write(f"\n[would change {event.what}; not applied]\n{event.diff}")
             self.out.flush()
-            event.change.decide(False, ASK)
+            if self.decisions is not None:
+                self.decisions.post(Decision(event.id, False, ASK))
 
 
 # An input still arriving after this long is worth a line: the model is writing a file.

@@ -1,8 +1,9 @@
 """Trust this repository? Asked once, before the first tool that would run its code.
 
 The dialog shows exactly what would run and in which folder, and the agent's thread waits
-for the answer (agent.workspace_trust: the `TrustAsked` event carries the request, and the
-dialog calls its `decide`). Y or Enter trusts, N or Esc does not; a spoken or typed "yes" or
+for the answer (agent.workspace_trust: the `TrustAsked` event carries the request; the dialog
+posts the answer up as a `Decided` naming the request's id, tui.decided, and the app hands
+it down to the waiting turn). Y or Enter trusts, N or Esc does not; a spoken or typed "yes" or
 "no" decides as it does for a waiting code change. Keys that arrive in the first moment
 after it opens were typed for the prompt, not for this question, and are dropped.
 """
@@ -20,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tui import format as fmt
+from tui.decided import Decided
 from tui.widgets.conversation.code_review import normalised_words
 
 if TYPE_CHECKING:
@@ -56,6 +58,7 @@ class TrustPrompt(ModalScreen[bool | None]):
     def __init__(self, request: TrustRequest) -> None:
         super().__init__()
         self.request = request
+        self.decided: bool | None = None  # the user's answer, once given
         self.opened = time.monotonic()
 
     def compose(self) -> ComposeResult:
@@ -106,8 +109,10 @@ class TrustPrompt(ModalScreen[bool | None]):
 
     def answer(self, trusted: bool | None) -> None:
         """Decides (None: the turn went away undecided) and closes."""
-        if trusted is not None:
-            self.request.decide(trusted)
+        if trusted is not None and self.decided is None:
+            self.decided = trusted
+            # to the app itself: a screen being dismissed may stop passing messages on to it
+            self.app.post_message(Decided(self.request.id, trusted))
         if self.is_active or self in self.app.screen_stack:
             self.dismiss(trusted)
 
@@ -115,7 +120,7 @@ class TrustPrompt(ModalScreen[bool | None]):
 def waiting(app: TrustHost) -> TrustPrompt | None:
     """The trust dialog that waits for an answer, if one is open."""
     for screen in reversed(app.screen_stack):
-        if isinstance(screen, TrustPrompt) and not screen.request.decided:
+        if isinstance(screen, TrustPrompt) and screen.decided is None:
             return screen
     return None
 

@@ -3,22 +3,24 @@
 When a reply's change set waits (agent.code_review), its coloured diff goes to the screen
 pane (shown even when the user had hidden it) and a one-line bar above the prompt says
 what waits; the bar takes the focus, so Enter applies and Esc keeps the files as they are.
-A typed or spoken "apply", "yes" or "no" decides too (`answer`). The voice says in one
-sentence what changed and how to apply it; the diff itself is never spoken.
+A typed or spoken "apply", "yes" or "no" decides too (`answer`), through the bar as a key
+does: the bar posts the decision up (tui.decided) and the app hands it down to the waiting
+turn. The voice says in one sentence what changed and how to apply it; the diff itself is
+never spoken.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
 from textual.widgets import Static
 
 from tui import format as fmt
+from tui.decided import Decided
 
 if TYPE_CHECKING:
-    from agent.code_changes import ChangeSet
     from agent.code_review import CodeChangeHeld, CodeChangeSettled
     from tui.host import ReviewHost
 
@@ -69,8 +71,9 @@ class CodeReviewBar(Static, can_focus=True):
     }
     """
 
-    def __init__(self, change: ChangeSet, what: str, screen_before: bool | None = None, diff: Any = None, **kwargs: Any) -> None:
-        self.change = change
+    def __init__(self, change_id: str, what: str, screen_before: bool | None = None, diff: Any = None, **kwargs: Any) -> None:
+        self.change_id = change_id  # the change set's, which the decision names
+        self.decided: bool | None = None  # the user's decision, once given
         self.what = what  # the change in one line, as the agent said it
         self.diff = diff  # its diff on the screen pane, renamed once the change is decided
         # the screen pane's choice before the change showed: given back once it is decided,
@@ -81,11 +84,20 @@ class CodeReviewBar(Static, can_focus=True):
     def wording(self) -> str:
         return f"Change waiting: {self.what} · Enter apply · Esc keep as is"
 
+    def decide(self, apply: bool) -> bool:
+        """Posts the user's decision up to the app, once; False when it was given already."""
+        if self.decided is not None:
+            return False
+        self.decided = apply
+        self.post_message(Decided(self.change_id, apply))
+        self.update(f"{'Applying' if apply else 'Keeping the files as they are'}: {fmt.sanitize(self.what)}…")
+        return True
+
     def action_apply(self) -> None:
-        decide(cast("ReviewHost", self.app), True)
+        self.decide(True)
 
     def action_keep(self) -> None:
-        decide(cast("ReviewHost", self.app), False)
+        self.decide(False)
 
 
 def _bar(app: ReviewHost) -> CodeReviewBar | None:
@@ -93,21 +105,16 @@ def _bar(app: ReviewHost) -> CodeReviewBar | None:
     return bars[0] if bars else None
 
 
-def waiting(app: ReviewHost) -> ChangeSet | None:
+def waiting(app: ReviewHost) -> CodeReviewBar | None:
+    """The bar of the change that waits for the user's decision, if one does."""
     bar = _bar(app)
-    return bar.change if bar is not None and not bar.change.decided else None
+    return bar if bar is not None and bar.decided is None else None
 
 
 def decide(app: ReviewHost, apply: bool) -> bool:
-    """The user's decision on the change that waits; False when none does."""
-    change = waiting(app)
-    if change is None:
-        return False
-    change.decide(apply)
-    bar = _bar(app)
-    if bar is not None:
-        bar.update(f"{'Applying' if apply else 'Keeping the files as they are'}: {fmt.sanitize(bar.what)}…")
-    return True
+    """The user's decision on the change that waits (Esc, typed or spoken words); False when none does."""
+    bar = waiting(app)
+    return bar is not None and bar.decide(apply)
 
 
 def answer(app: ReviewHost, text: str) -> bool:
@@ -174,7 +181,7 @@ async def held(app: ReviewHost, event: CodeChangeHeld) -> None:
     app.panes.screen_choice = True
     if old is not None:
         await old.remove()
-    bar = CodeReviewBar(event.change, event.what, before, diff, id="code-review")
+    bar = CodeReviewBar(event.id, event.what, before, diff, id="code-review")
     await app.main_screen.mount(bar, before=app.prompt)
     bar.focus()
     app.turns.code_change_waiting = f"you: Enter applies, Esc keeps {event.what}"

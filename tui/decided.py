@@ -1,0 +1,18 @@
+"""The user's answer to a question the running turn waits on, on its way up to the app.
+
+A held change's bar and the trust dialog post `Decided` (for a key, and for the typed or
+spoken words, which go through the same widget); the app hands it down to the waiting turn
+as an agent.decisions.Decision, through the session's mailbox (tui.turns). Neither widget
+holds anything of the agent's but the question's id.
+"""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+
+class Decided(Message):
+    def __init__(self, about: str, yes: bool) -> None:
+        super().__init__()
+        self.about = about  # the question's id: a change set's, a trust request's
+        self.yes = yes
