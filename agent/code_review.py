@@ -54,14 +54,6 @@ class CodeChangeHeld:
 
 
 @dataclass(frozen=True)
-class CodeChangeApplied:
-    """A change set was written (auto writes say so through their tool's screen diff)."""
-
-    turn: int
-    change: ChangeSet
-
-
-@dataclass(frozen=True)
 class CodeChangeSettled:
     """How a held change set ended: applied, kept, a conflict, or the turn was cancelled."""
 
