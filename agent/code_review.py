@@ -58,7 +58,7 @@ class CodeChangeSettled:
     """How a held change set ended: applied, kept, a conflict, or the turn was cancelled."""
 
     turn: int
-    change: ChangeSet
+    id: str  # the change set's, as CodeChangeHeld named it
     state: str  # applied, kept, conflict or cancelled
     what: str  # the change in one line, as CodeChangeHeld said it
     said: str  # what the model hears, in the held calls' tool results
@@ -101,7 +101,7 @@ def settle(registry: Any, turn: AskingTurn, ctx: ToolContext,
     said, shown, notes = _outcome(change, decision, editor, ctx)
     log.info("turn %d: change set %s %s", turn.id, change.id, change.state)
     ids = tuple(b.tool_use_id for b in results if isinstance(b, HeldCall))
-    turn.emit(CodeChangeSettled(turn.id, change, change.state, change.describe(), said, ids, shown))
+    turn.emit(CodeChangeSettled(turn.id, change.id, change.state, change.describe(), said, ids, shown))
     out = []
     for block in results:
         if isinstance(block, HeldCall):

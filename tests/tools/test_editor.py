@@ -246,7 +246,8 @@ def test_review_kept_changes_nothing_and_the_model_hears_why(repo, claude_double
     assert out[0]["is_error"] and out[0]["content"].startswith("Not applied: the user kept app.py as it is.")
     assert (repo / "app.py").read_text() == APP
     settled = [e for e in seen if isinstance(e, CodeChangeSettled)]
-    assert [e.change.state for e in settled] == ["kept"]
+    assert [e.state for e in settled] == ["kept"]
+    assert [e.id for e in settled] == [e.id for e in seen if isinstance(e, CodeChangeHeld)]
     # The user reads what happened in their own words; what the model should do stays with it.
     assert settled[0].for_user == "Not applied: you kept app.py as it was."
     assert "Ask what they want" in settled[0].said
