@@ -16,12 +16,13 @@ from tui.widgets.prompt import Prompt
 pytestmark = [pytest.mark.usefixtures("claude_double"), pytest.mark.slow]
 
 
-def _app(repo):
+def _app(repo, **voice):
     from agent.config import AgentConfig
     from memory.store import MemoryStore
     from tui.app import DevAgentApp
 
-    return DevAgentApp(repo, AgentConfig(thinking="off", memory_mode="none"), store=MemoryStore.for_repository(repo))
+    return DevAgentApp(repo, AgentConfig(thinking="off", memory_mode="none"), store=MemoryStore.for_repository(repo),
+                       **voice)
 
 
 async def _asked(pilot, app, claude_double) -> TrustPrompt:
@@ -113,3 +114,48 @@ async def _spoken_answers(root, claude_double, said, trusted):
 def test_spoken_words():
     assert spoken_trust("Yes, trust it.") is True and spoken_trust("Don't trust it!") is False
     assert spoken_trust("yes but only the tests") is None
+
+
+def _voice(unavailable: str | None = None):
+    """A voice whose microphone is a second of silence (or that has none: `unavailable`); its
+    speech model is never loaded, as nothing is said."""
+    import numpy as np
+
+    from agent.voice.controller import VoiceController
+    from agent.voice.push_to_talk import PushToTalk
+    from agent.voice.recorder import Recorder, WavSource
+    from agent.voice.stack import VoiceStack
+    from agent.voice.stt import Transcriber
+
+    def factory(repo_path, sink):
+        push_to_talk = PushToTalk(Recorder(WavSource(samples=np.zeros(16000, np.float32))), Transcriber("tiny.en"), sink)
+        if unavailable:
+            push_to_talk.set_unavailable(unavailable)
+        return VoiceStack(push_to_talk, None, unavailable)
+
+    return VoiceController(stack_factory=factory)
+
+
+async def test_the_dialog_asks_for_a_spoken_answer_only_when_the_voice_can_hear(tmp_path, claude_double):
+    for hearing in ("off", "no device", "hears"):
+        await _asks_to_say(tmp_path / hearing.replace(" ", "-"), claude_double, hearing)
+
+
+async def _asks_to_say(root, claude_double, hearing):
+    repo = python_repo(root)
+    controller = None
+    if hearing == "off":
+        app = _app(repo, probe_voice=False, voice_off="turned off (--no-voice)")
+    else:
+        controller = _voice("no audio input device" if hearing == "no device" else None)
+        app = _app(repo, voice=controller)
+    async with app.run_test(size=(80, 24)) as pilot:
+        if controller is not None:
+            await wait_for(pilot, controller.loaded.is_set, 20, "the voice to load")
+        dialog = await _asked(pilot, app, claude_double)
+        await pilot.pause(0.6)  # the dialog looks again every half second
+        say = dialog.query_one("#trust-say")
+        assert say.display is (hearing == "hears")
+        assert (say.region.height > 0) is (hearing == "hears")  # on the screen, or not at all
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not app.running, 30, "the turn to finish")

@@ -4,13 +4,16 @@ The dialog shows exactly what would run and in which folder, and the agent's thr
 for the answer (agent.workspace_trust: the `TrustAsked` event carries the request; the dialog
 posts the answer up as a `Decided` naming the request's id, tui.decided, and the app hands
 it down to the waiting turn). Y or Enter trusts, N or Esc does not; a spoken or typed "yes" or
-"no" decides as it does for a waiting code change. Keys that arrive in the first moment
-after it opens were typed for the prompt, not for this question, and are dropped.
+"no" decides as it does for a waiting code change; the dialog (and the voice) invite the spoken
+one only while the voice can hear: not with --no-voice, without a microphone, or while it
+loads. Keys that arrive in the first moment after it opens were typed for the prompt, not for
+this question, and are dropped.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -34,6 +37,14 @@ DISTRUST_WORDS = {"no", "nope", "no thanks", "dont", "don't", "do not", "don't t
                   "dont trust it", "no don't", "don't run it", "do not run it", "cancel", "stop"}
 # Keys typed in this first moment were meant for the prompt the dialog just covered.
 TYPED_AHEAD_SECONDS = 0.4
+# The voice's states in which it hears a spoken answer.
+HEARING = ("ready", "recording", "transcribing")
+# How often the dialog looks again: the voice may finish loading (or fail to) while it waits.
+VOICE_CHECK_SECONDS = 0.5
+
+
+def voice_hears(app: TrustHost) -> bool:
+    return app.voice is not None and app.status.info.voice.state in HEARING
 
 
 def spoken_trust(text: str) -> bool | None:
@@ -55,10 +66,11 @@ class TrustPrompt(ModalScreen[bool | None]):
         Binding("escape", "answer(False)", "Don't trust", show=False, priority=True),
     ]
 
-    def __init__(self, request: TrustRequest) -> None:
+    def __init__(self, request: TrustRequest, hears: Callable[[], bool] = lambda: False) -> None:
         super().__init__()
         self.request = request
         self.decided: bool | None = None  # the user's answer, once given
+        self.hears = hears  # whether the voice can hear a spoken answer now
         self.opened = time.monotonic()
 
     def compose(self) -> ComposeResult:
@@ -77,6 +89,9 @@ class TrustPrompt(ModalScreen[bool | None]):
                 yield Button("Trust and run (y, Enter)", variant="warning", id="trust-yes")
                 yield Button("Don't trust (n, Esc)", id="trust-no")
             yield Static(Text('Or say "yes" or "no".', style="dim"), id="trust-say")
+
+    def _show_say(self) -> None:
+        self.query_one("#trust-say").display = self.hears()
 
     def _details(self) -> Text:
         run = self.request.run
@@ -97,6 +112,8 @@ class TrustPrompt(ModalScreen[bool | None]):
     def on_mount(self) -> None:
         self.opened = time.monotonic()
         self.query_one("#trust-yes", Button).focus()
+        self._show_say()
+        self.set_interval(VOICE_CHECK_SECONDS, self._show_say)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -148,8 +165,8 @@ def show_event(app: TrustHost, event: object) -> bool:
 
     if not isinstance(event, TrustAsked):
         return False
-    app.push_screen(TrustPrompt(event.request), lambda _answer: app.prompt.focus())
-    if app.voice is not None:
+    app.push_screen(TrustPrompt(event.request, lambda: voice_hears(app)), lambda _answer: app.prompt.focus())
+    if app.voice is not None and voice_hears(app):
         app.voice.reply_delta(f"To run the {event.request.run.tool} I need to run this repository's code. "
                               "Do you trust it? Say yes or no.\n\n")
     return True
