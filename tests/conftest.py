@@ -11,6 +11,9 @@ The collection hook below sorts the tests for the quick loop (`-m "not slow"`).
 from __future__ import annotations
 
 import inspect
+import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -41,6 +44,29 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.audio)
         if item.get_closest_marker("audio") or item.get_closest_marker("e2e") or _drives_the_app(item):
             item.add_marker(pytest.mark.slow)
+
+
+
+def pytest_configure(config) -> None:
+    """Under pytest-xdist, each worker gets a temp folder of its own (TMPDIR, inherited by
+    every process a test starts): a test that checks the system temp folder for what it
+    left behind (tests/tools/repos.py reports_left, libpulse's pulse-XXXX) must not see
+    what a test on the other worker has in it at that moment."""
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker:
+        folder = tempfile.mkdtemp(prefix=f"devagent-tests-{worker}-")
+        os.environ["TMPDIR"] = folder
+        tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+        config.stash[_WORKER_TMP] = folder
+
+
+def pytest_unconfigure(config) -> None:
+    folder = config.stash.get(_WORKER_TMP, None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+_WORKER_TMP = pytest.StashKey[str]()
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -21,7 +21,7 @@ def _run_without_tmux(tmp_path: Path, **env: str) -> subprocess.CompletedProcess
     empty.mkdir()  # a PATH with nothing on it: tmux is nowhere to be found
     environment = {k: v for k, v in os.environ.items() if k != "CI"}
     environment.update(PATH=str(empty), **env)
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", TMUX_TESTS],
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", TMUX_TESTS],
                           cwd=REPO, env=environment, capture_output=True, text=True, timeout=300)
 
 

@@ -115,7 +115,7 @@ def test_prune_again_with_everything_but_its_sandbox_read_only(tmp_path):
     env = dict(os.environ, BOX=str(box), DEVAGENT_PRUNE_INNER="1", PYTHONDONTWRITEBYTECODE="1", HOME=str(box / "home"), TMPDIR=str(box))
     argv = [
         "unshare", "-m", "sh", "-c", MOUNT_SCRIPT, "sh",
-        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+        sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-p", "no:randomly",
         f"--basetemp={box / 'pytest'}", "--rootdir", str(ROOT), "-k", "not read_only",
         str(ROOT / "tests" / "agent" / "test_sessions.py"),
     ]

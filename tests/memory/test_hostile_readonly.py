@@ -57,7 +57,7 @@ def test_hostile_module_under_a_read_only_mount_namespace(tmp_path):
     )
     argv = [
         "unshare", "-m", "sh", "-c", MOUNT_SCRIPT, "sh",
-        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+        sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-p", "no:randomly",
         f"--basetemp={box / 'pytest'}", "--rootdir", str(ROOT),
         str(ROOT / "tests" / "memory" / "test_hostile_paths.py"),
         str(ROOT / "tests" / "memory" / "test_hostile_roots.py"),

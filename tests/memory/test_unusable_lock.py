@@ -122,7 +122,7 @@ def run_inner(case: str, box: Path, folder: Path, prefix: list[str]) -> subproce
     )
     argv = [
         "unshare", "-m", "sh", "-c", MOUNT_SCRIPT, "sh", *prefix,
-        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+        sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-p", "no:randomly",
         f"--basetemp={box / 'pytest'}", "--rootdir", str(ROOT), "-k", f"inner_{case.replace('-', '_')}",
         str(Path(__file__)),
     ]

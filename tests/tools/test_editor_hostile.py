@@ -114,7 +114,7 @@ def test_hostile_writes_under_a_read_only_mount_namespace(tmp_path):
                XDG_DATA_HOME=str(box / "data"), HOME=str(box / "home"), TMPDIR=str(box))
     argv = [
         "unshare", "-m", "sh", "-c", MOUNT_SCRIPT, "sh",
-        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+        sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-p", "no:randomly",
         f"--basetemp={box / 'pytest'}", "--rootdir", str(ROOT), str(Path(__file__)),
     ]
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)

@@ -47,7 +47,10 @@ def script() -> dict:
     ], "default": reply(text("Done."))}
 
 
-def test_a_failing_project_is_fixed_by_enter_and_its_tests_go_green(tmp_path):
+def test_a_failing_project_is_fixed_by_enter_and_its_tests_go_green(tmp_path_factory):
+    # a short folder: the dialog's command line below is read whole, and the test's own
+    # folder name (plus pytest-xdist's popen-gwN) would wrap it at 140 columns
+    tmp_path = tmp_path_factory.mktemp("fix")
     world = project(tmp_path)
     with DoubleProcess(script(), tmp_path / "double") as double, \
             devagent_in_tmux(tmp_path, world, double, (140, 42), "--no-voice") as tmux:
