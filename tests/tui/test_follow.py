@@ -59,10 +59,18 @@ async def newest_reply_visible(app, size) -> None:
         assert "END3" in visible(app) and conversation.following
 
 
+def held_after(text: str, words: str, chunk: int) -> int:
+    """The events a stream of `text` in `chunk`-character pieces has sent once `words` is
+    all out: message_start, content_block_start, then the deltas up to its last piece."""
+    return 2 + (text.index(words) + len(words) - 1) // chunk + 1
+
+
 async def test_scrolling_up_stops_following_and_the_bottom_resumes_it(make_app, claude_double):
     long = "\n\n".join(paragraph(p, 30) for p in range(40)) + "\n\nLAST-WORDS"
     claude_double.add(reply("\n\n".join(paragraph(100 + p) for p in range(12)) + " FIRST-END"))
-    claude_double.add(reply(long, chunk=40, delay=0.02))
+    # held once "w5x" is out, until the user has gone up to read
+    gate = claude_double.gate(after=held_after(long, "w5x", 40))
+    claude_double.add(reply(long, chunk=40, delay=0.002, hold=gate))
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         conversation = app.conversation
@@ -79,6 +87,7 @@ async def test_scrolling_up_stops_following_and_the_bottom_resumes_it(make_app, 
         await pilot.pause()
         assert not conversation.following
         held = conversation.scroll_y
+        gate.open()
         await wait_for(pilot, lambda: "w20x" in app.conversation.turn_reply_text, 20, "more text")
         await pilot.pause(0.3)
         assert conversation.scroll_y == held
@@ -93,13 +102,17 @@ async def test_scrolling_up_stops_following_and_the_bottom_resumes_it(make_app, 
 
 
 async def test_reaching_the_bottom_by_scrolling_follows_again(make_app, claude_double):
-    claude_double.add(reply("\n\n".join(paragraph(p, 30) for p in range(30)) + " TAIL", chunk=30, delay=0.03))
+    long = "\n\n".join(paragraph(p, 30) for p in range(30)) + " TAIL"
+    # held once "w15x" is out (more than a screen of it), until the user has paged back
+    # down; the rest follows
+    gate = claude_double.gate(after=held_after(long, "w15x", 30))
+    claude_double.add(reply(long, chunk=30, delay=0.002, hold=gate))
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         conversation = app.conversation
         app.prompt.value = "go"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: "w8x" in conversation.turn_reply_text, 120, "the stream")
+        await wait_for(pilot, lambda: "w15x" in visible(app), 120, "the stream, drawn")
         await pilot.press("pageup")
         await pilot.pause()
         assert not conversation.following
@@ -107,6 +120,7 @@ async def test_reaching_the_bottom_by_scrolling_follows_again(make_app, claude_d
             await pilot.press("pagedown")
         await pilot.pause()
         assert conversation.following
+        gate.open()
         await wait_for(pilot, lambda: not app.running, 30, "the end of the turn")
         await wait_for(pilot, lambda: "TAIL" in visible(app), 10, "the tail")
         assert isinstance(conversation.children[-1], Reply)

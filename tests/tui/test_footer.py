@@ -112,7 +112,9 @@ async def test_esc_cancel_shows_at_80_columns_while_a_turn_runs(make_app, claude
     from tests.claude_double import reply, text
     from tui.widgets.prompt import Prompt
 
-    claude_double.add(reply(text("A slow answer, word by word, to keep the turn running."), wait=3.0))
+    # held after message_start until the footer of the running turn has been read
+    gate = claude_double.gate(after=1)
+    claude_double.add(reply(text("A slow answer, word by word, to keep the turn running."), hold=gate))
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         seen: dict[str, str] = {}
@@ -123,6 +125,7 @@ async def test_esc_cancel_shows_at_80_columns_while_a_turn_runs(make_app, claude
         await wait_for(pilot, lambda: app.running, 5, "the turn")
         await footer_in(pilot, "prompt, a turn running", seen)
         assert "esc Cancel" in seen["prompt, a turn running"], seen
+        gate.open()
         await wait_for(pilot, lambda: not app.running, 20, "the end of the turn")
         await footer_in(pilot, "prompt, after the turn", seen)
         assert "esc Cancel" not in seen["prompt, after the turn"], seen
