@@ -112,6 +112,8 @@ def test_hostile_writes_under_a_read_only_mount_namespace(tmp_path):
     box.mkdir()
     env = dict(os.environ, BOX=str(box), EDITOR_HOSTILE_INNER="1", PYTHONDONTWRITEBYTECODE="1",
                XDG_DATA_HOME=str(box / "data"), HOME=str(box / "home"), TMPDIR=str(box))
+    # this project's own pytest options name pytest-xdist's -n: its plugins must load
+    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
     argv = [
         "unshare", "-m", "sh", "-c", MOUNT_SCRIPT, "sh",
         sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-p", "no:randomly",
