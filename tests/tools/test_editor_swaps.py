@@ -317,9 +317,11 @@ def test_swaps_under_a_read_only_mount_namespace(tmp_path):
     box.mkdir()
     env = dict(os.environ, BOX=str(box), EDITOR_SWAPS_INNER="1", PYTHONDONTWRITEBYTECODE="1",
                XDG_DATA_HOME=str(box / "data"), HOME=str(box / "home"), TMPDIR=str(box))
+    # this project's own pytest options name pytest-xdist's -n: its plugins must load
+    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
     argv = [
         "unshare", "-m", "sh", "-c", MOUNT_SCRIPT, "sh",
-        sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p", "no:randomly",
+        sys.executable, "-m", "pytest", "-q", "-s", "-n", "0", "-p", "no:cacheprovider", "-p", "no:randomly",
         f"--basetemp={box / 'pytest'}", "--rootdir", str(ROOT), str(Path(__file__)),
     ]
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=400)
