@@ -70,7 +70,7 @@ class Decisions:
 
 
 class AskingTurn(Protocol):
-    """What asking needs of the turn (agent.turn.TurnState): its id, its events (a question's
+    """What asking needs of the turn (agent.loop.turn.TurnState): its id, its events (a question's
     event is the asker's own type, not one of agent.events), its cancel and the mailbox."""
 
     @property

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent.choices import ScreenFormat
+from agent.settings.choices import ScreenFormat
 
 # apart, so the app can draw a tool line's mark before it imports the events; named here too
 from agent.tool_outcome import ToolOutcome as ToolOutcome

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import Row, machine, median, print_rows  # noqa: E402
 from benchmarks.tui_latency import FIRST_PAINT, Terminal, launched_world  # noqa: E402
-from tests.claude_double import reply, text  # noqa: E402
+from tests.double.server import reply, text  # noqa: E402
 
 QUESTION = "which island is it?"
 ANSWER = "Zanzibar"
@@ -36,8 +36,8 @@ LOAD = """
 import json, sys, time
 from pathlib import Path
 started = time.perf_counter()
-from agent.config import AgentConfig
-from agent.session import Session
+from agent.settings.config import AgentConfig
+from agent.loop.session import Session
 from tui.turns import warm_client
 repo = Path(sys.argv[1])
 session = Session(repo, AgentConfig.from_env_and_args(repo=repo))

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import Row, machine, print_rows  # noqa: E402
 from benchmarks.tui_latency import COLUMNS, FIRST_PAINT, ROWS, Terminal  # noqa: E402
-from tests.claude_double import reply, text  # noqa: E402
+from tests.double.server import reply, text  # noqa: E402
 from tests.tui.scenario import DoubleProcess, build_world  # noqa: E402
 from tests.voice.pulse import PulseServer  # noqa: E402
 
@@ -162,8 +162,8 @@ def last_history(double) -> list[dict]:
 SESSION_TURNS = """
 import json, os, sys
 from pathlib import Path
-from agent.config import AgentConfig
-from agent.session import Session
+from agent.settings.config import AgentConfig
+from agent.loop.session import Session
 
 def rss():
     for line in Path("/proc/self/status").read_text().splitlines():

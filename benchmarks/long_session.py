@@ -4,9 +4,9 @@ per turn over 200 turns.
     uv run python benchmarks/long_session.py [--turns 200] [--model claude-haiku-5-5] [--every 10]
 
 Each turn reads a 20 KB file (a build every fourth turn) through the real tools, and every
-tenth saves a memory; the Claude double (tests/claude_double.py) stands in for the API and
-applies context management, prompt caching and the window as tests/double_context.py says.
-Costs use agent/claude.py's price table for the model, cache reads and writes included.
+tenth saves a memory; the Claude double (tests/double/server.py) stands in for the API and
+applies context management, prompt caching and the window as tests/double/context.py says.
+Costs use agent/loop/claude.py's price table for the model, cache reads and writes included.
 
 Prints a table (every --every turns: the context of the turn's last request, marked ! when
 the double refused it as over the window, and the turn's cost, both ways), then the floor (the clearing threshold the context must stay under), the
@@ -38,11 +38,12 @@ def main() -> int:
         os.environ[name] = str(root / name.lower())
     os.environ["ANTHROPIC_API_KEY"] = "benchmark"
 
-    from agent import claude, context
-    from agent.config import AgentConfig
+    from agent.conversation import window as context
+    from agent.loop import claude
+    from agent.settings.config import AgentConfig
     from tests.agent.long_day import run_day
-    from tests.claude_double import ClaudeDouble
-    from tests.double_context import count
+    from tests.double.context import count
+    from tests.double.server import ClaudeDouble
 
     days = {}
     for managed in (False, True):

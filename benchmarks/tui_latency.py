@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.common import Row, median, percentile, print_rows  # noqa: E402
-from tests.claude_double import reply, text  # noqa: E402
+from tests.double.server import reply, text  # noqa: E402
 from tests.tui.scenario import DoubleProcess, World, build_world  # noqa: E402
 
 COLUMNS, ROWS = 160, 48

@@ -8,7 +8,7 @@
                   problems, the repaired index, the evidence of each memory
     lock.py       the folder's cross-process lock; what to say when it cannot be taken
     preload.py    what goes into the prompt within the caps, and what is left out (the
-                  prompt text itself is agent/memory_context.py's)
+                  prompt text itself is agent/recall/briefing.py's)
     results.py    the SDK's result texts, reproduced so the SDK need not be imported
     inputs.py     field and type checks on a command before it runs
     paths.py      /memories/... to a real path inside the folder, or a refusal (depth,

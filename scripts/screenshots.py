@@ -60,7 +60,7 @@ async def wait_for(pilot, predicate, timeout: float = 120) -> None:
 
 
 def new_app(world: World):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from tui.app import DevAgentApp
 
     return DevAgentApp(world.repo, AgentConfig.from_env_and_args(None, world.repo))
@@ -212,8 +212,8 @@ async def memory_review(world: World, shooter: Shooter) -> None:
 def code_change_script() -> dict:
     """The rename finished by the text editor, held for review: Monday's "Finish it"."""
     from agent.eval import sources
-    from agent.tools.editor import EDITOR_NAME
-    from tests.claude_double import reply, text, tool_use
+    from agent.tools.text_editor import EDITOR_NAME
+    from tests.double.server import reply, text, tool_use
 
     edit = {"command": "str_replace", "path": sources.ORCHESTRATOR, "old_str": sources.LEFT_OVER, "new_str": sources.FINISHED}
     return {"replies": [
@@ -244,7 +244,7 @@ async def code_review_states(world: World, shooter: Shooter, work: Path) -> None
 async def trust_states(world: World, shooter: Shooter, work: Path) -> None:
     """The first build in a repository not trusted yet: the dialog, at both sizes; answered no."""
     from agent.workspace_trust import TrustStore
-    from tests.claude_double import reply, text, tool_use
+    from tests.double.server import reply, text, tool_use
     from tui.screens.trust import TrustPrompt
     from tui.widgets.prompt import Prompt
 

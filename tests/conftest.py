@@ -1,6 +1,6 @@
 """Fixtures shared by every test area.
 
-`claude_double` starts the Messages API stand-in (tests/claude_double.py) and points the
+`claude_double` starts the Messages API stand-in (tests/double/server.py) and points the
 real anthropic SDK at it through the environment. It also moves the user's data, config
 and state folders into the test's tmp dir, so a test run never reads or writes real
 memories, transcripts, config or logs.
@@ -18,7 +18,7 @@ import tempfile
 import pytest
 
 from tests import system_packages
-from tests.claude_double import ClaudeDouble
+from tests.double.server import ClaudeDouble
 from tests.repos import git_repo
 
 TEST_API_KEY = "sk-ant-test-double-key"

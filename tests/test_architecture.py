@@ -257,3 +257,62 @@ def _definitions(path: Path) -> frozenset[str]:
 
 def _defines(path: Path, name: str) -> bool:
     return name in _definitions(path)
+
+
+# agent/ is grouped by concern: loop/ (the tool-use loop), conversation/ (history, transcripts,
+# saved sessions, the context window), recall/ (what the prompt says about memory), settings/,
+# tools/ (one module a tool; toolchain/ and editor/ below them), voice/, eval/, prompts/. Its
+# root keeps only what every concern shares (events, cancellation, decisions, marks, trust).
+AGENT_ROOT_MAX = 12
+# A module deeper down may use these of a package above it: its foundations.
+SHARED_ABOVE = {"base", "paths"}  # the tool contract, and what a path from the model may name
+
+
+def upward_imports(modules: dict[str, Path]) -> list[str]:
+    """Imports of a module that sits in a package above the importer's own (agent.tools.files
+    from agent.tools.editor.journal): a lower floor reaching back up into the one that uses it.
+    agent/'s root holds what all concerns share, so it is not above anyone in this sense."""
+    found = []
+    for name, path in modules.items():
+        if not name.startswith("agent."):
+            continue
+        own = name.split(".")[:-1] if path.name != "__init__.py" else name.split(".")
+        for imported, line in imported_names(name, path, modules):
+            if imported not in modules or not imported.startswith("agent."):
+                continue
+            target_package = imported.split(".")[:-1]
+            if modules[imported].name == "__init__.py":
+                continue  # a package's own __init__ is its front door, not a floor above
+            above = len(target_package) < len(own) and own[: len(target_package)] == target_package
+            if above and target_package != ["agent"] and imported.split(".")[-1] not in SHARED_ABOVE:
+                where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+                found.append(f"{where}:{line} imports {imported}")
+    return found
+
+
+def test_agent_root_holds_only_what_every_concern_shares():
+    root = sorted(p.stem for p in (ROOT / "agent").glob("*.py") if p.name != "__init__.py")
+    assert len(root) <= AGENT_ROOT_MAX, f"{len(root)} modules at agent/'s root: {root}"
+
+
+def test_no_import_runs_back_up_in_agent():
+    assert upward_imports(product_modules()) == []
+
+
+def test_the_back_up_rule_finds_a_lower_floor_reaching_up(tmp_path):
+    lower = tmp_path / "journal.py"
+    lower.write_text("from agent.tools.files import resolve\nfrom agent.tools.base import Tool\nfrom agent.events import X\n")
+    modules = {"agent.tools.editor.journal": lower, "agent.tools.files": tmp_path / "files.py",
+               "agent.tools.base": tmp_path / "base.py", "agent.events": tmp_path / "events.py"}
+    for other in ("files.py", "base.py", "events.py"):
+        (tmp_path / other).write_text("")
+    assert [line.split(" imports ")[1] for line in upward_imports(modules)] == ["agent.tools.files"]
+
+
+def test_the_loop_never_imports_the_app():
+    found = [f"{path.relative_to(ROOT)}:{line} imports {imported}"
+             for name, path in product_modules().items() if name.startswith("agent.loop")
+             for imported, line in imported_names(name, path, product_modules())
+             if imported.split(".")[0] in {"tui", "textual"}]
+    assert found == []
+    assert "agent.loop.session" in product_modules()

@@ -85,7 +85,7 @@ def test_the_sessions_table_says_1_turn():
     from datetime import datetime
     from pathlib import Path
 
-    from agent.saved_sessions import SessionInfo, table
+    from agent.conversation.saved_sessions import SessionInfo, table
 
     info = SessionInfo("20261109-0900-ab12", Path("x.jsonl"), datetime(2026, 11, 9, 9, 0), "hi", 1, 0.01, "m", 10)
     assert "  1 turn " in table([info])[0] and "turns" not in table([info])[0]

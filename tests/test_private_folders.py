@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_double import tool_use
+from tests.double.server import tool_use
 from tests.repos import git_repo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,7 +29,7 @@ APP = textwrap.dedent(
     import asyncio, os, sys
     from pathlib import Path
 
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from memory.location import memory_dir_for, user_memory_dir
     from tui.app import DevAgentApp
     from tui.terminal import agent_log_path, log_path, start_logging, stderr_to_log

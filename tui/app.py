@@ -19,8 +19,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
-from agent.config import AgentConfig, api_key_problem
 from agent.heap import full_collections_at_pauses, release_collector
+from agent.settings.config import AgentConfig, api_key_problem
 from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
 from tui import agent_events, copying, leaving, spoken_turns, voice_keys

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from textual.app import SystemCommand
 
 if TYPE_CHECKING:
-    from agent.code_changes import ChangeSet
+    from agent.tools.editor.change_set import ChangeSet
     from tui.host import AppHost
 
 STATES = {"applied": "applied", "undone": "undone", "kept": "kept as it was", "conflict": "a conflict, not applied",
@@ -19,8 +19,8 @@ STATES = {"applied": "applied", "undone": "undone", "kept": "kept as it was", "c
 
 def session_changes(app: AppHost) -> list[ChangeSet]:
     """This session's applied change sets as the journal has them (an undo there shows), newest first."""
-    from agent.code_journal import history
-    from agent.code_review import editor_of
+    from agent.loop.held_changes import editor_of
+    from agent.tools.editor.journal import history
 
     session = app.turns.session
     editor = editor_of(getattr(session, "registry", None))
@@ -40,7 +40,7 @@ def code_commands(app: AppHost) -> Iterator[SystemCommand]:
 
 
 def show_change(app: AppHost, change: ChangeSet) -> None:
-    from agent.code_review import masked_diff
+    from agent.loop.held_changes import masked_diff
 
     async def show() -> None:
         await app.screen_pane.show(f"Code change: {change.describe()} ({STATES.get(change.state, change.state)})",
@@ -57,7 +57,7 @@ def undo(app: AppHost) -> None:
         return
 
     def work() -> None:
-        from agent.code_journal import undo_last
+        from agent.tools.editor.journal import undo_last
 
         undone, said = undo_last(app.repo)
         app.call_from_thread(app.notify, said, title="Undo", severity="information" if undone else "warning")

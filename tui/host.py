@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.widget import Widget
 
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from agent.voice.status import VoiceStatus
     from memory.seam import EditableStore
     from tui.screens.main import MainScreen

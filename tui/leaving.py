@@ -38,7 +38,7 @@ def _quit_now(app: LeavingHost) -> None:
 
 def resume_hint(session: Any) -> str | None:
     """One line for the terminal once the app has left it; None when nothing was said."""
-    from agent.saved_sessions import session_id
+    from agent.conversation.saved_sessions import session_id
 
     transcript = getattr(session, "transcript", None)
     if transcript is None or not getattr(session, "turn", 0):

@@ -26,7 +26,7 @@ def memory_commands(app: AppHost) -> Iterator[SystemCommand]:
 
 
 async def tidy_memory(app: AppHost) -> None:
-    from agent.tidy import findings_for, tidy_request
+    from agent.recall.tidy import findings_for, tidy_request
 
     if app.running:
         app.notify("A turn is still running; Esc cancels it.", severity="warning")

@@ -38,8 +38,8 @@ def start_background(app: StartupHost) -> None:
 
 def settle_code_changes(app: StartupHost) -> None:
     """A change set a killed devagent left half written is finished or rolled back
-    (agent.code_journal.recover) as the app starts, and the user is told how."""
-    from agent.code_journal import recover
+    (agent.tools.editor.journal.recover) as the app starts, and the user is told how."""
+    from agent.tools.editor.journal import recover
 
     for note in recover(app.repo):
         try:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.cancel import Cancellation
-from agent.config import AgentConfig
+from agent.settings.config import AgentConfig
 from tui.inbox import Inbox
 
 if TYPE_CHECKING:
@@ -145,15 +145,14 @@ class TurnDriver:
     def _prune_transcripts(self) -> None:
         """Old transcripts go once the session is up (a question asked at launch waits for
         the session, not for this), never the one this session writes."""
-        from agent import saved_sessions as sessions
-
+        from agent.conversation import saved_sessions as sessions
         transcript = getattr(self.session, "transcript", None)
         sessions.prune_for(self.config, keep=getattr(transcript, "path", None))
 
     def _open(self, resume: str | None) -> Any:
         """A new session, or the saved one `resume` names (saying which, or why not)."""
-        from agent import saved_sessions as sessions
-        from agent.session import Session
+        from agent.conversation import saved_sessions as sessions
+        from agent.loop.session import Session
 
         if resume is not None:
             session, said = sessions.open_saved(self.repo, self.config, resume or None, store=self.store, trust=self.trust())

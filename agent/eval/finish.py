@@ -41,7 +41,7 @@ def build_verdict(repo: Path, config: Any) -> bool:
 
 
 def score_finish(turns: list[TurnRecord], green: bool, call_site_fixed: bool) -> FinishScore:
-    from agent.tools.editor import EDITOR_NAME
+    from agent.tools.text_editor import EDITOR_NAME
 
     finish = turns[0] if turns else None
     build = turns[1] if len(turns) > 1 else None

@@ -19,13 +19,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from agent.choices import MEMORY_MODES, MemoryMode
-from agent.config import AgentConfig
 from agent.eval.finish import FINISH, build_verdict, score_finish
 from agent.eval.fixture import Fixture, build_fixture, dotnet_on_path
 from agent.eval.records_from_events import TurnRecorder
 from agent.eval.scoring import score_friday, score_monday
 from agent.eval.turn_records import TurnRecord, turns_to_json
+from agent.settings.choices import MEMORY_MODES, MemoryMode
+from agent.settings.config import AgentConfig
 
 FRIDAY = (
     "Why is the build red?",
@@ -113,7 +113,7 @@ def run_session(
     count_first_request: bool = False,
     close: bool = True,
 ) -> SessionRun:
-    from agent.session import Session
+    from agent.loop.session import Session
     from agent.workspace_trust import WorkspaceTrust
 
     # The evaluation's repository is the one it just built from its own data.
@@ -141,8 +141,7 @@ def count_first(session: Any, replayed: int) -> tuple[int | None, str | None]:
     The first request held the replayed history and the first user message, nothing after;
     the system prompt and tools are fixed for the session.
     """
-    from agent import claude
-
+    from agent.loop import claude
     messages = session.messages[: replayed + 1]
     params = claude.request_params(
         session.config, system=session.system, tools=session.tool_definitions, messages=messages
@@ -158,8 +157,7 @@ def count_first(session: Any, replayed: int) -> tuple[int | None, str | None]:
 
 
 def _summary_notes(repo: Path) -> str | None:
-    from agent import transcripts
-
+    from agent.conversation import transcripts
     saved = transcripts.latest(repo, with_summary=True)
     return saved.summary if saved is not None else None
 
@@ -259,8 +257,8 @@ def cite_call_site(fixture: Fixture, config: AgentConfig, data: Path, friday: da
     the store so its evidence is fingerprinted against Friday's working tree; then someone
     finishes the rename and commits it. Modes without the memory tool keep no memory.
     """
-    from agent.choices import MEMORY_TOOL_MODES
     from agent.eval.cited import CITED_INDEX, CITED_MEMORY, CITED_PATH
+    from agent.settings.choices import MEMORY_TOOL_MODES
     from memory.store import MemoryStore
 
     text = None

@@ -11,8 +11,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from agent.choices import MemoryMode
 from agent.eval.scoring import correct_out_of
+from agent.settings.choices import MemoryMode
 
 MODE_LABELS: dict[MemoryMode, str] = {
     "none": "No memory",
@@ -141,7 +141,7 @@ def _friday_cell(friday: dict[str, Any]) -> str:
 
 def told_section(results: dict[str, Any]) -> str:
     """What each mode's first Monday was told about its memory's evidence, quoted."""
-    from agent.memory_context import EVIDENCE_HEADER
+    from agent.recall.briefing import EVIDENCE_HEADER
 
     blocks = []
     for mode in results["modes"]:

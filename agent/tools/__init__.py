@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.toolchain import user_environment
 from agent.tools.base import Tool, ToolContext, ToolResult
+from agent.tools.toolchain import user_environment
 
 # The app imports this package at start-up: record how devagent was launched before
 # anything can change the environment.

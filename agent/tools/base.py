@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from agent.choices import ScreenFormat
+from agent.settings.choices import ScreenFormat
 
 if TYPE_CHECKING:  # both are light, but the tools must load even before they exist
     from agent.cancel import Cancellation
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from agent.workspace_trust import CodeConsent
 
 
@@ -35,7 +35,7 @@ class ToolContext:
 class HeldCall:
     """A call whose write waits in the reply's change set for the user (the text editor in
     review). The loop keeps it, by its type, in the place of the call's tool result until
-    the set is settled (agent.code_review), which writes that result."""
+    the set is settled (agent.loop.held_changes), which writes that result."""
 
     change: str  # the id of the change set it waits in
     said: str  # the tool's own sentence, which the model hears once the set is applied

@@ -19,16 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from agent.events import ToolOutcome
-from agent.toolchain import log_noise, plans
-from agent.toolchain.diagnostics import DiagnosticKey, Report, parse_diagnostics
-from agent.toolchain.processes import Outcome, run_command
-from agent.toolchain.python_environments import EnvironmentMissing
-from agent.toolchain.report_files import go_console
-from agent.toolchain.summary import MAX_FAILURES, TestSummary
-from agent.toolchain.summary_readers import read as read_tests
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_str
 from agent.tools.guard import guarded
 from agent.tools.masking import Masked, mask_text, masking_note
+from agent.tools.toolchain import log_noise, plans
+from agent.tools.toolchain.diagnostics import DiagnosticKey, Report, parse_diagnostics
+from agent.tools.toolchain.processes import Outcome, run_command
+from agent.tools.toolchain.python_environments import EnvironmentMissing
+from agent.tools.toolchain.report_files import go_console
+from agent.tools.toolchain.summary import MAX_FAILURES, TestSummary
+from agent.tools.toolchain.summary_readers import read as read_tests
 
 DEFAULT_TIMEOUT = 600.0
 MAX_TEXT_CHARS = 6_000

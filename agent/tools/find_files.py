@@ -9,8 +9,8 @@ from typing import Any
 
 from agent.tools import ripgrep
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, required_str
-from agent.tools.files import display_name
 from agent.tools.guard import guarded
+from agent.tools.paths import display_name
 from agent.tools.search import SEARCH_TIMEOUT, glob_arguments, path_order, rg_or_refuse, search_scope
 
 MAX_FILES_LISTED = 200

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.toolchain.processes import Outcome, run_command
-from agent.toolchain.user_environment import user_environment
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.guard import guarded
+from agent.tools.toolchain.processes import Outcome, run_command
+from agent.tools.toolchain.user_environment import user_environment
 from memory import safe_git
 
 GIT_TIMEOUT = 30.0

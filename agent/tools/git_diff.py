@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.toolchain.processes import Outcome
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_str
-from agent.tools.files import display_name, resolve_in_repository
 from agent.tools.git import GIT_TIMEOUT, run_git
 from agent.tools.guard import guarded
 from agent.tools.masking import Masked, masking_note
+from agent.tools.paths import display_name, resolve_in_repository
+from agent.tools.toolchain.processes import Outcome
 from memory.secrets import mask_secrets
 
 MAX_TEXT_LINES = 800

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent.choices import MemoryWrites
 from agent.marks import escape_marks
+from agent.settings.choices import MemoryWrites
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.masking import ScanCancelled, mask_result, mask_text, withheld
 from memory.pending import news_since

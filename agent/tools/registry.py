@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent.choices import MEMORY_TOOL_MODES, CodeWrites, MemoryMode, MemoryWrites
+from agent.settings.choices import MEMORY_TOOL_MODES, CodeWrites, MemoryMode, MemoryWrites
 from agent.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -34,13 +34,13 @@ class ToolRegistry:
             developer = developer_tools()
         tools: list[Tool] = list(developer)
         if code_writes != "off":
-            from agent.tools.editor import TextEditorTool
+            from agent.tools.text_editor import TextEditorTool
 
             editor = TextEditorTool(code_writes)
             if store is not None and hasattr(store, "evidence"):
                 from functools import partial
 
-                from agent.code_memory import cited_note
+                from agent.tools.editor.cited_memories import cited_note
 
                 editor.after_apply.append(partial(cited_note, store))
             for tool in tools:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.choices import SCREEN_FORMATS, as_choice
+from agent.settings.choices import SCREEN_FORMATS, as_choice
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_str
 from agent.tools.guard import guarded
 

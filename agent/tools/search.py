@@ -20,18 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.text_decoding import decode
 from agent.tools import ripgrep
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_int, optional_str, required_str
-from agent.tools.files import (
-    MAX_FILE_BYTES,
-    PathRefused,
-    display_name,
-    os_problem,
-    resolve_in_repository,
-)
 from agent.tools.guard import guarded
 from agent.tools.masking import Masked, mask_text_with_spans, masking_note
+from agent.tools.paths import MAX_FILE_BYTES, PathRefused, display_name, os_problem, resolve_in_repository
+from agent.tools.text_decoding import decode
 
 MAX_SHOWN = 100  # matching lines shown in all
 MAX_PER_FILE = 20

@@ -1,6 +1,6 @@
 """Which key talks, which model listens and which voice speaks.
 
-From the user's config file (the one agent.config reads), the environment winning:
+From the user's config file (the one agent.settings.config reads), the environment winning:
 
     [voice]
     key = "f9"                    # DEVAGENT_TALK_KEY; a Textual key name: "f9", "ctrl+t"
@@ -31,7 +31,7 @@ class VoiceSettings:
 def voice_settings(environ: Mapping[str, str] | None = None, file: dict[str, Any] | None = None) -> VoiceSettings:
     """Never raises: a value of the wrong kind is ignored and the default stays."""
     if file is None:
-        from agent.config import load_user_config
+        from agent.settings.config import load_user_config
 
         file = load_user_config()
     environ = os.environ if environ is None else environ
@@ -39,7 +39,7 @@ def voice_settings(environ: Mapping[str, str] | None = None, file: dict[str, Any
     table = table if isinstance(table, dict) else {}
 
     def key() -> str:
-        from agent.config_file import talk_key
+        from agent.settings.config_file import talk_key
 
         # the file's value was checked as it was read; the environment's is checked here
         good, _ = talk_key(environ.get("DEVAGENT_TALK_KEY") or table.get("key") or DEFAULT_KEY)

@@ -13,6 +13,6 @@ QUICK_FIRST_RETRY = 0.05
 @pytest.fixture(autouse=True)
 def quick_retries(request, monkeypatch):
     if "claude_double" in request.fixturenames:
-        import agent.claude
+        import agent.loop.claude
 
-        monkeypatch.setattr(agent.claude, "RETRY_FIRST_DELAY", QUICK_FIRST_RETRY)
+        monkeypatch.setattr(agent.loop.claude, "RETRY_FIRST_DELAY", QUICK_FIRST_RETRY)

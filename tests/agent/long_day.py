@@ -4,7 +4,7 @@ fourth) or a read of a 20 KB file, and now and then something worth remembering.
 Shared by tests/agent/test_long_day.py and benchmarks/long_session.py. Everything is real
 but the model: a git repository, the read_file and build tools running a real command, the
 memory tool writing into a real store, the SDK talking HTTP to the double, which applies
-context management and refuses requests over the window as tests/double_context.py says.
+context management and refuses requests over the window as tests/double/context.py says.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent.config import AgentConfig
 from agent.events import AgentError, ContextStatus, TurnFinished
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from agent.workspace_trust import WorkspaceTrust
-from tests.claude_double import ClaudeDouble, Request, reply, text, tool_use
+from tests.double.server import ClaudeDouble, Request, reply, text, tool_use
 from tests.repos import git_repo
 
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from agent.config import AgentConfig
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from agent.tools.base import Tool
 from agent.workspace_trust import WorkspaceTrust
 

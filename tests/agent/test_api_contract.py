@@ -1,7 +1,7 @@
 """The flows a user meets, each a request the real Messages API accepts (issue 22).
 
 One test per row of the issue's table and per risk it names, run against the double, which
-enforces the documented rules (tests/double_rules.py lists them with their pages).
+enforces the documented rules (tests/double/rules.py lists them with their pages).
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from agent import saved_sessions as sessions
-from agent.config import AgentConfig, config_file
+from agent.conversation import saved_sessions as sessions
 from agent.events import AgentError, Notice, TextDelta
-from agent.faults import OUTPUT_LIMIT
-from agent.session import Session
-from tests import double_rules
-from tests.claude_double import refusal, reply, text, thinking, tool_use
+from agent.loop.faults import OUTPUT_LIMIT
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig, config_file
+from tests.double import rules as double_rules
+from tests.double.server import refusal, reply, text, thinking, tool_use
 
 DECLINED = "Claude declined to answer that."
 WINDOW_FULL = "The conversation filled Claude's context window"

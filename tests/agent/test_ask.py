@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_double import error, refusal, reply, text, tool_use
+from tests.double.server import error, refusal, reply, text, tool_use
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.e2e

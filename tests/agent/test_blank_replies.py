@@ -9,13 +9,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent import saved_sessions as sessions
-from agent import transcripts
-from agent.config import AgentConfig
+from agent.conversation import saved_sessions as sessions
+from agent.conversation import transcripts
 from agent.events import AgentError
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import reply, text, thinking, tool_use
+from tests.double.server import reply, text, thinking, tool_use
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 

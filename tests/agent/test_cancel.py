@@ -8,13 +8,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agent.cancel import Cancellation
-from agent.config import AgentConfig
+from agent.conversation.history import CANCELLED_NOTE
 from agent.events import TextDelta, TurnFinished
-from agent.history import CANCELLED_NOTE
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from agent.workspace_trust import WorkspaceTrust
 from tests.agent.toolkit import EchoTool, SleepTool
-from tests.claude_double import reply, tool_use
+from tests.double.server import reply, tool_use
 from tests.processes import alive
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)

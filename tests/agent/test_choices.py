@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from agent.choices import EFFORTS, MEMORY_MODES, MEMORY_TOOL_MODES, REPLAY_MODES, SCREEN_FORMATS, as_choice
-from agent.config_file import checked
 from agent.eval.report import MODE_LABELS
+from agent.settings.choices import (
+    EFFORTS,
+    MEMORY_MODES,
+    MEMORY_TOOL_MODES,
+    REPLAY_MODES,
+    SCREEN_FORMATS,
+    as_choice,
+)
+from agent.settings.config_file import checked
 from agent.tools.screen import ShowOnScreenTool
 from tui.cli import app_parser
 

@@ -12,7 +12,7 @@ import anthropic
 import httpx2
 import pytest
 
-from tests.claude_double import ClaudeDouble, error, reply, text, thinking, tool_use
+from tests.double.server import ClaudeDouble, error, reply, text, thinking, tool_use
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -127,7 +127,7 @@ def test_runs_in_its_own_process(tmp_path):
     script = {"replies": [reply("first")], "default": reply("again"), "rules": [{"contains": "build", "reply": reply("building")}]}
     (tmp_path / "s.json").write_text(json.dumps(script))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.claude_double", "--script", str(tmp_path / "s.json"),
+        [sys.executable, "-m", "tests.double.server", "--script", str(tmp_path / "s.json"),
          "--port-file", str(tmp_path / "port"), "--record", str(tmp_path / "rec.jsonl")],
         cwd=ROOT, stdout=subprocess.PIPE, text=True,
     )

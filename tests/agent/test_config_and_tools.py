@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from agent.cancel import Cancellation
-from agent.config import AgentConfig, config_file
+from agent.settings.config import AgentConfig, config_file
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.memory_tool import MemoryTool
 from agent.tools.registry import ToolRegistry
@@ -59,7 +59,7 @@ def test_a_broken_config_file_is_ignored(user_dirs, monkeypatch):
 
 
 def test_light_modules_do_not_import_the_sdk():
-    code = "import sys, agent.events, agent.cancel, agent.config; print('anthropic' in sys.modules)"
+    code = "import sys, agent.events, agent.cancel, agent.settings.config; print('anthropic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import AgentConfig, config_file, load_user_config
+from agent.settings.config import AgentConfig, config_file, load_user_config
 from agent.voice.settings import voice_settings
 
 ROOT = Path(__file__).resolve().parents[2]

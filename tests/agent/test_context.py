@@ -1,4 +1,4 @@
-"""agent/context.py: thresholds per model and from the settings, and the request parameter
+"""agent/conversation/window.py: thresholds per model and from the settings, and the request parameter
 the double (standing in for the API) accepts."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import anthropic
 import pytest
 
-from agent import context
-from agent.config import AgentConfig
-from tests.claude_double import reply
+from agent.conversation import window as context
+from agent.settings.config import AgentConfig
+from tests.double.server import reply
 
 
 def test_each_model_has_its_own_thresholds():

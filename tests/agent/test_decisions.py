@@ -9,12 +9,12 @@ import subprocess
 import threading
 
 from agent.cancel import Cancellation
-from agent.code_review import CodeChangeHeld, CodeChangeSettled
-from agent.config import AgentConfig
 from agent.decisions import Decision, Decisions
-from agent.session import Session
-from agent.tools.editor import EDITOR_NAME
-from tests.claude_double import tool_use
+from agent.loop.held_changes import CodeChangeHeld, CodeChangeSettled
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
+from agent.tools.text_editor import EDITOR_NAME
+from tests.double.server import tool_use
 
 APP = "def greet(name):\n    return 'Hello ' + name\n"
 

@@ -10,9 +10,9 @@ from anthropic.types.beta import (
     BetaCompactionBlock,
 )
 
-from tests import double_rules
-from tests.claude_double import reply, text, thinking, tool_use
-from tests.double_context import BETA_COMPACT, BETA_CONTEXT, CLEARED
+from tests.double import rules as double_rules
+from tests.double.context import BETA_COMPACT, BETA_CONTEXT, CLEARED
+from tests.double.server import reply, text, thinking, tool_use
 
 BOTH = [BETA_CONTEXT, BETA_COMPACT]
 

@@ -1,4 +1,4 @@
-"""The double refuses what the real API refuses, naming the rule (tests/double_rules.py).
+"""The double refuses what the real API refuses, naming the rule (tests/double/rules.py).
 
 Each case is a request the documentation says the API answers with an error; the double
 must answer it the same way, or a test of devagent could pass on a request that fails for
@@ -10,7 +10,7 @@ from __future__ import annotations
 import anthropic
 import pytest
 
-from tests.claude_double import refusal, reply, text, thinking, tool_use
+from tests.double.server import refusal, reply, text, thinking, tool_use
 
 HI = [{"role": "user", "content": "hi"}]
 

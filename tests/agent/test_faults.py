@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from agent.cancel import Cancellation
-from agent.config import AgentConfig, api_key_problem
+from agent.conversation.history import FAILED_NOTE
 from agent.events import AgentError, TextDelta, TurnFinished
-from agent.history import FAILED_NOTE
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig, api_key_problem
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import error, reply, text, thinking, tool_use
+from tests.double.server import error, reply, text, thinking, tool_use
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 
@@ -205,7 +205,7 @@ def test_unreachable_api_is_a_sentence(claude_double, tmp_path, monkeypatch):
 def test_base_url_is_honoured_in_another_process(claude_double, tmp_path):
     claude_double.add("From the double.")
     code = (
-        "from pathlib import Path; from agent.session import Session; from agent.config import AgentConfig;"
+        "from pathlib import Path; from agent.loop.session import Session; from agent.settings.config import AgentConfig;"
         "s = Session(Path('.'), AgentConfig(memory_mode='none'), tools=[], save_transcript=False);"
         "s.send('hi', lambda e: print(e.text, end='') if type(e).__name__ == 'TextDelta' else None)"
     )

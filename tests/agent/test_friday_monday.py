@@ -12,12 +12,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent.config import AgentConfig
 from agent.eval.fixture import build_fixture, dotnet_on_path
 from agent.events import AgentError, ToolFinished, TurnFinished
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from agent.workspace_trust import WorkspaceTrust
-from tests.claude_double import Request, reply, text, tool_use
+from tests.double.server import Request, reply, text, tool_use
 
 FRIDAY = datetime(2026, 11, 6, 17, 0, tzinfo=UTC)
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)

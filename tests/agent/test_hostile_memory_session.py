@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 
-from agent.config import AgentConfig
 from agent.events import AgentError
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from memory.location import memory_dir_for
 from tests.agent.toolkit import EchoTool
 from tests.repos import git_repo

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import AgentConfig
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import error, reply, tool_use
 from tests.conftest import TEST_API_KEY
+from tests.double.server import error, reply, tool_use
 from tui import terminal
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)

@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from agent import context
-from agent.config import AgentConfig
+from agent.conversation import window as context
+from agent.settings.config import AgentConfig
 from tests.agent.long_day import NOTICE_START, run_day
-from tests.double_context import CLEARED, count
+from tests.double.context import CLEARED, count
 
 TURNS = 200
 

@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from agent import claude, prompts, transcripts
-from agent.context import BETA_COMPACT, BETA_CONTEXT
+from agent import prompts
+from agent.conversation import transcripts
+from agent.conversation.window import BETA_COMPACT, BETA_CONTEXT
 from agent.events import AgentError, Compacted, ContextStatus, Notice, TurnFinished
-from agent.session import Session
+from agent.loop import claude
+from agent.loop.session import Session
 from tests.agent.sessions import session as new_session
-from tests.claude_double import Request, reply, tool_use
-from tests.double_context import CLEARED
+from tests.double.context import CLEARED
+from tests.double.server import Request, reply, tool_use
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 PAGE = "".join(f"line {n}: the stock of item {n} is counted here\n" for n in range(100))  # about 4.6 KB

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from agent.config import AgentConfig
 from agent.events import AgentError, ToolFinished
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import reply, text, tool_use
+from tests.double.server import reply, text, tool_use
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 # A file of a few hundred lines: about 12,000 tokens, more than the 8,000 of max_tokens.
@@ -28,8 +28,7 @@ def test_a_tool_input_longer_than_max_tokens_arrives_whole(claude_double, tmp_pa
 
 
 def test_a_reply_without_tools_keeps_the_configured_budget(claude_double, tmp_path):
-    from agent import claude
-
+    from agent.loop import claude
     params = claude.request_params(AgentConfig(model="claude-sonnet-5-5", max_tokens=4000), system=[], tools=[EchoTool().definition()],
                                    messages=[{"role": "user", "content": "hi"}], tool_choice={"type": "none"})
     assert params["max_tokens"] == 4000
@@ -37,8 +36,8 @@ def test_a_reply_without_tools_keeps_the_configured_budget(claude_double, tmp_pa
 
 def events_of(claude_double, tools: list[dict], rep: dict) -> list[tuple[str, dict]]:
     """The SSE events of `rep`, as a request offering `tools` gets them."""
-    from tests.claude_double import Request
-    from tests.double_wire import sse_events
+    from tests.double.server import Request
+    from tests.double.wire import sse_events
 
     body = {"model": "claude-haiku-5-5", "max_tokens": 128_000, "messages": [], "tools": tools}
     return sse_events(rep, Request("/v1/messages", "POST", {}, body), claude_double)
@@ -76,10 +75,10 @@ def test_user_defined_tools_stream_their_input_eagerly(claude_double, tmp_path):
 
 
 def test_a_long_input_the_api_holds_back_is_waited_for_while_pings_come(claude_double, tmp_path, monkeypatch):
-    import agent.silence
+    import agent.loop.silence
     from agent.events import ToolInputArriving
 
-    monkeypatch.setattr(agent.silence, "SILENCE_SECONDS", 2.0)
+    monkeypatch.setattr(agent.loop.silence, "SILENCE_SECONDS", 2.0)
     session = Session(tmp_path, AgentConfig(model="claude-haiku-5-5", memory_mode="on-demand", memory_writes="auto", max_retries=0),
                       tools=[EchoTool()], now=NOW)
     note = {"command": "create", "path": "/memories/steps.md", "file_text": LONG}

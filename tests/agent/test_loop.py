@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import AgentConfig
 from agent.events import (
     AgentError,
     ShowOnScreen,
@@ -18,10 +17,11 @@ from agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from agent.session import Session
-from agent.tool_calls import untrusted
+from agent.loop.session import Session
+from agent.loop.tool_calls import untrusted
+from agent.settings.config import AgentConfig
 from tests.agent.toolkit import CrashTool, EchoTool, ScreenTool
-from tests.claude_double import reply, text, thinking, tool_use
+from tests.double.server import reply, text, thinking, tool_use
 
 FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=UTC)
 

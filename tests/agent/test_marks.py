@@ -18,15 +18,15 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.config import AgentConfig
+from agent.loop.session import Session
+from agent.loop.tool_calls import untrusted
 from agent.marks import MARKS, escape_marks
-from agent.memory_context import memory_snapshot
-from agent.session import Session
-from agent.tool_calls import untrusted
+from agent.recall.briefing import memory_snapshot
+from agent.settings.config import AgentConfig
 from memory.location import memory_dir_for
 from memory.preload import Loaded, Preload
 from memory.roots import open_memory
-from tests.claude_double import tool_use
+from tests.double.server import tool_use
 
 ROOT = Path(__file__).resolve().parents[2]
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)

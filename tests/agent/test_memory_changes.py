@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from agent import saved_sessions as sessions
-from agent.config import AgentConfig
-from agent.memory_context import EMPTY
-from agent.session import Session
+from agent.conversation import saved_sessions as sessions
+from agent.loop.session import Session
+from agent.recall.briefing import EMPTY
+from agent.settings.config import AgentConfig
 from memory.roots import open_memory
 from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import reply, text, thinking, tool_use
+from tests.double.server import reply, text, thinking, tool_use
 
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import AgentConfig
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from memory.store import MemoryStore
 from tests.agent.toolkit import EchoTool
 from tests.repos import git

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import AgentConfig
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from memory.pending import PendingChanges
 from memory.store import MemoryStore
 from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import reply, tool_use
+from tests.double.server import reply, tool_use
 
 FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=UTC)
 NOTE = "---\nname: core\ntype: project\ndescription: which project matters\n---\nThe Core project is the one the user cares about.\n"

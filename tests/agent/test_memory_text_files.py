@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import AgentConfig
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from memory.roots import open_memory
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import reply, text
+from tests.double.server import reply, text
 from tui.cli import main
 
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.modes import date_label
-from agent.session import Session
-from agent.transcripts import saved_sessions, transcripts_dir
+from agent.conversation.memory_modes import date_label
+from agent.conversation.transcripts import saved_sessions, transcripts_dir
+from agent.loop.session import Session
 from memory.store import MemoryStore
 from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import error, redacted_thinking, reply, text, thinking, tool_use
+from tests.double.server import error, redacted_thinking, reply, text, thinking, tool_use
 
 FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=UTC)
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from agent import claude
-from agent.config import AgentConfig, config_file
+from agent.loop import claude
+from agent.settings.config import AgentConfig, config_file
 from tui.cli import app_parser
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from anthropic.types import Usage as ApiUsage
 
-from agent.claude import call_usage
+from agent.loop.claude import call_usage
 
 
 def cost(model: str, input=0, output=0, cache_read=0, cache_write=0) -> float:

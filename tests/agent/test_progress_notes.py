@@ -1,6 +1,6 @@
 """Sonnet 5.5's notes between tool calls: asked for, shown apart from the answer, sent back
 unchanged; and the double refuses the `display` values, headers and effort changes the API
-refuses (tests/double_rules.py, rules 16 to 18)."""
+refuses (tests/double/rules.py, rules 16 to 18)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import anthropic
 import pytest
 
 from agent.events import Progress, ToolInputArriving, TurnFinished
-from agent.session import Session
+from agent.loop.session import Session
 from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import reply, text, thinking, tool_use
+from tests.double.server import reply, text, thinking, tool_use
 from tui.cli.ask import Printer
 
 FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=UTC)

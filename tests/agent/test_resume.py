@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from agent import saved_sessions as sessions
-from agent import transcripts
-from agent.config import AgentConfig
-from agent.session import Session
-from tests.claude_double import Request, reply, text, thinking, tool_use
+from agent.conversation import saved_sessions as sessions
+from agent.conversation import transcripts
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
+from tests.double.server import Request, reply, text, thinking, tool_use
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)

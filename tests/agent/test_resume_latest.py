@@ -6,10 +6,10 @@ import os
 import time
 from datetime import UTC, datetime, timedelta
 
-from agent import saved_sessions as sessions
-from agent.config import AgentConfig
-from agent.session import Session
-from tests.claude_double import reply, text
+from agent.conversation import saved_sessions as sessions
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
+from tests.double.server import reply, text
 from tests.repos import git_repo
 
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)

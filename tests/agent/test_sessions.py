@@ -1,4 +1,4 @@
-"""agent/saved_sessions.py: listing, finding and bounding the saved transcripts."""
+"""agent/conversation/saved_sessions.py: listing, finding and bounding the saved transcripts."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agent import saved_sessions as sessions
-from agent import transcripts
-from agent.transcripts import Transcript
+from agent.conversation import saved_sessions as sessions
+from agent.conversation import transcripts
+from agent.conversation.transcripts import Transcript
 
 DAY = 86400
 

@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent.config import AgentConfig
 from agent.events import AgentError
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import reply, tool_use
+from tests.double.server import reply, tool_use
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 
@@ -19,9 +19,9 @@ NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 @pytest.mark.timeout(60)
 @pytest.mark.slow
 def test_a_stream_silent_after_it_began_ends_the_turn_with_a_sentence(claude_double, tmp_path, monkeypatch):
-    import agent.silence
+    import agent.loop.silence
 
-    monkeypatch.setattr(agent.silence, "SILENCE_SECONDS", 2.0)
+    monkeypatch.setattr(agent.loop.silence, "SILENCE_SECONDS", 2.0)
     # The first event of the tool's input, then nothing for five minutes; nothing shown yet,
     # so a plain drop would be retried, each attempt waiting out the client's read timeout.
     claude_double.add(reply(tool_use("echo", {"text": "a long input in pieces"}, id="t1"), chunk=3, stall=300), "Later.")
@@ -41,6 +41,6 @@ def test_a_stream_silent_after_it_began_ends_the_turn_with_a_sentence(claude_dou
 
 
 def test_the_limit_stays_well_under_a_minute():
-    import agent.silence
+    import agent.loop.silence
 
-    assert agent.silence.SILENCE_SECONDS <= 30
+    assert agent.loop.silence.SILENCE_SECONDS <= 30

@@ -15,7 +15,7 @@ import pytest
 from anthropic.types import RawMessageStreamEvent
 
 from agent.events import Usage
-from agent.faults import (
+from agent.loop.faults import (
     DROPPED_BEFORE_REPLY,
     DROPPED_MID_REPLY,
     StreamBroken,
@@ -23,9 +23,9 @@ from agent.faults import (
     TurnFailed,
     stream_fault,
 )
-from agent.stream import StreamAccumulator
-from tests.claude_double import Request, reply, text, thinking, tool_use
-from tests.double_wire import sse_events
+from agent.loop.stream import StreamAccumulator
+from tests.double.server import Request, reply, text, thinking, tool_use
+from tests.double.wire import sse_events
 
 EVENTS = pydantic.TypeAdapter(RawMessageStreamEvent)
 

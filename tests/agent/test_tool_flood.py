@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from agent.config import AgentConfig
 from agent.events import ToolStarted
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import reply, tool_use
+from tests.double.server import reply, tool_use
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
-MAX_TOOLS_PER_REPLY, MAX_TOOLS_PER_TURN = 20, 100  # agent/tool_calls.py
+MAX_TOOLS_PER_REPLY, MAX_TOOLS_PER_TURN = 20, 100  # agent/loop/tool_calls.py
 
 
 def _results(request) -> list[dict]:

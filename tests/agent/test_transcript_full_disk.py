@@ -13,7 +13,7 @@ FULL = """
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from agent.transcripts import Transcript, transcripts_dir
+from agent.conversation.transcripts import Transcript, transcripts_dir
 disk = Path({disk!r})
 repo = Path({repo!r})
 folder = transcripts_dir(repo)
@@ -59,9 +59,9 @@ SESSION = """
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from agent.config import AgentConfig
+from agent.settings.config import AgentConfig
 from agent.events import Notice
-from agent.session import Session
+from agent.loop.session import Session
 disk, repo = Path({disk!r}), Path({repo!r})
 session = Session(repo, AgentConfig(memory_mode="none"), tools=[], now=datetime(2026, 11, 9, tzinfo=UTC))
 fill = os.open(disk / "fill", os.O_WRONLY | os.O_CREAT)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from agent.transcripts import Transcript, load
+from agent.conversation.transcripts import Transcript, load
 
 KEY = "sk_live_" + "Q7w3ZkP9xY2vB8nL4mC6dF1h"
 

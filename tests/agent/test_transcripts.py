@@ -5,8 +5,8 @@ from __future__ import annotations
 import stat
 from datetime import UTC, datetime
 
-from agent import transcripts
-from agent.modes import completed, turn_starts
+from agent.conversation import transcripts
+from agent.conversation.memory_modes import completed, turn_starts
 
 T0 = datetime(2026, 11, 6, 9, 0, tzinfo=UTC)
 

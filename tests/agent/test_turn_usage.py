@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from agent import faults
 from agent.cancel import Cancellation
-from agent.config import AgentConfig
 from agent.events import TextDelta, TurnFinished
-from agent.session import Session
+from agent.loop import faults
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import refusal, reply, tool_use
+from tests.double.server import refusal, reply, tool_use
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 CALL = {"input_tokens": 100, "output_tokens": 10, "cache_read_input_tokens": 1000, "cache_creation_input_tokens": 50}
@@ -92,6 +92,6 @@ def test_a_cancelled_call_counts_what_it_had_spent(claude_double, tmp_path):
 
 
 def test_a_fault_carries_no_usage_the_turn_counts_it():
-    # Usage is a value the turn owns (agent.turn); an exception says what went wrong only.
+    # Usage is a value the turn owns (agent.loop.turn); an exception says what went wrong only.
     for fault in (faults.TurnCancelled(), faults.TurnFailed("x"), faults.TurnDeclined()):
         assert not hasattr(fault, "usage")

@@ -10,14 +10,14 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent import transcripts
 from agent.cancel import Cancellation
-from agent.config import AgentConfig
+from agent.conversation import transcripts
+from agent.conversation.history import CANCELLED_NOTE, NOT_ANSWERED
 from agent.events import AgentError, TextDelta
-from agent.history import CANCELLED_NOTE, NOT_ANSWERED
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import Request, error, reply, tool_use
+from tests.double.server import Request, error, reply, tool_use
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 POISON = "PASTE-THAT-THE-API-REFUSES"

@@ -8,13 +8,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agent import prompts
-from agent.session import Session
+from agent.loop.session import Session
 from memory.location import memory_dir_for, user_memory_dir
 from memory.pending import PendingChanges
 from memory.roots import USER_ROOT, MemoryRoots, open_memory
 from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import reply, tool_use
+from tests.double.server import reply, tool_use
 
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
 PREFERENCE = "---\nname: terse\ntype: user\ndescription: how the user likes answers\n---\nThe user wants short spoken answers and details on screen.\n"

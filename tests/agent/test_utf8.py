@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from agent import transcripts
-from agent.config import AgentConfig
+from agent.conversation import transcripts
+from agent.conversation.utf8 import valid, valid_value
 from agent.events import AgentError, TurnFinished
-from agent.session import Session
-from agent.tool_calls import untrusted
+from agent.loop.session import Session
+from agent.loop.tool_calls import untrusted
+from agent.settings.config import AgentConfig
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.git import GitStatusTool
-from agent.utf8 import valid, valid_value
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import tool_use
+from tests.double.server import tool_use
 from tests.repos import git_repo
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)

@@ -12,7 +12,7 @@ import json
 import re
 
 from agent.prompts import summary_request
-from tests.claude_double import Request, reply, text, tool_use
+from tests.double.server import Request, reply, text, tool_use
 
 PLAN = "I'll finish ReviewOrchestrator on Monday"
 MEMORY_PLAN = "Plan (2026-11-06): finish the ReviewOrchestrator call site of the Patch -> Diff rename on Monday."
@@ -147,7 +147,7 @@ def respond(request: Request):
         return reply("Nothing is left: it builds.")
     if question.startswith("Finish the rename"):
         from agent.eval import sources
-        from agent.tools.editor import EDITOR_NAME
+        from agent.tools.text_editor import EDITOR_NAME
 
         if "CS1061" not in known and not knows_plan:
             return reply("Which rename do you mean?")

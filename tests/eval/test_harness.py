@@ -12,9 +12,9 @@ import subprocess
 
 import pytest
 
-from agent.config import AgentConfig
 from agent.eval.harness import MONDAY, EvalOptions, run_eval
 from agent.eval.report import markdown_table, write_report
+from agent.settings.config import AgentConfig
 from tests.eval.scripted_model import respond
 
 
@@ -231,7 +231,7 @@ def test_cli_refuses_an_unknown_mode(capsys):
 
 @pytest.mark.slow
 def test_an_api_error_on_monday_is_recorded_and_the_run_goes_on(claude_double, tmp_path):
-    from tests.claude_double import error
+    from tests.double.server import error
 
     refused = []
 
@@ -267,7 +267,7 @@ def test_cli_keep_refuses_a_folder_holding_an_earlier_run(claude_double, tmp_pat
 
 @pytest.mark.slow
 def test_stale_monday_that_repeats_the_note_is_caught(claude_double, tmp_path):
-    from tests.claude_double import reply
+    from tests.double.server import reply
 
     def repeats_the_note(request):
         if request.last_user_text().endswith("What was I doing on Friday?") and "line 111" in request.system_text():

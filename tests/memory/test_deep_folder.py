@@ -20,7 +20,7 @@ from memory.atomic import remove_tree
 from memory.location import memory_dir_for
 from memory.paths import MAX_DEPTH
 from memory.store import MemoryStore
-from tests.claude_double import reply
+from tests.double.server import reply
 from tests.memory.helpers import snapshot
 from tests.memory.test_hostile_paths import outside_snapshot
 from tests.repos import git_repo
@@ -140,7 +140,7 @@ def anyio_backend():
 
 @pytest.mark.anyio
 async def test_the_app_opens_and_its_pane_lists_the_usable_memory(deep_repo, monkeypatch):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from tui.app import DevAgentApp
     from tui.widgets.memory.pane import MemoryPane
 

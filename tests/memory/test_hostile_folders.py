@@ -33,7 +33,7 @@ def _requestable(text: str) -> bool:
 
 
 def test_a_file_name_that_is_not_utf8_is_named_and_the_prompt_stays_sendable(tmp_path):
-    from agent.memory_context import preloaded
+    from agent.recall.briefing import preloaded
 
     folder = tmp_path / "memories"
     folder.mkdir()
@@ -102,7 +102,7 @@ def test_a_pipe_or_device_is_never_opened_and_never_holds_the_lock(tmp_path):
         done = run_capped(f"import sys; from tui.cli import main; sys.exit(main({argv!r}))", seconds=20)
         assert not done.timed_out and "Traceback" not in done.stderr, done.stdout + done.stderr
     prompt = run_capped(
-        f"from pathlib import Path; from memory.store import MemoryStore; from agent.memory_context import preloaded; "
+        f"from pathlib import Path; from memory.store import MemoryStore; from agent.recall.briefing import preloaded; "
         f"print(preloaded(MemoryStore.for_repository(Path({str(repo)!r})), Path({str(repo)!r})))", seconds=20)
     assert not prompt.timed_out and "/memories/pipe.md" in prompt.stdout and "See app.py:1." in prompt.stdout
     # The pipe can be deleted through the tool, as the message says.
@@ -134,7 +134,7 @@ def test_a_yaml_alias_bomb_in_frontmatter_is_not_expanded(tmp_path):
     # Under the cap a loader's MemoryError would fall back quietly; the peak shows it never expanded.
     prompt = run_capped(
         f"import resource; from pathlib import Path; from memory.store import MemoryStore; "
-        f"from agent.memory_context import preloaded; "
+        f"from agent.recall.briefing import preloaded; "
         f"imported = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
         f"print(preloaded(MemoryStore.for_repository(Path({str(repo)!r})), Path({str(repo)!r}))); "
         f"print('grew', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - imported)",
@@ -258,7 +258,7 @@ def _planted(tmp_path, how: str):
 
 @pytest.mark.parametrize("how", ["owner", "mode"])
 def test_a_folder_another_user_owns_or_may_write_is_neither_read_nor_written(tmp_path, how):
-    from agent.memory_context import preloaded
+    from agent.recall.briefing import preloaded
     from memory.roots import open_memory
 
     if how == "owner" and os.geteuid() != 0:
@@ -279,7 +279,7 @@ def test_a_folder_another_user_owns_or_may_write_is_neither_read_nor_written(tmp
 
 
 def test_a_folder_that_cannot_be_read_is_said_so_not_taken_for_empty(tmp_path):
-    from agent.memory_context import EMPTY, preloaded
+    from agent.recall.briefing import EMPTY, preloaded
     from memory.roots import open_memory
 
     repo, folder = _repo_with_memory(tmp_path)
@@ -349,7 +349,7 @@ def test_a_full_disk_is_never_reported_as_success(tmp_path):
 
 
 def test_odd_names_stay_on_their_line_and_binary_files_cite_nothing(tmp_path):
-    from agent.memory_context import preloaded
+    from agent.recall.briefing import preloaded
     from memory.roots import open_memory
 
     repo, folder = _repo_with_memory(tmp_path)

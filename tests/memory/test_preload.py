@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from agent.modes import preloaded_memory
+from agent.conversation.memory_modes import preloaded_memory
 from memory.store import MemoryStore
 from tests.memory.helpers import snapshot
 from tui.widgets.memory.listing import load_listing, preload_warning
@@ -92,7 +92,7 @@ def anyio_backend():
 async def test_the_warning_shows_in_the_running_pane(crowded, tmp_path, monkeypatch):
     from textual.widgets import Static
 
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from tui.app import DevAgentApp
     from tui.widgets.memory.pane import MemoryPane
 

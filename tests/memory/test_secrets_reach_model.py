@@ -16,16 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from agent import modes
 from agent.cancel import Cancellation
-from agent.session import Session
+from agent.conversation import memory_modes as modes
+from agent.conversation.transcripts import transcripts_dir
+from agent.loop.session import Session
 from agent.tools.base import ToolContext
 from agent.tools.memory_tool import MemoryTool
-from agent.transcripts import transcripts_dir
 from memory.store import MemoryStore
 from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import text, thinking, tool_use
+from tests.double.server import text, thinking, tool_use
 from tests.memory.secret_corpus import ALPHABETS
 
 _rng = random.Random(4)

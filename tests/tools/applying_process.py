@@ -10,11 +10,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from agent.code_review import CodeChangeHeld
-from agent.config import AgentConfig
 from agent.decisions import Decision
 from agent.events import AgentError
-from agent.session import Session
+from agent.loop.held_changes import CodeChangeHeld
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 
 
 def main(repo: str) -> None:

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from agent.tools.base import ToolContext
-from agent.tools.editor import TextEditorTool
+from agent.tools.text_editor import TextEditorTool
 
 
 def main(repo: str, tag: str, count: str, barrier: str, out: str, file: str = "app.py") -> None:

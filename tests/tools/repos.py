@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from agent.cancel import Cancellation
-from agent.config import AgentConfig
+from agent.settings.config import AgentConfig
 from agent.tools.base import ToolContext
 from tests.repos import git_repo
 
@@ -136,7 +136,7 @@ def tree(root: Path) -> set[str]:
 
 
 def reports_left() -> set[str]:
-    """The report folders of test runs (agent.toolchain.report_requests) still on disk."""
+    """The report folders of test runs (agent.tools.toolchain.report_requests) still on disk."""
     return set(glob.glob(os.path.join(tempfile.gettempdir(), "devagent-report-*")))
 
 

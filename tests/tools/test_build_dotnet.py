@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent.cancel import Cancellation
-from agent.config import AgentConfig
 from agent.events import ToolOutcome
+from agent.settings.config import AgentConfig
 from agent.tools.base import ToolContext
 from agent.tools.build import BuildTool, RunTestsTool
 from tests.processes import alive

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools import confined_files as cf
+from agent.tools.editor import confined_files as cf
 
 
 @pytest.fixture(params=["openat2", "walk"])

@@ -3,7 +3,7 @@ one table-driven reader; see test_runner_output.py for the output of real projec
 
 from __future__ import annotations
 
-from agent.toolchain.console_summaries import CARGO, DOTNET, read
+from agent.tools.toolchain.console_summaries import CARGO, DOTNET, read
 
 CARGO_LOG = """\
 running 3 tests

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.toolchain.diagnostics import Report, parse_diagnostics
+from agent.tools.toolchain.diagnostics import Report, parse_diagnostics
 
 REPO = Path("/home/dev/src/shop")
 

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from agent.code_journal import history, undo_last
-from agent.code_review import CodeChangeHeld, CodeChangeSettled
-from agent.config import AgentConfig
 from agent.decisions import Decision
-from agent.session import Session
-from agent.tools.editor import EDITOR_NAME
-from agent.tools.files import MAX_FILE_BYTES
+from agent.loop.held_changes import CodeChangeHeld, CodeChangeSettled
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
+from agent.tools.editor.journal import history, undo_last
+from agent.tools.paths import MAX_FILE_BYTES
+from agent.tools.text_editor import EDITOR_NAME
 from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import reply, request_problem, text_editor_problem, tool_use
+from tests.double.server import reply, request_problem, text_editor_problem, tool_use
 
 APP = "def greet(name):\n    return 'Hello ' + name\n\n\ndef main():\n    print(greet('world'))\n"
 

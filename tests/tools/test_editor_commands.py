@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools.editor import EDITOR_NAME
-from tests.claude_double import tool_use
+from agent.tools.text_editor import EDITOR_NAME
+from tests.double.server import tool_use
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.e2e

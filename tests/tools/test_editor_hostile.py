@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from agent.tools.base import ToolContext
-from agent.tools.editor import TextEditorTool
-from agent.tools.files import MAX_FILE_BYTES
+from agent.tools.paths import MAX_FILE_BYTES
+from agent.tools.text_editor import TextEditorTool
 from tests.memory.test_hostile_readonly import MOUNT_SCRIPT
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 
 from agent.cancel import Cancellation
-from agent.code_journal import undo_last
-from agent.config import AgentConfig
 from agent.decisions import Decision
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from agent.tools.base import ToolContext
-from agent.tools.editor import EDITOR_NAME, TextEditorTool
+from agent.tools.editor.journal import undo_last
+from agent.tools.text_editor import EDITOR_NAME, TextEditorTool
 from tests.agent.toolkit import EchoTool
-from tests.claude_double import reply, tool_use
+from tests.double.server import reply, tool_use
 
 XATTR = "user.devagent-origin"
 

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.code_changes import GATE_ENV
-from agent.code_journal import history, journal_dir, undo_last
-from agent.code_locks import locks_dir
-from agent.tools.editor import EDITOR_NAME
-from tests.claude_double import reply, tool_use
+from agent.tools.editor.change_set import GATE_ENV
+from agent.tools.editor.file_locks import locks_dir
+from agent.tools.editor.journal import history, journal_dir, undo_last
+from agent.tools.text_editor import EDITOR_NAME
+from tests.double.server import reply, tool_use
 from tests.processes import alive
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,8 +200,8 @@ def test_a_file_changed_after_the_kill_rolls_the_set_back_and_keeps_the_change(r
 
 
 def test_undo_refuses_when_the_newest_entry_cannot_be_read_and_names_it(repo, claude_double):
-    from agent.config import AgentConfig
-    from agent.session import Session
+    from agent.loop.session import Session
+    from agent.settings.config import AgentConfig
 
     session = Session(repo, AgentConfig(memory_mode="none", code_writes="auto"))
     # two turns, two entries: the first changes app.py, the second makes NOTES.md

@@ -26,11 +26,11 @@ from pathlib import Path
 import pytest
 
 from agent.cancel import Cancellation
-from agent.code_changes import ChangeSet, FileChange, Write
-from agent.code_journal import Record, recover, undo_last
-from agent.tools import confined_files
 from agent.tools.base import ToolContext
-from agent.tools.editor import TextEditorTool
+from agent.tools.editor import confined_files
+from agent.tools.editor.change_set import ChangeSet, FileChange, Write
+from agent.tools.editor.journal import Record, recover, undo_last
+from agent.tools.text_editor import TextEditorTool
 from tests.memory.capped import run_capped
 from tests.memory.test_hostile_readonly import MOUNT_SCRIPT
 
@@ -248,7 +248,7 @@ SWAPPED = textwrap.dedent("""
     from pathlib import Path
     from agent.cancel import Cancellation
     from agent.tools.base import ToolContext
-    from agent.tools.editor import TextEditorTool
+    from agent.tools.text_editor import TextEditorTool
     repo, kind = Path(os.environ["SWAP_REPO"]), os.environ["SWAP_KIND"]
     app = repo / "src" / "app.py"
     tool = TextEditorTool("review")

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from agent.cancel import Cancellation
-from agent.config import AgentConfig
-from agent.toolchain.plans import plan, python_env
-from agent.toolchain.user_environment import describe, user_environment
+from agent.settings.config import AgentConfig
 from agent.tools.base import ToolContext
 from agent.tools.build import BuildTool, RunTestsTool
+from agent.tools.toolchain.plans import plan, python_env
+from agent.tools.toolchain.user_environment import describe, user_environment
 from tests.repos import git_repo
 from tests.tools.repos import ctx_for, install_executable, python_repo
 
@@ -72,7 +72,7 @@ def test_commands_started_under_uv_run_see_the_users_environment(tmp_path):
     probe = "command -v python3; echo VENV=$VIRTUAL_ENV; echo DEPTH=$UV_RUN_RECURSION_DEPTH"
     script = (
         "import json, sys\nfrom pathlib import Path\nimport agent.tools\n"
-        "from agent.config import AgentConfig\nfrom agent.tools.base import ToolContext\n"
+        "from agent.settings.config import AgentConfig\nfrom agent.tools.base import ToolContext\n"
         "from agent.tools.build import RunTestsTool\n"
         f"r = RunTestsTool().run({{}}, ToolContext(Path({str(repo)!r}), None, AgentConfig(test_command={probe!r})))\n"
         "print(json.dumps({'log': r.log, 'prefix': sys.prefix}))\n"

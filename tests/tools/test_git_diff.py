@@ -3,11 +3,11 @@ program of the repository's own configuration ever started."""
 
 from __future__ import annotations
 
-from agent.config import AgentConfig
 from agent.events import ShowOnScreen, ToolFinished, ToolStarted
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from agent.tools.git_diff import GitDiffTool
-from tests.claude_double import text, tool_use
+from tests.double.server import text, tool_use
 from tests.repos import git, git_repo
 from tests.tools.repos import ctx_for, tree
 

@@ -9,13 +9,13 @@ import time
 import pytest
 
 from agent.cancel import Cancellation
-from agent.config import AgentConfig
 from agent.events import ToolFinished, ToolOutcome
+from agent.settings.config import AgentConfig
 from agent.tools.base import ToolContext
 from agent.tools.build import BuildTool, RunTestsTool
 from tests.agent.sessions import session as new_session
 from tests.agent.sessions import trusted
-from tests.claude_double import text, tool_use
+from tests.double.server import text, tool_use
 from tests.repos import git_repo
 from tests.tools.repos import ctx_for, python_repo
 

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from agent.cancel import Cancellation
-from agent.toolchain.processes import MAX_OUTPUT_CHARS, run_command
+from agent.tools.toolchain.processes import MAX_OUTPUT_CHARS, run_command
 
 
 def py(code: str) -> list[str]:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools.files import MAX_LINES, ReadFileTool, resolve_in_repository
+from agent.tools.files import MAX_LINES, ReadFileTool
+from agent.tools.paths import resolve_in_repository
 from tests.repos import git, git_repo
 from tests.tools.repos import ctx_for, tree
 

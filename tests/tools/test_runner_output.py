@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.toolchain import log_noise
-from agent.toolchain.console_summaries import GRAMMARS
-from agent.toolchain.console_summaries import read as read_console
-from agent.toolchain.report_files import go_console, read_go_json, read_jest_json, read_junit
-from agent.toolchain.summary import Report
-from agent.toolchain.summary_readers import read
-from agent.toolchain.trx_report import read_trx
+from agent.tools.toolchain import log_noise
+from agent.tools.toolchain.console_summaries import GRAMMARS
+from agent.tools.toolchain.console_summaries import read as read_console
+from agent.tools.toolchain.report_files import go_console, read_go_json, read_jest_json, read_junit
+from agent.tools.toolchain.summary import Report
+from agent.tools.toolchain.summary_readers import read
+from agent.tools.toolchain.trx_report import read_trx
 
 OUTPUT = Path(__file__).parent / "runner_output"
 

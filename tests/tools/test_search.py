@@ -7,12 +7,12 @@ import subprocess
 
 import pytest
 
-from agent.config import AgentConfig
-from agent.session import Session
+from agent.loop.session import Session
+from agent.settings.config import AgentConfig
 from agent.tools import ripgrep
 from agent.tools.find_files import MAX_FILES_LISTED, FindFilesTool
 from agent.tools.search import MAX_PER_FILE, MAX_SHOWN, SearchTool
-from tests.claude_double import text, tool_use
+from tests.double.server import text, tool_use
 from tests.repos import git, git_repo
 from tests.tools.repos import ctx_for, tree
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from agent.cancel import Cancellation
-from agent.config import AgentConfig
-from agent.toolchain.plans import detect, dotnet_target, plan, python_env
+from agent.settings.config import AgentConfig
 from agent.tools.base import ToolContext, ToolInputError
+from agent.tools.toolchain.plans import detect, dotnet_target, plan, python_env
 from tests.repos import git_repo
 from tests.tools.repos import dotnet_repo
 

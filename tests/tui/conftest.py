@@ -70,7 +70,7 @@ def store(repo):
 
 @pytest.fixture
 def make_app(repo, store):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from tui.app import DevAgentApp
 
     def make(probe_voice: bool = False, **config) -> DevAgentApp:

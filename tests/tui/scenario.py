@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.eval.harness import scoped_env
-from tests.claude_double import reply, text, tool_use
+from tests.double.server import reply, text, tool_use
 
 QUESTION = "Why is the build red?"
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,7 +171,7 @@ class DoubleProcess:
         self.record = workdir / "double-requests.jsonl"
         self.port_file.unlink(missing_ok=True)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.claude_double", "--port", "0", "--script", str(self.script_file),
+            [sys.executable, "-m", "tests.double.server", "--port", "0", "--script", str(self.script_file),
              "--port-file", str(self.port_file), "--record", str(self.record)],
             cwd=ROOT,
             stdout=subprocess.DEVNULL,

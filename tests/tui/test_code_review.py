@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.tools.editor import EDITOR_NAME
-from tests.claude_double import tool_use
+from agent.tools.text_editor import EDITOR_NAME
+from tests.double.server import tool_use
 from tests.tui.conftest import wait_for
 from tui.widgets.conversation.code_review import CodeReviewBar, spoken_decision
 from tui.widgets.prompt import Prompt
@@ -165,7 +165,7 @@ class HeardVoice:
 
 
 async def test_the_voice_says_what_changed_and_how_to_apply_never_the_diff(repo, store, claude_double):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from agent.voice.speakable import SpeechFilter
     from tui.app import DevAgentApp
 
@@ -237,7 +237,7 @@ async def test_a_tentative_question_withdrawn_without_a_key_leaves_the_conversat
 def rename_then_the_tests(after_the_rename: dict):
     """A model that renames the class, says `after_the_rename` once the edit's result is in,
     and answers the whole question that follows a withdrawn one."""
-    from tests.claude_double import text
+    from tests.double.server import text
 
     def responder(request):
         if "run the tests" in request.last_user_text():
@@ -252,8 +252,8 @@ def rename_then_the_tests(after_the_rename: dict):
 async def test_a_withdrawn_spoken_question_takes_back_what_it_wrote_in_auto_mode(make_app, claude_double, repo):
     """The speaker went on within the grace window: the question was never asked, so the
     files its turn wrote by itself (code writes `auto`) go back as they were."""
-    from agent.code_journal import history
-    from tests.claude_double import reply, text
+    from agent.tools.editor.journal import history
+    from tests.double.server import reply, text
     from tui.widgets.conversation.lines import Notice
 
     source = repo / "src" / "ReviewOrchestrator.cs"
@@ -283,7 +283,7 @@ async def test_a_withdrawn_spoken_question_takes_back_what_it_wrote_in_auto_mode
 async def test_a_withdrawn_spoken_question_takes_its_held_change_away_unapplied(make_app, claude_double, repo):
     """Review mode: the question taken back never asked for the change it holds; the bar
     goes, the file stays as it was, and the next question is not held up by it."""
-    from tests.claude_double import text
+    from tests.double.server import text
 
     source = repo / "src" / "ReviewOrchestrator.cs"
     claude_double.responder = rename_then_the_tests(text("Renamed the class."))

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from agent import heap
-from tests.claude_double import reply, text
+from tests.double.server import reply, text
 from tests.tui.conftest import wait_for
 from tui.widgets.conversation import pane as conv
 

@@ -14,7 +14,7 @@ ROOT_DIR = Path(__file__).resolve().parents[2]
 PROBE = """
 import json, sys
 from pathlib import Path
-from agent.config import AgentConfig
+from agent.settings.config import AgentConfig
 import tui.app
 from tui.app import DevAgentApp
 
@@ -55,7 +55,7 @@ from agent.heap import collector_held
 
 held = collector_held()  # as `devagent` does before it imports the app
 held.__enter__()
-from agent.config import AgentConfig
+from agent.settings.config import AgentConfig
 import tui.app
 from tui.app import DevAgentApp
 

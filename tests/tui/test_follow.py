@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.events import TextDelta, ToolFinished, ToolStarted, TurnFinished, TurnStarted, Usage
-from tests.claude_double import reply
+from tests.double.server import reply
 from tests.tui.conftest import region_text, wait_for
 from tui.widgets.conversation.pane import Conversation
 from tui.widgets.conversation.reply import Reply

@@ -109,7 +109,7 @@ async def test_every_key_in_the_footer_shows_whole_at_160_and_80_columns(repo, m
 
 
 async def test_esc_cancel_shows_at_80_columns_while_a_turn_runs(make_app, claude_double):
-    from tests.claude_double import reply, text
+    from tests.double.server import reply, text
     from tui.widgets.prompt import Prompt
 
     # held after message_start until the footer of the running turn has been read

@@ -6,7 +6,7 @@ from collections import Counter
 
 from textual.message_pump import MessagePump
 
-from tests.claude_double import text
+from tests.double.server import text
 from tests.tui.conftest import wait_for, write_memory
 from tui.widgets import prompt as prompt_module
 

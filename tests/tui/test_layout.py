@@ -161,7 +161,7 @@ async def test_a_first_time_user_is_told_how_to_start(make_app, claude_double):
 
 
 async def test_voice_turned_off_by_the_user_is_not_probed(repo, store, no_key):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
 
     app = DevAgentApp(repo, AgentConfig(), store=store, voice_off="turned off (--no-voice)")
     async with app.run_test(size=(160, 48)) as pilot:
@@ -171,7 +171,7 @@ async def test_voice_turned_off_by_the_user_is_not_probed(repo, store, no_key):
 
 
 async def test_the_talk_key_is_configurable(repo, store, claude_double):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
 
     app = DevAgentApp(repo, AgentConfig(), store=store, probe_voice=False, talk_key="f9")
     messages = notified(app)
@@ -206,7 +206,7 @@ async def test_voice_seam(make_app, no_key):
 
 
 async def test_voice_controller_gets_keys_and_reply(make_app, claude_double):
-    from tests.claude_double import text
+    from tests.double.server import text
 
     calls = []
 
@@ -273,7 +273,7 @@ async def test_voice_controller_gets_keys_and_reply(make_app, claude_double):
 
 
 async def test_a_typed_question_warms_the_voice(make_app, claude_double):
-    from tests.claude_double import text
+    from tests.double.server import text
 
     calls = []
 
@@ -356,7 +356,7 @@ def test_run_app_refuses_a_missing_folder(tmp_path, capsys):
 
 
 async def test_a_folder_that_is_not_a_repository_opens(tmp_path, user_dirs, no_key):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from memory.store import MemoryStore
 
     folder = tmp_path / "notes"

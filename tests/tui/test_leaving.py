@@ -3,7 +3,7 @@ to come back is printed once the terminal is back."""
 
 from __future__ import annotations
 
-from tests.claude_double import reply, text, tool_use
+from tests.double.server import reply, text, tool_use
 from tests.tui.conftest import screen_lines, wait_for
 from tui import format as fmt
 from tui.leaving import resume_hint
@@ -47,7 +47,7 @@ async def test_the_resume_command_is_there_once_a_turn_was_had(make_app, claude_
         await wait_for(pilot, lambda: bool(app.query(Reply)) and all(r.is_mounted for r in app.query(Reply)), 10, "the Markdown")
         await pilot.pause(0.5)
         hint = resume_hint(app.turns.session)
-    from agent.saved_sessions import session_id
+    from agent.conversation.saved_sessions import session_id
 
     assert hint == f"devagent --resume {session_id(app.turns.session.transcript.path)} continues this conversation."
 

@@ -89,7 +89,7 @@ async def test_a_log_opens_at_its_first_failure():
 
 
 def test_a_diff_names_its_file_in_one_row_and_keeps_removed_dashes_as_they_are():
-    from agent.code_changes import FileChange
+    from agent.tools.editor.change_set import FileChange
 
     path = "src/ClaudeReviewBot.Core/Review/ReviewOrchestrator.cs"
     before = "-- the old way\nvar patchText = file.Patch;\n"
@@ -110,7 +110,7 @@ def test_a_diff_names_its_file_in_one_row_and_keeps_removed_dashes_as_they_are()
 
 
 async def test_a_resize_fits_the_diff_again_and_keeps_the_readers_place():
-    from agent.code_changes import FileChange
+    from agent.tools.editor.change_set import FileChange
 
     path = "src/ClaudeReviewBot.Core/Review/ReviewOrchestrator.cs"
     before = "".join(f"line {i}\n" for i in range(200))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from textual.widgets import OptionList
 
-from agent.config import AgentConfig
-from tests.claude_double import reply, text, tool_use
+from agent.settings.config import AgentConfig
+from tests.double.server import reply, text, tool_use
 from tests.tui.conftest import ask, wait_for
 from tui.app import DevAgentApp
 from tui.screens.sessions import SessionsScreen

@@ -206,7 +206,7 @@ async def test_findings_show_as_tags(repo, memory, app_on, no_key):
 
 
 async def test_tidy_memory_runs_one_turn_whose_fixes_wait_for_review(repo, memory, app_on, claude_double):
-    from tests.claude_double import reply, tool_use
+    from tests.double.server import reply, tool_use
     from tui.memory_commands import tidy_memory
 
     write_memory(memory.repository, "friday.md", "Friday", "the build", "The build is red.", "project")

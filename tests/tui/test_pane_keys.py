@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import OptionList
 
-from tests.claude_double import reply, text, tool_use
+from tests.double.server import reply, text, tool_use
 from tests.tui.conftest import screen_lines, wait_for, write_memory
 from tui.widgets.conversation.lines import Notice
 from tui.widgets.prompt import Prompt

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from agent.voice.status import VoiceStatus
-from tests.claude_double import reply, text, thinking, tool_use
+from tests.double.server import reply, text, thinking, tool_use
 from tests.tui.conftest import wait_for
 from tui.widgets.conversation.lines import ProgressNote
 

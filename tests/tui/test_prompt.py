@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual import events
 
-from tests.claude_double import text
+from tests.double.server import text
 from tests.tui.conftest import screen_lines, type_text, wait_for
 from tui.widgets.conversation.lines import UserTurn
 from tui.widgets.prompt import FOLD_LINES

@@ -7,7 +7,7 @@ import re
 from textual.widgets import OptionList, TextArea
 
 from agent.events import ShowOnScreen, ToolFinished, ToolStarted, TurnFinished, TurnStarted, Usage
-from tests.claude_double import text
+from tests.double.server import text
 from tests.tui.conftest import screen_lines, wait_for, write_memory
 from tui import format as fmt
 from tui.screens.confirm import Confirm
@@ -101,7 +101,7 @@ async def test_a_memory_with_escape_sequences_is_shown_as_text(make_app, store, 
 
 
 async def test_a_repository_named_with_an_escape_is_shown_as_text(tmp_path, user_dirs, no_key):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from memory.store import MemoryStore
     from tui.app import DevAgentApp
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.config import AgentConfig, config_file
+from agent.settings.config import AgentConfig, config_file
 from tests.tui.conftest import wait_for
 from tui.widgets.conversation.lines import Notice
 

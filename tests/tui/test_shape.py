@@ -6,7 +6,7 @@ import threading
 
 from agent.events import TextDelta, TurnFinished, TurnStarted
 from agent.voice.status import VoiceStatus, voice_off
-from tests.claude_double import reply, text
+from tests.double.server import reply, text
 from tui.turns import TurnDone, TurnDriver
 from tui.widgets.panes import WIDE
 
@@ -26,7 +26,7 @@ def drive(driver: TurnDriver, woken: threading.Event, until, timeout: float = 12
 
 
 def test_the_driver_runs_a_turn_and_says_when_its_thread_is_done(repo, store, claude_double):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
 
     claude_double.add(text("Hello there."))
     woken = threading.Event()
@@ -46,7 +46,7 @@ def test_the_driver_runs_a_turn_and_says_when_its_thread_is_done(repo, store, cl
 
 
 def test_a_cancelled_turn_says_nothing_the_app_would_show(repo, store, claude_double):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
 
     claude_double.add(reply("slowly " * 400, chunk=7, delay=0.01))
     claude_double.add(text("Fresh."))

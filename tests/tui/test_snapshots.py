@@ -10,7 +10,6 @@ import time
 
 import pytest
 
-from agent.config import AgentConfig
 from agent.events import (
     ShowOnScreen,
     TextDelta,
@@ -20,6 +19,7 @@ from agent.events import (
     TurnStarted,
     Usage,
 )
+from agent.settings.config import AgentConfig
 from tests.tui.conftest import wait_for, write_memory
 from tui.app import DevAgentApp
 from tui.widgets import prompt as prompt_module

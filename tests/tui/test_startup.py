@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from tests.claude_double import text
+from tests.double.server import text
 from tests.tui.conftest import screen_lines, wait_for
 from tui.widgets.conversation.lines import ThinkingLine
 from tui.widgets.conversation.reply import Reply
@@ -21,16 +21,16 @@ async def test_the_session_and_its_client_are_ready_before_any_question(make_app
 
 def hold_the_session(monkeypatch) -> threading.Event:
     """The real session, held back (as a slow machine would hold it) until the event is set."""
-    import agent.session
+    import agent.loop.session
 
     gate = threading.Event()
 
-    class SlowToStart(agent.session.Session):
+    class SlowToStart(agent.loop.session.Session):
         def __init__(self, *args, **kwargs) -> None:
             gate.wait(60)
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(agent.session, "Session", SlowToStart)
+    monkeypatch.setattr(agent.loop.session, "Session", SlowToStart)
     return gate
 
 
@@ -52,7 +52,7 @@ async def test_a_question_typed_at_once_says_what_it_waits_for(make_app, claude_
 
 
 async def test_what_can_wait_waits_for_the_first_answer_to_a_question_asked_at_launch(make_app, claude_double, monkeypatch):
-    from tests.claude_double import reply
+    from tests.double.server import reply
 
     # the session starts only once the question is in, as on a slow machine: in a test run
     # whose earlier tests imported everything, it could otherwise be up before the key
@@ -109,7 +109,7 @@ async def test_without_a_question_what_can_wait_goes_once_the_session_is_up(make
 async def test_once_the_session_is_up_old_transcripts_go_but_not_a_resumed_one(repo, store, claude_double):
     from datetime import UTC, datetime
 
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from tests.agent.test_sessions import age, write_session
     from tui.app import DevAgentApp
 
@@ -127,7 +127,7 @@ async def test_once_the_session_is_up_old_transcripts_go_but_not_a_resumed_one(r
 
 
 def test_a_turn_that_ends_leaves_what_waited_to_the_refresh_that_draws_its_end(tmp_path):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from tui.turns import TurnDriver
 
     # a short reply comes with its end in one batch: ending the turn must not release what

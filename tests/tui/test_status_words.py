@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.claude_double import reply, text
+from tests.double.server import reply, text
 from tests.tui.conftest import wait_for
 from tui.widgets.prompt import Prompt
 
@@ -24,7 +24,7 @@ async def test_a_streaming_reply_does_not_say_it_waits_while_nobody_types(make_a
 
 
 async def test_without_voice_the_first_line_offers_no_talk_key(repo, store, claude_double):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from agent.voice.status import voice_off
     from tui.app import DevAgentApp
     from tui.startup import welcome
@@ -47,7 +47,7 @@ async def test_without_voice_the_first_line_offers_no_talk_key(repo, store, clau
 
 
 async def test_a_turn_that_only_thought_says_no_answer_came(make_app, claude_double):
-    from tests.claude_double import thinking
+    from tests.double.server import thinking
     from tui.widgets.conversation.lines import Notice
 
     claude_double.add(reply(thinking("Let me think about the build.")))
@@ -62,7 +62,7 @@ async def test_a_turn_that_only_thought_says_no_answer_came(make_app, claude_dou
 
 
 async def test_the_status_line_says_a_long_input_is_arriving(make_app, claude_double):
-    from tests.claude_double import tool_use
+    from tests.double.server import tool_use
 
     # The memory tool's input is held back by the API: pings for three seconds, then all of it.
     note = {"command": "create", "path": "/memories/steps.md", "file_text": "one small step\n" * 2000}

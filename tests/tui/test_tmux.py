@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_double import error, reply, text
+from tests.double.server import error, reply, text
 from tests.system_packages import needs
 from tests.tui.scenario import QUESTION, DoubleProcess, build_world, double_script
 

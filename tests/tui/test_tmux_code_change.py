@@ -11,8 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from agent.tools.editor import EDITOR_NAME
-from tests.claude_double import reply, text, tool_use
+from agent.tools.text_editor import EDITOR_NAME
+from tests.double.server import reply, text, tool_use
 from tests.repos import git_repo
 from tests.system_packages import needs
 from tests.tui.scenario import DoubleProcess

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_double import reply, text
+from tests.double.server import reply, text
 from tests.system_packages import needs
 from tests.tui.scenario import DoubleProcess, build_world
 from tests.tui.test_tmux import (

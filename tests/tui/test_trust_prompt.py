@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agent.workspace_trust import TrustStore
-from tests.claude_double import tool_use
+from tests.double.server import tool_use
 from tests.hostile_repos import dropped, python_repo
 from tests.tui.conftest import wait_for
 from tui.screens.trust import TYPED_AHEAD_SECONDS, TrustPrompt, spoken_trust
@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.usefixtures("claude_double"), pytest.mark.slow]
 
 
 def _app(repo, **voice):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from memory.store import MemoryStore
     from tui.app import DevAgentApp
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.claude_double import error, refusal, reply, text, tool_use
+from tests.double.server import error, refusal, reply, text, tool_use
 from tests.tui.conftest import wait_for
 from tui.widgets.conversation.lines import Notice, ToolLine, UserTurn
 from tui.widgets.conversation.reply import Reply

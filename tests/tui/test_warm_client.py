@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_double import reply
+from tests.double.server import reply
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,8 +19,8 @@ PROBE = """
 import json, sys
 from pathlib import Path
 from anthropic._models import _CachedTypeAdapter
-from agent.config import AgentConfig
-from agent.session import Session
+from agent.settings.config import AgentConfig
+from agent.loop.session import Session
 from tui.turns import warm_client
 
 repo = Path(sys.argv[1])

@@ -197,8 +197,8 @@ def spoken_apply(wav: str, repo: str) -> dict:
     import os
     import tempfile
 
-    from agent.tools.editor import EDITOR_NAME
-    from tests.claude_double import ClaudeDouble, tool_use
+    from agent.tools.text_editor import EDITOR_NAME
+    from tests.double.server import ClaudeDouble, tool_use
 
     folders = tempfile.TemporaryDirectory()
     for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
@@ -227,7 +227,7 @@ def spoken_apply(wav: str, repo: str) -> dict:
 
 
 async def _apply_by_voice(wav: Path, repo: Path) -> dict:
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from agent.voice.controller import VoiceController
     from agent.voice.models import TINY
     from agent.voice.push_to_talk import PttState

@@ -14,7 +14,7 @@ from agent.voice.push_to_talk import PushToTalk
 from agent.voice.recorder import Recorder, WavSource
 from agent.voice.stack import VoiceStack
 from agent.voice.stt import Transcriber
-from tests.claude_double import text, tool_use
+from tests.double.server import text, tool_use
 from tests.tui.conftest import wait_for
 from tests.tui.test_turns import ask, finished
 
@@ -44,7 +44,7 @@ def configured_repo(tmp_path, user_dirs) -> Path:
 
 @pytest.mark.anyio
 async def test_a_build_run_by_the_model_puts_its_codes_at_the_head_of_the_vocabulary(configured_repo, claude_double):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from memory.store import MemoryStore
     from tui.app import DevAgentApp
 

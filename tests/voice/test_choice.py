@@ -77,7 +77,7 @@ def test_the_choice_is_measured_once_then_read(tmp_path, voice):
 
 @pytest.mark.anyio
 async def test_the_status_line_names_the_model(tmp_path, transcriber, monkeypatch):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from agent.voice.controller import VoiceController
     from agent.voice.push_to_talk import PushToTalk
     from agent.voice.recorder import Recorder, WavSource

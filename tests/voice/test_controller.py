@@ -35,7 +35,7 @@ def no_key(monkeypatch):
 
 @pytest.fixture
 def app_with_voice(tmp_path, speech_wav, transcriber, no_key, request):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from memory.store import MemoryStore
     from tui.app import DevAgentApp
 
@@ -134,7 +134,7 @@ def test_a_cancelled_reply_is_silenced_and_the_next_one_is_spoken(voice, transcr
 
 @pytest.mark.anyio
 async def test_with_voice_off_the_keys_say_why_instead_of_pretending(tmp_path, transcriber, no_key):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from memory.store import MemoryStore
     from tui.app import DevAgentApp
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.tools.editor import EDITOR_NAME
-from tests.claude_double import tool_use
+from agent.tools.text_editor import EDITOR_NAME
+from tests.double.server import tool_use
 from tests.tui.conftest import wait_for
 
 # how long one wait may take: the real Whisper model loads, or a turn runs, within one
@@ -23,7 +23,7 @@ def anyio_backend():
 
 @pytest.mark.anyio
 async def test_saying_apply_applies_the_held_change(tmp_path, speech_wav, transcriber, claude_double):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from agent.voice.controller import VoiceController
     from agent.voice.push_to_talk import PushToTalk
     from agent.voice.recorder import Recorder, WavSource

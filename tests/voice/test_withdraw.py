@@ -12,7 +12,7 @@ from agent.voice.push_to_talk import PushToTalk
 from agent.voice.recorder import Recorder, WavSource
 from agent.voice.stack import VoiceStack
 from agent.voice.tts import Speaker
-from tests.claude_double import reply
+from tests.double.server import reply
 from tests.tui.conftest import wait_for
 from tests.voice.utterances import spoken_parts
 from tests.voice.words import words
@@ -45,7 +45,7 @@ class HeardSpeaker(Speaker):
 @pytest.mark.anyio
 async def test_a_withdrawn_question_leaves_the_conversation_the_history_and_the_voice(
         tmp_path, voice, transcriber, claude_double):
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from agent.voice.tts import open_buffer_stream
     from memory.store import MemoryStore
     from tui.app import DevAgentApp

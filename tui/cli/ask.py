@@ -36,9 +36,9 @@ from agent.events import (
 from tui.outcomes import OUTCOME_MARKS
 
 if TYPE_CHECKING:
-    from agent.config import AgentConfig
     from agent.decisions import Decisions
-    from agent.session import Session
+    from agent.loop.session import Session
+    from agent.settings.config import AgentConfig
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
@@ -55,7 +55,7 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
 
 
 def run(name: str, args: argparse.Namespace) -> int:
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from tui.terminal import start_logging
 
     start_logging()
@@ -67,13 +67,12 @@ def run(name: str, args: argparse.Namespace) -> int:
     config = AgentConfig.from_env_and_args(args, repo=repo)
     if config.notice:
         print(f"devagent: {config.notice}", file=sys.stderr)
-    from agent.code_journal import recover
+    from agent.tools.editor.journal import recover
 
     for note in recover(repo.resolve()):  # a change set a killed devagent left half written
         print(f"devagent: {note}", file=sys.stderr)
 
-    from agent import saved_sessions as sessions
-
+    from agent.conversation import saved_sessions as sessions
     sessions.prune_for(config)
     session = _open(repo, config, args.resume, trusted=bool(getattr(args, "trust", False)))
     if isinstance(session, int):
@@ -99,7 +98,7 @@ def run(name: str, args: argparse.Namespace) -> int:
 def _refusal(repo: Path, args: argparse.Namespace) -> str | None:
     """Why the call cannot run, before any session starts; `args` gets its turns sorted
     out of --resume on the way."""
-    from agent.config import api_key_problem
+    from agent.settings.config import api_key_problem
 
     if not repo.is_dir():
         return f"devagent ask: {repo} is not a folder."
@@ -108,7 +107,7 @@ def _refusal(repo: Path, args: argparse.Namespace) -> str | None:
         return problem
     if args.resume:
         # `ask --resume "first turn"`: what followed --resume was a turn, not an id.
-        from agent.saved_sessions import resume_value
+        from agent.conversation.saved_sessions import resume_value
 
         args.resume, rest = resume_value(args.resume)
         args.resume = args.resume or ""
@@ -121,8 +120,8 @@ def _refusal(repo: Path, args: argparse.Namespace) -> str | None:
 
 def _open(repo: Path, config: AgentConfig, resume: str | None, trusted: bool = False) -> Session | int:
     """A new session, or the saved one `resume` names ("" the latest); else the exit status."""
-    from agent import saved_sessions as sessions
-    from agent.session import Session
+    from agent.conversation import saved_sessions as sessions
+    from agent.loop.session import Session
     from agent.workspace_trust import WorkspaceTrust
 
     # Nobody is there to ask: the repository's code runs only when it was trusted before
@@ -187,8 +186,8 @@ class Printer:
     def _code_change(self, event: object) -> None:
         # In review nobody is there to decide: the diff goes to stdout for the script,
         # and nothing is written.
-        from agent.code_review import ASK, CodeChangeHeld
         from agent.decisions import Decision
+        from agent.loop.held_changes import ASK, CodeChangeHeld
 
         if isinstance(event, CodeChangeHeld):
             self.out.write(f"\n[would change {event.what}; not applied]\n{event.diff}")

@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from agent.choices import MEMORY_MODES, MemoryMode
+from agent.settings.choices import MEMORY_MODES, MemoryMode
 
 
 def default_out(now: datetime) -> Path:
@@ -93,7 +93,7 @@ class TerminalProgress:
 
 
 def run(name: str, args: argparse.Namespace) -> int:
-    from agent.config import AgentConfig, api_key_problem
+    from agent.settings.config import AgentConfig, api_key_problem
 
     problem = api_key_problem()
     if problem:

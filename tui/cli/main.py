@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.choices import CODE_WRITES, EFFORTS, MEMORY_MODES, MEMORY_WRITES
+from agent.settings.choices import CODE_WRITES, EFFORTS, MEMORY_MODES, MEMORY_WRITES
 
 if TYPE_CHECKING:
     from agent.voice.controller import VoiceController
@@ -42,7 +42,7 @@ def add_agent_options(parser: argparse.ArgumentParser, *, memory: bool = True) -
     """Options shared by everything that starts a session.
 
     `memory=False` leaves out --memory for commands that choose modes themselves (eval).
-    Every default is None, meaning "not given": agent.config then takes the environment,
+    Every default is None, meaning "not given": agent.settings.config then takes the environment,
     the config file or the built-in default, in that order.
     """
     if memory:
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def resume_id(value: str) -> tuple[str, str | None]:
     """(the id, "" for the latest; and what followed --resume when it was not an id)."""
-    from agent.saved_sessions import resume_value
+    from agent.conversation.saved_sessions import resume_value
 
     wanted, rest = resume_value(value)
     return wanted or "", rest
@@ -186,7 +186,7 @@ def open_app(args: argparse.Namespace, *, no_voice: bool) -> int:
 
     from rich.console import Console
 
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from agent.voice.settings import voice_settings
     from tui.app import DevAgentApp
     from tui.terminal import log_path, start_logging, stderr_to_log

@@ -119,7 +119,7 @@ def _decide(pending: PendingChanges, action: str, change_id: str | None) -> int:
 
 
 def _check(stores: list[MemoryStore], repo: Path, as_json: bool) -> int:
-    from agent.config import AgentConfig
+    from agent.settings.config import AgentConfig
     from memory.check import check_store
 
     aging_days = AgentConfig.from_env_and_args(repo=repo).memory_aging_days

@@ -16,8 +16,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
 
 
 def run(name: str, args: argparse.Namespace) -> int:
-    from agent import saved_sessions as sessions
-    from agent.config import AgentConfig
+    from agent.conversation import saved_sessions as sessions
+    from agent.settings.config import AgentConfig
 
     repo = Path(args.repo).expanduser()
     if not repo.is_dir():

@@ -1,6 +1,6 @@
 """`devagent undo [REPO]`: put back the files of the agent's last applied turn of changes.
 
-The same undo as the app's key (agent.code_journal): every file the turn's change sets
+The same undo as the app's key (agent.tools.editor.journal): every file the turn's change sets
 changed goes back as it was, or, when one changed since, none does and it says which.
 Exit status 1 when nothing was undone.
 """
@@ -17,7 +17,7 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
 
 
 def run(name: str, args: argparse.Namespace) -> int:
-    from agent.code_journal import undo_last
+    from agent.tools.editor.journal import undo_last
 
     repo = Path(args.repo).expanduser()
     if not repo.is_dir():

@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from agent.choices import as_choice
+from agent.settings.choices import as_choice
 from tui import format as fmt
 
 Choice = Literal["theirs", "mine", "both"]

@@ -66,8 +66,7 @@ class SessionsScreen(ModalScreen[tuple[str, str] | None]):
 
 def show_sessions(app: AppHost) -> None:
     """The palette's Sessions command: the list, then the chosen action."""
-    from agent import saved_sessions as sessions
-
+    from agent.conversation import saved_sessions as sessions
     found = sessions.listing(app.repo)
     lines = [(info.id, line) for info, line in zip(found, sessions.table(found))]
     app.push_screen(SessionsScreen(lines), lambda choice: _chosen(app, choice))
@@ -77,8 +76,7 @@ async def _chosen(app: AppHost, choice: tuple[str, str] | None) -> None:
     if choice is None:
         return
     action, wanted = choice
-    from agent import saved_sessions as sessions
-
+    from agent.conversation import saved_sessions as sessions
     if action == "read":
         path, problem = sessions.find(app.repo, wanted)
         text = sessions.as_markdown(path) if path is not None else problem

@@ -1,6 +1,6 @@
 """A held code change in the app: its diff on the screen pane, a bar that takes the decision.
 
-When a reply's change set waits (agent.code_review), its coloured diff goes to the screen
+When a reply's change set waits (agent.loop.held_changes), its coloured diff goes to the screen
 pane (shown even when the user had hidden it) and a one-line bar above the prompt says
 what waits; the bar takes the focus, so Enter applies and Esc keeps the files as they are.
 A typed or spoken "apply", "yes" or "no" decides too (`answer`), through the bar as a key
@@ -21,7 +21,7 @@ from tui import format as fmt
 from tui.decided import Decided
 
 if TYPE_CHECKING:
-    from agent.code_review import CodeChangeHeld, CodeChangeSettled
+    from agent.loop.held_changes import CodeChangeHeld, CodeChangeSettled
     from tui.host import ReviewHost
 
 APPLY_WORDS = {"apply", "apply it", "yes", "yes apply", "yes apply it", "ok apply", "apply the change", "do it"}
@@ -125,9 +125,9 @@ def answer(app: ReviewHost, text: str) -> bool:
 
 async def show_event(app: ReviewHost, event: object) -> bool:
     """Shows a code change event; False when `event` is not one."""
-    from agent.code_review import CodeChangeHeld, CodeChangeSettled
     from agent.events import ToolFinished
-    from agent.tools.editor import EDITOR_NAME
+    from agent.loop.held_changes import CodeChangeHeld, CodeChangeSettled
+    from agent.tools.text_editor import EDITOR_NAME
 
     if isinstance(event, ToolFinished) and event.name == EDITOR_NAME and event.summary.startswith("changed"):
         app.memory_pane.reload()  # an auto write: the memories' evidence follows at once

@@ -13,7 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.markup import escape
 from textual.widgets import Static
 
-from agent.choices import ScreenFormat
+from agent.settings.choices import ScreenFormat
 from tui import format as fmt
 
 # What show_on_screen may hand over, and the tools' logs, which only the app shows.

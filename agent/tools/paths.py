@@ -1,0 +1,154 @@
+"""What a path from the model may name: the repository's files, checked part by part.
+
+Paths come from the model, so they are untrusted input. They are refused by their parts
+before the filesystem interprets them, by the memory store's own check, and the resolved
+path is checked against the repository root with a trailing separator, so neither `..`, a
+sibling folder sharing a prefix, nor a symlink can lead outside, and nothing under `.git`.
+Every tool that takes a path, and the editor's journal and the toolchain's test filter
+below them, resolve it here.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+from pathlib import Path
+
+from agent.tools.base import ToolInputError
+from memory.paths import part_problem
+
+MAX_FILE_BYTES = 10_000_000
+
+
+class PathRefused(ToolInputError):
+    pass
+
+
+QUOTE_CHARS = 200  # a path echoed in an error; a 1 MB path must not come back whole
+
+
+def quoted(path: str) -> str:
+    shown = display_name(path)
+    return shown if len(shown) <= QUOTE_CHARS else shown[:QUOTE_CHARS] + f"... ({len(shown):,} characters)"
+
+
+def display_name(name: str) -> str:
+    """A file name as valid UTF-8 text: bytes that are not UTF-8 appear as \xe9 escapes.
+
+    read_file takes such an escape back in a path, so the model can open what a listing
+    showed it.
+    """
+    try:
+        return os.fsencode(name).decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that no file name can hold
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+_BYTE_ESCAPE = re.compile(rb"\\x([89a-fA-F][0-9a-fA-F])")
+
+
+def _unescape(part: str) -> str:
+    # Only bytes 0x80-0xff: an escaped dot or slash stays a backslash, which is refused.
+    if "\\x" not in part:
+        return part
+    try:
+        raw = part.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return part
+    return os.fsdecode(_BYTE_ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), raw))
+
+
+def _limit(root: Path, name: str, default: int) -> int:
+    try:
+        return os.pathconf(root, name)
+    except (OSError, ValueError):
+        return default
+
+
+def _check_lengths(parts: list[str], path: str, root: Path) -> None:
+    name_max = _limit(root, "PC_NAME_MAX", 255)
+    path_max = _limit(root, "PC_PATH_MAX", 4096)
+    total = len(os.fsencode(str(root)))
+    for part in parts:
+        try:
+            size = len(os.fsencode(part))
+        except UnicodeEncodeError:
+            raise PathRefused(
+                f"Error: {quoted(path)} holds a character that no file name can hold (a lone "
+                "surrogate), so there is no such file. Copy the name from a folder listing."
+            ) from None
+        if size > name_max:
+            raise PathRefused(
+                f"Error: the name {quoted(part)} is {size:,} bytes long; file names here are at most "
+                f"{name_max} bytes, so there is no such file."
+            )
+        total += size + 1
+    if total >= path_max:
+        raise PathRefused(
+            f"Error: the path {quoted(path)} is {total:,} bytes long with the repository folder, past "
+            f"this system's limit of {path_max:,} bytes, so there is no such file."
+        )
+
+
+def _parts(path: str, roots: tuple[Path, ...]) -> list[str]:
+    """Splits a model-given path into parts, refusing anything that could steer it outside."""
+    if path.startswith("/"):
+        # An absolute path is fine if it names a place inside the repository, spelled either
+        # the way the session was given it or resolved.
+        for root in roots:
+            prefix = str(root).rstrip("/") + "/"
+            if path.startswith(prefix):
+                path = path[len(prefix):]
+                break
+        else:
+            raise PathRefused(f"Error: {quoted(path)} is outside the repository. Give a path relative to the repository root.")
+    parts = [_unescape(p) for p in path.split("/")]
+    while parts and parts[0] == ".":
+        parts.pop(0)
+    if not parts or parts == [""]:
+        raise PathRefused("Error: give the path of a file in the repository, relative to its root.")
+    for part in parts:
+        if part.lower() == ".git":
+            raise PathRefused(f"Error: {quoted(path)} is inside .git, which devagent does not open or change. Use git_status for the repository state.")
+        problem = part_problem(part, hidden_ok=True)
+        if problem:
+            raise PathRefused(f"Error: {quoted(path)!r} is not an allowed path: {problem}.")
+    return parts
+
+
+def os_problem(exc: OSError, path: str) -> str:
+    """A sentence for what the filesystem said about a path the model gave."""
+    shown = quoted(path)
+    if exc.errno == errno.ELOOP:
+        return f"Error: {shown} is a symbolic link that leads back to itself (a loop), so there is nothing to read."
+    if exc.errno == errno.ENAMETOOLONG:
+        return f"Error: {shown} is longer than this system allows for a file name or path, so there is no such file."
+    if exc.errno == errno.ENOTDIR:
+        return f"Error: there is no {shown} in the repository: a part of it is a file, not a folder."
+    if exc.errno in (errno.ENOENT,):
+        return f"Error: there is no {shown} in the repository."
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"Error: {shown} cannot be read: permission denied."
+    if exc.errno == errno.EILSEQ:
+        return f"Error: {shown} is not a name this filesystem accepts, so there is no such file."
+    return f"Error: {shown} could not be read: {exc.strerror or type(exc).__name__}."
+
+
+def resolve_in_repository(path: str, repo: Path) -> Path:
+    root = repo.resolve()
+    parts = _parts(path, (root, Path(os.path.abspath(repo))))
+    _check_lengths(parts, path, root)
+    try:
+        full = root.joinpath(*parts).resolve()
+    except RuntimeError:  # Python 3.11 reports a symlink loop this way
+        raise PathRefused(os_problem(OSError(errno.ELOOP, "loop"), path)) from None
+    except OSError as exc:
+        raise PathRefused(os_problem(exc, path)) from None
+    # The separator matters: /work/repo-evil starts with /work/repo.
+    if not (str(full) + os.sep).startswith(str(root).rstrip(os.sep) + os.sep):
+        raise PathRefused(f"Error: {quoted(path)} leads outside the repository (through a symlink), so it is neither read nor changed.")
+    inside = full.relative_to(root).parts
+    if any(p.lower() == ".git" for p in inside):
+        raise PathRefused(f"Error: {quoted(path)} leads into .git, which devagent does not open or change.")
+    return full
