@@ -126,10 +126,14 @@ class Transcript:
 
     def add_scrub(self, *, deleted: list[str], edited: list[str], time: datetime) -> None:
         """The text of these memories is no longer in the messages saved so far."""
-        self._write({"type": "scrub", "time": time.isoformat(), "deleted": deleted, "edited": edited})
+        self._write({"type": "scrub", "time": time.isoformat(), "deleted": _masked_paths(deleted),
+                     "edited": _masked_paths(edited)})
 
     def add_memory_known(self, files: dict[str, str], *, time: datetime) -> None:
-        self._write({"type": "memory", "time": time.isoformat(), "files": files})
+        # A file's name can hold a credential as well as its text: a masked name matches no
+        # file when read back, so it is only ever taken for a memory gone since.
+        self._write({"type": "memory", "time": time.isoformat(),
+                     "files": {str(_masked_value(path)): print_ for path, print_ in files.items()}})
 
     def add_rollback(self, *, turn: int, time: datetime) -> None:
         """The messages of `turn` saved so far are no longer part of the conversation."""
@@ -302,6 +306,10 @@ def masked_tool_inputs(message: dict[str, Any]) -> dict[str, Any]:
             block = {**block, "text": _masked_value(block["text"])}
         masked.append(block)
     return {**message, "content": masked} if masked != blocks else message
+
+
+def _masked_paths(paths: list[str]) -> list[str]:
+    return [str(_masked_value(path)) for path in paths]
 
 
 def _masked_value(value: object) -> object:
