@@ -141,14 +141,20 @@ def _friday_cell(friday: dict[str, Any]) -> str:
 
 def told_section(results: dict[str, Any]) -> str:
     """What each mode's first Monday was told about its memory's evidence, quoted."""
+    import re
+
     from agent.recall.briefing import EVIDENCE_HEADER
 
+    # The header names when the evidence was checked (as the session started, or when memory
+    # was rebuilt), so it is found as its template, whatever that moment was.
+    header = re.compile(re.escape(EVIDENCE_HEADER).replace(re.escape("{since}"), ".*?"))
     blocks = []
     for mode in results["modes"]:
         told = next((m.get("told") for m in mode["mondays"] if m.get("told")), "") or ""
-        if EVIDENCE_HEADER not in told:
+        found = header.search(told)
+        if found is None:
             continue
-        after = told[told.index(EVIDENCE_HEADER) + len(EVIDENCE_HEADER):]
+        after = told[found.end():]
         lines = []
         for line in after.lstrip("\n").splitlines():
             if not line.startswith("- "):
