@@ -24,12 +24,24 @@ class Package:
     why: str
 
 
+def _loads(name: str) -> bool:
+    """The library is there and loads (an entry in the linker's cache alone is not enough)."""
+    found = ctypes.util.find_library(name)
+    if found is None:
+        return False
+    try:
+        ctypes.CDLL(found)
+    except OSError:
+        return False
+    return True
+
+
 def _commands(*names: str) -> Callable[[], bool]:
     return lambda: all(shutil.which(name) for name in names)
 
 
 PACKAGES: dict[str, Package] = {
-    "portaudio": Package("libportaudio2", lambda: ctypes.util.find_library("portaudio") is not None,
+    "portaudio": Package("libportaudio2", lambda: _loads("portaudio"),
                          "sounddevice records and plays through PortAudio"),
     "pulseaudio": Package("pulseaudio pulseaudio-utils", _commands("pulseaudio", "pactl"),
                           "a PulseAudio null sink is the sound card of the device tests"),
