@@ -16,7 +16,6 @@ only there, so a write that escaped could not land anywhere real.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -32,9 +31,8 @@ from agent.tools.editor.change_set import ChangeSet, FileChange, Write
 from agent.tools.editor.journal import Record, recover, undo_last
 from agent.tools.text_editor import TextEditorTool
 from tests.memory.capped import run_capped
-from tests.memory.test_hostile_readonly import MOUNT_SCRIPT
+from tests.read_only_rerun import rerun_read_only
 
-ROOT = Path(__file__).resolve().parents[2]
 INNER = os.environ.get("EDITOR_SWAPS_INNER") == "1"
 ROUNDS = 100
 inner_only = pytest.mark.skipif(not INNER, reason="runs inside the read-only mount namespace (the outer test)")
@@ -309,24 +307,7 @@ def test_inner_run_really_is_read_only(tmp_path):
 def test_swaps_under_a_read_only_mount_namespace(tmp_path):
     if INNER:
         pytest.skip("already inside")
-    if shutil.which("unshare") is None:
-        pytest.skip("unshare is not installed, so the read-only namespace cannot be made")
-    if os.geteuid() != 0:
-        pytest.skip("making a mount namespace read-only needs root")
-    box = tmp_path / "box"
-    box.mkdir()
-    env = dict(os.environ, BOX=str(box), EDITOR_SWAPS_INNER="1", PYTHONDONTWRITEBYTECODE="1",
-               XDG_DATA_HOME=str(box / "data"), HOME=str(box / "home"), TMPDIR=str(box))
-    # this project's own pytest options name pytest-xdist's -n: its plugins must load
-    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
-    argv = [
-        "unshare", "-m", "sh", "-c", MOUNT_SCRIPT, "sh",
-        sys.executable, "-m", "pytest", "-q", "-s", "-n", "0", "-p", "no:cacheprovider", "-p", "no:randomly",
-        f"--basetemp={box / 'pytest'}", "--rootdir", str(ROOT), str(Path(__file__)),
-    ]
-    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=400)
-    if done.returncode == 97 or (done.returncode != 0 and done.stderr.startswith("unshare:")):
-        pytest.skip(f"cannot make a read-only mount namespace here: {done.stderr.strip()[:200]}")
+    done = rerun_read_only(Path(__file__), tmp_path, "EDITOR_SWAPS_INNER", timeout=400, pytest_args=("-s",))
     print(done.stdout[-3000:])
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     summary = done.stdout.strip().splitlines()[-1]
