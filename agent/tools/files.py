@@ -28,6 +28,7 @@ from agent.tools.masking import mask_text, masking_note
 from agent.tools.paths import (
     MAX_FILE_BYTES,
     display_name,
+    folder_entries,
     os_problem,
     quoted,
     resolve_in_repository,
@@ -172,11 +173,7 @@ class ReadFileTool:
         return ToolResult(text=body, summary=f"lines {first}-{shown_last} of {total}")
 
     def _listing(self, folder: Path, shown: str) -> ToolResult:
-        entries = []
-        for child in sorted(folder.iterdir(), key=lambda p: p.name):
-            if child.name.lower() == ".git":
-                continue
-            entries.append(display_name(child.name) + ("/" if child.is_dir() and not child.is_symlink() else ""))
+        entries = folder_entries(folder)
         label = shown or "The repository root"
         if not entries:
             return ToolResult(text=f"{label} is an empty folder.", summary="empty folder")

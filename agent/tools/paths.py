@@ -152,3 +152,10 @@ def resolve_in_repository(path: str, repo: Path) -> Path:
     if any(p.lower() == ".git" for p in inside):
         raise PathRefused(f"Error: {quoted(path)} leads into .git, which devagent does not open or change.")
     return full
+
+
+def folder_entries(folder: Path) -> list[str]:
+    """A folder's entries by name as a listing shows them: folders with a trailing slash (a
+    link to one is not followed, so it shows as a name), .git left out."""
+    return [display_name(child.name) + ("/" if child.is_dir() and not child.is_symlink() else "")
+            for child in sorted(folder.iterdir(), key=lambda p: p.name) if child.name.lower() != ".git"]

@@ -33,7 +33,7 @@ from agent.tools.editor.journal import Record
 from agent.tools.files import MAX_LINES, MAX_LISTED, numbered_window
 from agent.tools.guard import guarded
 from agent.tools.masking import mask_text, masking_note
-from agent.tools.paths import MAX_FILE_BYTES, display_name, quoted, resolve_in_repository
+from agent.tools.paths import MAX_FILE_BYTES, display_name, folder_entries, quoted, resolve_in_repository
 
 EDITOR_TYPE = "text_editor_20250728"
 EDITOR_NAME = "str_replace_based_edit_tool"
@@ -387,11 +387,7 @@ class TextEditorTool:
         return start, min(end, total)
 
     def _listing(self, folder: Path, shown: str) -> ToolResult:
-        entries = []
-        for child in sorted(folder.iterdir(), key=lambda p: p.name):
-            if child.name.lower() == ".git":
-                continue
-            entries.append(display_name(child.name) + ("/" if child.is_dir() and not child.is_symlink() else ""))
+        entries = folder_entries(folder)
         listed = "\n".join(entries[:MAX_LISTED])
         more = f"\n... and {len(entries) - MAX_LISTED} more" if len(entries) > MAX_LISTED else ""
         label = shown if shown not in ("", ".") else "the repository root"
