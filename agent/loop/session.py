@@ -29,7 +29,7 @@ from agent.conversation.history import CANCELLED_NOTE, FAILED_NOTE, History, bou
 from agent.conversation.transcripts import SavedSession, Transcript
 from agent.conversation.window import Keeper
 from agent.decisions import Decisions
-from agent.events import AgentError, Notice, TurnFinished, TurnStarted, Usage
+from agent.events import AgentError, Notice, Sink, TurnFinished, TurnStarted, Usage
 from agent.loop import claude, summary_call
 from agent.loop import held_changes as code_review
 from agent.loop.faults import (
@@ -43,7 +43,7 @@ from agent.loop.faults import (
 )
 from agent.loop.stream import Reply, stream_reply
 from agent.loop.tool_calls import run_tools
-from agent.loop.turn import Sink, TurnState, safe
+from agent.loop.turn import TurnState, safe
 from agent.recall import briefing as memory_context
 from agent.recall.changes import MemoryWatch
 from agent.recall.scrub import scrubbed
