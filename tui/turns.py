@@ -97,6 +97,7 @@ class TurnDriver:
                 self.settled.set()
 
     def _load(self) -> None:
+        from agent.events import LoadFailed, SessionNotice
         from agent.heap import building_for_good
 
         try:
@@ -107,9 +108,10 @@ class TurnDriver:
                 warm_client(session)
             # set last: a question waits on the session, and then finds its client ready
             self.session = session
+            waiting = session.instructions.waiting_for_trust()
+            if waiting:
+                self.inbox.put(0, SessionNotice(waiting))
         except Exception as exc:
-            from agent.events import LoadFailed
-
             self.error = f"The agent could not start: {exc}"
             self.inbox.put(0, LoadFailed(self.error))
         finally:
