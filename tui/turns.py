@@ -131,6 +131,9 @@ class TurnDriver:
                 warm_client(session)
             # set last: a question waits on the session, and then finds its client ready
             self.session = session
+            waiting = session.instructions.waiting_for_trust()
+            if waiting:
+                self.inbox.put(0, SessionNotice(waiting))
         except Exception as exc:
             self.error = f"The agent could not start: {exc}"
             self.inbox.put(0, LoadFailed(self.error))
