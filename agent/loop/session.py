@@ -28,7 +28,7 @@ from agent.conversation.replay import SessionStart
 from agent.conversation.transcripts import SavedSession, Transcript
 from agent.conversation.window import Keeper
 from agent.decisions import Decisions
-from agent.events import AgentError, Notice, TurnFinished, TurnStarted, Usage
+from agent.events import AgentError, Notice, Sink, TurnFinished, TurnStarted, Usage
 from agent.instructions.block import RepositoryInstructions
 from agent.loop import claude, compaction, held_changes, summary_call
 from agent.loop.faults import (
@@ -43,7 +43,7 @@ from agent.loop.faults import (
 from agent.loop.news import PromptNews
 from agent.loop.stream import Reply, stream_reply
 from agent.loop.tool_calls import run_tools
-from agent.loop.turn import Sink, TurnState, safe
+from agent.loop.turn import TurnState, safe
 from agent.recall import memory_modes
 from agent.recall.changes import MemoryWatch
 from agent.settings.choices import MEMORY_TOOL_MODES, REPLAY_MODES
