@@ -29,7 +29,7 @@ from agent.conversation.history import CANCELLED_NOTE, FAILED_NOTE, History, bou
 from agent.conversation.transcripts import SavedSession, Transcript
 from agent.conversation.window import Keeper
 from agent.decisions import Decisions
-from agent.events import AgentError, Notice, TurnFinished, TurnStarted, Usage
+from agent.events import AgentError, Notice, Sink, TurnFinished, TurnStarted, Usage
 from agent.instructions.block import RepositoryInstructions
 from agent.loop import claude, summary_call
 from agent.loop import held_changes as code_review
@@ -46,7 +46,7 @@ from agent.loop.news import PromptNews
 from agent.loop.rewinding import Rewinding
 from agent.loop.stream import Reply, stream_reply
 from agent.loop.tool_calls import run_tools
-from agent.loop.turn import Sink, TurnState, safe
+from agent.loop.turn import TurnState, safe
 from agent.recall.changes import MemoryWatch
 from agent.settings.choices import MEMORY_TOOL_MODES, REPLAY_MODES
 from agent.settings.config import AgentConfig, api_key_problem
