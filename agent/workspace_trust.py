@@ -71,7 +71,9 @@ def repository_key(repo: Path) -> str:
 
 
 @dataclass(frozen=True)
-class Decision:
+class RememberedAnswer:
+    """What the user answered for one repository, as the trust file keeps it."""
+
     trusted: bool
     path: str  # the folder it was decided for, as the user named it
     decided: str  # ISO date and time
@@ -103,18 +105,18 @@ class TrustStore:
         repos = parsed.get("repositories") if isinstance(parsed, dict) else None
         return repos if isinstance(repos, dict) else {}
 
-    def decision(self, repo: Path) -> Decision | None:
+    def decision(self, repo: Path) -> RememberedAnswer | None:
         entry = self._read().get(repository_key(repo))
         if not isinstance(entry, dict) or not isinstance(entry.get("trusted"), bool):
             return None
-        return Decision(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))
+        return RememberedAnswer(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))
 
-    def listing(self) -> list[tuple[str, Decision]]:
+    def listing(self) -> list[tuple[str, RememberedAnswer]]:
         """Every remembered answer, by repository."""
         out = []
         for key, entry in sorted(self._read().items()):
             if isinstance(entry, dict) and isinstance(entry.get("trusted"), bool):
-                out.append((key, Decision(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))))
+                out.append((key, RememberedAnswer(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))))
         return out
 
     def trusted(self, repo: Path) -> bool:
