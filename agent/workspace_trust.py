@@ -19,16 +19,15 @@ Not to be confused with memory.folder_trust, which is about whose memory folder 
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent.events import Notice
+from agent.events import CodeRun, Notice, TrustAsked, TrustRequest
 
 if TYPE_CHECKING:
     from agent.decisions import AskingTurn
@@ -200,39 +199,12 @@ class TrustStore:
             write_file(str(self.path), text.encode("utf-8"), FILE_MODE)
 
 
+def _answer_of(earlier: EarlierAnswer | None) -> str:
+    return "" if earlier is None else earlier.answer()
+
+
 def how_to_trust(repo: Path) -> str:
     return f"`devagent trust {repo}` trusts it from now on; `devagent ask --trust` trusts it for one run"
-
-
-@dataclass(frozen=True)
-class CodeRun:
-    """What a tool would run: shown to the user exactly as it runs."""
-
-    tool: str  # "build" or "test"
-    commands: tuple[str, ...]
-    cwd: Path
-    environment: str | None = None  # the repository's environment it runs in, when it has one
-
-
-_requests = itertools.count(1)
-
-
-@dataclass(frozen=True)
-class TrustRequest:
-    """The question to the user: whether `repo`'s code may run, as `run` would run it."""
-
-    repo: Path
-    run: CodeRun
-    id: str = field(default_factory=lambda: f"trust-{next(_requests)}")  # the id its Decision names
-    earlier: EarlierAnswer | None = None  # an answer kept under the old key: why it is asked again
-
-
-@dataclass(frozen=True)
-class TrustAsked:
-    """A tool waits to run the repository's code: a yes `Decision` about `request.id` trusts it."""
-
-    turn: int
-    request: TrustRequest
 
 
 class CodeConsent(Protocol):
@@ -308,7 +280,7 @@ class _TurnConsent:
                                                 f"code ({'; '.join(run.commands)} in {run.cwd}). {again + ' ' if again else ''}"
                                                 f"{how_to_trust(trust.repo).capitalize()}."))
                 return trust.refusal(run, declined=False)
-            turn, request = self.turn, TrustRequest(trust.repo, run, earlier=trust.store.earlier(trust.repo))
+            turn, request = self.turn, TrustRequest(trust.repo, run, earlier=_answer_of(trust.store.earlier(trust.repo)))
             answer = turn.decisions.ask(request.id, lambda: turn.emit(TrustAsked(turn.id, request)),
                                         lambda: turn.cancel.cancelled)
             if answer is None:

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from agent.decisions import Decision
-from agent.events import Notice
+from agent.events import Notice, TrustAsked
 from agent.tools.editor.journal import journal_dir
-from agent.workspace_trust import TrustAsked, TrustStore, WorkspaceTrust, trust_file
+from agent.workspace_trust import TrustStore, WorkspaceTrust, trust_file
 from memory.errors import MemoryNotFound
 from memory.location import memory_dir_for, owned_common_dir
 from memory.store import MemoryStore
@@ -145,8 +145,8 @@ def test_an_answer_under_the_old_key_is_asked_again_once_and_the_dialog_says_why
     talk = session(shop, trust=WorkspaceTrust(shop, interactive=True), memory_mode="none")
     talk.send("Run the tests", sink)
     (request,) = asked
-    assert request.earlier is not None and request.earlier.git_folder == str((shop / ".git").resolve())
-    assert "old key" in request.earlier.why_asked_again() and "venv-python" in dropped(root)
+    assert request.earlier.endswith(f"kept under the old key, the git folder {(shop / '.git').resolve()}")
+    assert request.earlier.startswith("trusted on 2026-11-01") and "venv-python" in dropped(root)
     claude_double.add(tool_use("test", {}, id="t2"), "Ran again.")
     talk = session(shop, trust=WorkspaceTrust(shop, interactive=True), memory_mode="none")
     talk.send("Again", sink)
