@@ -74,7 +74,9 @@ def repository_key(repo: Path) -> str:
 
 
 @dataclass(frozen=True)
-class Decision:
+class RememberedAnswer:
+    """What the user answered for one work tree, as the trust file keeps it."""
+
     trusted: bool
     path: str  # the folder it was decided for, as the user named it
     decided: str  # ISO date and time
@@ -86,10 +88,10 @@ WORK_TREES = "work_trees"
 OLD_KEYS = "repositories"
 
 
-def _decision(entry: object) -> Decision | None:
+def _decision(entry: object) -> RememberedAnswer | None:
     if not isinstance(entry, dict) or not isinstance(entry.get("trusted"), bool):
         return None
-    return Decision(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))
+    return RememberedAnswer(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ class EarlierAnswer:
     """An answer kept under the old key, the git folder the work tree's `.git` names."""
 
     git_folder: str
-    decision: Decision
+    decision: RememberedAnswer
 
     def answer(self) -> str:
         """What was answered and when, under which key: "trusted on ..., kept under ..."."""
@@ -138,7 +140,7 @@ class TrustStore:
             return {}
         return {name: parsed[name] for name in (WORK_TREES, OLD_KEYS) if isinstance(parsed.get(name), dict)}
 
-    def decision(self, repo: Path) -> Decision | None:
+    def decision(self, repo: Path) -> RememberedAnswer | None:
         return _decision(self._read().get(WORK_TREES, {}).get(repository_key(repo)))
 
     def earlier(self, repo: Path) -> EarlierAnswer | None:
@@ -151,7 +153,7 @@ class TrustStore:
         found = _decision(kept.get(OLD_KEYS, {}).get(old)) if old is not None else None
         return None if old is None or found is None else EarlierAnswer(old, found)
 
-    def listing(self) -> list[tuple[str, Decision]]:
+    def listing(self) -> list[tuple[str, RememberedAnswer]]:
         """Every remembered answer, by work tree."""
         out = []
         for key, entry in sorted(self._read().get(WORK_TREES, {}).items()):
