@@ -19,6 +19,7 @@ import itertools
 import json
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -85,24 +86,7 @@ class TrustStore:
         self.path = path or trust_file()
 
     def _read(self) -> dict[str, Any]:
-        try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        except OSError:
-            return {}
-        try:
-            info = os.fstat(fd)
-            # Trust that someone else could have granted is no trust at all.
-            if info.st_uid != os.getuid() or info.st_mode & 0o022:
-                return {}
-            data = os.read(fd, MAX_FILE_BYTES)
-        finally:
-            os.close(fd)
-        try:
-            parsed = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            return {}
-        repos = parsed.get("repositories") if isinstance(parsed, dict) else None
-        return repos if isinstance(repos, dict) else {}
+        return read_owned(self.path)
 
     def decision(self, repo: Path) -> Decision | None:
         entry = self._read().get(repository_key(repo))
@@ -124,23 +108,55 @@ class TrustStore:
 
     def remember(self, repo: Path, trusted: bool | None) -> None:
         """Keeps the answer for `repo`; None forgets it, so the next run asks again."""
-        from filelock import FileLock
+        key = repository_key(repo)
 
-        from memory.atomic import write_file
-        from memory.folder_trust import make_private
-
-        make_private(self.path.parent)
-        os.chmod(self.path.parent, DIR_MODE)
-        with FileLock(str(self.path) + ".lock", mode=FILE_MODE):
-            repos = self._read()
-            key = repository_key(repo)
+        def change(repos: dict[str, Any]) -> None:
             if trusted is None:
                 repos.pop(key, None)
             else:
                 when = datetime.now(UTC).isoformat(timespec="seconds")
                 repos[key] = {"trusted": trusted, "path": str(Path(os.path.abspath(repo))), "decided": when}
-            text = json.dumps({"repositories": repos}, indent=2, sort_keys=True) + "\n"
-            write_file(str(self.path), text.encode("utf-8"), FILE_MODE)
+
+        write_owned(self.path, change)
+
+
+def read_owned(path: Path) -> dict[str, Any]:
+    """The "repositories" table of a JSON file of devagent's answers; empty when the file is
+    missing, unreadable, or could have been written by someone else (what another user could
+    have granted is no grant at all)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return {}
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+            return {}
+        data = os.read(fd, MAX_FILE_BYTES)
+    finally:
+        os.close(fd)
+    try:
+        parsed = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    repos = parsed.get("repositories") if isinstance(parsed, dict) else None
+    return repos if isinstance(repos, dict) else {}
+
+
+def write_owned(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """Changes the "repositories" table of `path` under its lock, and writes it owner-only."""
+    from filelock import FileLock
+
+    from memory.atomic import write_file
+    from memory.folder_trust import make_private
+
+    make_private(path.parent)
+    os.chmod(path.parent, DIR_MODE)
+    with FileLock(str(path) + ".lock", mode=FILE_MODE):
+        repos = read_owned(path)
+        change(repos)
+        text = json.dumps({"repositories": repos}, indent=2, sort_keys=True) + "\n"
+        write_file(str(path), text.encode("utf-8"), FILE_MODE)
 
 
 def how_to_trust(repo: Path) -> str:
