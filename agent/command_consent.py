@@ -16,18 +16,20 @@ offered; a headless run refuses.
 
 from __future__ import annotations
 
-import itertools
 import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.events import CommandAsked, CommandRequest, Event
 from agent.workspace_trust import read_owned, repository_key, write_owned
 
 if TYPE_CHECKING:
     from agent.decisions import AskingTurn
+
+__all__ = ["Allowed", "AllowedCommands", "Approval", "CommandAsked", "CommandConsent", "CommandRequest", "TurnCommands"]
 
 FILE_NAME = "allowed-commands.json"
 
@@ -101,29 +103,6 @@ class AllowedCommands:
         return bool(found)
 
 
-_requests = itertools.count(1)
-
-
-@dataclass(frozen=True)
-class CommandRequest:
-    """The question to the user: may `command` run in `repo`, for `reason`."""
-
-    repo: Path
-    command: str
-    reason: str
-    network: bool  # the model says it needs the network; the user decides
-    unsandboxed: str | None = None  # why the sandbox cannot run here; None when it can
-    id: str = field(default_factory=lambda: f"command-{next(_requests)}")
-
-
-@dataclass(frozen=True)
-class CommandAsked:
-    """A command waits for the user: a yes `Decision` about `request.id` runs it."""
-
-    turn: int
-    request: CommandRequest
-
-
 @dataclass(frozen=True)
 class Approval:
     command: str  # what runs: the user's edit, when they made one
@@ -164,7 +143,7 @@ class TurnCommands:
     consent: CommandConsent
     turn: AskingTurn
 
-    def emit(self, event: object) -> None:
+    def emit(self, event: Event) -> None:
         self.turn.emit(event)
 
     def approve(self, command: str, reason: str, network: bool, unsandboxed: str | None) -> Approval | str:

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.events import ToolOutcome
+from agent.events import CommandEnded, CommandOutput, CommandStarted, ToolOutcome
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, required_str
 from agent.tools.guard import guarded
 from agent.tools.masking import mask_text
@@ -36,36 +35,11 @@ MAX_LISTED_FILES = 30
 OUTPUT_EVERY = 0.1
 
 
-@dataclass(frozen=True)
-class CommandStarted:
-    """A command runs: its output follows as `CommandOutput` events with the same `request`."""
-
-    turn: int
-    request: str  # the CommandRequest's id, or the run's own when nobody was asked
-    command: str
-    network: bool
-    sandboxed: bool
-
-
-@dataclass(frozen=True)
-class CommandOutput:
-    turn: int
-    request: str
-    text: str  # masked, whole lines
-
-
-@dataclass(frozen=True)
-class CommandEnded:
-    turn: int
-    request: str
-    said: str  # "exit code 0 in 1.2 s", "cancelled", "timed out after 600 s"
-
-
 class _Stream:
     """Hands complete lines of output on, masked, at most every OUTPUT_EVERY seconds."""
 
-    def __init__(self, emit: Any, turn: int, request: str) -> None:
-        self.emit, self.turn, self.request = emit, turn, request
+    def __init__(self, emit: Any, turn: int, run: str) -> None:
+        self.emit, self.turn, self.run = emit, turn, run
         self.pending = b""
         self.sent = 0.0
         self.lock = threading.Lock()
@@ -85,7 +59,7 @@ class _Stream:
 
     def _send(self, data: bytes) -> None:
         self.sent = time.monotonic()
-        self.emit(CommandOutput(self.turn, self.request, mask_text(data.decode("utf-8", "replace"), "output line")[0]))
+        self.emit(CommandOutput(self.turn, self.run, mask_text(data.decode("utf-8", "replace"), "output line")[0]))
 
 
 def _cap(output: str) -> str:
@@ -149,7 +123,7 @@ class RunCommandTool:
         if ctx.commands is None:
             return _refused("Not run: commands cannot be approved here, so none runs.")
         if ctx.consent is not None:  # never before the repository is trusted
-            from agent.workspace_trust import CodeRun
+            from agent.events import CodeRun
 
             refused = ctx.consent.may_run(CodeRun("run_command", (command,), repo))
             if refused is not None:
@@ -183,9 +157,25 @@ class RunCommandTool:
             return f"Which files it changed could not be recorded ({error})."
         if not found.files:
             return "It changed no file in the repository."
+        _checkpoint(found, ctx)
         listed = ", ".join(f"{f.path} ({f.status})" for f in found.files[:MAX_LISTED_FILES])
         more = f" and {len(found.files) - MAX_LISTED_FILES} more" if len(found.files) > MAX_LISTED_FILES else ""
         return f"Files it changed: {listed}{more}."
+
+
+def _checkpoint(found: file_changes.CommandChanges, ctx: ToolContext) -> None:
+    """Tells the turn's checkpoint (the rewind) each changed file with its text before; a
+    file that is not text is left to the store's record alone."""
+    if ctx.checkpoint is None:
+        return
+    rows: list[tuple[str, str | None]] = []
+    for changed in found.files:
+        before = found.before_content(changed.path)
+        try:
+            rows.append((changed.path, None if before is None else before.decode("utf-8")))
+        except UnicodeDecodeError:
+            continue
+    ctx.checkpoint.record_files(rows)
 
 
 def _snapshot(repo: Path) -> tuple[str | None, str]:

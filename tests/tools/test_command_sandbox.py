@@ -21,9 +21,10 @@ import pytest
 from agent.cancel import Cancellation
 from agent.command_consent import CommandAsked, CommandConsent
 from agent.decisions import Decision
+from agent.events import CommandEnded, CommandOutput, CommandStarted
 from agent.loop.turn import TurnState
 from agent.tools.base import ToolContext, ToolResult
-from agent.tools.command import CommandEnded, CommandOutput, CommandStarted, RunCommandTool
+from agent.tools.command import RunCommandTool
 from agent.tools.toolchain import sandbox
 from tests.read_only_rerun import rerun_read_only
 from tests.repos import git_repo
