@@ -16,15 +16,17 @@ offered; a headless run refuses.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.events import CommandAsked, CommandRequest, Event
-from agent.workspace_trust import read_owned, repository_key, write_owned
+from agent.workspace_trust import DIR_MODE, FILE_MODE, MAX_FILE_BYTES, repository_key
 
 if TYPE_CHECKING:
     from agent.decisions import AskingTurn
@@ -38,6 +40,44 @@ def allowed_file() -> Path:
     from platformdirs import user_config_dir
 
     return Path(user_config_dir("devagent")) / FILE_NAME
+
+
+def _read_owned(path: Path) -> dict[str, Any]:
+    """The "repositories" table of the file; empty when it is missing, unreadable, or could
+    have been written by someone else (what another user could have allowed is no allowing)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return {}
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+            return {}
+        data = os.read(fd, MAX_FILE_BYTES)
+    finally:
+        os.close(fd)
+    try:
+        parsed = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    repos = parsed.get("repositories") if isinstance(parsed, dict) else None
+    return repos if isinstance(repos, dict) else {}
+
+
+def _write_owned(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """Changes the "repositories" table of `path` under its lock, and writes it owner-only."""
+    from filelock import FileLock
+
+    from memory.atomic import write_file
+    from memory.folder_trust import make_private
+
+    make_private(path.parent)
+    os.chmod(path.parent, DIR_MODE)
+    with FileLock(str(path) + ".lock", mode=FILE_MODE):
+        repos = _read_owned(path)
+        change(repos)
+        text = json.dumps({"repositories": repos}, indent=2, sort_keys=True) + "\n"
+        write_file(str(path), text.encode("utf-8"), FILE_MODE)
 
 
 @dataclass(frozen=True)
@@ -63,7 +103,7 @@ class AllowedCommands:
 
     def listing(self, repo: Path | None = None) -> list[Allowed]:
         """Every "always" answer (only `repo`'s when named), by repository then text."""
-        repos = read_owned(self.path)
+        repos = _read_owned(self.path)
         keys = [repository_key(repo)] if repo is not None else sorted(repos)
         out = []
         for key in keys:
@@ -88,7 +128,7 @@ class AllowedCommands:
                 entry["commands"] = {}
             entry["commands"][command] = {"network": network, "decided": datetime.now(UTC).isoformat(timespec="seconds")}
 
-        write_owned(self.path, change)
+        _write_owned(self.path, change)
 
     def forget(self, repo: Path, command: str) -> bool:
         """Takes an "always" back; False when there was none for that text."""
@@ -99,7 +139,7 @@ class AllowedCommands:
             if command in commands:
                 found.append(commands.pop(command))
 
-        write_owned(self.path, change)
+        _write_owned(self.path, change)
         return bool(found)
 
 
