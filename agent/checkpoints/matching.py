@@ -22,8 +22,7 @@ _NUMBERS = {"one": 1, "a": 1, "the": 1, "last": 1, "two": 2, "three": 3, "four":
             "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _COUNT = re.compile(r"^(?:by\s+|the\s+)?(?:last\s+)?(?P<n>\d+|one|a|two|three|four|five|six|seven|eight|nine|ten)?"
                     r"\s*(?:last\s+)?turns?$", re.IGNORECASE)
-_FILLER = frozenset("to before the a an of my that this we i you it go back rewind change changes turn when where "
-                    "what did was is please".split())
+_FILLER = frozenset(["to", "before", "the", "a", "an", "of", "my", "that", "this", "we", "i", "you", "it", "go", "back", "rewind", "change", "changes", "turn", "when", "where", "what", "did", "was", "is", "please"])
 
 
 def rewind_request(words: str) -> str | None:
