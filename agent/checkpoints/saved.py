@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent.checkpoints import rewind as going_back
 from agent.checkpoints.store import Checkpoint, load_session, repository_folder, sessions
@@ -25,7 +25,7 @@ class SavedCheckpoints:
     session: str
     checkpoints: list[Checkpoint]
 
-    def history(self) -> list[dict] | None:
+    def history(self) -> list[dict[str, Any]] | None:
         """The messages of the session's transcript, or None without one."""
         from agent.conversation.transcripts import load, transcripts_dir
 
