@@ -33,7 +33,8 @@ from agent.tools.editor.journal import Record
 from agent.tools.files import MAX_LINES, MAX_LISTED, numbered_window
 from agent.tools.guard import guarded
 from agent.tools.masking import mask_text, masking_note
-from agent.tools.paths import MAX_FILE_BYTES, display_name, folder_entries, quoted, resolve_in_repository
+from agent.tools.names import given_name, shown_name
+from agent.tools.paths import MAX_FILE_BYTES, folder_entries, quoted, resolve_in_repository
 
 EDITOR_TYPE = "text_editor_20250728"
 EDITOR_NAME = "str_replace_based_edit_tool"
@@ -108,13 +109,13 @@ class TextEditorTool:
         if command not in COMMANDS:
             known = ", ".join(COMMANDS)
             raise ToolInputError(f"Error: unknown command {str(command)[:40]!r}; this editor knows {known}.")
-        path = required_str(input, "path")
+        path = given_name(required_str(input, "path"))  # as a listing showed it: quoted, escaped
         root = self.root = Path(ctx.repo).resolve()
         if command == "view" and path.rstrip("/") in ("", ".", str(root), os.path.abspath(ctx.repo)):
             full = root  # the root itself, which read_file's confinement asks a file of
         else:
             full = resolve_in_repository(path, Path(ctx.repo))
-        shown = display_name(str(full.relative_to(root)))
+        shown = shown_name(str(full.relative_to(root)))
         self._new_turn(ctx)
         if command == "view":
             return self._view(full, shown, input.get("view_range"))
