@@ -86,7 +86,7 @@ class Preview:
             if not self.conversation:
                 return ["The conversation cannot go back there (it was summarised or started again since)."]
             count = len(self.later)
-            return [f"{count} turn{'s' if count != 1 else ''} leave the conversation, from “{_short(self.to.words)}”; "
+            return [f"{count} turn{'s leave' if count != 1 else ' leaves'} the conversation, from “{_short(self.to.words)}”; "
                     "those words come back to the prompt."]
         steps = self.code if part == "code" else self.memory
         lines = [step.describe() for step in steps] or [f"No {'file' if part == 'code' else 'memory'} to put back."]
