@@ -42,6 +42,8 @@ WRITE_COMMANDS = ("create", "str_replace", "insert")
 COMMANDS = ("view", *WRITE_COMMANDS)
 MASK_MARK = "[masked:"
 DEFAULT_REPLY_CAP_MB = 12  # agent.settings.config's max_write_mb_per_reply, for a context without a config
+# The model must not have to guess whether its change waits for the user (agent.loop.held_changes).
+AUTO_APPLIED = "Applied: it is written on disk (changes apply at once in this session; nothing waits for the user)."
 HELD = "Held for the user's review: {what}. The outcome follows when the user decides."
 
 
@@ -274,7 +276,7 @@ class TextEditorTool:
         self.seen[full] = _digest(after)
         turn_set = self._took(entry)
         notes = self._applied(turn_set, ctx)
-        text = said + ("\n\n" + notes if notes else "")
+        text = f"{AUTO_APPLIED} {said}" + ("\n\n" + notes if notes else "")
         return ToolResult(text=text, summary=f"changed {shown}", screen=(f"Changed: {turn_set.describe()}", turn_set.diff(), "diff"))
 
     def record(self, change_set: ChangeSet, repo: Path, state: ChangeState = "applied") -> Record:
