@@ -12,6 +12,8 @@ so every one of them is switched off for these calls.
 
 from __future__ import annotations
 
+import codecs
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +23,8 @@ from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_s
 from agent.tools.git import GIT_TIMEOUT, run_git
 from agent.tools.guard import guarded
 from agent.tools.masking import Masked, masking_note
-from agent.tools.paths import display_name, repository_root, resolve_in_repository
+from agent.tools.names import given_name, shown_name
+from agent.tools.paths import repository_root, resolve_in_repository
 from agent.tools.toolchain.processes import Outcome
 from memory.secrets import mask_secrets
 
@@ -84,19 +87,31 @@ def parse_diff(raw: str) -> list[FileDiff]:
 def _name_of(line: str) -> str:
     # diff --git a/x b/x; a name with spaces is ambiguous here, and the +++ line fixes it
     rest = line[len("diff --git "):]
+    if rest.startswith('"') and rest.endswith('"'):  # git quoted both names: the +++ line says
+        return _git_unquoted(rest[rest.rindex(' "') + 1:])[2:] if ' "' in rest else rest
     half = rest[len(rest) // 2 + 1:] if rest.startswith("a/") else rest
     return half[2:] if half.startswith("b/") else half
 
 
+def _git_unquoted(text: str) -> str:
+    """A path as git writes it in a diff header: "a/caf\303\251\n" in C quotes when it holds
+    a control, a quote or a byte past ASCII; the name itself, for shown_name to show."""
+    if len(text) < 2 or not text.startswith('"') or not text.endswith('"'):
+        return text
+    raw, _ = codecs.escape_decode(text[1:-1].encode("utf-8", "surrogateescape"))
+    return os.fsdecode(raw)
+
+
 def _read_header(diff: FileDiff, line: str) -> None:
-    if line.startswith("+++ b/") or (line.startswith("--- a/") and diff.note == "deleted"):
-        diff.name = line[6:]
+    side = _git_unquoted(line[4:]) if line[:4] in ("+++ ", "--- ") else ""
+    if (line.startswith("+++ ") and side.startswith("b/")) or (line.startswith("--- ") and side.startswith("a/") and diff.note == "deleted"):
+        diff.name = side[2:]
     elif line.startswith("new file mode"):
         diff.note = "new file"
     elif line.startswith("deleted file mode"):
         diff.note = "deleted"
     elif line.startswith("rename from "):
-        diff.note = f"renamed from {line[len('rename from '):]}"
+        diff.note = f"renamed from {shown_name(_git_unquoted(line[len('rename from '):]))}"
     elif line.startswith("old mode "):
         diff.note = diff.note or "mode changed"
 
@@ -152,7 +167,7 @@ def numbered(hunk: list[str]) -> list[str]:
 def _describe(diff: FileDiff) -> str:
     what = "binary file, not shown" if diff.binary else f"+{diff.added} -{diff.removed}"
     note = f", {diff.note}" if diff.note else ""
-    return f"{display_name(diff.name)} ({what}{note})"
+    return f"{shown_name(diff.name)} ({what}{note})"
 
 
 class GitDiffTool:
@@ -215,11 +230,12 @@ class GitDiffTool:
         pathspec: list[str] = []
         shown_path = ""
         path = optional_str(input, "path")
+        path = given_name(path) if path is not None else None  # as a listing showed it
         if path is not None and path.strip("/") not in ("", "."):
             relative = resolve_in_repository(path, repo, Path(ctx.repo)).relative_to(repository_root(repo)).as_posix()
             if relative not in ("", "."):
                 pathspec = ["--", f":(literal){relative}"]
-                shown_path = display_name(relative)
+                shown_path = shown_name(relative)
         try:
             return self._diff(repo, ctx, bool(staged), against, pathspec, shown_path)
         except FileNotFoundError:
@@ -248,7 +264,7 @@ class GitDiffTool:
 
     def _revision(self, repo: Path, ctx: ToolContext, against: str) -> str:
         if not REVISION.fullmatch(against) or ".." in against:
-            raise ToolInputError(f"Error: {display_name(against)[:200]!r} is not a commit, branch or tag name (one revision, such as main, HEAD~2 or a commit id).")
+            raise ToolInputError(f"Error: {shown_name(against)[:200]!r} is not a commit, branch or tag name (one revision, such as main, HEAD~2 or a commit id).")
         outcome = hardened(repo, ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{against}^{{commit}}")
         if outcome.returncode != 0 or not outcome.output.strip():
             raise ToolInputError(f"Error: there is no commit, branch or tag {against!r} in this repository.")
@@ -293,7 +309,7 @@ class GitDiffTool:
             for diff in diffs:
                 masked_hunks = []
                 for hunk in diff.hunks:
-                    masked, found = _masked_hunk(hunk, display_name(diff.name))
+                    masked, found = _masked_hunk(hunk, shown_name(diff.name))
                     masked_hunks.append(masked)
                     hits += found
                 screen += diff.header + [row for hunk in masked_hunks for row in hunk]
@@ -307,7 +323,7 @@ class GitDiffTool:
                 chars += size
             lines.append("")
         if untracked:
-            shown = ", ".join(display_name(p) for p in untracked[:MAX_UNTRACKED])
+            shown = ", ".join(shown_name(p) for p in untracked[:MAX_UNTRACKED])
             more = f" and {len(untracked) - MAX_UNTRACKED} more" if len(untracked) > MAX_UNTRACKED else ""
             lines.append(f"Untracked (new files git does not follow yet, not in the diff; read them with read_file): {shown}{more}")
         if not files:

@@ -182,3 +182,34 @@ def test_prune_keeps_checkpoints_within_size_and_age(tmp_path):
     os.utime(big.folder, (time.time() - 86400,) * 2)
     removed = prune(max_mb=4, max_age_days=30, keep=running.folder)
     assert set(removed) == {old.folder, big.folder} and running.folder.exists()
+
+
+def _cli(*args: str):
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "tui.cli", "rewind", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_devagent_rewind_lists_previews_rewinds_and_undoes_a_finished_session(three_turns):
+    from agent.conversation.transcripts import latest
+
+    repo, store, talk = three_turns
+    talk.close()
+    listed = _cli(str(repo))
+    assert listed.returncode == 0 and "turn   2" in listed.stdout and "rename x to y" in listed.stdout
+    shown = _cli(str(repo), "--turn", "2")
+    assert "util.py: removed" in shown.stdout and "--yes" in shown.stdout
+    assert (repo / "util.py").exists()  # a preview changes nothing
+    (repo / "out.txt").write_text("the user's own output\n")
+    done = _cli(str(repo), "--turn", "2", "--code", "--yes")
+    assert done.returncode == 1 and "out.txt" in done.stdout  # refused and named; the rest went back
+    assert not (repo / "util.py").exists() and (repo / "app.py").read_text() == "y = 0\n"
+    assert (repo / "out.txt").read_text() == "the user's own output\n"
+    assert _memory(store) == "---\nname: naming\ndescription: d\n---\nWe use y = 1.\n"  # memory was not chosen
+    undone = _cli(str(repo), "--undo")
+    assert undone.returncode == 0 and (repo / "util.py").exists() and (repo / "app.py").read_text() == "y = 1\n"
+    cut = _cli(str(repo), "--turn", "3", "--conversation", "--yes")
+    assert cut.returncode == 0 and "--resume" in cut.stdout
+    saved = latest(repo)
+    assert saved is not None and "make y one" not in str([m.message for m in saved.messages])
+    assert "add a util module" in str([m.message for m in saved.messages])
