@@ -124,7 +124,8 @@ class _Runner:
         spent = 0.0
         for step in plan.steps:
             try:
-                outcome = run_command(step.argv, repo, timeout=max(1.0, timeout - spent), cancel=ctx.cancel, env=plan.env)
+                # the working folder is the session's root descriptor: what took the path's place is not it
+                outcome = run_command(step.argv, ctx.base, timeout=max(1.0, timeout - spent), cancel=ctx.cancel, env=plan.env)
             except FileNotFoundError:
                 program = Path(step.argv[0]).name
                 if step.optional_module:

@@ -94,14 +94,14 @@ class ReadFileTool:
             raise ToolInputError("Error: end_line counts from 1.")
         if start is not None and end is not None and end < start:
             raise ToolInputError(f"Error: end_line {end} is before start_line {start}.")
-        repo = Path(ctx.repo)
+        repo = ctx.base  # the session's root descriptor: a folder put in the repository's place is not read
         if "." in path and set(path.split("/")) <= {".", ""}:
             # ".", "./": the root, which the model asks for first in a repository it does not know
             try:
-                return self._listing(repo.resolve(), "")
+                return self._listing(repo, "")
             except OSError as exc:
                 return ToolResult(text=os_problem(exc, "."), is_error=True, summary="cannot read")
-        full = resolve_in_repository(path, repo)
+        full = resolve_in_repository(path, repo, Path(ctx.repo))
         try:
             return self._read(full, path.strip("/"), start, end, ctx.cancel)
         except OSError as exc:

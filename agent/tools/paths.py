@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from agent.tools.base import ToolInputError
+from agent.tools.editor.confined_files import anchored
 from agent.tools.names import shown_name
 
 MAX_FILE_BYTES = 10_000_000
@@ -120,9 +121,16 @@ def os_problem(exc: OSError, path: str) -> str:
     return f"Error: {shown} could not be read: {exc.strerror or type(exc).__name__}."
 
 
-def resolve_in_repository(path: str, repo: Path) -> Path:
-    root = repo.resolve()
-    parts = _parts(path, (root, Path(os.path.abspath(repo))))
+def resolve_in_repository(path: str, repo: Path, named: Path | None = None) -> Path:
+    """The file `path` (the model's) names in `repo`, checked to stay inside it. When `repo`
+    is a session's root descriptor (ToolContext.base) the result stays below it, so what
+    is opened through it is in that folder even if the folder was moved since. `named`: the
+    repository as the session was given it (ToolContext.repo), which an absolute path may
+    begin with."""
+    through_descriptor = anchored(repo)
+    root = Path(os.path.realpath(repo))  # through a descriptor: where its folder is now
+    spellings = (root, Path(os.path.abspath(repo)), *((Path(os.path.abspath(named)),) if named is not None else ()))
+    parts = _parts(path, spellings)
     _check_lengths(parts, path, root)
     try:
         full = root.joinpath(*parts).resolve()
@@ -136,7 +144,13 @@ def resolve_in_repository(path: str, repo: Path) -> Path:
     inside = full.relative_to(root).parts
     if any(p.lower() == ".git" for p in inside):
         raise PathRefused(f"Error: {quoted(path)} leads into .git, which devagent does not open or change.")
-    return full
+    return repo.joinpath(*inside) if through_descriptor else full
+
+
+def repository_root(repo: Path) -> Path:
+    """Where accesses below `repo` start: a root descriptor's path as it is (resolving it
+    would give the folder's path, which a link can take), any other path resolved."""
+    return repo if anchored(repo) else repo.resolve()
 
 
 def folder_entries(folder: Path) -> list[str]:

@@ -57,13 +57,14 @@ def rg_or_refuse() -> str:
     return rg
 
 
-def search_scope(input: dict[str, Any], root: Path) -> tuple[list[str], str]:
-    """ripgrep's path argument (relative to the root) and how to name it, from `path`."""
+def search_scope(input: dict[str, Any], root: Path, named: Path | None = None) -> tuple[list[str], str]:
+    """ripgrep's path argument (relative to the root) and how to name it, from `path`;
+    `named`: the repository as the session names it (resolve_in_repository)."""
     path = optional_str(input, "path")
     path = given_name(path) if path is not None else None  # as a listing showed it
     if path is None or path.strip("/") in ("", "."):
         return [], ""
-    full = resolve_in_repository(path, root)
+    full = resolve_in_repository(path, root, named)
     try:
         full.stat()
     except OSError as exc:
@@ -209,10 +210,12 @@ class SearchTool:
         context = optional_int(input, "context") or 0
         if not 0 <= context <= MAX_CONTEXT:
             raise ToolInputError(f"Error: context must be between 0 and {MAX_CONTEXT}.")
-        root = Path(ctx.repo).resolve()
+        # the session's root descriptor: ripgrep runs in it with relative paths, and each file
+        # shown is read through it, so a folder put in the repository's place is not searched
+        root = ctx.base
         if not root.is_dir():
             return ToolResult(text=f"Error: the repository folder {ctx.repo} does not exist.", is_error=True, summary="no folder")
-        where_args, scope_name = search_scope(input, root)
+        where_args, scope_name = search_scope(input, root, Path(ctx.repo))
         globs, glob_name = glob_arguments(input)
         options = ["--json"] + (["--fixed-strings"] if literal else []) + (["--ignore-case"] if ignore_case else [])
         argv = ripgrep.command(rg_or_refuse(), ripgrep.base_arguments(), options, globs, ripgrep.skip_globs(), "--regexp", pattern, where_args)

@@ -110,11 +110,12 @@ class TextEditorTool:
             known = ", ".join(COMMANDS)
             raise ToolInputError(f"Error: unknown command {str(command)[:40]!r}; this editor knows {known}.")
         path = given_name(required_str(input, "path"))  # as a listing showed it: quoted, escaped
-        root = self.root = Path(ctx.repo).resolve()
-        if command == "view" and path.rstrip("/") in ("", ".", str(root), os.path.abspath(ctx.repo)):
+        # every read and write goes through the session's root descriptor (ToolContext.base)
+        root = self.root = ctx.base
+        if command == "view" and path.rstrip("/") in ("", ".", str(Path(ctx.repo).resolve()), os.path.abspath(ctx.repo)):
             full = root  # the root itself, which read_file's confinement asks a file of
         else:
-            full = resolve_in_repository(path, Path(ctx.repo))
+            full = resolve_in_repository(path, root, Path(ctx.repo))
         shown = shown_name(str(full.relative_to(root)))
         self._new_turn(ctx)
         if command == "view":
@@ -267,7 +268,7 @@ class TextEditorTool:
         entry = self._turn_entry(full, shown, before, after)
         single = ChangeSet("", self.turns, [FileChange(shown, full, before, after, file_mode(full), self.root)])
         try:
-            outcome = single.apply(self.record(entry, Path(ctx.repo)))
+            outcome = single.apply(self.record(entry, ctx.base))
         except OSError as err:
             return ToolResult(text=f"Error: {shown} could not be written ({err.strerror or err}), so it is unchanged.",
                               is_error=True, summary="not written")
