@@ -53,19 +53,15 @@ class ReadFileTool:
         return {
             "name": self.name,
             "description": (
-                "Read a text file of the repository, with line numbers. The path is relative "
-                "to the repository root. Long files come in pages of up to "
-                f"{MAX_LINES} lines; ask for the next page with start_line. Use start_line and "
-                "end_line to read around a line a build error or a memory points at. Giving "
-                "a folder lists what it holds (\".\" the repository root). Files under .git and files outside the "
-                "repository cannot be read; credentials in a file are masked."
+                f"A text file with line numbers, in pages of {MAX_LINES} lines (start_line for "
+                "the next), or what a folder holds (\".\" the repository root)."
             ),
             "input_schema": {
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "description": "Path relative to the repository root, e.g. src/App/Program.cs"},
-                    "start_line": {"type": "integer", "minimum": 1, "description": "First line to show (1-based)."},
-                    "end_line": {"type": "integer", "minimum": 1, "description": "Last line to show, inclusive."},
+                    "path": {"type": "string", "description": "Relative to the repository root."},
+                    "start_line": {"type": "integer", "minimum": 1},
+                    "end_line": {"type": "integer", "minimum": 1, "description": "Inclusive."},
                 },
                 "required": ["path"],
             },

@@ -172,25 +172,19 @@ class SearchTool:
         return {
             "name": self.name,
             "description": (
-                "Search the repository's files for a regular expression (ripgrep syntax) or, with "
-                "literal, an exact string. Use it to find where something is defined, used or "
-                "mentioned instead of guessing from file names. Results are `path:line: text`, "
-                "grouped by file in path order, with `context` lines around each match when asked "
-                f"(shown as `path-line- text`); at most {MAX_SHOWN} matching lines ({MAX_PER_FILE} "
-                "per file), with a count of the rest. Limit it with path (a folder or file) and "
-                "glob (e.g. *.py or src/**/*.ts). Files ignored by .gitignore, binary files, .git, "
-                "node_modules and virtual environments are not searched; credentials are masked "
-                "and never matched."
+                "Where something is defined, used or mentioned: the files' lines matching a "
+                f"regular expression (ripgrep) or exact text, as `path:line: text`, at most {MAX_SHOWN} "
+                f"({MAX_PER_FILE} a file)."
             ),
             "input_schema": {
                 "type": "object",
                 "properties": {
-                    "pattern": {"type": "string", "description": "What to find: a regular expression, or exact text with literal."},
-                    "literal": {"type": "boolean", "description": "Match the pattern as plain text, not a regular expression."},
-                    "ignore_case": {"type": "boolean", "description": "Match upper and lower case alike."},
-                    "path": {"type": "string", "description": "Optional folder or file to search, relative to the repository root."},
-                    "glob": {"type": "string", "description": "Optional file-name glob the files must match, e.g. *.py, **/test_*.py, !*.md to leave some out."},
-                    "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT, "description": "Lines to show before and after each match (default 0)."},
+                    "pattern": {"type": "string"},
+                    "literal": {"type": "boolean", "description": "The pattern is plain text."},
+                    "ignore_case": {"type": "boolean"},
+                    "path": {"type": "string", "description": "A folder or file to search in."},
+                    "glob": {"type": "string", "description": "Files to search, e.g. *.py; !*.md leaves some out."},
+                    "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT, "description": "Lines shown around each match."},
                 },
                 "required": ["pattern"],
             },
