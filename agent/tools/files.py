@@ -29,6 +29,7 @@ from agent.tools.names import given_name, shown_name
 from agent.tools.paths import (
     MAX_FILE_BYTES,
     folder_entries,
+    hard_link_refusal,
     os_problem,
     quoted,
     resolve_in_repository,
@@ -121,9 +122,13 @@ class ReadFileTool:
         # O_NOFOLLOW: the path was checked resolved; a symlink swapped in since is not followed.
         # O_NONBLOCK and fstat: a pipe swapped in since the stat must not block the turn.
         fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
             os.close(fd)
             return ToolResult(text=f"Error: {shown} is not a regular file.", is_error=True, summary="not a file")
+        if opened.st_nlink > 1:  # its other names may be outside the repository (paths.hard_link_refusal)
+            os.close(fd)
+            return ToolResult(text=hard_link_refusal(shown, opened.st_nlink), is_error=True, summary="hard link")
         with os.fdopen(fd, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
         text, encoding_note = decode(data)

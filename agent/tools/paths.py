@@ -103,6 +103,18 @@ def _parts(path: str, roots: tuple[Path, ...]) -> list[str]:
     return parts
 
 
+def hard_link_refusal(shown: str, links: int) -> str:
+    """Why the text of a file with more than one name is not shown.
+
+    A hard link's other names can be anywhere on the same disk, and nothing short of
+    searching the whole disk tells a second name inside the repository from one in the
+    user's home (a link to ~/.ssh/id_rsa looks like any other). So read_file, search and the
+    editor's view show no file with more than one name; an edit writes a file of its own."""
+    return (f"Error: {shown} is a hard link: the same file has {links} names, and the others can be anywhere on this "
+            "disk (outside the repository too), so its text is not shown. If it is the repository's own file, the "
+            "user can give it a name of its own (copy it, then move the copy over it); an edit of it does that too.")
+
+
 def os_problem(exc: OSError, path: str) -> str:
     """A sentence for what the filesystem said about a path the model gave."""
     shown = quoted(path)

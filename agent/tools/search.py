@@ -119,8 +119,16 @@ def path_order(path: str) -> tuple[str, ...]:
     return tuple(path.split("/"))
 
 
-def _read_text(root: Path, relative: str) -> str | None:
-    """The file's text as read_file would read it, or None when it cannot be shown."""
+class _HardLink:
+    """A matching file with more than one name, whose text is not shown (paths.hard_link_refusal)."""
+
+
+HARD_LINK = _HardLink()
+
+
+def _read_text(root: Path, relative: str) -> str | _HardLink | None:
+    """The file's text as read_file would read it, HARD_LINK for a file read_file does not
+    show because it has other names, or None when it cannot be read."""
     try:
         full = resolve_in_repository(relative, root)
         fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
@@ -130,6 +138,8 @@ def _read_text(root: Path, relative: str) -> str | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
             return None
+        if info.st_nlink > 1:
+            return HARD_LINK
         with os.fdopen(fd, "rb") as handle:
             fd = -1
             data = handle.read(MAX_FILE_BYTES + 1)
@@ -283,13 +293,14 @@ class SearchTool:
         chars = 0
         cut_by_size = False
         unread: list[str] = []  # files ripgrep matched that could not be read again to show
+        linked: list[str] = []  # files ripgrep matched that are hard links, not shown
         for path in sorted(found.files, key=path_order):
             if shown_lines >= MAX_SHOWN or cut_by_size:
                 break
             hits = found.files[path]
             text = _read_text(root, path)
-            if text is None:
-                unread.append(shown_name(path))
+            if text is None or isinstance(text, _HardLink):
+                (unread if text is None else linked).append(shown_name(path))
                 continue
             masked, masked_hits, spans = mask_text_with_spans(text, f"{shown_name(path)} line", ctx.cancel)
             lines = masked.split("\n")
@@ -332,8 +343,15 @@ class SearchTool:
             f"(changed, replaced by a link or not a regular file since): {', '.join(unread[:20])}"
             + (f" and {len(unread) - 20:,} more" if len(unread) > 20 else "") + "."
         ) if unread else ""
+        linked_note = (
+            f"{len(linked):,} file{'s' if len(linked) != 1 else ''} matched but {'are' if len(linked) != 1 else 'is'} not "
+            f"shown: {'each is' if len(linked) != 1 else 'it is'} a hard link (the same file under more than one name, the others possibly outside the "
+            f"repository), whose text read_file does not show either: {', '.join(linked[:20])}"
+            + (f" and {len(linked) - 20:,} more" if len(linked) > 20 else "") + "."
+        ) if linked else ""
+        unread_note = " ".join(n for n in (unread_note, linked_note) if n)
         if not blocks:
-            if unread:
+            if unread_note:
                 return ToolResult(text=f"Matches for {what}, none shown. {unread_note}", summary="matches not shown")
             return ToolResult(
                 text=f"No matches for {what}.", summary="no matches", outside_text=False,

@@ -92,10 +92,11 @@ def start(full: Path, root: Path | None) -> Path:
     return descriptor_of(full) if anchored(full) else Path(full.anchor)
 
 
-def on_disk(full: Path, root: Path | None = None) -> str | None:
+def on_disk(full: Path, root: Path | None = None, single_name: bool = False) -> str | None:
     """The file's text now; None when there is none. Raises OSError on what cannot be read:
-    a link on the way, something that is not a regular file, a file past MAX_READ_BYTES."""
-    data = read_file(start(full, root), full, MAX_READ_BYTES)
+    a link on the way, something that is not a regular file, a file past MAX_READ_BYTES,
+    and with `single_name` a hard link (confined_files.HardLinked)."""
+    data = read_file(start(full, root), full, MAX_READ_BYTES, single_name)
     return None if data is None else data.decode("utf-8", "surrogateescape")
 
 

@@ -115,6 +115,14 @@ class LinkRefused(OSError):
         super().__init__(errno.ELOOP, "a part of the path is a symbolic link, which is not followed", path)
 
 
+class HardLinked(OSError):
+    """The file has more than one name (st_nlink > 1), and the reader asked for a file of one."""
+
+    def __init__(self, path: str, links: int) -> None:
+        super().__init__(errno.EMLINK, f"a hard link: the same file has {links} names", path)
+        self.links = links
+
+
 class NotRegular(OSError):
     def __init__(self, path: str) -> None:
         super().__init__(errno.EINVAL, "not a regular file (a pipe, a socket, a device or a folder)", path)
@@ -267,10 +275,11 @@ def _read_bounded(fd: int, limit: int, shown: str) -> bytes:
             raise TooLarge(shown, limit)
 
 
-def read_file(root: Path, full: Path, limit: int) -> bytes | None:
+def read_file(root: Path, full: Path, limit: int, single_name: bool = False) -> bytes | None:
     """The bytes of the regular file `full` below `root`; None when there is no file there.
 
-    Raises LinkRefused, NotRegular, TooLarge, or the OSError the system gave."""
+    Raises LinkRefused, NotRegular, TooLarge, HardLinked (with `single_name`, for a file
+    with more than one name, judged on the opened descriptor), or the OSError the system gave."""
     names = parts_of(root, full)
     shown = str(full)
     try:
@@ -281,6 +290,9 @@ def read_file(root: Path, full: Path, limit: int) -> bytes | None:
     if fd is None:
         return None
     try:
+        links = os.fstat(fd).st_nlink
+        if single_name and links > 1:
+            raise HardLinked(shown, links)
         return _read_bounded(fd, limit, shown)
     finally:
         os.close(fd)
