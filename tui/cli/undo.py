@@ -11,6 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from tui.format import sanitize
+
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
@@ -25,5 +27,5 @@ def run(name: str, args: argparse.Namespace) -> int:
         return 2
     repo = repo.resolve()
     undone, said = undo_last_change(repo, open_root(repo))  # the folder opened once, every file below it
-    print(said, file=sys.stdout if undone else sys.stderr)
+    print(sanitize(said), file=sys.stdout if undone else sys.stderr)
     return 0 if undone else 1
