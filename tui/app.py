@@ -30,18 +30,21 @@ from tui import format as fmt
 from tui.bindings import APP_BINDINGS
 from tui.copying import what_to_copy
 from tui.decided import Decided
+from tui.instructions_actions import InstructionsActions
 from tui.keys import TypingRouter
 from tui.palette import COMMANDS
-from tui.screens.main import MainScreen
+from tui.rewind_actions import RewindActions
+from tui.screens.main import MainScreen, TurnEnded
 from tui.screens.startup import FIRST_ANSWER_WAIT_SECONDS, welcome, welcome_without_key
 from tui.screens.trust import HEARING, TrustPrompt
 from tui.toasts import Repeats
 from tui.turns.driver import TurnDriver
-from tui.turns.voice import VoiceController, VoiceStart
+from tui.turns.voice import VoiceController, VoiceStart, push_to_talk, toggle_mute
 from tui.widgets.conversation.code_review import change_entry, session_changes
 from tui.widgets.conversation.pane import Conversation
 from tui.widgets.footer import Footer
 from tui.widgets.memory.pane import MemoryPane
+from tui.widgets.memory.review import AskAgent
 from tui.widgets.panes import BREAKPOINTS, Panes
 from tui.widgets.prompt import Prompt
 from tui.widgets.queued import QueuedTurns
@@ -52,8 +55,7 @@ if TYPE_CHECKING:
     from memory.seam import EditableStore
 
 W = TypeVar("W", bound=Widget)
-# the thread workers at once: the turn, its withdrawal, the session's load, the memory
-# pane's watcher and listing, start-up's pieces and the voice's, each may wait on another
+# thread workers at once (the turns, the memory pane's, start-up's): some wait on others
 WORKER_THREADS = 32
 
 
@@ -61,12 +63,12 @@ class EventsWaiting(Message):
     """The turn driver's inbox has events from a worker."""
 
 
-class DevAgentApp(App):
+class DevAgentApp(RewindActions, InstructionsActions, App):
     """The app composes the main screen's widgets, owns the turn driver (tui.turns.driver,
-    the state of every turn) and the voice, routes typed keys to the prompt (tui.keys),
-    and hands what a turn reports to the main screen, which draws it (tui.screens.main).
-    Widgets post what the user decided up to it (`Decided`, `Prompt.Submitted`); it hands
-    it down to the turn. Its keys are a table in tui.bindings, its palette entries in tui.palette."""
+    the state of every turn) and the voice, and hands what a turn reports to the main
+    screen, which draws it (tui.screens.main). Widgets post what the user decided up to it
+    (`Decided`, `Prompt.Submitted`); it hands it down to the turn. Its keys are a table in
+    tui.bindings, its palette entries in tui.palette."""
 
     CSS_PATH = "app.tcss"
     TITLE = "devagent"
@@ -165,16 +167,14 @@ class DevAgentApp(App):
             await self.conversation.add_notice(self.config.notice, "error")
 
     def on_ready(self) -> None:
-        # The first frame is out. The SDK import and the voice probe are seconds of CPU
-        # (and hold import locks the first frame's lazy imports would wait on), so they
-        # start only now: the branch, the half-written change sets, then the session (when
-        # there is a key) and, once it is up, the voice. Both are seconds of imports in one
-        # interpreter; side by side each takes about twice as long, and a typed question
-        # needs only the session.
+        # The first frame is out: what takes seconds of imports starts now, the session
+        # first (a typed question needs only it) and the voice once it is up, as side by
+        # side each would take about twice as long.
         release_collector()
         full_collections_at_pauses()
         self.main_screen.show_branch(self.repo)
         self.main_screen.settle_code_changes(self.repo)
+        self.offer_claude_memory()  # once per repository, when Claude Code's auto memory knows it
         if not self.key_problem:
             self.turns.load()
         else:
@@ -183,16 +183,8 @@ class DevAgentApp(App):
     def on_unmount(self) -> None:
         self.turns.stop()  # the workers end before the app's threads are joined
 
-    def update_status(self, **changes: Any) -> None:
-        """The status line, from any part of the app (nothing while the app closes)."""
-        try:
-            status = self.status
-        except (IndexError, NoMatches):
-            return  # closing: a start-up worker can report after the widgets are gone
-        status.update_info(**changes)
-
     def on_panes_hidden_news(self, message: Panes.HiddenNews) -> None:
-        self.update_status(hidden=message.text)
+        self.status.update_info(hidden=message.text)
 
     def close_session(self) -> None:
         """Called after the app has left the terminal: save the transcript (and summary notes)."""
@@ -216,6 +208,10 @@ class DevAgentApp(App):
         Markdown is imported now (see tui.widgets.conversation.reply), after the session rather
         than beside it; then the voice starts. A question waiting for its first answer goes
         first: it shows as plain text until Markdown is in."""
+        try:
+            self.call_from_thread(self.show_instructions)
+        except RuntimeError:
+            return  # the app closed while the session loaded
         self.turns.settled.wait(FIRST_ANSWER_WAIT_SECONDS)
         import tui.widgets.conversation.reply  # noqa: F401
 
@@ -258,6 +254,8 @@ class DevAgentApp(App):
         """Start a turn (typed or transcribed); while one runs, queue it for when it ends.
 
         `typed` is the text as the prompt showed it (long pastes folded), for taking back."""
+        if not self.running and self.asks_to_rewind(text):
+            return True  # "go back to before the rename": the rewind list, on that turn
         await self.main_screen.submit(text, typed)
         return True
 
@@ -281,7 +279,14 @@ class DevAgentApp(App):
             await screen.show(token, event)
 
     async def action_cancel_turn(self) -> None:
-        await self.main_screen.cancel_turn()
+        # Esc stops everything at once: a recording, the voice, and the running turn
+        if self.running:
+            await self.main_screen.cancel_turn()
+        elif not (self.voice is not None and self.voice.cancel()):
+            self.escape_while_idle()  # one meaning at a time: an Esc that ended a recording is spent; Esc Esc: rewind
+
+    def on_turn_ended(self, message: TurnEnded) -> None:
+        self.show_instructions()  # the turn read them again
 
     def action_new_conversation(self) -> None:
         if self.running:
@@ -295,9 +300,10 @@ class DevAgentApp(App):
     @work(thread=True, group="undo", exit_on_error=False)
     def undo_code_change(self) -> None:
         """Off the UI thread, as the files may be large."""
-        from agent.tools.editor.journal import undo_last
+        from agent.loop.root_check import undo_last_change
 
-        undone, said = undo_last(self.repo)
+        # through the session's descriptor of the repository folder, when it is open
+        undone, said = undo_last_change(self.repo, getattr(self.turns.session, "root", None))
         self.call_from_thread(self.notify, said, title="Undo", severity="information" if undone else "warning")
 
     def action_undo_code_change(self) -> None:
@@ -402,30 +408,24 @@ class DevAgentApp(App):
 
     def set_voice_state(self, status: VoiceStatus) -> None:
         """The voice controller's state on the status line, and down to what invites a spoken answer."""
-        self.update_status(voice=status)
-        hears = self.voice is not None and status.state in HEARING
-        self.main_screen.hears = hears
-        for screen in self.screen_stack:
-            if isinstance(screen, TrustPrompt):
-                screen.hears = hears
+        try:
+            self.status.update_info(voice=status)
+        except (IndexError, NoMatches):
+            return  # closing: the voice can report after the widgets are gone
+        for screen in self.screen_stack:  # the main screen, and a trust dialog over it
+            if isinstance(screen, MainScreen | TrustPrompt):
+                screen.hears = self.voice is not None and status.state in HEARING
         if status.off and self._welcome is not None:
             # found out after the first line said which key talks (no microphone, say)
             self._welcome.update(welcome(None))
 
     def action_toggle_mute(self) -> None:
-        if self.voice is None or self.status.info.voice.off:
-            self.notify("Voice is off, so there is nothing to mute.")
-            return
-        self.notify("Voice muted." if self.voice.toggle_mute() else "Voice on.")
+        self.notify(toggle_mute(self.voice, self.status.info.voice))
 
     def action_push_to_talk(self) -> None:
-        status = self.status.info.voice
-        if self.voice is None or status.off:
-            # a narrow status line shows "voice: off" without its reason; the key says it in full
-            self.notify(f"Voice is off: {status.reason or 'no voice on this machine'}; type your question instead.",
-                        title="Voice")
-            return
-        self.voice.push_to_talk()
+        said = push_to_talk(self.voice, self.status.info.voice)
+        if said:  # a narrow status line shows "voice: off" without its reason; the key says it in full
+            self.notify(said, title="Voice")
 
     # --- help and the command palette ---------------------------------------------------
 
@@ -435,7 +435,7 @@ class DevAgentApp(App):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.status.info.voice, self.talk_key))
 
-    async def on_memory_pane_ask(self, message: MemoryPane.Ask) -> None:
+    async def on_ask_agent(self, message: AskAgent) -> None:
         if self.running:
             self.notify("A turn is still running; Esc cancels it.", severity="warning")
         else:

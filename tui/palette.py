@@ -24,6 +24,9 @@ COMMANDS: list[tuple[str, str, str, str]] = [
     ("Push to talk", "Start or stop recording a spoken turn", "app", "push_to_talk"),
     ("Mute voice", "Silence or restore the spoken replies", "app", "toggle_mute"),
     ("Sessions", "This repository's saved sessions: continue or read one", "app", "sessions"),
+    ("Rewind", "Go back to before a turn: the conversation, the code, the memory (Esc Esc)", "app", "rewind"),
+    ("Bring in Claude Code's memory", "Copy what Claude Code's auto memory knows of this repository, for review",
+     "app", "bring_in_claude_memory"),
     # memory beyond the pane's keys: all held changes at once, and one agent turn that
     # proposes fixes for what `memory check` found
     ("Still true", "Mark the selected memory verified today (v in the pane)", "memory", "verify"),

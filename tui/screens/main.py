@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import events, work
+from textual.message import Message
 from textual.screen import Screen
 
 from tui.screens.activity import ActivityClock
@@ -44,6 +45,10 @@ if TYPE_CHECKING:
     from tui.widgets.prompt import Prompt
     from tui.widgets.queued import QueuedTurns
     from tui.widgets.screen.pane import ScreenPane
+
+
+class TurnEnded(Message):
+    """The live turn is over on screen, and what was queued has gone on."""
 
 
 class MainScreen(Screen):
@@ -211,7 +216,8 @@ class MainScreen(Screen):
             await self.end_turn(cancelled=True)
 
     async def cancel_turn(self) -> None:
-        """Esc stops everything at once: a recording, the voice, and the running turn."""
+        """Esc while a turn runs: a recording, the voice, and the turn stop at once; a change
+        that waits is kept as it is instead, and queued questions come back first."""
         if self.voice is not None:
             self.voice.cancel()
         if not self.turns.running or self.decide_change(False):
@@ -245,6 +251,7 @@ class MainScreen(Screen):
         else:
             tidy_heap(self.conversation)
             self.refresh_bindings()  # Esc Cancel gives its place back in a narrow footer
+        self.post_message(TurnEnded())
 
     # --- what each agent event shows ----------------------------------------------------
 

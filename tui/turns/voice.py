@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # the controller's module loads the audio stack; the app starts without it
     from agent.voice.controller import VoiceApp
+    from agent.voice.status import VoiceStatus
 
 
 @runtime_checkable
@@ -113,3 +114,18 @@ class VoiceStart:
             return
         if reason:
             ui.call_from_thread(ui.set_voice_state, voice_off(reason))
+
+
+def toggle_mute(voice: VoiceController | None, status: VoiceStatus) -> str:
+    """F6: what to say once the voice is muted or back on (or why there is nothing to mute)."""
+    if voice is None or status.off:
+        return "Voice is off, so there is nothing to mute."
+    return "Voice muted." if voice.toggle_mute() else "Voice on."
+
+
+def push_to_talk(voice: VoiceController | None, status: VoiceStatus) -> str | None:
+    """The talk key: recording starts or stops; or why it cannot, to say."""
+    if voice is None or status.off:
+        return f"Voice is off: {status.reason or 'no voice on this machine'}; type your question instead."
+    voice.push_to_talk()
+    return None

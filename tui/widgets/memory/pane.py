@@ -27,13 +27,15 @@ from memory.private import make_private
 from tui import format as fmt
 from tui.widgets.memory import trust_view
 from tui.widgets.memory.delete import DeleteActions
+from tui.widgets.memory.instructions import InstructionsSection
 from tui.widgets.memory.list_widget import MemoryList
 from tui.widgets.memory.listing import Listing, load_listing, memory_option, preload_warning, styled_memory
 from tui.widgets.memory.preview import MemoryPreview
 from tui.widgets.memory.review import ReviewActions
-from tui.widgets.memory.watch import Cancelled, changes_in, watched_directories
+from tui.widgets.memory.watch import Cancelled, changes_in, trace, watched_directories
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
 
     from memory.notes import MemoryInfo
     from memory.seam import EditableStore
@@ -78,19 +80,12 @@ class MemoryPane(DeleteActions, Vertical):
     class Changed(Message):
         """The listing was read again (tests and the benchmark wait for it)."""
 
-    class Ask(Message):
-        """A question for the agent that the pane wrote (Tidy memory): the app sends it."""
-
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
 
     def __init__(self, store: EditableStore, repo: Path | None, *, aging_days: int = 30,
                  settled: Callable[[float], None] | None = None, typing_now: Callable[[], bool] | None = None,
                  **kwargs: Any) -> None:
-        """From above: `aging_days` (when a memory is aging), `settled` (blocks a worker, up
-        to the seconds given, while the session loads and a question asked at once waits
-        for its first answer) and `typing_now` (whether the user is typing a question)."""
+        """From above: `aging_days`, `settled` (blocks a worker up to the seconds given while
+        the session loads and a first question waits) and `typing_now` (the user types)."""
         super().__init__(**kwargs)
         self.aging_days = aging_days
         self._settled = settled
@@ -112,6 +107,7 @@ class MemoryPane(DeleteActions, Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="memory-warning", markup=False)
+        yield InstructionsSection(id="memory-instructions")
         yield MemoryList(id="memory-list")
         with MemoryPreview(id="memory-preview"):
             yield Static(READING, id="memory-text", classes="empty")
@@ -189,6 +185,7 @@ class MemoryPane(DeleteActions, Vertical):
             for catching_up in changes_in(directories, Cancelled(worker)):
                 # listed here and shown at once; only the evidence check needs a worker
                 listing = self._list_now()
+                trace("folder listed")
                 if not catching_up or listing != self.listing:
                     self._from_thread(self._show_then_check, listing)
         except Exception as exc:
@@ -218,7 +215,10 @@ class MemoryPane(DeleteActions, Vertical):
             self._apply(listing)
 
     def _show_then_check(self, listing: Listing) -> None:
+        trace("on the event loop")
         self._apply(listing)
+        trace("rows set")
+        self.call_after_refresh(trace, "screen refreshed")
         # the evidence check (git, the repository) starts once the list is on screen, not
         # beside the drawing of it
         self.call_after_refresh(self.reload, listing)
@@ -414,12 +414,9 @@ class MemoryPane(DeleteActions, Vertical):
     def action_reject(self) -> None:
         self.review.decide("reject")
 
-    @work(group="tidy", exclusive=True)
-    async def action_tidy(self) -> None:
-        """One agent turn that proposes fixes for what `memory check` finds: asked of the app."""
-        request = await self.review.tidy()
-        if request is not None:
-            self.post_message(self.Ask(request))
+    def action_tidy(self) -> Worker[None]:
+        """One agent turn that proposes fixes for what `memory check` finds (an AskAgent up)."""
+        return self.review.tidy()
 
     def action_decide_all(self, verb: str) -> None:
         """Accept or reject every held change."""

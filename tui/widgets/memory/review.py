@@ -13,6 +13,8 @@ import time
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
+from textual.message import Message
+
 from tui.widgets.memory.trust_view import PENDING_PREFIX
 
 if TYPE_CHECKING:
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
 
     from textual.app import App
     from textual.notifications import SeverityLevel
+    from textual.worker import Worker
 
     from memory.notes import MemoryInfo
     from memory.pending import PendingChanges
@@ -48,8 +51,18 @@ class ReviewedPane(Protocol):
 
     def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
 
+    def post_message(self, message: Message) -> bool: ...
+
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None: ...
+
+
+class AskAgent(Message):
+    """A question for the agent that the memory pane wrote (Tidy memory): the app sends it."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
 
 
 class ReviewActions:
@@ -59,20 +72,24 @@ class ReviewActions:
     def __init__(self, pane: ReviewedPane) -> None:
         self.pane = pane
 
-    async def tidy(self) -> str | None:
-        """The question that asks for the fixes, the findings read off the UI thread; None
-        (and the user is told why) when there is nothing to ask."""
+    def tidy(self) -> Worker[None]:
+        """Asks the app (an AskAgent message) for the turn that proposes the fixes of what
+        `memory check` finds; the user is told when there is nothing to ask."""
+        return self.pane.run_worker(self._tidy(), group="tidy", exclusive=True)
+
+    async def _tidy(self) -> None:
         from agent.recall.tidy import findings_for, tidy_request
 
         try:
             findings = await asyncio.to_thread(findings_for, self.store, self.pane.repo, self.pane.aging_days)
         except Exception as exc:  # a folder that cannot be read: say so, ask nothing
             self.pane.notify(f"Could not check the memory: {exc}", title="Memory", severity="error")
-            return None
+            return
         request = tidy_request(findings)
         if request is None:
             self.pane.notify("Memory check found nothing to tidy.", title="Memory")
-        return request
+            return
+        self.pane.post_message(AskAgent(request))
 
     @property
     def store(self) -> EditableStore:
