@@ -28,7 +28,6 @@ from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
 from tui import format as fmt
 from tui.bindings import APP_BINDINGS
-from tui.copying import what_to_copy
 from tui.decided import Decided
 from tui.instructions_actions import InstructionsActions
 from tui.keys import TypingRouter
@@ -149,7 +148,6 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
 
     async def on_load(self) -> None:
         # Textual's thread workers run in the loop's default executor, a handful of threads
-        # on a small machine: the turns and the memory pane's workers wait on each other
         asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(WORKER_THREADS, "worker"))
 
     async def on_mount(self) -> None:
@@ -259,13 +257,21 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
         await self.main_screen.submit(text, typed)
         return True
 
-    # spoken questions that may still be taken back (the voice controller calls these)
+    # Spoken questions that may still be taken back: push-to-talk ends a recording
+    # tentatively after a finished sentence and listens on; if the speaker goes on, the
+    # question is withdrawn and the whole one follows. "Apply" or "no" to what waits cannot
+    # be withdrawn, so it is decided once the recording confirms it ("yes, but rename it").
 
     async def submit_tentative(self, text: str) -> None:
-        await self.main_screen.submit_tentative(text)
+        if self.running and self.main_screen.is_decision(text):
+            self.turns.tentative_decision = text
+        else:
+            await self.submit_turn(text)
 
     async def confirm_turn(self, text: str) -> None:
-        await self.main_screen.confirm_turn(text)
+        if self.turns.tentative_decision == text:
+            self.turns.tentative_decision = None
+            await self.submit_turn(text)
 
     async def withdraw_turn(self, text: str) -> None:
         await self.main_screen.withdraw_turn(text)
@@ -286,7 +292,8 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
             self.escape_while_idle()  # one meaning at a time: an Esc that ended a recording is spent; Esc Esc: rewind
 
     def on_turn_ended(self, message: TurnEnded) -> None:
-        self.show_instructions()  # the turn read them again
+        if self.screen_stack:  # not while the app closes
+            self.show_instructions()  # the turn read them again
 
     def action_new_conversation(self) -> None:
         if self.running:
@@ -350,15 +357,7 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
         self.exit()
 
     def action_copy(self) -> None:
-        from tui.widgets.conversation.reply import Reply
-
-        found = what_to_copy(self.focused, self.screen_pane, self.conversation, [r.source for r in self.query(Reply)])
-        if found is None:
-            self.notify("Nothing to copy yet: no reply, and nothing on the screen pane.")
-            return
-        text, what = found
-        self.copy_to_clipboard(text)
-        self.notify(f"Copied {what} ({len(text):,} characters) to the clipboard, through the terminal.", title="Copy")
+        self.main_screen.copy()
 
     def action_help_quit(self) -> None:
         # Ctrl+C with nothing selected: Textual's own says it in markup, which these toasts show as text

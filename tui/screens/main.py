@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from tui.screens.activity import ActivityClock
+from tui.screens.copying import what_to_copy
 from tui.screens.heap_pause import tidy_heap
 from tui.screens.startup import read_branch
 from tui.screens.trust import TrustPrompt, spoken_trust
@@ -32,6 +33,12 @@ from tui.widgets.conversation.code_review import (
     spoken_decision,
     spoken_sentence,
 )
+from tui.widgets.conversation.pane import Conversation
+from tui.widgets.memory.pane import MemoryPane
+from tui.widgets.panes import Panes
+from tui.widgets.prompt import Prompt
+from tui.widgets.queued import QueuedTurns
+from tui.widgets.screen.pane import ScreenPane
 from tui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
@@ -39,12 +46,6 @@ if TYPE_CHECKING:
     from agent.tools.editor.change_set import ChangeSet
     from tui.turns.driver import TurnDriver
     from tui.turns.voice import VoiceController
-    from tui.widgets.conversation.pane import Conversation
-    from tui.widgets.memory.pane import MemoryPane
-    from tui.widgets.panes import Panes
-    from tui.widgets.prompt import Prompt
-    from tui.widgets.queued import QueuedTurns
-    from tui.widgets.screen.pane import ScreenPane
 
 
 class TurnEnded(Message):
@@ -71,50 +72,33 @@ class MainScreen(Screen):
 
     # the widgets the app composed onto this screen
 
-    def _one(self, kind: type[Any], selector: str) -> Any:
-        return self.query_one(selector, kind)
-
     @property
     def conversation(self) -> Conversation:
-        from tui.widgets.conversation.pane import Conversation
-
-        return self._one(Conversation, "#conversation")
+        return self.query_one("#conversation", Conversation)
 
     @property
     def screen_pane(self) -> ScreenPane:
-        from tui.widgets.screen.pane import ScreenPane
-
-        return self._one(ScreenPane, "#screen-pane")
+        return self.query_one("#screen-pane", ScreenPane)
 
     @property
     def panes(self) -> Panes:
-        from tui.widgets.panes import Panes
-
-        return self._one(Panes, "#panes")
+        return self.query_one("#panes", Panes)
 
     @property
     def memory_pane(self) -> MemoryPane:
-        from tui.widgets.memory.pane import MemoryPane
-
-        return self._one(MemoryPane, "#memory-pane")
+        return self.query_one("#memory-pane", MemoryPane)
 
     @property
     def prompt(self) -> Prompt:
-        from tui.widgets.prompt import Prompt
-
-        return self._one(Prompt, "#prompt")
+        return self.query_one("#prompt", Prompt)
 
     @property
     def status(self) -> StatusLine:
-        from tui.widgets.status import StatusLine
-
-        return self._one(StatusLine, "#status")
+        return self.query_one("#status", StatusLine)
 
     @property
     def queued(self) -> QueuedTurns:
-        from tui.widgets.queued import QueuedTurns
-
-        return self._one(QueuedTurns, "#queued")
+        return self.query_one("#queued", QueuedTurns)
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         shown, self._shown = self._shown, True
@@ -178,26 +162,9 @@ class MainScreen(Screen):
         await self.conversation.thinking()
         self.activity.start()
 
-    # Spoken questions that may still be taken back: push-to-talk ends a recording
-    # tentatively after a finished sentence (agent/voice/push_to_talk.py) and listens on
-    # through a grace window; if the speaker goes on, the question is withdrawn and the
-    # whole one follows. "Apply" or "no" to what waits cannot be withdrawn, so it is
-    # decided only once the recording confirms it: "yes, but rename it first" must not apply.
-
-    async def submit_tentative(self, text: str) -> None:
-        if self.turns.running and self.is_decision(text):
-            self.turns.tentative_decision = text
-            return
-        await self.submit(text)
-
-    async def confirm_turn(self, text: str) -> None:
-        if self.turns.tentative_decision == text:
-            self.turns.tentative_decision = None
-            await self.submit(text)
-
     async def withdraw_turn(self, text: str) -> None:
-        """The question leaves the queue, or its turn stops unspoken and leaves the
-        conversation and the history; the whole question comes next."""
+        """A spoken question taken back (the speaker went on: tui.app): it leaves the
+        queue, or its turn stops unspoken and leaves the conversation and the history."""
         turns = self.turns
         if turns.tentative_decision == text:
             turns.tentative_decision = None  # decided nothing: the whole utterance comes next
@@ -354,6 +321,20 @@ class MainScreen(Screen):
         """A change set of this session's, from the palette: its diff."""
         from agent.loop.held_changes import masked_diff
         await self.show_on_screen(change_title(change), masked_diff(change), "diff")
+
+    def copy(self) -> None:
+        """Ctrl+G: the last reply, or the screen pane's item when it has the focus, to the
+        clipboard through the terminal (tui.copying)."""
+        from tui.widgets.conversation.reply import Reply
+
+        drawn = [reply.source for reply in self.query(Reply)]
+        found = what_to_copy(self.focused, self.screen_pane, self.conversation, drawn)
+        if found is None:
+            self.notify("Nothing to copy yet: no reply, and nothing on the screen pane.")
+            return
+        text, what = found
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {what} ({len(text):,} characters) to the clipboard, through the terminal.", title="Copy")
 
     # --- what the running turn asks the user --------------------------------------------
 
