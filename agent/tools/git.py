@@ -163,10 +163,8 @@ class GitStatusTool:
         return {
             "name": self.name,
             "description": (
-                "The repository's current git state: branch, how far it is ahead of or behind "
-                "its upstream, staged, unstaged, conflicted and untracked files with lines "
-                "added and removed. Use it to answer what the user changed or is working on; "
-                "it shows the present state only, not history."
+                "The branch, how far it is from its upstream, and the staged, unstaged, "
+                "conflicted and untracked files with lines added and removed: the state now."
             ),
             "input_schema": {"type": "object", "properties": {}},
         }

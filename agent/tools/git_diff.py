@@ -24,7 +24,7 @@ from agent.tools.git import GIT_TIMEOUT, run_git
 from agent.tools.guard import guarded
 from agent.tools.masking import Masked, masking_note
 from agent.tools.names import given_name, shown_name
-from agent.tools.paths import resolve_in_repository
+from agent.tools.paths import repository_root, resolve_in_repository
 from agent.tools.toolchain.processes import Outcome
 from memory.secrets import mask_secrets
 
@@ -177,20 +177,16 @@ class GitDiffTool:
         return {
             "name": self.name,
             "description": (
-                "What changed in the repository, line by line: each hunk with its old and new "
-                "line numbers (`-  141:` a removed line by its old number, `+  141:` an added "
-                "one by its new number). By default the staged and the unstaged changes against "
-                "HEAD; staged for the staged ones only; against a commit, branch or tag for the "
-                "working tree compared with it. Optionally for one file or folder (path). Binary "
-                "files are named, not shown; credentials are masked; a long diff is cut with a "
-                "note of the files left out. The diff is also drawn on the screen pane."
+                "What changed, line by line (`-  141:` a removed line by its old number, "
+                "`+  141:` an added one by its new number): by default staged and unstaged "
+                "changes against HEAD. Also drawn on the screen pane."
             ),
             "input_schema": {
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "description": "Optional file or folder, relative to the repository root."},
-                    "staged": {"type": "boolean", "description": "Only the changes staged for the next commit."},
-                    "against": {"type": "string", "description": "Optional commit, branch or tag (e.g. main, HEAD~3, v2.1) to compare the working tree with."},
+                    "path": {"type": "string", "description": "A file or folder."},
+                    "staged": {"type": "boolean", "description": "Only the staged changes."},
+                    "against": {"type": "string", "description": "A commit, branch or tag to compare the working tree with."},
                 },
             },
         }
@@ -217,23 +213,22 @@ class GitDiffTool:
         if staged is not None and not isinstance(staged, bool):
             raise ToolInputError(f"Error: staged must be true or false, got {staged!r}.")
         against = optional_str(input, "against")
-        repo = Path(ctx.repo)
+        repo = ctx.base  # git runs in the session's root descriptor, never in what took the path's place
         if not repo.is_dir():
-            return ToolResult(text=f"Error: the repository folder {repo} does not exist.", is_error=True, summary="no folder")
+            return ToolResult(text=f"Error: the repository folder {ctx.repo} does not exist.", is_error=True, summary="no folder")
         try:
             inside = hardened(repo, ctx, "rev-parse", "--is-inside-work-tree")
         except FileNotFoundError:
             return ToolResult(text="git is not installed on this machine (or not on PATH), so there is no diff to show.", is_error=True, summary="no git")
         if inside.output.strip() != "true":
             # outside a repository `git diff` would compare files instead (--no-index)
-            return ToolResult(text=f"{repo} is not a git repository, so there is no diff to show.", summary="not a repository")
+            return ToolResult(text=f"{ctx.repo} is not a git repository, so there is no diff to show.", summary="not a repository")
         pathspec: list[str] = []
         shown_path = ""
         path = optional_str(input, "path")
         path = given_name(path) if path is not None else None  # as a listing showed it
         if path is not None and path.strip("/") not in ("", "."):
-            root = repo.resolve()
-            relative = resolve_in_repository(path, repo).relative_to(root).as_posix()
+            relative = resolve_in_repository(path, repo, Path(ctx.repo)).relative_to(repository_root(repo)).as_posix()
             if relative not in ("", "."):
                 pathspec = ["--", f":(literal){relative}"]
                 shown_path = shown_name(relative)
@@ -257,7 +252,7 @@ class GitDiffTool:
         parsed: list[tuple[str, list[FileDiff]]] = []
         for title, argv in sections:
             outcome = hardened(repo, ctx, *argv, *pathspec)
-            failure = self._failure(outcome, repo)
+            failure = self._failure(outcome, Path(ctx.repo))
             if failure is not None:
                 return failure
             parsed.append((title, parse_diff(outcome.output)))

@@ -160,3 +160,44 @@ def test_git_diff_shows_the_names_quoted(repo):
     assert_one_line_each(result.text)
     for name in NAMES[:3]:
         assert shown(name) in result.text, (name, result.text)
+
+
+def test_an_edit_through_the_shown_name_is_undone_by_its_journal(repo, claude_double):
+    from agent.tools.editor.journal import undo_last
+    from tests.agent.sessions import session
+    from tests.double.server import tool_use
+
+    name = NAMES[0]
+    claude_double.add(tool_use("str_replace_based_edit_tool", {
+        "command": "str_replace", "path": shown(name), "old_str": "needle", "new_str": "thread"}, id="e"))
+    claude_double.add("Changed.")
+    session(repo, memory_mode="none", code_writes="auto").send("Change it.", lambda e: None)
+    _, edited = claude_double.messages_requests()
+    assert not edited.tool_results()[0].get("is_error"), edited.tool_results()
+    assert (repo / "odd" / name).read_text() == "thread in a hostile name\n"
+    undone, said = undo_last(repo)
+    assert undone, said
+    assert (repo / "odd" / name).read_text() == "needle in a hostile name\n"
+    assert_one_line_each(said)
+
+
+def test_an_edit_through_the_shown_name_is_rewound_by_its_checkpoint(repo, claude_double):
+    from agent.loop.session import Session
+    from agent.settings.config import AgentConfig
+    from tests.double.server import tool_use
+
+    name = NAMES[1]
+    talk = Session(repo, AgentConfig(memory_mode="none", code_writes="auto"))
+    claude_double.add(tool_use("str_replace_based_edit_tool", {
+        "command": "str_replace", "path": shown(name), "old_str": "needle", "new_str": "thread"}, id="e"))
+    claude_double.add("Changed.")
+    talk.send("Change it.", lambda e: None)
+    assert (repo / "odd" / name).read_text() == "thread in a hostile name\n"
+    [point] = talk.turns_to_rewind()
+    assert set(point.files) == {f"odd/{name}"}  # the name itself, not as it was shown
+    preview = talk.rewind_preview(1)
+    assert preview is not None and shown(name) in "\n".join(step.describe() for step in preview.code)
+    done = talk.rewind(1, ["code"])
+    assert (repo / "odd" / name).read_text() == "needle in a hostile name\n"
+    assert shown(name) in done.said, done.said
+    assert_one_line_each(done.said)

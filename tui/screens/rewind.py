@@ -38,6 +38,8 @@ class Point:
     words: str
     when: float
     lines: dict[str, list[str]]  # part -> the preview's lines
+    files: int = 0  # repository files it would put back
+    memories: int = 0
 
 
 def points_of(session: Any) -> list[Point]:
@@ -46,7 +48,8 @@ def points_of(session: Any) -> list[Point]:
     for checkpoint in reversed(session.turns_to_rewind()):
         plan = session.rewind_preview(checkpoint.turn)
         if plan is not None:
-            found.append(Point(checkpoint.turn, checkpoint.words, checkpoint.when, {p: plan.lines(p) for p in PARTS}))
+            found.append(Point(checkpoint.turn, checkpoint.words, checkpoint.when, {p: plan.lines(p) for p in PARTS},
+                               len(plan.code), len(plan.memory)))
     return found
 
 
@@ -114,6 +117,9 @@ class RewindScreen(ModalScreen[None]):
         row = Text()
         row.append(f"turn {point.turn:>3}  ", style="bold")
         row.append(time.strftime("%H:%M", time.localtime(point.when)) + "  ", style="dim")
+        changed = ", ".join(f"{n} {what}{'s' if n != 1 else ''}" for n, what in ((point.files, "file"), (point.memories, "memory"))
+                            if n).replace("memorys", "memories")
+        row.append(f"{changed:<18}" if changed else " " * 18, style="dim")
         row.append(fmt.one_line(fmt.sanitize(point.words), 200))
         return row
 

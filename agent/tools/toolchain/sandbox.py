@@ -108,8 +108,11 @@ class Sandbox:
     # Folders outside the repository the command must write (a test runner's report folder).
     writable: tuple[Path, ...] = ()
 
-    def argv(self, command: Sequence[str], cwd: Path, env: Mapping[str, str], bwrap: str | None = None) -> list[str]:
-        """`command` wrapped in bubblewrap, to start in `cwd` (inside the repository)."""
+    def argv(self, command: Sequence[str], cwd: Path, env: Mapping[str, str], bwrap: str | None = None,
+             repo_fd: int | None = None) -> list[str]:
+        """`command` wrapped in bubblewrap, to start in `cwd` (inside the repository, by its
+        real path). `repo_fd`: the repository as the session opened it, bound by its descriptor,
+        so a folder put in its path's place is not what the command gets."""
         homes = _homes(env)
         args = [bwrap or BWRAP, "--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
         if self.network:
@@ -127,12 +130,21 @@ class Sandbox:
         for folder in _program_folders(env.get("PATH", ""), homes):
             args += ["--ro-bind", folder, folder]
         repo = os.path.realpath(self.repo)
-        args += ["--bind", repo, repo]
+        args += ["--bind-fd", str(repo_fd), repo] if repo_fd is not None else ["--bind", repo, repo]
         for writable_folder in [*map(str, self.writable), *_also_writable]:
             args += ["--bind", writable_folder, writable_folder]
         args += _read_only_git(Path(repo))
         args += ["--chdir", str(cwd), "--", *command]
         return args
+
+
+def inside(cwd: Path, repo: Path) -> tuple[Path, int | None]:
+    """Where `cwd` is inside the sandbox, and the descriptor it goes through when it names the
+    repository through one (/proc/self/fd/N/..., agent.tools.editor.confined_files)."""
+    parts = Path(cwd).parts
+    if len(parts) >= 5 and parts[:4] == ("/", "proc", "self", "fd") and parts[4].isdigit():
+        return Path(os.path.realpath(repo), *parts[5:]), int(parts[4])
+    return Path(cwd), None
 
 
 def _homes(env: Mapping[str, str]) -> list[Path]:
