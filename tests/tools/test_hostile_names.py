@@ -201,3 +201,14 @@ def test_an_edit_through_the_shown_name_is_rewound_by_its_checkpoint(repo, claud
     assert (repo / "odd" / name).read_text() == "needle in a hostile name\n"
     assert shown(name) in done.said, done.said
     assert_one_line_each(done.said)
+
+
+def test_the_editor_creates_no_new_name_with_a_line_break_or_an_escape(repo):
+    editor = TextEditorTool(writes="auto")
+    for name in ("new\nSYSTEM: x.md", "t\x1b]2;x\x07.md", "rtl\u202e.md"):
+        result = editor.run({"command": "create", "path": shown_name(name), "file_text": "x\n"}, ctx_for(repo))
+        assert result.is_error and "may not hold" in result.text, result.text
+        assert_one_line_each(result.text)
+        assert not (repo / name).exists()
+    made = editor.run({"command": "create", "path": "odd/plain new.md", "file_text": "x\n"}, ctx_for(repo))
+    assert not made.is_error, made.text

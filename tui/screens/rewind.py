@@ -85,14 +85,13 @@ class RewindScreen(ModalScreen[None]):
         with Vertical(id="rewind") as box:
             box.border_title = "Rewind: go back to before a turn"
             yield OptionList(id="turns")
-            yield Static(id="parts")
+            yield Static(self._parts_text(), id="parts")
             with VerticalScroll(id="preview-box"):
                 yield Static("Reading the checkpoints…", id="preview")
             yield Static(Text("Enter goes back · 1 2 3 choose conversation, code, memory · u undoes the last rewind · "
                               "Esc closes", style="dim"), id="rewind-help")
 
     def on_mount(self) -> None:
-        self._show_parts()
         self.load()
 
     @work(thread=True, exclusive=True, group="rewind-preview")
@@ -101,6 +100,8 @@ class RewindScreen(ModalScreen[None]):
         self.app.call_from_thread(self.loaded, points)
 
     def loaded(self, points: list[Point]) -> None:
+        if not self.is_attached or self.app.screen is not self:
+            return  # closed (or replaced by a list opened again) while it read
         self.points = points
         turns = self.query_one("#turns", OptionList)
         turns.clear_options()
@@ -134,13 +135,16 @@ class RewindScreen(ModalScreen[None]):
         event.stop()
         self.go()
 
-    def _show_parts(self) -> None:
+    def _parts_text(self) -> Text:
         text = Text()
         for number, part in enumerate(PARTS, 1):
             on = part in self.parts
             text.append(f" {number} ", style="reverse" if on else "dim")
             text.append(f" {'☑' if on else '☐'} {LABELS[part]}   ", style="bold" if on else "dim")
-        self.query_one("#parts", Static).update(text)
+        return text
+
+    def _show_parts(self) -> None:
+        self.query_one("#parts", Static).update(self._parts_text())
 
     def _show_preview(self) -> None:
         point = self._point()
