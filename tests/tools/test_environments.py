@@ -189,6 +189,7 @@ def stand_in(bin_dir: Path, name: str, tmp_path: Path) -> Path:
     ],
 )
 @pytest.mark.slow
+@pytest.mark.usefixtures("unsandboxed")
 def test_configured_managers_are_used(tmp_path, monkeypatch, name, marker, content, label, runs):
     repo = python_repo(tmp_path / "calc", venv=False)
     (repo / marker).write_text(content)
