@@ -200,6 +200,7 @@ def managed_repo(tmp_path, monkeypatch, name: str, marker: str, content: str):
     ],
 )
 @pytest.mark.slow
+@pytest.mark.usefixtures("unsandboxed")
 def test_configured_managers_are_used(tmp_path, monkeypatch, name, marker, content, label, runs):
     repo, record = managed_repo(tmp_path, monkeypatch, name, marker, content)
     result = RunTestsTool().run({}, ctx_for(repo))
