@@ -15,16 +15,15 @@ Not to be confused with memory.folder_trust, which is about whose memory folder 
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent.events import Notice
+from agent.events import CodeRun, Notice, TrustAsked, TrustRequest
 
 if TYPE_CHECKING:
     from agent.decisions import AskingTurn
@@ -72,7 +71,9 @@ def repository_key(repo: Path) -> str:
 
 
 @dataclass(frozen=True)
-class Decision:
+class RememberedAnswer:
+    """What the user answered for one repository, as the trust file keeps it."""
+
     trusted: bool
     path: str  # the folder it was decided for, as the user named it
     decided: str  # ISO date and time
@@ -104,18 +105,18 @@ class TrustStore:
         repos = parsed.get("repositories") if isinstance(parsed, dict) else None
         return repos if isinstance(repos, dict) else {}
 
-    def decision(self, repo: Path) -> Decision | None:
+    def decision(self, repo: Path) -> RememberedAnswer | None:
         entry = self._read().get(repository_key(repo))
         if not isinstance(entry, dict) or not isinstance(entry.get("trusted"), bool):
             return None
-        return Decision(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))
+        return RememberedAnswer(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))
 
-    def listing(self) -> list[tuple[str, Decision]]:
+    def listing(self) -> list[tuple[str, RememberedAnswer]]:
         """Every remembered answer, by repository."""
         out = []
         for key, entry in sorted(self._read().items()):
             if isinstance(entry, dict) and isinstance(entry.get("trusted"), bool):
-                out.append((key, Decision(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))))
+                out.append((key, RememberedAnswer(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))))
         return out
 
     def trusted(self, repo: Path) -> bool:
@@ -145,36 +146,6 @@ class TrustStore:
 
 def how_to_trust(repo: Path) -> str:
     return f"`devagent trust {repo}` trusts it from now on; `devagent ask --trust` trusts it for one run"
-
-
-@dataclass(frozen=True)
-class CodeRun:
-    """What a tool would run: shown to the user exactly as it runs."""
-
-    tool: str  # "build" or "test"
-    commands: tuple[str, ...]
-    cwd: Path
-    environment: str | None = None  # the repository's environment it runs in, when it has one
-
-
-_requests = itertools.count(1)
-
-
-@dataclass(frozen=True)
-class TrustRequest:
-    """The question to the user: whether `repo`'s code may run, as `run` would run it."""
-
-    repo: Path
-    run: CodeRun
-    id: str = field(default_factory=lambda: f"trust-{next(_requests)}")  # the id its Decision names
-
-
-@dataclass(frozen=True)
-class TrustAsked:
-    """A tool waits to run the repository's code: a yes `Decision` about `request.id` trusts it."""
-
-    turn: int
-    request: TrustRequest
 
 
 class CodeConsent(Protocol):

@@ -126,7 +126,7 @@ class History:
         `transcript`, which is told where the unfinished turn (if any) is cut off. Thinking
         made under another prefix (another setting changed the system prompt or the tools)
         is not sent again (`bound_thinking`)."""
-        from agent.conversation.memory_modes import completed
+        from agent.conversation.replay import completed
 
         kept = completed(saved.messages)
         history = cls(transcript, clock, prefix)

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from agent.conversation.memory_modes import age_text
+from agent.recall.briefing import age_text
 from memory.errors import MemoryNotFound, MemoryNotText, MemoryPathError, MemoryStoreError
 from memory.store import MemoryStore
 from tests.memory.helpers import snapshot

@@ -59,7 +59,7 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
 
 
 def check_reads_go_on_and_writes_say_what_to_do(folder: Path, fragments: list[str]) -> None:
-    from agent.conversation.memory_modes import preloaded_memory
+    from agent.recall.memory_modes import preloaded_memory
     from tui.widgets.memory.listing import load_listing
 
     before = folder_bytes(folder)

@@ -120,7 +120,7 @@ def _refusal(repo: Path, args: argparse.Namespace) -> str | None:
 
 def _open(repo: Path, config: AgentConfig, resume: str | None, trusted: bool = False) -> Session | int:
     """A new session, or the saved one `resume` names ("" the latest); else the exit status."""
-    from agent.conversation import saved_sessions as sessions
+    from agent.loop.resume import open_saved
     from agent.loop.session import Session
     from agent.workspace_trust import WorkspaceTrust
 
@@ -131,7 +131,7 @@ def _open(repo: Path, config: AgentConfig, resume: str | None, trusted: bool = F
     try:
         if resume is None:
             return Session(repo, config, trust=trust)
-        session, said = sessions.open_saved(repo, config, resume or None, trust=trust)
+        session, said = open_saved(repo, config, resume or None, trust=trust)
         if session is None:
             print(f"devagent ask: {said}", file=sys.stderr)
             return 2
@@ -187,7 +187,8 @@ class Printer:
         # In review nobody is there to decide: the diff goes to stdout for the script,
         # and nothing is written.
         from agent.decisions import Decision
-        from agent.loop.held_changes import ASK, CodeChangeHeld
+        from agent.events import CodeChangeHeld
+        from agent.loop.held_changes import ASK
 
         if isinstance(event, CodeChangeHeld):
             self.out.write(f"\n[would change {event.what}; not applied]\n{event.diff}")
