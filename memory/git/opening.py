@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pygit2
 
+# Extensions libgit2 does not know that change nothing for a reader: a partial clone (whose
+# missing objects a read then reports instead of fetching) and preciousObjects (no pruning).
+READABLE_EXTENSIONS = ["partialclone", "preciousobjects"]
+
 
 class ReadError(Exception):
     """A read that cannot be done, with a kind the app turns into its own sentence."""
@@ -40,6 +44,7 @@ def open_repository(folder: Path, *, work_tree: bool = True) -> Opened:
     """The repository `folder` is in; ReadError("not-a-repository" | "not-yours" | "bare")."""
     if not folder.is_dir():
         raise ReadError("no-folder")
+    pygit2.settings.set_extensions(READABLE_EXTENSIONS)
     ceiling = os.environ.get("GIT_CEILING_DIRECTORIES", "")
     across = os.environ.get("GIT_DISCOVERY_ACROSS_FILESYSTEM", "").lower() in ("1", "true", "yes", "on")
     try:

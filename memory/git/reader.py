@@ -57,13 +57,19 @@ def _renames(request: dict[str, Any]) -> dict[str, Any]:
     return {"renames": renames(open_repository(Path(request["folder"])), request["commit"])}
 
 
+def _listed(request: dict[str, Any]) -> dict[str, Any]:
+    from memory.git.worktree import listed
+
+    return {"paths": listed(open_repository(Path(request["folder"])), set(request["names"]))}
+
+
 def _log(request: dict[str, Any]) -> dict[str, Any]:
     from memory.git.history import log
 
     return log(open_repository(Path(request["folder"]), work_tree=False), request)
 
 
-OPERATIONS = {"head": _head, "status": _status, "diff": _diff, "renames": _renames, "log": _log}
+OPERATIONS = {"head": _head, "status": _status, "diff": _diff, "renames": _renames, "listed": _listed, "log": _log}
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:

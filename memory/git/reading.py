@@ -125,3 +125,13 @@ def renames(folder: Path, commit: str, timeout: float = 20) -> dict[str, str]:
     except GitUnreadable:
         return {}
     return dict(found["renames"])
+
+
+def listed(folder: Path, names: list[str], timeout: float = 10) -> list[str] | None:
+    """The files called one of `names` that git knows of below `folder` (tracked, or
+    untracked and not ignored), relative to it; None outside git or when it cannot tell."""
+    try:
+        found = ask(folder, {"op": "listed", "names": names}, timeout=timeout)
+    except GitUnreadable:
+        return None
+    return list(found["paths"])

@@ -170,6 +170,14 @@ def untracked(opened: Opened, within: str) -> list[str]:
     return sorted(opened.relative(n) for n in names if _under(n, within))
 
 
+def listed(opened: Opened, names: set[str]) -> list[str]:
+    """The files named one of `names` that git knows of under the folder (tracked, or
+    untracked and not ignored: `git ls-files --cached --others --exclude-standard`)."""
+    found = {os.fsdecode(entry.raw_path) if hasattr(entry, "raw_path") else entry.path for entry in opened.repo.index}
+    found |= {_name(d.new_file) for d in unstaged_diff(opened, untracked=True).deltas if d.status == DeltaStatus.UNTRACKED}
+    return sorted(opened.relative(p) for p in found if opened.inside(p) and p.rsplit("/", 1)[-1] in names)
+
+
 def _under(path: str, within: str) -> bool:
     return not within or path == within.rstrip("/") or path.startswith(within.rstrip("/") + "/")
 
