@@ -8,6 +8,7 @@ from typing import Any
 
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.guard import guarded
+from agent.tools.names import shown_name
 from memory.git.reading import GitUnreadable, ask
 
 GIT_TIMEOUT = 30.0
@@ -43,7 +44,8 @@ class Entry:
     binary: bool = False
 
     def describe(self) -> str:
-        name = f"{self.original} -> {self.path}" if self.original else self.path
+        # a name the repository chose: quoted and escaped when it holds a newline or a control
+        name = f"{shown_name(self.original)} -> {shown_name(self.path)}" if self.original else shown_name(self.path)
         stat = ""
         if self.binary:
             stat = " (binary)"
@@ -142,14 +144,14 @@ class GitStatusTool:
             short = (status.oid or "")[:10]
             lines.append(f"HEAD is detached at {short}." if short else "HEAD is detached.")
         elif status.oid is None:
-            lines.append(f"Branch: {status.head} (no commits yet)")
+            lines.append(f"Branch: {shown_name(status.head)} (no commits yet)")
         else:
-            lines.append(f"Branch: {status.head}")
+            lines.append(f"Branch: {shown_name(status.head)}")
         if status.upstream:
             if status.ahead or status.behind:
-                lines.append(f"Upstream: {status.upstream}, {status.ahead} ahead, {status.behind} behind")
+                lines.append(f"Upstream: {shown_name(status.upstream)}, {status.ahead} ahead, {status.behind} behind")
             else:
-                lines.append(f"Upstream: {status.upstream}, up to date")
+                lines.append(f"Upstream: {shown_name(status.upstream)}, up to date")
         elif status.head is not None:
             lines.append("Upstream: none")
         if not (status.staged or status.unstaged or status.conflicted or status.untracked):
@@ -166,7 +168,7 @@ class GitStatusTool:
                 lines.append(f"  ... and {len(entries) - MAX_LISTED} more")
         if status.untracked:
             lines.append(f"Untracked ({len(status.untracked)}):")
-            lines += [f"  {p}" for p in status.untracked[:MAX_LISTED]]
+            lines += [f"  {shown_name(p)}" for p in status.untracked[:MAX_LISTED]]
             if len(status.untracked) > MAX_LISTED:
                 lines.append(f"  ... and {len(status.untracked) - MAX_LISTED} more")
         return "\n".join(lines)
