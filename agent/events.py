@@ -257,6 +257,9 @@ class TrustRequest:
     repo: Path
     run: CodeRun
     id: str = field(default_factory=lambda: f"trust-{next(_requests)}")  # the id its Decision names
+    # An answer kept under the old key (the git folder), which is why it is asked again:
+    # "trusted on <date>, kept under the old key, the git folder <path>"; "" when none.
+    earlier: str = ""
 
 
 @dataclass(frozen=True)

@@ -274,7 +274,8 @@ CONCERN_FLOORS: list[set[str]] = [
     {ROOT_FLOOR},  # events, cancellation, decisions, marks, trust
     {"tools", "voice"},  # what the model can run; what the user says and hears
     {"conversation"},  # the messages, their file, the context window
-    {"recall", "instructions"},  # what the prompt gives of memory; of the repository's instruction files
+    {"recall", "instructions", "checkpoints"},  # what the prompt gives of memory; of the repository's
+    # instruction files; each turn's checkpoint and going back to it
     {"loop"},  # the tool-use loop that runs all of the above
     {"eval"},  # drives whole sessions
 ]

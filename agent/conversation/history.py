@@ -161,6 +161,23 @@ class History:
         for message in messages:
             self.append(message, turn=turn)
 
+    def cut_back(self, at: int, *, turn: int) -> None:
+        """The conversation goes on from its first `at` messages (a rewind), in the transcript too."""
+        del self.messages[at:]
+        if self._date_at is not None and self._date_at >= at:
+            self._date_at = None
+        self._last_turn = None
+        if self.transcript is not None:
+            try:
+                self.transcript.add_history_cut(keep=at, turn=turn, time=self._clock())
+            except Exception as err:
+                log.warning("transcript %s: the rewind was not saved: %s", self.transcript.path, err)
+
+    def restore(self, messages: list[dict[str, Any]], *, turn: int) -> None:
+        """Messages a rewind cut, back at the end (its undo)."""
+        for message in messages:
+            self.append(message, turn=turn)
+
     def rebind(self, prefix: str) -> None:
         """Later requests go out under `prefix` (the system prompt changed): the thinking
         bound to the old one is no longer sent (`bound_thinking`)."""

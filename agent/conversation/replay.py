@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.conversation import transcripts
-from agent.marks import escape_marks
+from agent.marks import marked
 
 
 @dataclass
@@ -118,6 +118,6 @@ def summary_notes(repo: Path) -> SessionStart:
     context = (
         f"Notes you wrote at the end of the previous session, on {when.strftime('%A, %d %B %Y')}. "
         "They say what was true then; check the repository before repeating a claim about the code.\n\n"
-        f"<notes>\n{escape_marks(previous.summary.strip())}\n</notes>"
+        + marked("notes", previous.summary.strip())
     )
     return SessionStart(context=context)

@@ -41,6 +41,7 @@ from agent.loop.faults import (
     traceback_worth_keeping,
 )
 from agent.loop.news import PromptNews
+from agent.loop.rewinding import Rewinding
 from agent.loop.stream import Reply, stream_reply
 from agent.loop.tool_calls import run_tools
 from agent.loop.turn import TurnState, safe
@@ -60,7 +61,7 @@ log = logging.getLogger("devagent.session")
 # into the log folder); never Python's last-resort printing to stderr.
 logging.getLogger("devagent").addHandler(logging.NullHandler())
 
-class Session(PromptNews):
+class Session(PromptNews, Rewinding):
     def __init__(
         self,
         repo: Path,
@@ -107,6 +108,7 @@ class Session(PromptNews):
         self.tool_definitions = self.registry.definitions()
         # the repository's own instructions, given once it is trusted (agent.instructions)
         self.instructions = RepositoryInstructions(self.repo, self.trust)
+        self._start_checkpoints(config.checkpoints_max_mb, config.checkpoints_max_age_days)
         self._begin_conversation(resume)
 
     def _begin_conversation(self, resume: SavedSession | None = None) -> None:
@@ -244,6 +246,7 @@ class Session(PromptNews):
             compaction.summarise(self.keeper, turn, self.history, self._write_summary)
         start = len(self.history)
         self.history.turn_began(turn.cancel, start, turn=turn.id)
+        self._checkpoint_turn(turn.id, text, start)
         self._conversation_turns += 1
         try:
             notes = (self.keeper.notice_due() or "", self._memory_news() or "", self._memory_changed() or "",
@@ -304,7 +307,7 @@ class Session(PromptNews):
                     raise TurnFailed(OUTPUT_LIMIT)
                 return
             ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config,
-                              consent=self.trust.bound(turn))
+                              consent=self.trust.bound(turn), checkpoint=self.turn_checkpoint)
             results = held_changes.settle(self.registry, turn, ctx, run_tools(self.registry, ctx, turn, reply))
             self.history.append({"role": "user", "content": results}, turn=turn.id)
             if turn.cancel.cancelled:
