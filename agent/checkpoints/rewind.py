@@ -86,7 +86,7 @@ class Preview:
             if not self.conversation:
                 return ["The conversation cannot go back there (it was summarised or started again since)."]
             count = len(self.later)
-            return [f"{count} turn{'s' if count != 1 else ''} leave the conversation, from “{_short(self.to.words)}”; "
+            return [f"{count} turn{'s leave' if count != 1 else ' leaves'} the conversation, from “{_short(self.to.words)}”; "
                     "those words come back to the prompt."]
         steps = self.code if part == "code" else self.memory
         lines = [step.describe() for step in steps] or [f"No {'file' if part == 'code' else 'memory'} to put back."]
@@ -225,7 +225,7 @@ def put_files(repo: Path, steps: list[Step], outcome: Outcome) -> None:
         outcome.refused.append(f"{err.filename or 'a file'} ({err.strerror or err}; nothing of the code was changed)")
         return
     for write in writes:
-        outcome.done.append(Step(write.path, write.base, write.new).describe())
+        outcome.done.append(write.path)
         outcome.undo_code.append(Step(write.path, write.new, write.base))
 
 
@@ -241,7 +241,7 @@ def put_memory(store: Store, steps: list[Step], outcome: Outcome) -> None:
         except (CommandError, MemoryStoreError, OSError):
             outcome.refused.append(step.path)
             continue
-        outcome.done.append(step.describe())
+        outcome.done.append(step.path)
         outcome.undo_memory.append(Step(step.path, step.then, step.now))
 
 

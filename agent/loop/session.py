@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent import prompts
 from agent.cancel import Cancellation
+from agent.command_consent import CommandConsent
 from agent.conversation import utf8
 from agent.conversation.history import CANCELLED_NOTE, FAILED_NOTE, History, bound_thinking, prefix_of
 from agent.conversation.replay import SessionStart
@@ -74,9 +75,12 @@ class Session(PromptNews, Rewinding):
         save_transcript: bool = True,
         resume: SavedSession | None = None,
         trust: WorkspaceTrust | None = None,
+        commands: CommandConsent | None = None,
     ) -> None:
         self.repo = Path(repo).resolve()
         self.trust = trust or WorkspaceTrust(self.repo)  # no one to ask: code runs only if trusted before
+        # no one to ask: only commands allowed before run
+        self.commands = commands or CommandConsent(self.repo, interactive=self.trust.interactive)
         config, self._untold = config.for_session(self.repo, resume)
         self.config = config
         self._client = client
@@ -307,7 +311,8 @@ class Session(PromptNews, Rewinding):
                     raise TurnFailed(OUTPUT_LIMIT)
                 return
             ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config,
-                              consent=self.trust.bound(turn), checkpoint=self.turn_checkpoint)
+                              consent=self.trust.bound(turn), checkpoint=self.turn_checkpoint,
+                              commands=self.commands.bound(turn), turn=turn.id)
             results = held_changes.settle(self.registry, turn, ctx, run_tools(self.registry, ctx, turn, reply))
             self.history.append({"role": "user", "content": results}, turn=turn.id)
             if turn.cancel.cancelled:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # both are light, but the tools must load even before they ex
     from collections.abc import Iterable
 
     from agent.cancel import Cancellation
+    from agent.command_consent import TurnCommands
     from agent.settings.config import AgentConfig
     from agent.workspace_trust import CodeConsent
 
@@ -31,6 +32,9 @@ class ToolContext:
     # caller runs the tool outside a conversation on a folder it vouches for (a script, the
     # evaluation's own fixture); the session always passes one.
     consent: CodeConsent | None = None
+    # Asked before run_command runs a command (agent.command_consent); None: no command runs.
+    commands: TurnCommands | None = None
+    turn: int = 0  # the turn the call belongs to (what a command changed is recorded under it)
     # The running turn's checkpoint (agent.checkpoints.store.TurnCheckpoint): a tool that changes
     # repository files or memory tells it what it changed, so a rewind can put it back. None
     # outside a session.

@@ -25,9 +25,9 @@ from agent.cancel import Cancellation
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_int, required_str
 from agent.tools.guard import guarded
 from agent.tools.masking import mask_text, masking_note
+from agent.tools.names import given_name, shown_name
 from agent.tools.paths import (
     MAX_FILE_BYTES,
-    display_name,
     folder_entries,
     os_problem,
     quoted,
@@ -85,7 +85,7 @@ class ReadFileTool:
     def _run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if not isinstance(input, dict):
             raise ToolInputError("Error: the input must be an object with a path.")
-        path = required_str(input, "path")
+        path = given_name(required_str(input, "path"))  # as a listing showed it: quoted, escaped
         start = optional_int(input, "start_line")
         end = optional_int(input, "end_line")
         if start is not None and start < 1:
@@ -108,7 +108,7 @@ class ReadFileTool:
             return ToolResult(text=os_problem(exc, path.strip("/")), is_error=True, summary="cannot read")
 
     def _read(self, full: Path, path: str, start: int | None, end: int | None, cancel: Cancellation | None = None) -> ToolResult:
-        shown = display_name(path)
+        shown = shown_name(path)
         try:
             info = full.stat()
         except FileNotFoundError:

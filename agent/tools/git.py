@@ -174,7 +174,7 @@ class GitStatusTool:
         return "\n".join(lines)
 
     def _summary(self, status: Status) -> str:
-        parts = [status.head or "detached"]
+        parts = [shown_name(status.head) if status.head else "detached"]
         for label, n in (("staged", len(status.staged)), ("modified", len(status.unstaged)),
                          ("conflicted", len(status.conflicted)), ("untracked", len(status.untracked))):
             if n:

@@ -21,7 +21,8 @@ from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_s
 from agent.tools.git import GIT_TIMEOUT, cancelled_check, unreadable
 from agent.tools.guard import guarded
 from agent.tools.masking import Masked, masking_note
-from agent.tools.paths import display_name, resolve_in_repository
+from agent.tools.names import given_name, shown_name
+from agent.tools.paths import resolve_in_repository
 from memory.git.reading import GitUnreadable, ask
 from memory.secrets import mask_secrets
 
@@ -48,8 +49,11 @@ class FileDiff:
 
     @classmethod
     def from_reader(cls, raw: dict[str, Any]) -> FileDiff:
+        note = raw["note"]
+        if raw.get("original") is not None:  # "renamed" or "copied", from a name the repository chose
+            note = f"{note} from {shown_name(raw['original'])}"
         return cls(list(raw["header"]), raw["name"], [list(h) for h in raw["hunks"]], bool(raw["binary"]),
-                   raw["added"], raw["removed"], raw["note"], bool(raw["cut"]), bool(raw["missing"]))
+                   raw["added"], raw["removed"], note, bool(raw["cut"]), bool(raw["missing"]))
 
 
 def _masked_hunk(hunk: list[str], name: str) -> tuple[list[str], list[Masked]]:
@@ -105,7 +109,7 @@ def _describe(diff: FileDiff) -> str:
     if diff.missing:
         what = "its content is not in this partial clone, and is not fetched"
     note = f", {diff.note}" if diff.note else ""
-    return f"{display_name(diff.name)} ({what}{note})"
+    return f"{shown_name(diff.name)} ({what}{note})"
 
 
 class GitDiffTool:
@@ -161,14 +165,15 @@ class GitDiffTool:
         within = ""
         shown_path = ""
         path = optional_str(input, "path")
+        path = given_name(path) if path is not None else None  # as a listing showed it
         if path is not None and path.strip("/") not in ("", "."):
             root = repo.resolve()
             relative = resolve_in_repository(path, repo).relative_to(root).as_posix()
             if relative not in ("", "."):
                 within = relative
-                shown_path = display_name(relative)
+                shown_path = shown_name(relative)
         if against is not None and (not REVISION.fullmatch(against) or ".." in against):
-            raise ToolInputError(f"Error: {display_name(against)[:200]!r} is not a commit, branch or tag name (one revision, such as main, HEAD~2 or a commit id).")
+            raise ToolInputError(f"Error: {shown_name(against)[:200]!r} is not a commit, branch or tag name (one revision, such as main, HEAD~2 or a commit id).")
         if against is not None:
             sections = [{"against": against, "staged": bool(staged)}]
         elif staged:
@@ -213,7 +218,7 @@ class GitDiffTool:
             for diff in diffs:
                 masked_hunks = []
                 for hunk in diff.hunks:
-                    masked, found = _masked_hunk(hunk, display_name(diff.name))
+                    masked, found = _masked_hunk(hunk, shown_name(diff.name))
                     masked_hunks.append(masked)
                     hits += found
                 screen += diff.header + [row for hunk in masked_hunks for row in hunk]
@@ -227,7 +232,7 @@ class GitDiffTool:
                 chars += size
             lines.append("")
         if untracked:
-            shown = ", ".join(display_name(p) for p in untracked[:MAX_UNTRACKED])
+            shown = ", ".join(shown_name(p) for p in untracked[:MAX_UNTRACKED])
             more = f" and {len(untracked) - MAX_UNTRACKED} more" if len(untracked) > MAX_UNTRACKED else ""
             lines.append(f"Untracked (new files git does not follow yet, not in the diff; read them with read_file): {shown}{more}")
         if not files:

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 from pathlib import Path
 
 from agent.tools.base import ToolInputError
-from memory.paths import part_problem
+from agent.tools.names import shown_name
 
 MAX_FILE_BYTES = 10_000_000
 
@@ -29,34 +28,20 @@ QUOTE_CHARS = 200  # a path echoed in an error; a 1 MB path must not come back w
 
 
 def quoted(path: str) -> str:
-    shown = display_name(path)
+    shown = shown_name(path)
     return shown if len(shown) <= QUOTE_CHARS else shown[:QUOTE_CHARS] + f"... ({len(shown):,} characters)"
 
 
-def display_name(name: str) -> str:
-    """A file name as valid UTF-8 text: bytes that are not UTF-8 appear as \xe9 escapes.
-
-    read_file takes such an escape back in a path, so the model can open what a listing
-    showed it.
-    """
-    try:
-        return os.fsencode(name).decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:  # a lone surrogate that no file name can hold
-        return name.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-_BYTE_ESCAPE = re.compile(rb"\\x([89a-fA-F][0-9a-fA-F])")
-
-
-def _unescape(part: str) -> str:
-    # Only bytes 0x80-0xff: an escaped dot or slash stays a backslash, which is refused.
-    if "\\x" not in part:
-        return part
-    try:
-        raw = part.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        return part
-    return os.fsdecode(_BYTE_ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), raw))
+def _part_problem(part: str) -> str | None:
+    # Any other character is a file name's own: a newline, a backslash, a colon. The name
+    # comes back as shown_name wrote it (agent.tools.names) and resolves to that file.
+    if part == "":
+        return "empty path segments ('//') are not allowed"
+    if part in (".", ".."):
+        return f"'{part}' segments are not allowed"
+    if "\x00" in part:
+        return "NUL characters are not allowed"
+    return None
 
 
 def _limit(root: Path, name: str, default: int) -> int:
@@ -103,7 +88,7 @@ def _parts(path: str, roots: tuple[Path, ...]) -> list[str]:
                 break
         else:
             raise PathRefused(f"Error: {quoted(path)} is outside the repository. Give a path relative to the repository root.")
-    parts = [_unescape(p) for p in path.split("/")]
+    parts = path.split("/")
     while parts and parts[0] == ".":
         parts.pop(0)
     if not parts or parts == [""]:
@@ -111,9 +96,9 @@ def _parts(path: str, roots: tuple[Path, ...]) -> list[str]:
     for part in parts:
         if part.lower() == ".git":
             raise PathRefused(f"Error: {quoted(path)} is inside .git, which devagent does not open or change. Use git_status for the repository state.")
-        problem = part_problem(part, hidden_ok=True)
+        problem = _part_problem(part)
         if problem:
-            raise PathRefused(f"Error: {quoted(path)!r} is not an allowed path: {problem}.")
+            raise PathRefused(f"Error: {quoted(path)} is not an allowed path: {problem}.")
     return parts
 
 
@@ -157,5 +142,5 @@ def resolve_in_repository(path: str, repo: Path) -> Path:
 def folder_entries(folder: Path) -> list[str]:
     """A folder's entries by name as a listing shows them: folders with a trailing slash (a
     link to one is not followed, so it shows as a name), .git left out."""
-    return [display_name(child.name) + ("/" if child.is_dir() and not child.is_symlink() else "")
+    return [shown_name(child.name) + ("/" if child.is_dir() and not child.is_symlink() else "")
             for child in sorted(folder.iterdir(), key=lambda p: p.name) if child.name.lower() != ".git"]

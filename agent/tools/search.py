@@ -24,7 +24,8 @@ from agent.tools import ripgrep
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_int, optional_str, required_str
 from agent.tools.guard import guarded
 from agent.tools.masking import Masked, mask_text_with_spans, masking_note
-from agent.tools.paths import MAX_FILE_BYTES, PathRefused, display_name, os_problem, resolve_in_repository
+from agent.tools.names import given_name, shown_name
+from agent.tools.paths import MAX_FILE_BYTES, PathRefused, os_problem, resolve_in_repository
 from agent.tools.text_decoding import decode
 
 MAX_SHOWN = 100  # matching lines shown in all
@@ -59,6 +60,7 @@ def rg_or_refuse() -> str:
 def search_scope(input: dict[str, Any], root: Path) -> tuple[list[str], str]:
     """ripgrep's path argument (relative to the root) and how to name it, from `path`."""
     path = optional_str(input, "path")
+    path = given_name(path) if path is not None else None  # as a listing showed it
     if path is None or path.strip("/") in ("", "."):
         return [], ""
     full = resolve_in_repository(path, root)
@@ -69,7 +71,7 @@ def search_scope(input: dict[str, Any], root: Path) -> tuple[list[str], str]:
     relative = full.relative_to(root).as_posix()
     if relative in ("", "."):
         return [], ""
-    return ["--", relative], display_name(relative)
+    return ["--", relative], shown_name(relative)
 
 
 def glob_arguments(input: dict[str, Any]) -> tuple[list[str], str]:
@@ -283,14 +285,16 @@ class SearchTool:
         hidden = 0  # matches dropped: they lay inside a credential
         chars = 0
         cut_by_size = False
+        unread: list[str] = []  # files ripgrep matched that could not be read again to show
         for path in sorted(found.files, key=path_order):
             if shown_lines >= MAX_SHOWN or cut_by_size:
                 break
             hits = found.files[path]
             text = _read_text(root, path)
             if text is None:
+                unread.append(shown_name(path))
                 continue
-            masked, masked_hits, spans = mask_text_with_spans(text, f"{display_name(path)} line", ctx.cancel)
+            masked, masked_hits, spans = mask_text_with_spans(text, f"{shown_name(path)} line", ctx.cancel)
             lines = masked.split("\n")
             originals = text.split("\n")
             starts = _line_starts(originals)
@@ -310,7 +314,7 @@ class SearchTool:
             keep = keep[: MAX_SHOWN - shown_lines]
             if not keep:
                 continue
-            block = _block(display_name(path), lines, keep, hits.lines, context)
+            block = _block(shown_name(path), lines, keep, hits.lines, context)
             more = hits.count - hidden_here - len(keep)
             if more > 0:
                 block.append(f"  ... {more:,} more matching line{'s' if more != 1 else ''} in this file")
@@ -326,7 +330,14 @@ class SearchTool:
             hits_masked += [h for h in masked_hits if h.line in shown_numbers]
         total = max(found.total - hidden, shown_lines)
         files = len(found.files)
+        unread_note = (
+            f"{len(unread):,} file{'s' if len(unread) != 1 else ''} matched but could not be read again to show "
+            f"(changed, replaced by a link or not a regular file since): {', '.join(unread[:20])}"
+            + (f" and {len(unread) - 20:,} more" if len(unread) > 20 else "") + "."
+        ) if unread else ""
         if not blocks:
+            if unread:
+                return ToolResult(text=f"Matches for {what}, none shown. {unread_note}", summary="matches not shown")
             return ToolResult(
                 text=f"No matches for {what}.", summary="no matches", outside_text=False,
             )
@@ -345,6 +356,8 @@ class SearchTool:
         note = masking_note(hits_masked)
         if note:
             footer.append(note)
+        if unread_note:
+            footer.append(unread_note)
         text = head + ":\n\n" + "\n\n".join(blocks) + ("\n\n" + "\n".join(footer) if footer else "")
         summary = f"{counted} match{'es' if total != 1 else ''} in {files:,} file{'s' if files != 1 else ''}"
         return ToolResult(text=text, summary=summary)

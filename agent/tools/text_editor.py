@@ -33,7 +33,8 @@ from agent.tools.editor.journal import Record
 from agent.tools.files import MAX_LINES, MAX_LISTED, numbered_window
 from agent.tools.guard import guarded
 from agent.tools.masking import mask_text, masking_note
-from agent.tools.paths import MAX_FILE_BYTES, display_name, folder_entries, quoted, resolve_in_repository
+from agent.tools.names import given_name, shown_name
+from agent.tools.paths import MAX_FILE_BYTES, folder_entries, quoted, resolve_in_repository
 
 EDITOR_TYPE = "text_editor_20250728"
 EDITOR_NAME = "str_replace_based_edit_tool"
@@ -41,6 +42,8 @@ WRITE_COMMANDS = ("create", "str_replace", "insert")
 COMMANDS = ("view", *WRITE_COMMANDS)
 MASK_MARK = "[masked:"
 DEFAULT_REPLY_CAP_MB = 12  # agent.settings.config's max_write_mb_per_reply, for a context without a config
+# The model must not have to guess whether its change waits for the user (agent.loop.held_changes).
+AUTO_APPLIED = "Applied: it is written on disk (changes apply at once in this session; nothing waits for the user)."
 HELD = "Held for the user's review: {what}. The outcome follows when the user decides."
 
 
@@ -106,13 +109,13 @@ class TextEditorTool:
         if command not in COMMANDS:
             known = ", ".join(COMMANDS)
             raise ToolInputError(f"Error: unknown command {str(command)[:40]!r}; this editor knows {known}.")
-        path = required_str(input, "path")
+        path = given_name(required_str(input, "path"))  # as a listing showed it: quoted, escaped
         root = self.root = Path(ctx.repo).resolve()
         if command == "view" and path.rstrip("/") in ("", ".", str(root), os.path.abspath(ctx.repo)):
             full = root  # the root itself, which read_file's confinement asks a file of
         else:
             full = resolve_in_repository(path, Path(ctx.repo))
-        shown = display_name(str(full.relative_to(root)))
+        shown = shown_name(str(full.relative_to(root)))
         self._new_turn(ctx)
         if command == "view":
             return self._view(full, shown, input.get("view_range"))
@@ -273,7 +276,7 @@ class TextEditorTool:
         self.seen[full] = _digest(after)
         turn_set = self._took(entry)
         notes = self._applied(turn_set, ctx)
-        text = said + ("\n\n" + notes if notes else "")
+        text = f"{AUTO_APPLIED} {said}" + ("\n\n" + notes if notes else "")
         return ToolResult(text=text, summary=f"changed {shown}", screen=(f"Changed: {turn_set.describe()}", turn_set.diff(), "diff"))
 
     def record(self, change_set: ChangeSet, repo: Path, state: ChangeState = "applied") -> Record:
@@ -307,7 +310,7 @@ class TextEditorTool:
     def _applied(self, change_set: ChangeSet, ctx: ToolContext) -> str:
         """What the hooks have to say about an applied change set (memory it touched)."""
         if ctx.checkpoint is not None:  # the turn's checkpoint keeps what a rewind puts back
-            ctx.checkpoint.record_file_texts((f.path, f.before, f.after) for f in change_set.files)
+            ctx.checkpoint.record_file_texts((f.name, f.before, f.after) for f in change_set.files)
         notes = []
         for hook in self.after_apply:
             try:

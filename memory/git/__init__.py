@@ -21,4 +21,6 @@ code (reader.py), which a timeout or Esc can kill and which never freezes the ap
     opening.py   (child) finds and opens the repository, refuses one owned by another user
     worktree.py  (child) status, diffs and renames, from libgit2's diffs
     history.py   (child) the commits of git_log
+    snapshots.py (child) the working tree's files as a tree in devagent's own store, for
+                 the files a command changed (agent/tools/toolchain/file_changes.py)
 """

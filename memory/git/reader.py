@@ -7,6 +7,7 @@ in the repository's folder can stand in for one of devagent's modules.
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 from pathlib import Path
@@ -63,13 +64,25 @@ def _listed(request: dict[str, Any]) -> dict[str, Any]:
     return {"paths": listed(open_repository(Path(request["folder"])), set(request["names"]))}
 
 
+def _snapshot(request: dict[str, Any]) -> dict[str, Any]:
+    from memory.git import snapshots
+
+    store = Path(request["store"])
+    if request["what"] == "tree":
+        return {"tree": snapshots.snapshot(open_repository(Path(request["folder"])), store)}
+    if request["what"] == "changed":
+        return {"changed": snapshots.changed(store, request["before"], request["after"])}
+    data = snapshots.content(store, request["tree"], request["path"])
+    return {"content": None if data is None else base64.b64encode(data).decode()}
+
+
 def _log(request: dict[str, Any]) -> dict[str, Any]:
     from memory.git.history import log
 
     return log(open_repository(Path(request["folder"]), work_tree=False), request)
 
 
-OPERATIONS = {"head": _head, "status": _status, "diff": _diff, "renames": _renames, "listed": _listed, "log": _log}
+OPERATIONS = {"head": _head, "status": _status, "diff": _diff, "renames": _renames, "listed": _listed, "log": _log, "snapshot": _snapshot}
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:

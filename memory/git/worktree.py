@@ -186,11 +186,21 @@ def _zero(oid: pygit2.Oid) -> bool:
     return not any(oid.raw)
 
 
+def git_quoted(name: str) -> str:
+    """A name as git writes it in a diff header: in C quotes when it holds a control
+    character, a quote or a backslash (bytes past ASCII are left as they are)."""
+    if not any(ord(c) < 0x20 or c in '"\\\x7f' for c in name):
+        return name
+    escapes = {"\n": "\\n", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
+    return '"' + "".join(escapes.get(c, f"\\{ord(c):03o}" if ord(c) < 0x20 or c == "\x7f" else c) for c in name) + '"'
+
+
 def _header(old: str, new: str, delta: pygit2.DiffDelta) -> tuple[list[str], str]:
-    """git's header lines for one file, and the note git_diff puts after its counts."""
+    """git's header lines for one file (names quoted as git quotes them), and the note
+    git_diff puts after its counts."""
     status = delta.status
     old_mode, new_mode = delta.old_file.mode, delta.new_file.mode
-    lines = [f"diff --git a/{old} b/{new}"]
+    lines = [f"diff --git {git_quoted('a/' + old)} {git_quoted('b/' + new)}"]
     note = ""
     if status == DeltaStatus.ADDED:
         lines.append(f"new file mode {new_mode:06o}")
@@ -203,8 +213,8 @@ def _header(old: str, new: str, delta: pygit2.DiffDelta) -> tuple[list[str], str
         note = "mode changed"
     if status in (DeltaStatus.RENAMED, DeltaStatus.COPIED):
         word = "rename" if status == DeltaStatus.RENAMED else "copy"
-        lines += [f"similarity index {delta.similarity}%", f"{word} from {old}", f"{word} to {new}"]
-        note = f"renamed from {old}" if status == DeltaStatus.RENAMED else f"copied from {old}"
+        lines += [f"similarity index {delta.similarity}%", f"{word} from {git_quoted(old)}", f"{word} to {git_quoted(new)}"]
+        note = "renamed" if status == DeltaStatus.RENAMED else "copied"
     same = f" {new_mode:06o}" if old_mode == new_mode and status not in (DeltaStatus.ADDED, DeltaStatus.DELETED) else ""
     unknown = (_zero(delta.old_file.id) or _zero(delta.new_file.id)) and status not in (DeltaStatus.ADDED, DeltaStatus.DELETED)
     if delta.old_file.id != delta.new_file.id and not unknown:  # a work-tree file's id is not computed
@@ -240,7 +250,8 @@ def files(opened: Opened, diff: pygit2.Diff, within: str, budget: list[int]) -> 
         header, note = _header(shown_old, shown_new, delta)
         entry: dict[str, Any] = {"name": shown_old if delta.status == DeltaStatus.DELETED else shown_new,
                                  "header": header, "note": note, "hunks": [], "binary": False,
-                                 "added": 0, "removed": 0, "cut": False, "missing": False}
+                                 "added": 0, "removed": 0, "cut": False, "missing": False,
+                                 "original": shown_old if delta.status in (DeltaStatus.RENAMED, DeltaStatus.COPIED) else None}
         try:
             patch = diff[i]
         except (KeyError, pygit2.GitError):
@@ -251,14 +262,14 @@ def files(opened: Opened, diff: pygit2.Diff, within: str, budget: list[int]) -> 
             _, entry["added"], entry["removed"] = patch.line_stats
             if patch.delta.is_binary:
                 entry["binary"] = True
-                a = "/dev/null" if delta.status == DeltaStatus.ADDED else f"a/{shown_old}"
-                b = "/dev/null" if delta.status == DeltaStatus.DELETED else f"b/{shown_new}"
+                a = "/dev/null" if delta.status == DeltaStatus.ADDED else git_quoted(f"a/{shown_old}")
+                b = "/dev/null" if delta.status == DeltaStatus.DELETED else git_quoted(f"b/{shown_new}")
                 header.append(f"Binary files {a} and {b} differ")
             else:
                 hunks = _hunks(patch)
                 if hunks:
-                    header += ["--- /dev/null" if delta.status == DeltaStatus.ADDED else f"--- a/{shown_old}",
-                               "+++ /dev/null" if delta.status == DeltaStatus.DELETED else f"+++ b/{shown_new}"]
+                    header += ["--- /dev/null" if delta.status == DeltaStatus.ADDED else "--- " + git_quoted(f"a/{shown_old}"),
+                               "+++ /dev/null" if delta.status == DeltaStatus.DELETED else "+++ " + git_quoted(f"b/{shown_new}")]
                 size = sum(len(row) + 1 for hunk in hunks for row in hunk)
                 if size > budget[0]:
                     entry["cut"] = True

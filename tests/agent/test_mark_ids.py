@@ -25,6 +25,7 @@ from agent.loop.tool_calls import untrusted
 from agent.marks import MARKS, escape_marks, marked
 from agent.prompts import system_prompt
 from agent.tools.git import GitStatusTool
+from agent.tools.names import shown_name
 from memory.roots import open_memory
 from tests.agent.sessions import session
 from tests.double.server import tool_use
@@ -96,7 +97,7 @@ def assert_cannot_end(content: str, forms: list[str], named: bool = False) -> st
             assert f"F{i}:" in body, (i, body[:300])
     for form in PLAIN:
         if form in forms:
-            shown = as_file_name(form) if named else form
+            shown = shown_name(as_file_name(form)).strip('"') if named else form  # a name's quotes escaped
             assert shown not in body and "&lt;" + shown[1:] in body, form
     return body
 

@@ -97,4 +97,4 @@ def test_the_app_never_imports_pygit2():
         for path in (ROOT / package).rglob("*.py")
         if "import pygit2" in path.read_text(encoding="utf-8") or "from pygit2" in path.read_text(encoding="utf-8")
     )
-    assert importers == ["memory/git/history.py", "memory/git/opening.py", "memory/git/worktree.py"]
+    assert importers == ["memory/git/history.py", "memory/git/opening.py", "memory/git/snapshots.py", "memory/git/worktree.py"]

@@ -37,9 +37,12 @@ def server() -> Iterator[str]:
 
 
 def read_everything(folder: Path) -> list[ToolResult]:
-    """Every way devagent reads a repository: the three tools, and the evidence check (the
-    commit a fingerprint records, and git's renames for a cited file that is gone)."""
+    """Every way devagent reads a repository: the three tools, the evidence check (the
+    commit a fingerprint records, and git's renames for a cited file that is gone), the
+    nested instruction files git lists, and run_command's snapshot of the working tree."""
+    from agent.instructions.files import nested_paths
     from agent.tools.git_log import GitLogTool
+    from agent.tools.toolchain.file_changes import snapshot
 
     ctx = ToolContext(folder)
     results = [
@@ -53,6 +56,8 @@ def read_everything(folder: Path) -> list[ToolResult]:
     gone = Fingerprint(cite="moved.txt:1", path="moved.txt", kind="lines", start=1, end=1, anchor=1, count=1,
                        hash="0" * 32, first="0" * 32, commit=commit or "0" * 40)
     classify(folder, gone, Tree(folder))
+    nested_paths(folder)
+    snapshot(folder)
     return results
 
 

@@ -41,6 +41,7 @@ from agent.tools.editor.confined_files import (
     replace_file,
 )
 from agent.tools.editor.file_locks import FilesBusy, held
+from agent.tools.names import given_name
 from memory.atomic import temp_name
 
 # the editor's own cap (agent.tools.paths.MAX_FILE_BYTES): no file it may write is larger
@@ -52,12 +53,17 @@ NEW_FILE_MODE = 0o644
 
 @dataclass
 class FileChange:
-    path: str  # relative to the repository root, as the user reads it
+    path: str  # relative to the repository root, as the user reads it (agent.tools.names.shown_name)
     full: Path  # resolved, inside the root
     before: str | None  # the text the change was made from; None for a new file
     after: str
     mode: int | None = None  # the permission bits a new file gets (a file there keeps its own)
     root: Path | None = None  # the repository root, resolved: where every access starts from
+
+    @property
+    def name(self) -> str:
+        """The path relative to the root as the file system spells it, not as it is shown."""
+        return given_name(self.path)
 
     def diff(self) -> str:
         old = [] if self.before is None else self.before.splitlines(keepends=True)

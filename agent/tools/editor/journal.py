@@ -27,6 +27,7 @@ from typing import Any
 from agent.tools.editor.change_set import ChangeSet, ChangeState, FileChange, Write, on_disk, put, start
 from agent.tools.editor.confined_files import remove_file
 from agent.tools.editor.file_locks import FilesBusy, held
+from agent.tools.names import given_name
 from memory.atomic import fsync_dir, is_temp_name, temp_name, write_file
 from memory.private import make_private
 
@@ -109,9 +110,9 @@ def _from_json(data: Any, repo: Path) -> tuple[ChangeSet, str]:
 
     files = []
     for item in data["files"]:
-        # the journal is ours, but it lives outside the repository: its paths are
-        # confined again, as the model's were
-        full = resolve_in_repository(str(item["path"]), repo)
+        # the journal is ours, but it lives outside the repository: its paths (kept as
+        # shown, agent.tools.names) are confined again, as the model's were
+        full = resolve_in_repository(given_name(str(item["path"])), repo)
         files.append(FileChange(item["path"], full, item["before"], item["after"], item.get("mode"), repo.resolve()))
     change_set = ChangeSet(str(data["id"]), int(data["turn"]), files, data["state"], float(data["when"]))
     return change_set, str(data.get("session") or "")
@@ -172,7 +173,7 @@ def _writes(data: Any, repo: Path) -> list[Write]:
         temp = str(item["temp"])
         if not is_temp_name(temp):
             raise ValueError(f"{temp!r} is not the name of a temporary file of devagent's")
-        full = resolve_in_repository(str(item["path"]), repo)
+        full = resolve_in_repository(given_name(str(item["path"])), repo)
         writes.append(Write(str(item["path"]), full, item["base"], item["new"], item["mode"], temp, repo.resolve()))
     return writes
 

@@ -27,6 +27,7 @@ from memory.private import make_private
 from tui import format as fmt
 from tui.widgets.memory import trust_view
 from tui.widgets.memory.delete import DeleteActions
+from tui.widgets.memory.instructions import InstructionsSection
 from tui.widgets.memory.list_widget import MemoryList
 from tui.widgets.memory.listing import Listing, load_listing, memory_option, preload_warning, styled_memory
 from tui.widgets.memory.preview import MemoryPreview
@@ -97,6 +98,7 @@ class MemoryPane(DeleteActions, Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="memory-warning", markup=False)
+        yield InstructionsSection(id="memory-instructions")
         yield MemoryList(id="memory-list")
         with MemoryPreview(id="memory-preview"):
             yield Static(READING, id="memory-text", classes="empty")
