@@ -302,10 +302,10 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
 
     async def action_cancel_turn(self) -> None:
         # Esc stops everything at once: a recording, the voice, and the running turn
-        if self.voice is not None:
-            self.voice.cancel()
+        stopped = self.voice is not None and self.voice.cancel()
         if not self.running:
-            self.escape_while_idle()  # Esc Esc: the rewind list
+            if not stopped:  # one meaning at a time: an Esc that ended a recording is spent
+                self.escape_while_idle()  # Esc Esc: the rewind list
             return
         if code_review.decide(self, False):
             return

@@ -101,7 +101,7 @@ def _outcome(change: ChangeSet, decision: Decision | None, editor: Any, ctx: Too
         change.state = "kept"
         return decision.why or KEPT.format(files=files), SHOWN_ASK if decision.why == ASK else SHOWN_KEPT.format(files=files), ""
     try:
-        said = shown = change.apply(editor.record(change, ctx.repo))
+        said = shown = change.apply(editor.record(change, ctx.base))
     except OSError as err:
         change.state = "conflict"
         said = shown = f"Not applied: {files} could not be written ({err.strerror or err}). Nothing else was changed."

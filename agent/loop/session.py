@@ -43,6 +43,7 @@ from agent.loop.faults import (
 )
 from agent.loop.news import PromptNews
 from agent.loop.rewinding import Rewinding
+from agent.loop.root_check import open_root, stop_if_moved
 from agent.loop.stream import Reply, stream_reply
 from agent.loop.tool_calls import run_tools
 from agent.loop.turn import TurnState, safe
@@ -78,6 +79,8 @@ class Session(PromptNews, Rewinding):
         commands: CommandConsent | None = None,
     ) -> None:
         self.repo = Path(repo).resolve()
+        self.root = open_root(self.repo)  # every tool goes through it; a path naming another folder stops the turn
+        self.base = self.root.at if self.root is not None else self.repo  # the repository's files, through it
         self.trust = trust or WorkspaceTrust(self.repo)  # no one to ask: code runs only if trusted before
         # no one to ask: only commands allowed before run
         self.commands = commands or CommandConsent(self.repo, interactive=self.trust.interactive)
@@ -254,7 +257,7 @@ class Session(PromptNews, Rewinding):
         self._conversation_turns += 1
         try:
             notes = (self.keeper.notice_due() or "", self._memory_news() or "", self._memory_changed() or "",
-                     self._instructions_changed() or "", held_changes.undone_news(self.registry, self.repo) or "")
+                     self._instructions_changed() or "", held_changes.undone_news(self.registry, self.base) or "")
             self.history.add_user_text(text, turn=turn.id, notes=notes)
             self._loop(turn)
         except TurnDeclined as declined:
@@ -292,6 +295,7 @@ class Session(PromptNews, Rewinding):
         for _ in range(self.config.max_api_calls_per_turn):
             if turn.cancel.cancelled:
                 raise TurnCancelled()
+            stop_if_moved(self.root, self.repo)
             reply = self._call_with_retries(turn)
             compaction.report(self.keeper, turn, reply)
             if reply.content:
@@ -312,9 +316,10 @@ class Session(PromptNews, Rewinding):
                 return
             ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config,
                               consent=self.trust.bound(turn), checkpoint=self.turn_checkpoint,
-                              commands=self.commands.bound(turn), turn=turn.id)
+                              commands=self.commands.bound(turn), turn=turn.id, root=self.root)
             results = held_changes.settle(self.registry, turn, ctx, run_tools(self.registry, ctx, turn, reply))
             self.history.append({"role": "user", "content": results}, turn=turn.id)
+            stop_if_moved(self.root, self.repo)
             if turn.cancel.cancelled:
                 raise TurnCancelled()
         raise TurnFailed(
@@ -367,7 +372,7 @@ class Session(PromptNews, Rewinding):
         editor = held_changes.editor_of(self.registry)
         with self._lock:
             self.history.withdraw_turn(cancel)
-            said: str | None = None if editor is None else editor.undo_turn(cancel, self.repo)
+            said: str | None = None if editor is None else editor.undo_turn(cancel, self.base)
             return said
 
     def new_conversation(self) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from agent.conversation import utf8
 from agent.conversation.history import tool_result
 from agent.events import ShowOnScreen, ToolFinished, ToolStarted
+from agent.loop.root_check import moved_for_model
 from agent.loop.stream import Reply
 from agent.loop.turn import TurnState
 from agent.marks import escape_marks, marked
@@ -67,6 +68,9 @@ def run_tools(registry: ToolRegistry, ctx: ToolContext, state: TurnState, reply:
                 is_error=True,
                 summary="bad input",
             )
+        elif ctx.root is not None and ctx.root.moved():  # the session stops after this reply (root_check)
+            result = ToolResult(text=moved_for_model(ctx.repo), is_error=True, summary="repository folder moved",
+                                outside_text=False)
         else:
             result = _valid_result(registry.run(name, input, ctx))
             if tool_id in reply.replaced_inputs:

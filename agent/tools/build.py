@@ -124,7 +124,8 @@ class _Runner:
         spent = 0.0
         for step in plan.steps:
             try:
-                outcome = run_command(step.argv, repo, timeout=max(1.0, timeout - spent), cancel=ctx.cancel, env=plan.env)
+                # the working folder is the session's root descriptor: what took the path's place is not it
+                outcome = run_command(step.argv, ctx.base, timeout=max(1.0, timeout - spent), cancel=ctx.cancel, env=plan.env)
             except FileNotFoundError:
                 program = Path(step.argv[0]).name
                 if step.optional_module:
@@ -294,11 +295,7 @@ def _join(text: str, notes: list[str]) -> str:
     return text + ("\n\n" + "\n".join(notes) if notes else "")
 
 
-PROJECT_DESCRIPTION = (
-    "Optional. What to build instead of the default: for .NET a solution or project path, "
-    "or a project name such as MyApp.Core; for Python a folder; for Rust a package name; "
-    "for Go a package pattern such as ./cmd/...; for Node a workspace."
-)
+PROJECT_DESCRIPTION = "Instead of the whole repository: a solution, project, folder, package or workspace."
 
 
 class BuildTool(_Runner):
@@ -309,12 +306,8 @@ class BuildTool(_Runner):
         return {
             "name": self.name,
             "description": (
-                "Build the repository with its own toolchain, detected from its files: .NET "
-                "(dotnet build), Python (compile every file, plus mypy or pyright if the "
-                "project configures one), Node (npm run build), Rust (cargo build) or Go "
-                "(go build ./...). Returns errors first with file, line and code, warnings "
-                "counted by code, and a note where the list was cut. Builds can take a while; "
-                "run it when the user asks about the build or after a change that needs checking."
+                "Build with the repository's own toolchain (.NET, Python with its type checker, "
+                "Node, Rust, Go): errors with file, line and code, warnings counted by code."
             ),
             "input_schema": {
                 "type": "object",
@@ -331,12 +324,8 @@ class RunTestsTool(_Runner):
         return {
             "name": self.name,
             "description": (
-                "Run the repository's tests with its own toolchain (dotnet test, pytest, npm "
-                "test, cargo test or go test), in the repository's own environment. Returns the "
-                "counts of passed, failed, errored and skipped tests, each failed test (by the id "
-                "its runner reruns it with, e.g. a pytest node id) and each "
-                "test file that could not run with the first line of its reason, and any build "
-                "errors that stopped the run."
+                "Run the tests with the repository's own toolchain and environment: the counts, "
+                "each failed test by the id filter takes, files that could not run, and build errors."
             ),
             "input_schema": {
                 "type": "object",
@@ -345,11 +334,8 @@ class RunTestsTool(_Runner):
                     "filter": {
                         "type": "string",
                         "description": (
-                            "Optional. Which tests to run, in the runner's own syntax: dotnet "
-                            "--filter (e.g. FullyQualifiedName~Orchestrator), pytest -k "
-                            "expression or one or more node ids as failures are reported "
-                            "(tests/test_a.py::TestB::test_c[x]), cargo or Jest name pattern, "
-                            "go -run regexp."
+                            "Which tests, in the runner's syntax: pytest node ids or -k "
+                            "expression, dotnet --filter, a cargo or Jest name pattern, go -run regexp."
                         ),
                     },
                 },

@@ -23,17 +23,14 @@ class FindFilesTool:
         return {
             "name": self.name,
             "description": (
-                "List the repository's files whose path matches a glob, in path order: *.toml "
-                "or test_*.py match a file name in any folder, **/tests/*.py or src/**/*.rs a "
-                f"path. At most {MAX_FILES_LISTED} paths, with a count of the rest. Optionally "
-                "inside one folder (path). Files ignored by .gitignore, .git, node_modules and "
-                "virtual environments are left out. Use search to look inside files."
+                "The files whose path matches a glob: test_*.py matches a name in any folder, "
+                f"src/**/*.rs a path. At most {MAX_FILES_LISTED}, in path order."
             ),
             "input_schema": {
                 "type": "object",
                 "properties": {
-                    "glob": {"type": "string", "description": "The glob the paths must match, e.g. **/test_*.py"},
-                    "path": {"type": "string", "description": "Optional folder to look in, relative to the repository root."},
+                    "glob": {"type": "string"},
+                    "path": {"type": "string", "description": "A folder to look in."},
                 },
                 "required": ["glob"],
             },

@@ -110,10 +110,8 @@ class GitStatusTool:
         return {
             "name": self.name,
             "description": (
-                "The repository's current git state: branch, how far it is ahead of or behind "
-                "its upstream, staged, unstaged, conflicted and untracked files with lines "
-                "added and removed. Use it to answer what the user changed or is working on; "
-                "it shows the present state only, not history."
+                "The branch, how far it is from its upstream, and the staged, unstaged, "
+                "conflicted and untracked files with lines added and removed: the state now."
             ),
             "input_schema": {"type": "object", "properties": {}},
         }
@@ -125,14 +123,14 @@ class GitStatusTool:
         return guarded(self.name, lambda: self._run(ctx), ctx.cancel)
 
     def _run(self, ctx: ToolContext) -> ToolResult:
-        repo = Path(ctx.repo)
+        repo = ctx.base  # read through the session's root descriptor, never what took the path's place
         if not repo.is_dir():
-            return ToolResult(text=f"The folder {repo} does not exist, so there is no git status to show.", is_error=True, summary="no folder")
+            return ToolResult(text=f"The folder {ctx.repo} does not exist, so there is no git status to show.", is_error=True, summary="no folder")
         try:
-            raw = ask(repo, {"op": "status"}, timeout=GIT_TIMEOUT, cancelled=cancelled_check(ctx))
+            raw = ask(repo, {"op": "status"}, timeout=GIT_TIMEOUT, cancelled=cancelled_check(ctx), shown=Path(ctx.repo))
         except GitUnreadable as exc:
             if exc.kind == "not-a-repository":
-                return ToolResult(text=f"{repo} is not a git repository, so there is no branch or change list to show.", summary="not a repository")
+                return ToolResult(text=f"{ctx.repo} is not a git repository, so there is no branch or change list to show.", summary="not a repository")
             return unreadable(exc, "git status")
         status = Status.from_reader(raw)
         text = self._describe(status)

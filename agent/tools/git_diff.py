@@ -22,7 +22,7 @@ from agent.tools.git import GIT_TIMEOUT, cancelled_check, unreadable
 from agent.tools.guard import guarded
 from agent.tools.masking import Masked, masking_note
 from agent.tools.names import given_name, shown_name
-from agent.tools.paths import resolve_in_repository
+from agent.tools.paths import repository_root, resolve_in_repository
 from memory.git.reading import GitUnreadable, ask
 from memory.secrets import mask_secrets
 
@@ -159,16 +159,15 @@ class GitDiffTool:
         if staged is not None and not isinstance(staged, bool):
             raise ToolInputError(f"Error: staged must be true or false, got {staged!r}.")
         against = optional_str(input, "against")
-        repo = Path(ctx.repo)
+        repo = ctx.base  # read through the session's root descriptor, never what took the path's place
         if not repo.is_dir():
-            return ToolResult(text=f"Error: the repository folder {repo} does not exist.", is_error=True, summary="no folder")
+            return ToolResult(text=f"Error: the repository folder {ctx.repo} does not exist.", is_error=True, summary="no folder")
         within = ""
         shown_path = ""
         path = optional_str(input, "path")
         path = given_name(path) if path is not None else None  # as a listing showed it
         if path is not None and path.strip("/") not in ("", "."):
-            root = repo.resolve()
-            relative = resolve_in_repository(path, repo).relative_to(root).as_posix()
+            relative = resolve_in_repository(path, repo, Path(ctx.repo)).relative_to(repository_root(repo)).as_posix()
             if relative not in ("", "."):
                 within = relative
                 shown_path = shown_name(relative)
@@ -182,7 +181,7 @@ class GitDiffTool:
             sections = [{"staged": True}, {"staged": False}]
         request = {"op": "diff", "sections": sections, "path": within, "untracked": against is None and not staged}
         try:
-            raw = ask(repo, request, timeout=GIT_TIMEOUT, cancelled=cancelled_check(ctx))
+            raw = ask(repo, request, timeout=GIT_TIMEOUT, cancelled=cancelled_check(ctx), shown=Path(ctx.repo))
         except GitUnreadable as exc:
             if exc.kind == "revision":
                 raise ToolInputError(f"Error: there is no commit, branch or tag {against!r} in this repository.") from None

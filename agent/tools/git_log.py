@@ -19,8 +19,8 @@ from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_s
 from agent.tools.git import GIT_TIMEOUT, cancelled_check, unreadable
 from agent.tools.git_diff import REVISION
 from agent.tools.guard import guarded
-from agent.tools.names import shown_name
-from agent.tools.paths import resolve_in_repository
+from agent.tools.names import given_name, shown_name
+from agent.tools.paths import repository_root, resolve_in_repository
 from memory.git.reading import GitUnreadable, ask
 
 DEFAULT_COMMITS = 20
@@ -91,7 +91,7 @@ class GitLogTool:
     def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return guarded(self.name, lambda: self._run(input, ctx), ctx.cancel)
 
-    def _request(self, input: dict[str, Any], repo: Path) -> tuple[dict[str, Any], str, str]:
+    def _request(self, input: dict[str, Any], repo: Path, named: Path) -> tuple[dict[str, Any], str, str]:
         if not isinstance(input, dict):
             raise ToolInputError("Error: the input must be an object.")
         limit = input.get("limit", DEFAULT_COMMITS)
@@ -113,19 +113,19 @@ class GitLogTool:
         where = ""
         path = optional_str(input, "path")
         if path is not None and path.strip("/") not in ("", "."):
-            relative = resolve_in_repository(path, repo).relative_to(repo.resolve()).as_posix()
+            relative = resolve_in_repository(given_name(path), repo, named).relative_to(repository_root(repo)).as_posix()
             if relative not in ("", "."):
                 request["path"] = relative
                 where = f" that changed {shown_name(relative)}"
         return request, when, where
 
     def _run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        repo = Path(ctx.repo)
+        repo = ctx.base  # read through the session's root descriptor, never what took the path's place
         if not repo.is_dir():
-            return ToolResult(text=f"Error: the repository folder {repo} does not exist.", is_error=True, summary="no folder")
-        request, when, where = self._request(input, repo)
+            return ToolResult(text=f"Error: the repository folder {ctx.repo} does not exist.", is_error=True, summary="no folder")
+        request, when, where = self._request(input, repo, Path(ctx.repo))
         try:
-            raw = ask(repo, request, timeout=GIT_TIMEOUT, cancelled=cancelled_check(ctx))
+            raw = ask(repo, request, timeout=GIT_TIMEOUT, cancelled=cancelled_check(ctx), shown=Path(ctx.repo))
         except GitUnreadable as exc:
             if exc.kind == "revision":
                 raise ToolInputError(f"Error: there is no commit, branch or tag {request.get('since_revision')!r} in this repository.") from None

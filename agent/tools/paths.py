@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from agent.tools.base import ToolInputError
+from agent.tools.editor.confined_files import anchored
 from agent.tools.names import shown_name
 
 MAX_FILE_BYTES = 10_000_000
@@ -102,6 +103,18 @@ def _parts(path: str, roots: tuple[Path, ...]) -> list[str]:
     return parts
 
 
+def hard_link_refusal(shown: str, links: int) -> str:
+    """Why the text of a file with more than one name is not shown.
+
+    A hard link's other names can be anywhere on the same disk, and nothing short of
+    searching the whole disk tells a second name inside the repository from one in the
+    user's home (a link to ~/.ssh/id_rsa looks like any other). So read_file, search and the
+    editor's view show no file with more than one name; an edit writes a file of its own."""
+    return (f"Error: {shown} is a hard link: the same file has {links} names, and the others can be anywhere on this "
+            "disk (outside the repository too), so its text is not shown. If it is the repository's own file, the "
+            "user can give it a name of its own (copy it, then move the copy over it); an edit of it does that too.")
+
+
 def os_problem(exc: OSError, path: str) -> str:
     """A sentence for what the filesystem said about a path the model gave."""
     shown = quoted(path)
@@ -120,9 +133,16 @@ def os_problem(exc: OSError, path: str) -> str:
     return f"Error: {shown} could not be read: {exc.strerror or type(exc).__name__}."
 
 
-def resolve_in_repository(path: str, repo: Path) -> Path:
-    root = repo.resolve()
-    parts = _parts(path, (root, Path(os.path.abspath(repo))))
+def resolve_in_repository(path: str, repo: Path, named: Path | None = None) -> Path:
+    """The file `path` (the model's) names in `repo`, checked to stay inside it. When `repo`
+    is a session's root descriptor (ToolContext.base) the result stays below it, so what
+    is opened through it is in that folder even if the folder was moved since. `named`: the
+    repository as the session was given it (ToolContext.repo), which an absolute path may
+    begin with."""
+    through_descriptor = anchored(repo)
+    root = Path(os.path.realpath(repo))  # through a descriptor: where its folder is now
+    spellings = (root, Path(os.path.abspath(repo)), *((Path(os.path.abspath(named)),) if named is not None else ()))
+    parts = _parts(path, spellings)
     _check_lengths(parts, path, root)
     try:
         full = root.joinpath(*parts).resolve()
@@ -136,7 +156,13 @@ def resolve_in_repository(path: str, repo: Path) -> Path:
     inside = full.relative_to(root).parts
     if any(p.lower() == ".git" for p in inside):
         raise PathRefused(f"Error: {quoted(path)} leads into .git, which devagent does not open or change.")
-    return full
+    return repo.joinpath(*inside) if through_descriptor else full
+
+
+def repository_root(repo: Path) -> Path:
+    """Where accesses below `repo` start: a root descriptor's path as it is (resolving it
+    would give the folder's path, which a link can take), any other path resolved."""
+    return repo if anchored(repo) else repo.resolve()
 
 
 def folder_entries(folder: Path) -> list[str]:

@@ -29,12 +29,13 @@ from agent.marks import restore_marks
 from agent.settings.choices import CodeWrites
 from agent.tools.base import HeldCall, ToolContext, ToolInputError, ToolResult, required_str
 from agent.tools.editor.change_set import ChangeSet, ChangeState, FileChange, file_mode, on_disk
+from agent.tools.editor.confined_files import HardLinked
 from agent.tools.editor.journal import Record
 from agent.tools.files import MAX_LINES, MAX_LISTED, numbered_window
 from agent.tools.guard import guarded
 from agent.tools.masking import mask_text, masking_note
 from agent.tools.names import given_name, shown_name
-from agent.tools.paths import MAX_FILE_BYTES, folder_entries, quoted, resolve_in_repository
+from agent.tools.paths import MAX_FILE_BYTES, folder_entries, hard_link_refusal, quoted, resolve_in_repository
 
 EDITOR_TYPE = "text_editor_20250728"
 EDITOR_NAME = "str_replace_based_edit_tool"
@@ -110,11 +111,12 @@ class TextEditorTool:
             known = ", ".join(COMMANDS)
             raise ToolInputError(f"Error: unknown command {str(command)[:40]!r}; this editor knows {known}.")
         path = given_name(required_str(input, "path"))  # as a listing showed it: quoted, escaped
-        root = self.root = Path(ctx.repo).resolve()
-        if command == "view" and path.rstrip("/") in ("", ".", str(root), os.path.abspath(ctx.repo)):
+        # every read and write goes through the session's root descriptor (ToolContext.base)
+        root = self.root = ctx.base
+        if command == "view" and path.rstrip("/") in ("", ".", str(Path(ctx.repo).resolve()), os.path.abspath(ctx.repo)):
             full = root  # the root itself, which read_file's confinement asks a file of
         else:
-            full = resolve_in_repository(path, Path(ctx.repo))
+            full = resolve_in_repository(path, root, Path(ctx.repo))
         shown = shown_name(str(full.relative_to(root)))
         self._new_turn(ctx)
         if command == "view":
@@ -142,7 +144,7 @@ class TextEditorTool:
         if size > MAX_FILE_BYTES:
             raise ToolInputError(f"Error: the change would make {shown} larger than {MAX_FILE_BYTES / 1e6:.0f} MB, the limit.")
         self._within_reply_cap(full, shown, size, ctx)
-        result = self._change(full, shown, before, after, said, ctx)
+        result = self._change(full, shown, before, after, said + _link_note(full, shown), ctx)
         if not result.is_error:
             self.reply_bytes[full] = size
         return result
@@ -267,7 +269,7 @@ class TextEditorTool:
         entry = self._turn_entry(full, shown, before, after)
         single = ChangeSet("", self.turns, [FileChange(shown, full, before, after, file_mode(full), self.root)])
         try:
-            outcome = single.apply(self.record(entry, Path(ctx.repo)))
+            outcome = single.apply(self.record(entry, ctx.base))
         except OSError as err:
             return ToolResult(text=f"Error: {shown} could not be written ({err.strerror or err}), so it is unchanged.",
                               is_error=True, summary="not written")
@@ -361,7 +363,12 @@ class TextEditorTool:
             return ToolResult(text=f"Error: File not found: {shown}", is_error=True, summary="not found")
         if stat.S_ISDIR(info.st_mode):
             return self._listing(full, shown)
-        text = self._read(full, shown) or ""
+        try:
+            text = on_disk(full, self.root, single_name=True) or ""
+        except HardLinked as linked:  # its other names may be outside the repository
+            return ToolResult(text=hard_link_refusal(shown, linked.links), is_error=True, summary="hard link")
+        except OSError as err:
+            raise ToolInputError(f"Error: {shown} cannot be opened: {err.strerror or err}.") from None
         if "\0" in text:
             return ToolResult(text=f"Error: {shown} is a binary file; the editor shows text only.", is_error=True, summary="binary")
         self.seen[full] = _digest(text)
@@ -398,3 +405,19 @@ class TextEditorTool:
         label = shown if shown not in ("", ".") else "the repository root"
         return ToolResult(text=f"{quoted(label)} holds:\n{listed}{more}" if entries else f"{label} is an empty folder.",
                           summary=f"folder, {len(entries)} entries")
+
+
+def _link_note(full: Path, shown: str) -> str:
+    """What the model is told when the file it changes has other names: a write replaces the
+    name with a file of its own (confined_files.replace_file renames a new file over it), so
+    whatever else named the old file, inside the repository or not, keeps the old text."""
+    try:
+        links = os.stat(full, follow_symlinks=False).st_nlink
+    except OSError:
+        return ""
+    if links < 2:
+        return ""
+    others = links - 1
+    return (f" {shown} was a hard link (the same file under {links} names): the change is written as a file of its "
+            f"own, so the other name{'s' if others != 1 else ''} of the old file keep{'' if others != 1 else 's'} "
+            "the text it had.")

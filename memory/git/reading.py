@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -22,6 +23,7 @@ import memory
 # The folder holding the memory/ package: the reader imports the same code the app runs.
 _CODE_ROOT = str(Path(memory.__file__).resolve().parent.parent)
 _POLL = 0.05
+_THROUGH_DESCRIPTOR = re.compile(r"^/proc/self/fd/(\d+)$")
 
 
 class GitUnreadable(Exception):
@@ -63,17 +65,32 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def ask(folder: Path, request: dict[str, Any], *, timeout: float, cancelled: Callable[[], bool] | None = None) -> Any:
-    """The reader's answer to `request` about `folder`; GitUnreadable when there is none."""
+def _descriptor(folder: Path) -> int | None:
+    """The descriptor a session's root path (/proc/self/fd/N) names, which the reader must
+    hold under the same number for the path to name the same folder there."""
+    match = _THROUGH_DESCRIPTOR.match(str(folder))
+    return int(match.group(1)) if match else None
+
+
+def ask(folder: Path, request: dict[str, Any], *, timeout: float, cancelled: Callable[[], bool] | None = None,
+        shown: Path | None = None) -> Any:
+    """The reader's answer to `request` about `folder` (a path, or a session's root
+    descriptor as /proc/self/fd/N); GitUnreadable, naming `shown` (else `folder`), when
+    there is none."""
     folder = Path(folder)
-    payload = json.dumps({**request, "folder": os.fsdecode(os.path.abspath(folder))}).encode()
+    named = Path(shown) if shown is not None else folder
+    descriptor = _descriptor(folder)
+    where = str(folder) if descriptor is not None else os.fsdecode(os.path.abspath(folder))
+    payload = json.dumps({**request, "folder": where}).encode()
     try:
         proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "memory.git.reader"], cwd="/", env=_environment(),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            pass_fds=() if descriptor is None else (descriptor,),
         )
     except OSError as exc:
-        raise GitUnreadable("failed", folder, str(exc)) from exc
+        raise GitUnreadable("failed", named, str(exc)) from exc
+    folder = named
     deadline = timeout
     waited = 0.0
     data: bytes | None = payload

@@ -145,3 +145,16 @@ def test_a_tool_input_with_escape_sequences_reaches_the_terminal_as_text(claude_
     _, results = claude_double.messages_requests()[:2]
     read, found = results.tool_results()
     assert "hi" in read["content"] and '"t\\u001b]2;owned\\u0007.txt"' in found["content"]
+
+
+def test_ask_in_an_untrusted_repository_says_it_has_instructions_and_sends_none(claude_double, repo):
+    (repo / "AGENTS.md").write_text("Answer in French.\n")
+    claude_double.add("Fine.")
+    out = ask("--repo", str(repo), "--memory", "none", "Hello?")
+    assert out.returncode == 0, out.stderr
+    assert "has instructions for coding agents (AGENTS.md)" in out.stderr
+    assert "French" not in str(claude_double.messages_requests()[0].body)
+    claude_double.add("Bien.")
+    trusted = ask("--repo", str(repo), "--memory", "none", "--trust", "Hello?")
+    assert "has instructions" not in trusted.stderr
+    assert "Answer in French." in claude_double.messages_requests()[1].system_text()

@@ -195,5 +195,9 @@ def test_an_edit_through_the_shown_name_is_rewound_by_its_checkpoint(repo, claud
     assert (repo / "odd" / name).read_text() == "thread in a hostile name\n"
     [point] = talk.turns_to_rewind()
     assert set(point.files) == {f"odd/{name}"}  # the name itself, not as it was shown
-    talk.rewind(1, ["code"])
+    preview = talk.rewind_preview(1)
+    assert preview is not None and shown(name) in "\n".join(step.describe() for step in preview.code)
+    done = talk.rewind(1, ["code"])
     assert (repo / "odd" / name).read_text() == "needle in a hostile name\n"
+    assert shown(name) in done.said, done.said
+    assert_one_line_each(done.said)

@@ -24,12 +24,12 @@ async def test_an_untrusted_repository_says_so_at_start_and_the_pane_names_the_f
         await wait_for(pilot, lambda: section.shown is not None, 10, "the pane's section")
         drawn = str(section.render())
         assert "AGENTS.md" in drawn and "src/AGENTS.md" in drawn and "src/" in drawn
-        assert "Not given to the agent until you trust" in drawn and "read-only" in drawn
+        assert "not followed until you trust" in drawn and "read-only" in drawn
         # trusted meanwhile: the next turn gives them, and the section says so
         TrustStore().remember(repo, True)
         claude_double.add("Noted.")
         await ask(pilot, "what should I know?")
-        await wait_for(pilot, lambda: "The agent follows them." in str(section.render()), 10, "the section updated")
+        await wait_for(pilot, lambda: "followed by the agent" in str(section.render()), 10, "the section updated")
     assert "make test" in claude_double.messages_requests()[-1].system_text()
 
 

@@ -80,3 +80,19 @@ async def test_the_palette_offers_rewind(make_app):
     async with app.run_test(size=(120, 40)) as pilot:
         assert "Rewind" in [c.title for c in app.get_system_commands(app.screen)]
         await pilot.pause()
+
+
+async def test_a_spoken_go_back_opens_the_list_and_the_whole_utterance_replaces_it(make_app, claude_double, repo):
+    app = make_app(memory_mode="none", code_writes="auto")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _two_turns(pilot, claude_double, repo)
+        requests = len(claude_double.messages_requests())
+        # the recorder sends the first sentence at once; the speaker goes on, so it is taken back
+        await app.submit_tentative("go back to before the notes")
+        await app.withdraw_turn("go back to before the notes")
+        await app.submit_tentative("go back to before the notes file")
+        await app.confirm_turn("go back to before the notes file")
+        screen = await _list_open(pilot)
+        assert screen.points[screen.query_one("#turns").highlighted].turn == 1
+        assert len(app.screen_stack) == 2  # one list, not one a hearing
+        assert len(claude_double.messages_requests()) == requests

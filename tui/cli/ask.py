@@ -81,6 +81,9 @@ def run(name: str, args: argparse.Namespace) -> int:
                     allowed=tuple(getattr(args, "allow", None) or ()))
     if isinstance(session, int):
         return session
+    waiting = session.instructions.waiting_for_trust()
+    if waiting:
+        print(f"devagent: {waiting}", file=sys.stderr)
     printer = Printer(sys.stdout, sys.stderr, session.decisions)
     try:
         for turn in args.turns:

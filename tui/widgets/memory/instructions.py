@@ -17,7 +17,7 @@ from textual.widgets import Static
 
 from tui import format as fmt
 
-MAX_SHOWN = 8
+MAX_SHOWN = 5
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,9 @@ class InstructionsSection(Static):
     DEFAULT_CSS = """
     InstructionsSection {
         height: auto;
-        max-height: 12;
+        max-height: 8;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         padding: 0 1;
         border-bottom: solid $primary-muted;
         display: none;
@@ -57,18 +59,19 @@ class InstructionsSection(Static):
         self.set_class(bool(shown and shown.sources), "-shown")
         if shown is None or not shown.sources:
             return
-        text = Text()
-        text.append("Repository instructions", style="bold")
-        text.append(f" · read-only · ≈{shown.tokens:,} tokens\n", style="dim")
+        # one line each, cut to the pane's width: a narrow pane keeps every name's start
+        lines = [Text.assemble(("Instructions", "bold"), (" (read-only)", "dim"))]
         for path, governs in shown.sources[:MAX_SHOWN]:
-            text.append(f" {fmt.sanitize(path)}", style="")
-            text.append(f"  {fmt.sanitize(governs)}\n", style="dim")
-        if len(shown.sources) > MAX_SHOWN:
-            text.append(f" and {len(shown.sources) - MAX_SHOWN} more\n", style="dim")
+            lines.append(Text.assemble((f" {fmt.sanitize(path)}", ""), (f"  {fmt.sanitize(governs)}", "dim")))
+        more = len(shown.sources) - MAX_SHOWN
+        extra = [f"{more} more"] if more > 0 else []
         if shown.not_read:
-            text.append(f" {shown.not_read} import(s) or file(s) not read\n", style="dim")
-        if shown.given:
-            text.append(" The agent follows them.", style="dim")
-        else:
-            text.append(" Not given to the agent until you trust this repository.", style="italic")
+            extra.append(f"{shown.not_read} not read")
+        if extra:
+            lines.append(Text(" " + " · ".join(extra), style="dim"))
+        lines.append(Text(f" ≈{shown.tokens:,} tokens, followed by the agent", style="dim") if shown.given
+                     else Text(f" not followed until you trust the repository (≈{shown.tokens:,} tokens)", style="italic"))
+        text = Text("\n").join(lines)
+        text.no_wrap = True
+        text.overflow = "ellipsis"
         self.update(text)
