@@ -109,10 +109,21 @@ def hard_link_refusal(shown: str, links: int) -> str:
     A hard link's other names can be anywhere on the same disk, and nothing short of
     searching the whole disk tells a second name inside the repository from one in the
     user's home (a link to ~/.ssh/id_rsa looks like any other). So read_file, search and the
-    editor's view show no file with more than one name; an edit writes a file of its own."""
+    editor's view show no file with more than one name, and the editor's create replaces it
+    with a file of its own (hard_link_edit_refusal for the edits that build on its text)."""
     return (f"Error: {shown} is a hard link: the same file has {links} names, and the others can be anywhere on this "
             "disk (outside the repository too), so its text is not shown. If it is the repository's own file, the "
-            "user can give it a name of its own (copy it, then move the copy over it); an edit of it does that too.")
+            "user can give it a name of its own (copy it, then move the copy over it).")
+
+
+def hard_link_edit_refusal(shown: str, links: int) -> str:
+    """Why str_replace and insert leave a hard link alone: they build on its text, which is
+    not shown, so they would answer whether a guess is in it and copy the rest into a file
+    read_file then shows. create, which replaces the whole text, is allowed."""
+    return (f"Error: {shown} is a hard link: the same file has {links} names, and the others can be anywhere on this "
+            "disk, so its text is neither shown nor changed in place (str_replace and insert build on it). create "
+            "replaces its whole text with a file of its own, leaving the other names as they are; or the user can "
+            "give it a name of its own (copy it, then move the copy over it), after which it can be read and changed.")
 
 
 def os_problem(exc: OSError, path: str) -> str:

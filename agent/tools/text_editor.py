@@ -35,7 +35,14 @@ from agent.tools.files import MAX_LINES, MAX_LISTED, numbered_window
 from agent.tools.guard import guarded
 from agent.tools.masking import mask_text, masking_note
 from agent.tools.names import given_name, shown_name
-from agent.tools.paths import MAX_FILE_BYTES, folder_entries, hard_link_refusal, quoted, resolve_in_repository
+from agent.tools.paths import (
+    MAX_FILE_BYTES,
+    folder_entries,
+    hard_link_edit_refusal,
+    hard_link_refusal,
+    quoted,
+    resolve_in_repository,
+)
 
 EDITOR_TYPE = "text_editor_20250728"
 EDITOR_NAME = "str_replace_based_edit_tool"
@@ -124,11 +131,19 @@ class TextEditorTool:
         if self.writes == "off":
             return ToolResult(text="Error: changing files is off in this session by the user's choice.", is_error=True,
                               summary="writes are off")
-        before = self._current(full, shown, must_exist=command != "create")
+        # create replaces the whole text; str_replace and insert build on it, so the text must be one
+        # read_file would show (a hard link's is not: paths.hard_link_refusal)
+        before = self._current(full, shown, must_exist=command != "create", single_name=command != "create")
         if command == "create":
             text = input.get("file_text")
             if not isinstance(text, str):
                 raise ToolInputError("Error: create needs file_text, the whole text of the file.")
+            if before is None and not str(full.relative_to(root)).isprintable():
+                # A file the repository named so is read and changed; a new one is named by
+                # the model, which has no reason to hide a newline or an escape in a name.
+                raise ToolInputError(
+                    f"Error: a new file's name may not hold a line break, a control or an invisible character: {shown}."
+                )
             after, said = text, "File created successfully." if before is None else "File overwritten successfully."
         elif command == "str_replace":
             after, said = self._replace(before or "", input)
@@ -184,15 +199,17 @@ class TextEditorTool:
             raise ToolInputError(f"Error: {shown} is {info.st_size / 1e6:.1f} MB, over the {MAX_FILE_BYTES / 1e6:.0f} MB limit.")
         return info
 
-    def _read(self, full: Path, shown: str) -> str | None:
+    def _read(self, full: Path, shown: str, single_name: bool = False) -> str | None:
         """The file's text, read from the repository root down as a write goes: a folder
         swapped for a link or a pipe swapped in since the checks above is refused, not read."""
         try:
-            return on_disk(full, self.root)
+            return on_disk(full, self.root, single_name)
+        except HardLinked as linked:
+            raise ToolInputError(hard_link_edit_refusal(shown, linked.links)) from None
         except OSError as err:
             raise ToolInputError(f"Error: {shown} cannot be opened: {err.strerror or err}.") from None
 
-    def _current(self, full: Path, shown: str, must_exist: bool) -> str | None:
+    def _current(self, full: Path, shown: str, must_exist: bool, single_name: bool = False) -> str | None:
         """The file's text as this change builds on it: the reply's held change, else the disk."""
         staged = self.held.file(full) if self.held is not None else None
         if staged is not None:
@@ -204,7 +221,7 @@ class TextEditorTool:
             if must_exist:
                 raise ToolInputError(f"Error: File not found: {shown}. Create it with the create command.")
             return None
-        text = self._read(full, shown)
+        text = self._read(full, shown, single_name)
         if text is not None and "\0" in text:
             raise ToolInputError(f"Error: {shown} is a binary file; the editor changes text files only.")
         if text is not None and full in self.seen and self.seen[full] != _digest(text):

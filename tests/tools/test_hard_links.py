@@ -5,7 +5,10 @@ the disk, a private one outside the repository included, and nothing cheap tells
 apart from a second name inside the repository. So read_file, search and the editor's
 view show no such file (search names it among the matches not shown), and an edit
 replaces the name with a new file, leaving every other name with the old text, which the
-tool result says. Everything lives in the test's own temporary folder.
+tool result says: create, which replaces the whole text; str_replace and insert, which
+build on the hidden text, are refused (they would answer whether a guess is in it, and
+copy the rest into a file read_file shows). Everything lives in the test's own temporary
+folder.
 """
 
 from __future__ import annotations
@@ -63,21 +66,27 @@ def test_a_name_whose_other_name_is_gone_is_a_file_of_one_name_again(tmp_path):
     assert not read.is_error and "PRIVATE-WORDS" in read.text
 
 
-@pytest.mark.parametrize("command", ["str_replace", "create", "insert"])
-def test_an_edit_replaces_the_link_and_leaves_the_other_name_as_it_was(tmp_path, command):
+@pytest.mark.parametrize("command", ["str_replace", "insert"])
+def test_an_edit_that_builds_on_the_hidden_text_is_refused_and_changes_nothing(tmp_path, command):
+    # it would tell whether a guess is in the text, and copy the rest into a file of one name
+    repo, name, other = _linked(tmp_path)
+    inputs = {"str_replace": {"old_str": "PRIVATE-WORDS", "new_str": "x"}, "insert": {"insert_line": 0, "insert_text": "x\n"}}
+    result = TextEditorTool("auto").run({"command": command, "path": "notes/notes.txt", **inputs[command]},
+                                        ToolContext(repo, cancel=Cancellation()))
+    assert result.is_error and "hard link" in result.text and "create" in result.text and "PRIVATE" not in result.text
+    assert name.stat().st_ino == other.stat().st_ino and other.stat().st_nlink == 2 and other.read_text() == PRIVATE
+
+
+def test_create_replaces_the_link_and_leaves_the_other_name_as_it_was(tmp_path):
     repo, name, other = _linked(tmp_path)
     inode = other.stat().st_ino
-    inputs = {
-        "str_replace": {"old_str": "PRIVATE-WORDS", "new_str": "public words"},
-        "create": {"file_text": "a new text\n"},
-        "insert": {"insert_line": 0, "insert_text": "first line\n"},
-    }[command]
     ctx = ToolContext(repo, cancel=Cancellation())
-    result = TextEditorTool("auto").run({"command": command, "path": "notes/notes.txt", **inputs}, ctx)
+    result = TextEditorTool("auto").run({"command": "create", "path": "notes/notes.txt", "file_text": "a new text\n"}, ctx)
     assert not result.is_error, result.text
     assert "was a hard link" in result.text and "the other name of the old file keeps the text it had" in result.text
+    assert "PRIVATE" not in result.text
     assert other.read_text() == PRIVATE and other.stat().st_ino == inode and other.stat().st_nlink == 1
-    assert name.stat().st_ino != inode and name.stat().st_nlink == 1 and name.read_text() != PRIVATE
+    assert name.stat().st_ino != inode and name.stat().st_nlink == 1 and name.read_text() == "a new text\n"
     undone, said = undo_last(repo)
     assert undone, said
     assert name.read_text() == PRIVATE and other.read_text() == PRIVATE and name.stat().st_ino != inode
@@ -87,7 +96,7 @@ def test_a_held_edit_of_a_hard_link_says_so_once_applied(tmp_path):
     repo, name, other = _linked(tmp_path)
     tool = TextEditorTool("review")
     ctx = ToolContext(repo, cancel=Cancellation())
-    held = tool.run({"command": "str_replace", "path": "notes/notes.txt", "old_str": "PRIVATE-WORDS", "new_str": "public"}, ctx)
+    held = tool.run({"command": "create", "path": "notes/notes.txt", "file_text": "public\n"}, ctx)
     assert held.held is not None and "was a hard link" in held.held.said
     assert tool.held is not None
     tool.held.apply(tool.record(tool.held, repo))
