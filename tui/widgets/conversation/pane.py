@@ -54,6 +54,7 @@ class Conversation(VerticalScroll):
     # keeps the places of those before the one that changed.
     DEFAULT_CSS = """
     Conversation { layout: stream; }
+    Conversation > .-rewound { text-opacity: 45%; }
     """
     # One focus stop, however many tool calls it holds: the arrows pick a tool line, Enter
     # opens its log, Esc (or F12 again) goes back to the prompt.
@@ -372,6 +373,25 @@ class Conversation(VerticalScroll):
         for line in self._tools.values():
             line.cancel()
         self._tools.clear()
+
+    _rewound: list[Widget] = []  # what the last rewind drew faint
+
+    def mark_rewound(self, turns: int) -> None:
+        """The last `turns` questions still in the conversation, and all that came of them,
+        left it (a rewind): drawn faint, kept for reading."""
+        children = list(self.children)
+        asked = [i for i, child in enumerate(children) if isinstance(child, UserTurn) and not child.has_class("-rewound")]
+        if turns <= 0 or not asked:
+            return
+        self._rewound = [child for child in children[asked[-min(turns, len(asked))]:] if not child.has_class("-rewound")]
+        for child in self._rewound:
+            child.add_class("-rewound")
+
+    def unmark_rewound(self) -> None:
+        """The last rewind undone: what it drew faint is the conversation's again."""
+        for child in getattr(self, "_rewound", []):
+            child.remove_class("-rewound")
+        self._rewound = []
 
     async def withdraw_turn(self) -> None:
         """The last question was taken back: it and all that came of it leave the pane."""
