@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 from tui import format as fmt
 from tui.blocks import cut_point
+from tui.widgets.conversation import rewound
 from tui.widgets.conversation.lines import Notice, ProgressNote, ThinkingLine, ToolLine, UserTurn
 from tui.widgets.conversation.plain_reply import REPLY_MODULE, PlainReply, markdown_ready
 
@@ -54,7 +55,6 @@ class Conversation(VerticalScroll):
     # keeps the places of those before the one that changed.
     DEFAULT_CSS = """
     Conversation { layout: stream; }
-    Conversation > .-rewound { text-opacity: 45%; }
     """
     # One focus stop, however many tool calls it holds: the arrows pick a tool line, Enter
     # opens its log, Esc (or F12 again) goes back to the prompt.
@@ -374,24 +374,13 @@ class Conversation(VerticalScroll):
             line.cancel()
         self._tools.clear()
 
-    _rewound: list[Widget] = []  # what the last rewind drew faint
+    _rewound: list[Widget] = []  # what the last rewind drew faint (tui.widgets.conversation.rewound)
 
     def mark_rewound(self, turns: int) -> None:
-        """The last `turns` questions still in the conversation, and all that came of them,
-        left it (a rewind): drawn faint, kept for reading."""
-        children = list(self.children)
-        asked = [i for i, child in enumerate(children) if isinstance(child, UserTurn) and not child.has_class("-rewound")]
-        if turns <= 0 or not asked:
-            return
-        self._rewound = [child for child in children[asked[-min(turns, len(asked))]:] if not child.has_class("-rewound")]
-        for child in self._rewound:
-            child.add_class("-rewound")
+        self._rewound = rewound.mark(list(self.children), turns)
 
     def unmark_rewound(self) -> None:
-        """The last rewind undone: what it drew faint is the conversation's again."""
-        for child in getattr(self, "_rewound", []):
-            child.remove_class("-rewound")
-        self._rewound = []
+        self._rewound = rewound.unmark(self._rewound)
 
     async def withdraw_turn(self) -> None:
         """The last question was taken back: it and all that came of it leave the pane."""
