@@ -49,7 +49,7 @@ def snapshot(opened: Opened, store: Path) -> str:
     repo = opened.repo
     assert repo.workdir is not None
     root = repo.workdir
-    names = {os.fsdecode(entry.raw_path) if hasattr(entry, "raw_path") else entry.path for entry in repo.index
+    names = {str(entry.path) for entry in repo.index
              if entry.mode != FileMode.COMMIT}
     names |= {os.fsdecode(d.new_file.raw_path) for d in unstaged_diff(opened, untracked=True).deltas
               if d.status == DeltaStatus.UNTRACKED}

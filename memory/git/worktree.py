@@ -124,7 +124,7 @@ def _conflicts(opened: Opened) -> list[dict[str, str]]:
     for ancestor, ours, theirs in conflicts:
         entry = ours or theirs or ancestor
         code = CONFLICT_CODES.get((ancestor is not None, ours is not None, theirs is not None), "UU")
-        out.append({"path": os.fsdecode(entry.raw_path) if hasattr(entry, "raw_path") else entry.path, "code": code})
+        out.append({"path": str(entry.path), "code": code})
     return sorted(out, key=lambda c: c["path"])
 
 
@@ -173,7 +173,7 @@ def untracked(opened: Opened, within: str) -> list[str]:
 def listed(opened: Opened, names: set[str]) -> list[str]:
     """The files named one of `names` that git knows of under the folder (tracked, or
     untracked and not ignored: `git ls-files --cached --others --exclude-standard`)."""
-    found = {os.fsdecode(entry.raw_path) if hasattr(entry, "raw_path") else entry.path for entry in opened.repo.index}
+    found = {str(entry.path) for entry in opened.repo.index}
     found |= {_name(d.new_file) for d in unstaged_diff(opened, untracked=True).deltas if d.status == DeltaStatus.UNTRACKED}
     return sorted(opened.relative(p) for p in found if opened.inside(p) and p.rsplit("/", 1)[-1] in names)
 
