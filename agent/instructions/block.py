@@ -24,6 +24,12 @@ from typing import Protocol
 
 from agent.instructions.files import Instructions, read_instructions
 from agent.marks import escape_marks, marked
+from agent.tools.masking import mask_text
+
+
+def _masked(text: str) -> str:
+    """A file's name can hold a credential too: everything here reaches the model masked."""
+    return mask_text(text, "line")[0]
 
 log = logging.getLogger("devagent.instructions")
 
@@ -67,7 +73,7 @@ def prompt_text(found: Instructions) -> str:
                                   + ", ".join(found.left_out)))
     if found.refused:
         parts.append(escape_marks("Imports not followed: " + "; ".join(found.refused) + "."))
-    return "\n\n".join(parts)
+    return _masked("\n\n".join(parts))
 
 
 def estimated_tokens(text: str) -> int:
@@ -130,8 +136,8 @@ class RepositoryInstructions:
         found = governing(self.found, path)
         if found is None:
             return None
-        return escape_marks(f"(devagent: {found[0]} governs {found[1]}, where this file is; its instructions, in the "
-                            "system prompt, win over outer ones here.)")
+        return _masked(escape_marks(f"(devagent: {found[0]} governs {found[1]}, where this file is; its instructions, in the "
+                            "system prompt, win over outer ones here.)"))
 
     def news(self) -> str | None:
         """Read again before a turn: None when the prompt's block stays as it is, else the note
@@ -176,4 +182,4 @@ def change_note(before: Instructions, after: Instructions) -> str:
     for label, paths in (("removed", sorted(set(old) - set(new))), ("added", sorted(set(new) - set(old))),
                          ("edited", sorted(p for p in set(old) & set(new) if old[p] != new[p]))):
         lines += [f"- {escape_marks(path)}: {label}" for path in paths]
-    return "\n".join(lines)
+    return _masked("\n".join(lines))
