@@ -161,6 +161,8 @@ def test_a_real_clone_agrees_with_git(tmp_path):
     repo = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", "--no-local", str(CHECKOUT), str(repo)], check=True, env={**os.environ, **GIT_ENV})
     every = git(repo, "log", "--full-history", "--no-merges", "--format=%cI", "--", "agent/tools").split()
+    if len(every) < 2:
+        pytest.skip("the checkout's history is too short (a shallow clone?) to compare")
     since = every[min(30, len(every) - 1)]
     expected = git(repo, "log", "--full-history", "--no-merges", f"--since={since}", "--format=%h\t%an", "--", "agent/tools").splitlines()
     result = log(repo, path="agent/tools", since=since, limit=100)
