@@ -49,6 +49,7 @@ class Trusted(Protocol):
 
 
 def _attribute(value: str) -> str:
+    value = _masked(value)
     for raw, escaped in (("&", "&amp;"), ('"', "&quot;"), ("<", "&lt;"), (">", "&gt;"), ("\n", " ")):
         value = value.replace(raw, escaped)
     return escape_marks(value)
@@ -59,21 +60,22 @@ def prompt_text(found: Instructions) -> str:
     if not found:
         return ""
     names = ", ".join(dict.fromkeys(f.kind for f in found.files)) or "listed below"
-    parts = [HEADER.format(names=names)]
+    parts = [_masked(HEADER.format(names=names))]
     for item in found.files:
         attributes = f'source="{_attribute(item.path)}" scope="{_attribute(item.scope or "the whole repository")}"'
         if item.imported_by:
             attributes += f' imported_by="{_attribute(item.imported_by)}"'
-        body = item.text.rstrip()
+        body = item.text.rstrip()  # masked as read (agent.instructions.files)
         if item.cut:
             body += "\n[cut here: the file goes on; read it with read_file when its rest matters]"
         parts.append(marked("instructions", body, attributes))
     if found.left_out:
-        parts.append(escape_marks("Not given here, for length (read one with read_file when it applies): "
-                                  + ", ".join(found.left_out)))
+        parts.append(_masked(escape_marks("Not given here, for length (read one with read_file when it applies): "
+                                          + ", ".join(found.left_out))))
     if found.refused:
-        parts.append(escape_marks("Imports not followed: " + "; ".join(found.refused) + "."))
-    return _masked("\n\n".join(parts))
+        parts.append(_masked(escape_marks("Imports not followed: " + "; ".join(found.refused) + ".")))
+    # each part masked before the marks go around it: a mark's id is never the filter's to touch
+    return "\n\n".join(parts)
 
 
 def estimated_tokens(text: str) -> int:
