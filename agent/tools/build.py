@@ -22,7 +22,7 @@ from agent.events import ToolOutcome
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_str
 from agent.tools.guard import guarded
 from agent.tools.masking import Masked, mask_text, masking_note
-from agent.tools.toolchain import log_noise, plans
+from agent.tools.toolchain import log_noise, plans, sandbox
 from agent.tools.toolchain.diagnostics import DiagnosticKey, Report, parse_diagnostics
 from agent.tools.toolchain.processes import Outcome, run_command
 from agent.tools.toolchain.python_environments import EnvironmentMissing
@@ -122,10 +122,12 @@ class _Runner:
         outcomes: list[tuple[plans.Step, Outcome]] = []
         notes = list(plan.notes)
         spent = 0.0
+        box = _sandbox(plan, repo, ctx, notes)
         for step in plan.steps:
             try:
                 # the working folder is the session's root descriptor: what took the path's place is not it
-                outcome = run_command(step.argv, ctx.base, timeout=max(1.0, timeout - spent), cancel=ctx.cancel, env=plan.env)
+                outcome = run_command(step.argv, ctx.base, timeout=max(1.0, timeout - spent), cancel=ctx.cancel, env=plan.env,
+                                      sandbox=box)
             except FileNotFoundError:
                 program = Path(step.argv[0]).name
                 if step.optional_module:
@@ -270,6 +272,18 @@ def _test_verdict(tests: TestSummary | None, report: Report, ran: _Ran) -> _Verd
             verdict.listed = True
         verdict.notes += tests.notes
     return verdict
+
+
+def _sandbox(plan: plans.Plan, repo: Path, ctx: ToolContext, notes: list[str]) -> sandbox.Sandbox | None:
+    """The sandbox the steps run in (agent.tools.toolchain.sandbox): the repository and the
+    report folder writable, the network only where the user's config allows it for this
+    repository. Where bubblewrap cannot run, the steps run as the user, and the result says so."""
+    unavailable = sandbox.available()
+    if unavailable is not None:
+        notes.append(f"It ran without a sandbox, with the user's own access: {unavailable}.")
+        return None
+    writable = (Path(plan.report_folder),) if plan.report_folder and os.path.isdir(plan.report_folder) else ()
+    return sandbox.Sandbox(repo, network=getattr(ctx.config, "network", False) is True, writable=writable)
 
 
 def _keep_go_report(plan: plans.Plan, output: str) -> str:

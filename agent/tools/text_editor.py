@@ -138,6 +138,12 @@ class TextEditorTool:
             text = input.get("file_text")
             if not isinstance(text, str):
                 raise ToolInputError("Error: create needs file_text, the whole text of the file.")
+            if before is None and not str(full.relative_to(root)).isprintable():
+                # A file the repository named so is read and changed; a new one is named by
+                # the model, which has no reason to hide a newline or an escape in a name.
+                raise ToolInputError(
+                    f"Error: a new file's name may not hold a line break, a control or an invisible character: {shown}."
+                )
             after, said = text, "File created successfully." if before is None else "File overwritten successfully."
         elif command == "str_replace":
             after, said = self._replace(before or "", input)

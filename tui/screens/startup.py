@@ -6,10 +6,9 @@ out, each in a thread worker of its own (tui.app).
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
-from memory.safe_git import run_git
+from memory.git.reading import head
 
 # how long the loading worker waits for a question asked at launch to get its first answer
 # before it imports Markdown and starts the voice anyway
@@ -17,13 +16,9 @@ FIRST_ANSWER_WAIT_SECONDS = 20
 
 
 def read_branch(repo: Path) -> str | None:
-    """The checked-out branch, or None outside a repository (or when git is slow or absent)."""
-    try:
-        result = run_git(repo, "rev-parse", "--abbrev-ref", "HEAD", timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    branch = result.stdout.decode("utf-8", "replace").strip()
-    return branch if result.returncode == 0 and branch else None
+    """The checked-out branch ("HEAD" when detached), or None outside a repository (or when
+    the read is slow or fails)."""
+    return head(repo, timeout=5)["branch"]
 
 
 def one_line_error(exc: BaseException) -> str:
