@@ -367,6 +367,11 @@ PARTS = {"tune": (0, 11), "held": (1, 23)}
 def _secrets(family: Family, value: str, text: str) -> tuple[str, ...]:
     if family.name == "Twilio SID and secret":
         return tuple(value.split(" "))
+    if family.name == "PuTTY key":
+        # Only the private lines are secret: the public ones are the public key.
+        lines = value.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("Private-Lines:")) + 1
+        return tuple(line for line in lines[start:] if not line.startswith("Private-MAC:") and len(line) >= 8)
     if family.kind == "block":
         # Every line of the key's body: the header and footer may show, the body may not.
         return tuple(line for line in value.splitlines() if len(line) >= 16 and "-----" not in line and ":" not in line)
