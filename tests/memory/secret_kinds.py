@@ -406,7 +406,7 @@ def credentials(part: str, per_context: int = 12) -> list[Case]:
             text = _render(phrasings[i % len(phrasings)], slots, family, value)
             cases.append(Case(family.name, context.name, text, _secrets(family, value, text)))
     for family in families:
-        for i, phrasing in enumerate(family.native[parity::2] * 2):
+        for phrasing in family.native[parity::2] * 2:
             name = g.choice(family.names[parity::2] or family.names)
             value = family.make(g)
             slots = _slots(name, family, value, g)
