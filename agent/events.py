@@ -1,4 +1,7 @@
-"""What a turn reports to whoever drives it (the app, `devagent ask`, the evaluation).
+"""Every event a turn reports to whoever drives it (the app, `devagent ask`, the evaluation),
+and `Sink`, where they go: the loop's, a held code change's and a trust question's, and
+the session's as the app's turn driver reports them. One module, so a front end finds
+every event it may be handed in the `Event` union.
 
 Plain frozen dataclasses, free of the SDK, so the app can import them while the SDK still
 loads in the background. Every event carries the turn it belongs to: a consumer that
@@ -7,7 +10,10 @@ cancelled a turn drops the late events of that turn by comparing ids.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agent.settings.choices import ScreenFormat
@@ -204,6 +210,147 @@ class Notice:
     message: str
 
 
+@dataclass(frozen=True)
+class CodeChangeHeld:
+    """A change set waits for the user: a `Decision` about `id` applies it (yes) or keeps the files."""
+
+    turn: int
+    id: str  # the change set's, which the decision names
+    what: str  # the change in one line: `src/app.py (+3 −1)`
+    diff: str  # its unified diff, credentials masked
+
+
+@dataclass(frozen=True)
+class CodeChangeSettled:
+    """How a held change set ended: applied, kept, a conflict, or the turn was cancelled."""
+
+    turn: int
+    id: str  # the change set's, as CodeChangeHeld named it
+    state: str  # applied, kept, conflict or cancelled
+    what: str  # the change in one line, as CodeChangeHeld said it
+    said: str  # what the model hears, in the held calls' tool results
+    tool_ids: tuple[str, ...] = ()  # the held calls, whose tool lines now say how it ended
+    shown: str = ""  # what the user is shown: what happened, in their words
+
+    @property
+    def for_user(self) -> str:
+        return self.shown or self.said
+
+
+@dataclass(frozen=True)
+class CodeRun:
+    """What a tool would run: shown to the user exactly as it runs."""
+
+    tool: str  # "build" or "test"
+    commands: tuple[str, ...]
+    cwd: Path
+    environment: str | None = None  # the repository's environment it runs in, when it has one
+
+
+_requests = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class TrustRequest:
+    """The question to the user: whether `repo`'s code may run, as `run` would run it."""
+
+    repo: Path
+    run: CodeRun
+    id: str = field(default_factory=lambda: f"trust-{next(_requests)}")  # the id its Decision names
+    # An answer kept under the old key (the git folder), which is why it is asked again:
+    # "trusted on <date>, kept under the old key, the git folder <path>"; "" when none.
+    earlier: str = ""
+
+
+@dataclass(frozen=True)
+class TrustAsked:
+    """A tool waits to run the repository's code: a yes `Decision` about `request.id` trusts it."""
+
+    turn: int
+    request: TrustRequest
+
+
+_commands = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class CommandRequest:
+    """The question to the user: may `command` run in `repo`, for `reason` (agent.command_consent)."""
+
+    repo: Path
+    command: str
+    reason: str
+    network: bool  # the model says it needs the network; the user decides
+    unsandboxed: str | None = None  # why the sandbox cannot run here; None when it can
+    id: str = field(default_factory=lambda: f"command-{next(_commands)}")
+
+
+@dataclass(frozen=True)
+class CommandAsked:
+    """A command waits for the user: a yes `Decision` about `request.id` runs it."""
+
+    turn: int
+    request: CommandRequest
+
+
+@dataclass(frozen=True)
+class CommandStarted:
+    """An approved command runs (agent.tools.command): `CommandOutput` events with the same
+    `run` follow, then one `CommandEnded`."""
+
+    turn: int
+    run: str
+    command: str
+    network: bool
+    sandboxed: bool
+
+
+@dataclass(frozen=True)
+class CommandOutput:
+    turn: int
+    run: str
+    text: str  # masked, whole lines
+
+
+@dataclass(frozen=True)
+class CommandEnded:
+    turn: int
+    run: str
+    said: str  # "exit code 0 in 1.2 s", "cancelled: ...", "stopped after 10.0 min: the time limit"
+
+
+# --- the session, as the app's turn driver reports it --------------------------------------
+
+
+@dataclass(frozen=True)
+class TurnDone:
+    """The turn's thread returned: after its TurnFinished, or without one (it never began)."""
+
+    turn: int = -1
+
+
+@dataclass(frozen=True)
+class LoadFailed:
+    """The session could not start; every turn will say so."""
+
+    message: str
+    turn: int = -1
+
+
+@dataclass(frozen=True)
+class SessionNotice:
+    """Which session is held, when that is news: a resumed one, or none to resume."""
+
+    message: str
+    turn: int = -1
+    earlier: tuple[tuple[str, str], ...] = ()  # a resumed session's turns: (question, reply)
+
+
 Event = (
-    TurnStarted | TextDelta | ThinkingStarted | Progress | ToolInputArriving | ToolStarted | ToolFinished | ShowOnScreen | TurnFinished | AgentError | ContextStatus | Compacted | Notice
+    TurnStarted | TextDelta | ThinkingStarted | Progress | ToolInputArriving | ToolStarted | ToolFinished
+    | ShowOnScreen | TurnFinished | AgentError | ContextStatus | Compacted | Notice
+    | CodeChangeHeld | CodeChangeSettled | TrustAsked | CommandAsked | CommandStarted | CommandOutput | CommandEnded
+    | TurnDone | LoadFailed | SessionNotice
 )
+# where a turn's events go: the app's inbox, `devagent ask`'s printer, the evaluation's log
+Sink = Callable[[Event], None]

@@ -30,9 +30,11 @@ from tui.code_commands import code_commands
 from tui.code_commands import undo as code_commands_undo
 from tui.decided import Decided
 from tui.heap_pause import tidy_heap
+from tui.instructions_actions import InstructionsActions
 from tui.keys import TypingRouter
 from tui.memory_commands import memory_commands
 from tui.palette import APP_BINDINGS, app_commands
+from tui.rewind_actions import RewindActions
 from tui.screens import trust as trust_prompt
 from tui.screens.main import MainScreen
 from tui.startup import session_loaded, start_background, welcome, welcome_without_key
@@ -59,7 +61,7 @@ class EventsWaiting(Message):
     """The turn driver's inbox has events from a worker thread."""
 
 
-class DevAgentApp(App):
+class DevAgentApp(RewindActions, InstructionsActions, App):
     """The app owns the screen and the keys: it composes the panes (their layout is the
     Panes widget's), routes typed keys to the prompt (tui.keys), asks the turn driver
     (tui.turns) to load the session and to start and cancel turns, shows each agent
@@ -245,6 +247,8 @@ class DevAgentApp(App):
         `typed` is the text as the prompt showed it (long pastes folded), for taking back."""
         if self.running and (code_review.answer(self, text) or trust_prompt.answer(self, text)):
             return True  # "apply" or "no" to a change that waits, "yes" or "no" to the trust dialog
+        if self.asks_to_rewind(text):
+            return True  # "go back to before the rename": the rewind list, on that turn
         if self.running:
             self.queued.push(text, typed)
             return True
@@ -294,12 +298,16 @@ class DevAgentApp(App):
         else:
             tidy_heap(self.conversation)
             self.refresh_bindings()  # Esc Cancel gives its place back in a narrow footer
+        self.show_instructions()  # the turn read them again
 
     async def action_cancel_turn(self) -> None:
         # Esc stops everything at once: a recording, the voice, and the running turn
-        if self.voice is not None:
-            self.voice.cancel()
-        if not self.running or code_review.decide(self, False):
+        stopped = self.voice is not None and self.voice.cancel()
+        if not self.running:
+            if not stopped:  # one meaning at a time: an Esc that ended a recording is spent
+                self.escape_while_idle()  # Esc Esc: the rewind list
+            return
+        if code_review.decide(self, False):
             return
         if self.queued.take_back_into(self.prompt):
             # the newest action goes first: the queued questions come back, the turn runs on

@@ -30,6 +30,7 @@ def start_background(app: StartupHost) -> None:
     wait for the voice's share too. A typed question needs only the session."""
     app.run_worker(partial(show_branch, app), thread=True, group="startup")
     app.run_worker(partial(settle_code_changes, app), thread=True, group="startup")
+    app.offer_claude_memory()  # once per repository, when Claude Code's auto memory knows it
     if not app.key_problem:
         app.turns.load()
     else:
@@ -73,6 +74,10 @@ def session_loaded(app: StartupHost) -> None:
     it, so a question asked at once does not wait for both; then the voice starts. If such
     a question is waiting, both wait for its first answer (it shows as plain text until
     Markdown is in): they are seconds of imports that would share the interpreter with it."""
+    try:
+        app.call_from_thread(app.show_instructions)
+    except RuntimeError:
+        return  # the app closed while the session loaded
     app.turns.settled.wait(FIRST_ANSWER_WAIT_SECONDS)
     import tui.widgets.conversation.reply  # noqa: F401
 

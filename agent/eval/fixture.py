@@ -110,11 +110,15 @@ def build_fixture(parent: Path) -> Fixture:
 
 @contextmanager
 def dotnet_on_path(fixture: Fixture) -> Iterator[None]:
-    """Puts the stand-in first on PATH for this process and every tool it starts."""
+    """Puts the stand-in first on PATH for this process and every tool it starts, and lets
+    it write its call log beside itself from inside the build's sandbox."""
+    from agent.tools.toolchain.sandbox import writable_while
+
     before = os.environ.get("PATH")
     os.environ["PATH"] = str(fixture.bin_dir) + os.pathsep + (before or os.defpath)
     try:
-        yield
+        with writable_while(fixture.bin_dir):
+            yield
     finally:
         if before is None:
             os.environ.pop("PATH", None)

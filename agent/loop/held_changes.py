@@ -13,11 +13,11 @@ is written.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Any
 
 from agent.conversation.history import tool_result
 from agent.decisions import AskingTurn, Decision
+from agent.events import CodeChangeHeld, CodeChangeSettled
 from agent.marks import escape_marks
 from agent.tools.base import HeldCall, ToolContext
 from agent.tools.editor.change_set import ChangeSet
@@ -29,6 +29,9 @@ ASK = (
     "Not applied: devagent ask applies nothing while code writes are in review; the diff was printed for the "
     "user, who can apply it or run again with --code-writes auto."
 )
+# Models read a bare "File created successfully." as maybe still waiting for the user, and
+# hedged ("if the change waits for you, say apply"): the result says it is written.
+APPLIED = "The user applied the change. It is written on disk; nothing waits for the user."
 KEPT = "Not applied: the user kept {files} as it is. Ask what they want instead before changing it again."
 CANCELLED = "Not applied: the user cancelled the turn, so {files} stays as it is."
 # The same outcomes in the user's own words, for the conversation: the sentences above are
@@ -41,33 +44,6 @@ UNDONE = (
     "The user undid your applied change to {files} (with Ctrl+R or devagent undo): {what} back as before that change. "
     "Do not make it again unless they ask for it, and view a file again before you change it."
 )
-
-
-@dataclass(frozen=True)
-class CodeChangeHeld:
-    """A change set waits for the user: a `Decision` about `id` applies it (yes) or keeps the files."""
-
-    turn: int
-    id: str  # the change set's, which the decision names
-    what: str  # the change in one line: `src/app.py (+3 −1)`
-    diff: str  # its unified diff, credentials masked
-
-
-@dataclass(frozen=True)
-class CodeChangeSettled:
-    """How a held change set ended: applied, kept, a conflict, or the turn was cancelled."""
-
-    turn: int
-    id: str  # the change set's, as CodeChangeHeld named it
-    state: str  # applied, kept, conflict or cancelled
-    what: str  # the change in one line, as CodeChangeHeld said it
-    said: str  # what the model hears, in the held calls' tool results
-    tool_ids: tuple[str, ...] = ()  # the held calls, whose tool lines now say how it ended
-    shown: str = ""  # what the user is shown: what happened, in their words
-
-    @property
-    def for_user(self) -> str:
-        return self.shown or self.said
 
 
 def masked_diff(change: ChangeSet) -> str:
@@ -106,7 +82,7 @@ def settle(registry: Any, turn: AskingTurn, ctx: ToolContext,
     for block in results:
         if isinstance(block, HeldCall):
             if change.state == "applied":
-                text = f"The user applied the change. {block.said}" + (f"\n\n{notes}" if notes else "")
+                text = f"{APPLIED} {block.said}" + (f"\n\n{notes}" if notes else "")
                 block = tool_result(block.tool_use_id, escape_marks(text), False)
             else:
                 block = tool_result(block.tool_use_id, escape_marks(said), True)
@@ -125,7 +101,7 @@ def _outcome(change: ChangeSet, decision: Decision | None, editor: Any, ctx: Too
         change.state = "kept"
         return decision.why or KEPT.format(files=files), SHOWN_ASK if decision.why == ASK else SHOWN_KEPT.format(files=files), ""
     try:
-        said = shown = change.apply(editor.record(change, ctx.repo))
+        said = shown = change.apply(editor.record(change, ctx.base))
     except OSError as err:
         change.state = "conflict"
         said = shown = f"Not applied: {files} could not be written ({err.strerror or err}). Nothing else was changed."

@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING, Any
 
 from agent import prompts
 from agent.cancel import Cancellation
-from agent.conversation import memory_modes as modes
+from agent.command_consent import CommandConsent
 from agent.conversation import utf8
-from agent.conversation import window as context
 from agent.conversation.history import CANCELLED_NOTE, FAILED_NOTE, History, bound_thinking, prefix_of
+from agent.conversation.replay import SessionStart
 from agent.conversation.transcripts import SavedSession, Transcript
 from agent.conversation.window import Keeper
 from agent.decisions import Decisions
-from agent.events import AgentError, Notice, TurnFinished, TurnStarted, Usage
-from agent.loop import claude, summary_call
-from agent.loop import held_changes as code_review
+from agent.events import AgentError, Notice, Sink, TurnFinished, TurnStarted, Usage
+from agent.instructions.block import RepositoryInstructions
+from agent.loop import claude, compaction, held_changes, summary_call
 from agent.loop.faults import (
     DECLINED,
     OUTPUT_LIMIT,
@@ -41,12 +41,14 @@ from agent.loop.faults import (
     TurnFailed,
     traceback_worth_keeping,
 )
+from agent.loop.news import PromptNews
+from agent.loop.rewinding import Rewinding
+from agent.loop.root_check import open_root, stop_if_moved
 from agent.loop.stream import Reply, stream_reply
 from agent.loop.tool_calls import run_tools
-from agent.loop.turn import Sink, TurnState, safe
-from agent.recall import briefing as memory_context
+from agent.loop.turn import TurnState, safe
+from agent.recall import memory_modes
 from agent.recall.changes import MemoryWatch
-from agent.recall.scrub import scrubbed
 from agent.settings.choices import MEMORY_TOOL_MODES, REPLAY_MODES
 from agent.settings.config import AgentConfig, api_key_problem
 from agent.tools.base import Tool, ToolContext
@@ -61,7 +63,7 @@ log = logging.getLogger("devagent.session")
 # into the log folder); never Python's last-resort printing to stderr.
 logging.getLogger("devagent").addHandler(logging.NullHandler())
 
-class Session:
+class Session(PromptNews, Rewinding):
     def __init__(
         self,
         repo: Path,
@@ -74,9 +76,14 @@ class Session:
         save_transcript: bool = True,
         resume: SavedSession | None = None,
         trust: WorkspaceTrust | None = None,
+        commands: CommandConsent | None = None,
     ) -> None:
         self.repo = Path(repo).resolve()
+        self.root = open_root(self.repo)  # every tool goes through it; a path naming another folder stops the turn
+        self.base = self.root.at if self.root is not None else self.repo  # the repository's files, through it
         self.trust = trust or WorkspaceTrust(self.repo)  # no one to ask: code runs only if trusted before
+        # no one to ask: only commands allowed before run
+        self.commands = commands or CommandConsent(self.repo, interactive=self.trust.interactive)
         config, self._untold = config.for_session(self.repo, resume)
         self.config = config
         self._client = client
@@ -97,23 +104,25 @@ class Session:
             store = open_memory(self.repo)
         self.store = store
         if resume is None:
-            self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns,
+            self.start = memory_modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns,
                                        now=self.started, aging_days=config.memory_aging_days)
         else:
-            self.start = modes.resumed(mode, resume, self.repo, store=store, now=self.started,
+            self.start = memory_modes.resumed(mode, resume, self.repo, store=store, now=self.started,
                                        aging_days=config.memory_aging_days)
         self.registry = ToolRegistry.for_mode(
             mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes,
             code_writes=config.code_writes, user_memory_writes=config.user_memory_writes)
         self.tool_definitions = self.registry.definitions()
+        # the repository's own instructions, given once it is trusted (agent.instructions)
+        self.instructions = RepositoryInstructions(self.repo, self.trust)
+        self._start_checkpoints(config.checkpoints_max_mb, config.checkpoints_max_age_days)
         self._begin_conversation(resume)
 
     def _begin_conversation(self, resume: SavedSession | None = None) -> None:
         """A new history (with a new transcript) from `self.start`, and the system prompt; or
         the saved conversation `resume`, after its last finished turn, in its own transcript."""
         self.system = self._system_blocks()
-        # What the requests send: thinking saved under other definitions is not sent again.
-        self.prefix = prefix_of(self.config.model, self.system, claude.as_sent(self.tool_definitions))
+        self.prefix = self._prefix()
         self.keeper = Keeper(self.config, memory_tool=self.start.memory_tool)
         self.memory_watch = MemoryWatch(self.store, self.config.memory_mode, self.start.seen)
         self._conversation_turns = 0
@@ -143,7 +152,7 @@ class Session:
         self.turn = max([m.turn for m in saved.messages] + [int(t.get("turn") or 0) for t in saved.turns] + [0])
         transcript = Transcript.reopen(self.repo, saved) if self._save_transcript else None
         # Memory is the user's: what they deleted or rewrote since is not sent again, neither
-        # in the rebuilt block (modes.resumed) nor in the model's earlier memory tool calls.
+        # in the rebuilt block (memory_modes.resumed) nor in the model's earlier memory tool calls.
         self.memory_watch.resume(saved, transcript, self.now())
         return History.resumed(saved, transcript, self.now, self.prefix)
 
@@ -160,6 +169,11 @@ class Session:
         stable = prompts.system_prompt()
         if self.start.memory_tool:
             stable = f"{stable}\n\n{prompts.memory_rules()}"
+        # In the first block, so its cache breakpoint covers them and a memory change after
+        # them does not write them to the cache again.
+        repository = self.instructions.text()
+        if repository:
+            stable = f"{stable}\n\n{repository}"
         blocks = [{"type": "text", "text": stable}]
         context = self.start.context
         memory = self.registry.get("memory")
@@ -169,6 +183,12 @@ class Session:
         if context:
             blocks.append({"type": "text", "text": context})
         return blocks
+
+    def _prefix(self) -> str:
+        """What this session's requests bind thinking to: the system blocks and the tools as a
+        request carries them. Computed here only, so that a resume, which computes it from the
+        same parts, finds the thinking saved under it."""
+        return prefix_of(self.config.model, self.system, claude.as_sent(self.tool_definitions))
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -230,13 +250,14 @@ class Session:
         """The turn's words and its loop; True when it was cancelled. A turn that did not end
         with a reply is closed in the history as such, or taken out when the API refused it."""
         if self.keeper.own_summary_due():
-            context.summarise(self.keeper, turn, self.history, self._write_summary)
+            compaction.summarise(self.keeper, turn, self.history, self._write_summary)
         start = len(self.history)
         self.history.turn_began(turn.cancel, start, turn=turn.id)
+        self._checkpoint_turn(turn.id, text, start)
         self._conversation_turns += 1
         try:
             notes = (self.keeper.notice_due() or "", self._memory_news() or "", self._memory_changed() or "",
-                     code_review.undone_news(self.registry, self.repo) or "")
+                     self._instructions_changed() or "", held_changes.undone_news(self.registry, self.base) or "")
             self.history.add_user_text(text, turn=turn.id, notes=notes)
             self._loop(turn)
         except TurnDeclined as declined:
@@ -274,8 +295,9 @@ class Session:
         for _ in range(self.config.max_api_calls_per_turn):
             if turn.cancel.cancelled:
                 raise TurnCancelled()
+            stop_if_moved(self.root, self.repo)
             reply = self._call_with_retries(turn)
-            context.report(self.keeper, turn, reply)
+            compaction.report(self.keeper, turn, reply)
             if reply.content:
                 self.history.append({"role": "assistant", "content": reply.content}, turn=turn.id)
             if reply.stop_reason in ("pause_turn", "compaction"):
@@ -293,9 +315,12 @@ class Session:
                     raise TurnFailed(OUTPUT_LIMIT)
                 return
             ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config,
-                              consent=self.trust.bound(turn))
-            results = code_review.settle(self.registry, turn, ctx, run_tools(self.registry, ctx, turn, reply))
+                              consent=self.trust.bound(turn), checkpoint=self.turn_checkpoint,
+                              commands=self.commands.bound(turn), turn=turn.id, root=self.root)
+            ran = run_tools(self.registry, ctx, turn, reply, self.instructions.reading_note)
+            results = held_changes.settle(self.registry, turn, ctx, ran)
             self.history.append({"role": "user", "content": results}, turn=turn.id)
+            stop_if_moved(self.root, self.repo)
             if turn.cancel.cancelled:
                 raise TurnCancelled()
         raise TurnFailed(
@@ -331,37 +356,6 @@ class Session:
             if turn.cancel.wait(delay):
                 raise TurnCancelled()
 
-    def _memory_changed(self) -> str | None:
-        """When the user or another program changed memory since the model last saw it: the
-        preloaded block (or the index) rebuilt from memory as it is now, the text of a deleted
-        memory taken out of the conversation's memory tool calls, so neither is sent again,
-        and the note that says which files changed."""
-        meanwhile = self.memory_watch.take_meanwhile()
-        change = self.memory_watch.changes()
-        if change is None:
-            return meanwhile.note() if meanwhile is not None else None
-        if change.rebuild:
-            fresh = modes.prepare(self.config.memory_mode, self.repo, store=self.store, now=self.now(),
-                                  aging_days=self.config.memory_aging_days, since=memory_context.REBUILT)
-            self.start.context = fresh.context
-            self.system = self._system_blocks()
-            self.prefix = prefix_of(self.config.model, self.system, self.tool_definitions)
-            # The old block's thinking is bound to it: the API would refuse it under the new one.
-            self.history.rebind(self.prefix)
-        if change.deleted or change.edited:
-            self.history.rewrite(scrubbed(self.history.messages, change.deleted, change.edited))
-            change.save_scrub(self.transcript, self.now())
-        log.info("memory changed outside the session (%d deleted, %d edited, %d new)%s",
-                 len(change.deleted), len(change.edited), len(change.added), ": its block is rebuilt" if change.rebuild else "")
-        return "\n\n".join(c.note() for c in (meanwhile, change) if c is not None)
-
-    def _memory_news(self) -> str | None:
-        """The user's decisions on held memory changes since the last turn, in one line."""
-        memory = self.registry.get("memory")
-        news = getattr(memory, "news", None)
-        # A new session's first turn follows no turn of its own.
-        return news(first_turn=self._conversation_turns == 1 and not self._resumed) if callable(news) else None
-
     # --- the end --------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -376,10 +370,10 @@ class Session:
         """Take the turn run under `cancel` back, once it has ended: out of the history when
         it is the last, and what it wrote by itself (code writes `auto`) put back. A sentence
         for the user when it had written files, else None."""
-        editor = code_review.editor_of(self.registry)
+        editor = held_changes.editor_of(self.registry)
         with self._lock:
             self.history.withdraw_turn(cancel)
-            said: str | None = None if editor is None else editor.undo_turn(cancel, self.repo)
+            said: str | None = None if editor is None else editor.undo_turn(cancel, self.base)
             return said
 
     def new_conversation(self) -> None:
@@ -391,9 +385,9 @@ class Session:
             self.started = self.now()
             mode = self.config.memory_mode
             if mode in REPLAY_MODES:
-                self.start = modes.SessionStart()  # replaying would bring this one back
+                self.start = SessionStart()  # replaying would bring this one back
             else:
-                self.start = modes.prepare(
+                self.start = memory_modes.prepare(
                     mode, self.repo, store=self.store, window_turns=self.config.window_turns, now=self.started
                 )
             self._begin_conversation()

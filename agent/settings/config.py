@@ -16,6 +16,7 @@ reads it, says what it holds, and never fails on it::
     [repos."/home/me/src/shop"]
     build = "make build"
     test = "make check"
+    network = true                     # build and test may reach the network (sandboxed, they cannot by default)
 """
 
 from __future__ import annotations
@@ -89,8 +90,14 @@ class AgentConfig:
     # Saved transcripts older than this, or beyond this total size, are removed at start.
     transcripts_max_age_days: int = 90
     transcripts_max_mb: int = 500
+    # Rewind's checkpoints ([checkpoints] in the file), likewise.
+    checkpoints_max_age_days: int = 30
+    checkpoints_max_mb: int = 200
     build_command: str | None = None
     test_command: str | None = None
+    # [repos."path"] network = true: build and test reach the network from their sandbox
+    # (agent.tools.toolchain.sandbox) in that repository; nowhere else.
+    network: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     # What the settings ignored (a broken config file, a key of the wrong kind): the app
     # shows it, the command line prints it.
@@ -167,7 +174,8 @@ class AgentConfig:
         return config, [note for note in config.model_notes if note not in told]
 
     def for_repository(self, repo: Path, file: dict[str, Any] | None = None) -> AgentConfig:
-        """The build and test commands the user set for this repository, if any."""
+        """The build and test commands the user set for this repository, if any, and whether
+        they may reach the network."""
         file = load_user_config() if file is None else file
         repos = file.get("repos") or {}
         wanted = _resolved(repo)
@@ -177,6 +185,7 @@ class AgentConfig:
                     self,
                     build_command=values.get("build") or self.build_command,
                     test_command=values.get("test") or self.test_command,
+                    network=values.get("network") is True or self.network,
                 )
         return self
 
@@ -288,6 +297,10 @@ def _long_session_settings(config: AgentConfig, file: dict[str, Any], problems: 
         changes["transcripts_max_age_days"] = transcripts["max_age_days"]
     if "max_total_mb" in transcripts:
         changes["transcripts_max_mb"] = transcripts["max_total_mb"]
+    checkpoints = file.get("checkpoints") or {}
+    for key, name in (("max_age_days", "checkpoints_max_age_days"), ("max_total_mb", "checkpoints_max_mb")):
+        if key in checkpoints:
+            changes[name] = checkpoints[key]
     switch = os.environ.get("DEVAGENT_CONTEXT", "").strip().lower()
     if switch in ("off", "0", "false", "no"):
         changes["context_management"] = False

@@ -23,6 +23,7 @@ What a file may hold (anything else is reported as unknown)::
     [repos."/home/me/src/shop"]
     build = "make build"
     test = "make check"
+    network = true                    # build and test may reach the network from their sandbox
 
     [context]                         # agent/conversation/window.py; thresholds in input tokens
     management = true                 # false: no clearing or compaction
@@ -33,6 +34,10 @@ What a file may hold (anything else is reported as unknown)::
     [transcripts]                     # removed at start, oldest first
     max_age_days = 90
     max_total_mb = 500
+
+    [checkpoints]                     # each turn's, for rewind; removed at start, oldest first
+    max_age_days = 30
+    max_total_mb = 200
 
     [voice]
     key = "f9"
@@ -205,7 +210,7 @@ def talk_key(value: Any) -> tuple[Any, str | None]:
     return None, f'"{word}" is not a key push-to-talk can use: F1 to F24, or Ctrl and a letter ("ctrl+t")'
 
 
-REPO_SETTINGS: dict[str, Check] = {"build": text, "test": text}
+REPO_SETTINGS: dict[str, Check] = {"build": text, "test": text, "network": flag}
 VOICE_SETTINGS: dict[str, Check] = {"key": talk_key, "stt_model": text, "model": text, "voice": text,
                                     "speak": flag}
 CONTEXT_SETTINGS: dict[str, Check] = {
@@ -241,7 +246,7 @@ def read(path: Path) -> tuple[dict[str, Any], list[Problem]]:
 def checked(data: dict[str, Any], source: str) -> tuple[dict[str, Any], list[Problem]]:
     """`data` without the keys of the wrong kind, and a Problem for each one left out."""
     problems: list[Problem] = []
-    clean = _table(data, SETTINGS, "", source, problems, tables=("repos", "voice", "context", "transcripts"))
+    clean = _table(data, SETTINGS, "", source, problems, tables=("repos", "voice", "context", "transcripts", "checkpoints"))
     if "repos" in data:
         repos = data["repos"]
         if not isinstance(repos, dict):
@@ -260,7 +265,8 @@ def checked(data: dict[str, Any], source: str) -> tuple[dict[str, Any], list[Pro
             problems.append(Problem(source, "voice", f"expected a table, found {_kind(voice)}"))
         else:
             clean["voice"] = _table(voice, VOICE_SETTINGS, "voice.", source, problems)
-    for name, checks in (("context", CONTEXT_SETTINGS), ("transcripts", TRANSCRIPT_SETTINGS)):
+    for name, checks in (("context", CONTEXT_SETTINGS), ("transcripts", TRANSCRIPT_SETTINGS),
+                         ("checkpoints", TRANSCRIPT_SETTINGS)):
         if name in data:
             if isinstance(data[name], dict):
                 clean[name] = _table(data[name], checks, f"{name}.", source, problems)

@@ -9,6 +9,7 @@ from typing import Any
 
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.guard import guarded
+from agent.tools.names import shown_name
 from agent.tools.toolchain.processes import Outcome, run_command
 from agent.tools.toolchain.user_environment import user_environment
 from memory import safe_git
@@ -34,7 +35,7 @@ class Entry:
     original: str | None = None
 
     def describe(self, counts: dict[str, tuple[str, str]]) -> str:
-        name = f"{self.original} -> {self.path}" if self.original else self.path
+        name = f"{shown_name(self.original)} -> {shown_name(self.path)}" if self.original else shown_name(self.path)
         added, removed = counts.get(self.path, ("", ""))
         stat = ""
         if added == "-":
@@ -162,10 +163,8 @@ class GitStatusTool:
         return {
             "name": self.name,
             "description": (
-                "The repository's current git state: branch, how far it is ahead of or behind "
-                "its upstream, staged, unstaged, conflicted and untracked files with lines "
-                "added and removed. Use it to answer what the user changed or is working on; "
-                "it shows the present state only, not history."
+                "The branch, how far it is from its upstream, and the staged, unstaged, "
+                "conflicted and untracked files with lines added and removed: the state now."
             ),
             "input_schema": {"type": "object", "properties": {}},
         }
@@ -223,14 +222,15 @@ class GitStatusTool:
             short = (status.oid or "")[:10]
             lines.append(f"HEAD is detached at {short}." if short else "HEAD is detached.")
         elif status.oid is None:
-            lines.append(f"Branch: {status.head} (no commits yet)")
+            lines.append(f"Branch: {shown_name(status.head)} (no commits yet)")
         else:
-            lines.append(f"Branch: {status.head}")
+            lines.append(f"Branch: {shown_name(status.head)}")
         if status.upstream:
+            upstream = shown_name(status.upstream)
             if status.ahead or status.behind:
-                lines.append(f"Upstream: {status.upstream}, {status.ahead} ahead, {status.behind} behind")
+                lines.append(f"Upstream: {upstream}, {status.ahead} ahead, {status.behind} behind")
             else:
-                lines.append(f"Upstream: {status.upstream}, up to date")
+                lines.append(f"Upstream: {upstream}, up to date")
         elif status.head is not None:
             lines.append("Upstream: none")
         if not (status.staged or status.unstaged or status.conflicted or status.untracked):
@@ -250,13 +250,13 @@ class GitStatusTool:
                 lines.append(f"  ... and {len(entries) - MAX_LISTED} more")
         if status.untracked:
             lines.append(f"Untracked ({len(status.untracked)}):")
-            lines += [f"  {p}" for p in status.untracked[:MAX_LISTED]]
+            lines += [f"  {shown_name(p)}" for p in status.untracked[:MAX_LISTED]]
             if len(status.untracked) > MAX_LISTED:
                 lines.append(f"  ... and {len(status.untracked) - MAX_LISTED} more")
         return "\n".join(lines)
 
     def _summary(self, status: Status) -> str:
-        parts = [status.head or "detached"]
+        parts = [shown_name(status.head) if status.head else "detached"]
         for label, n in (("staged", len(status.staged)), ("modified", len(status.unstaged)),
                          ("conflicted", len(status.conflicted)), ("untracked", len(status.untracked))):
             if n:

@@ -12,6 +12,8 @@ so every one of them is switched off for these calls.
 
 from __future__ import annotations
 
+import codecs
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +23,8 @@ from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_s
 from agent.tools.git import GIT_TIMEOUT, run_git
 from agent.tools.guard import guarded
 from agent.tools.masking import Masked, masking_note
-from agent.tools.paths import display_name, resolve_in_repository
+from agent.tools.names import given_name, shown_name
+from agent.tools.paths import repository_root, resolve_in_repository
 from agent.tools.toolchain.processes import Outcome
 from memory.secrets import mask_secrets
 
@@ -84,19 +87,31 @@ def parse_diff(raw: str) -> list[FileDiff]:
 def _name_of(line: str) -> str:
     # diff --git a/x b/x; a name with spaces is ambiguous here, and the +++ line fixes it
     rest = line[len("diff --git "):]
+    if rest.startswith('"') and rest.endswith('"'):  # git quoted both names: the +++ line says
+        return _git_unquoted(rest[rest.rindex(' "') + 1:])[2:] if ' "' in rest else rest
     half = rest[len(rest) // 2 + 1:] if rest.startswith("a/") else rest
     return half[2:] if half.startswith("b/") else half
 
 
+def _git_unquoted(text: str) -> str:
+    """A path as git writes it in a diff header: "a/caf\303\251\n" in C quotes when it holds
+    a control, a quote or a byte past ASCII; the name itself, for shown_name to show."""
+    if len(text) < 2 or not text.startswith('"') or not text.endswith('"'):
+        return text
+    raw, _ = codecs.escape_decode(text[1:-1].encode("utf-8", "surrogateescape"))
+    return os.fsdecode(raw)
+
+
 def _read_header(diff: FileDiff, line: str) -> None:
-    if line.startswith("+++ b/") or (line.startswith("--- a/") and diff.note == "deleted"):
-        diff.name = line[6:]
+    side = _git_unquoted(line[4:]) if line[:4] in ("+++ ", "--- ") else ""
+    if (line.startswith("+++ ") and side.startswith("b/")) or (line.startswith("--- ") and side.startswith("a/") and diff.note == "deleted"):
+        diff.name = side[2:]
     elif line.startswith("new file mode"):
         diff.note = "new file"
     elif line.startswith("deleted file mode"):
         diff.note = "deleted"
     elif line.startswith("rename from "):
-        diff.note = f"renamed from {line[len('rename from '):]}"
+        diff.note = f"renamed from {shown_name(_git_unquoted(line[len('rename from '):]))}"
     elif line.startswith("old mode "):
         diff.note = diff.note or "mode changed"
 
@@ -152,7 +167,7 @@ def numbered(hunk: list[str]) -> list[str]:
 def _describe(diff: FileDiff) -> str:
     what = "binary file, not shown" if diff.binary else f"+{diff.added} -{diff.removed}"
     note = f", {diff.note}" if diff.note else ""
-    return f"{display_name(diff.name)} ({what}{note})"
+    return f"{shown_name(diff.name)} ({what}{note})"
 
 
 class GitDiffTool:
@@ -162,20 +177,16 @@ class GitDiffTool:
         return {
             "name": self.name,
             "description": (
-                "What changed in the repository, line by line: each hunk with its old and new "
-                "line numbers (`-  141:` a removed line by its old number, `+  141:` an added "
-                "one by its new number). By default the staged and the unstaged changes against "
-                "HEAD; staged for the staged ones only; against a commit, branch or tag for the "
-                "working tree compared with it. Optionally for one file or folder (path). Binary "
-                "files are named, not shown; credentials are masked; a long diff is cut with a "
-                "note of the files left out. The diff is also drawn on the screen pane."
+                "What changed, line by line (`-  141:` a removed line by its old number, "
+                "`+  141:` an added one by its new number): by default staged and unstaged "
+                "changes against HEAD. Also drawn on the screen pane."
             ),
             "input_schema": {
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "description": "Optional file or folder, relative to the repository root."},
-                    "staged": {"type": "boolean", "description": "Only the changes staged for the next commit."},
-                    "against": {"type": "string", "description": "Optional commit, branch or tag (e.g. main, HEAD~3, v2.1) to compare the working tree with."},
+                    "path": {"type": "string", "description": "A file or folder."},
+                    "staged": {"type": "boolean", "description": "Only the staged changes."},
+                    "against": {"type": "string", "description": "A commit, branch or tag to compare the working tree with."},
                 },
             },
         }
@@ -202,25 +213,25 @@ class GitDiffTool:
         if staged is not None and not isinstance(staged, bool):
             raise ToolInputError(f"Error: staged must be true or false, got {staged!r}.")
         against = optional_str(input, "against")
-        repo = Path(ctx.repo)
+        repo = ctx.base  # git runs in the session's root descriptor, never in what took the path's place
         if not repo.is_dir():
-            return ToolResult(text=f"Error: the repository folder {repo} does not exist.", is_error=True, summary="no folder")
+            return ToolResult(text=f"Error: the repository folder {ctx.repo} does not exist.", is_error=True, summary="no folder")
         try:
             inside = hardened(repo, ctx, "rev-parse", "--is-inside-work-tree")
         except FileNotFoundError:
             return ToolResult(text="git is not installed on this machine (or not on PATH), so there is no diff to show.", is_error=True, summary="no git")
         if inside.output.strip() != "true":
             # outside a repository `git diff` would compare files instead (--no-index)
-            return ToolResult(text=f"{repo} is not a git repository, so there is no diff to show.", summary="not a repository")
+            return ToolResult(text=f"{ctx.repo} is not a git repository, so there is no diff to show.", summary="not a repository")
         pathspec: list[str] = []
         shown_path = ""
         path = optional_str(input, "path")
+        path = given_name(path) if path is not None else None  # as a listing showed it
         if path is not None and path.strip("/") not in ("", "."):
-            root = repo.resolve()
-            relative = resolve_in_repository(path, repo).relative_to(root).as_posix()
+            relative = resolve_in_repository(path, repo, Path(ctx.repo)).relative_to(repository_root(repo)).as_posix()
             if relative not in ("", "."):
                 pathspec = ["--", f":(literal){relative}"]
-                shown_path = display_name(relative)
+                shown_path = shown_name(relative)
         try:
             return self._diff(repo, ctx, bool(staged), against, pathspec, shown_path)
         except FileNotFoundError:
@@ -241,7 +252,7 @@ class GitDiffTool:
         parsed: list[tuple[str, list[FileDiff]]] = []
         for title, argv in sections:
             outcome = hardened(repo, ctx, *argv, *pathspec)
-            failure = self._failure(outcome, repo)
+            failure = self._failure(outcome, Path(ctx.repo))
             if failure is not None:
                 return failure
             parsed.append((title, parse_diff(outcome.output)))
@@ -249,7 +260,7 @@ class GitDiffTool:
 
     def _revision(self, repo: Path, ctx: ToolContext, against: str) -> str:
         if not REVISION.fullmatch(against) or ".." in against:
-            raise ToolInputError(f"Error: {display_name(against)[:200]!r} is not a commit, branch or tag name (one revision, such as main, HEAD~2 or a commit id).")
+            raise ToolInputError(f"Error: {shown_name(against)[:200]!r} is not a commit, branch or tag name (one revision, such as main, HEAD~2 or a commit id).")
         outcome = hardened(repo, ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{against}^{{commit}}")
         if outcome.returncode != 0 or not outcome.output.strip():
             raise ToolInputError(f"Error: there is no commit, branch or tag {against!r} in this repository.")
@@ -294,7 +305,7 @@ class GitDiffTool:
             for diff in diffs:
                 masked_hunks = []
                 for hunk in diff.hunks:
-                    masked, found = _masked_hunk(hunk, display_name(diff.name))
+                    masked, found = _masked_hunk(hunk, shown_name(diff.name))
                     masked_hunks.append(masked)
                     hits += found
                 screen += diff.header + [row for hunk in masked_hunks for row in hunk]
@@ -308,7 +319,7 @@ class GitDiffTool:
                 chars += size
             lines.append("")
         if untracked:
-            shown = ", ".join(display_name(p) for p in untracked[:MAX_UNTRACKED])
+            shown = ", ".join(shown_name(p) for p in untracked[:MAX_UNTRACKED])
             more = f" and {len(untracked) - MAX_UNTRACKED} more" if len(untracked) > MAX_UNTRACKED else ""
             lines.append(f"Untracked (new files git does not follow yet, not in the diff; read them with read_file): {shown}{more}")
         if not files:

@@ -10,9 +10,11 @@ import os
 import stat
 import subprocess
 
+import pytest
+
 from agent.decisions import Decision
-from agent.events import Notice
-from agent.workspace_trust import TrustAsked, TrustStore, WorkspaceTrust, repository_key, trust_file
+from agent.events import Notice, TrustAsked
+from agent.workspace_trust import TrustStore, WorkspaceTrust, repository_key, trust_file
 from tests.agent.sessions import session
 from tests.double.server import tool_use
 from tests.hostile_repos import argv_ran, dropped, hostile_git, node_repo, python_repo, rust_repo
@@ -41,6 +43,7 @@ def test_an_untrusted_repository_runs_none_of_its_code_and_the_model_and_user_he
     assert len(said) == 1 and "not trusted" in said[0] and f"devagent trust {repo}" in said[0]
 
 
+@pytest.mark.usefixtures("unsandboxed")
 def test_the_first_tool_asks_with_the_exact_command_and_nothing_runs_before_the_answer(tmp_path, claude_double):
     root = tmp_path / "sandbox"
     repo = python_repo(root)
@@ -98,6 +101,7 @@ def test_no_is_remembered_and_runs_nothing(tmp_path, claude_double):
     assert TrustStore().decision(repo).trusted is False
 
 
+@pytest.mark.usefixtures("unsandboxed")
 def test_npm_scripts_and_build_rs_wait_for_trust_and_run_with_it(tmp_path, claude_double):
     root = tmp_path / "sandbox"
     web, crate = node_repo(root), rust_repo(root)
@@ -132,19 +136,20 @@ def test_git_status_runs_no_program_the_repository_config_names(tmp_path):
     assert dropped(root) == []
 
 
-def test_the_key_is_the_clone_so_worktrees_and_links_share_one_answer(tmp_path):
+def test_the_key_is_the_work_tree_so_links_share_one_answer_and_worktrees_are_asked_each(tmp_path):
     root = tmp_path / "sandbox"
     repo = git_repo(root / "plain", commit=True)
     git(repo, "worktree", "add", "-q", str(root / "wt"))
     (root / "link").symlink_to(repo)
-    assert repository_key(root / "wt") == repository_key(repo) == repository_key(root / "link") == str((repo / ".git").resolve())
+    assert repository_key(repo) == repository_key(root / "link") == str(repo.resolve())
+    assert repository_key(root / "wt") == str((root / "wt").resolve())
     assert repository_key(repo / "sub" / "..") == repository_key(repo)
     old = os.umask(0)
     try:
-        TrustStore().remember(root / "wt", True)
+        TrustStore().remember(repo, True)
     finally:
         os.umask(old)
-    assert TrustStore().trusted(root / "link")
+    assert TrustStore().trusted(root / "link") and not TrustStore().trusted(root / "wt")
     assert stat.S_IMODE(trust_file().stat().st_mode) == 0o600
     assert stat.S_IMODE(trust_file().parent.stat().st_mode) == 0o700
     # a file others could have written grants nothing

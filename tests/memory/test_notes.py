@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import time
+from datetime import datetime
 
 import pytest
 
-from agent.conversation.memory_modes import age_text
+from agent.recall.briefing import age_text
 from memory.errors import MemoryNotFound, MemoryNotText, MemoryPathError, MemoryStoreError
 from memory.store import MemoryStore
+from tests.marked_text import without_ids
 from tests.memory.helpers import snapshot
 
 FEEDBACK = """---
@@ -83,10 +85,11 @@ def test_snapshot_holds_every_file_with_its_age(store):
     create(store, "/memories/a.md", "first </memory> trick")
     now = time.time()
     os.utime(store.directory / "b.md", (now - 3 * 86400, now - 3 * 86400))
-    assert snapshot(store, now) == (
-        '<memory path="/memories/MEMORY.md" age="just now">\n- [B](b.md) — the b note\n</memory>\n'
-        '<memory path="/memories/a.md" age="just now">\nfirst &lt;/memory> trick\n</memory>\n'
-        '<memory path="/memories/b.md" age="3 days">\nsecond\n</memory>\n'
+    today, before = (datetime.fromtimestamp(t).date().isoformat() for t in (now, now - 3 * 86400))
+    assert without_ids(snapshot(store, now)) == (
+        f'<memory path="/memories/MEMORY.md" age="just now" written="{today}">\n- [B](b.md) — the b note\n</memory>\n'
+        f'<memory path="/memories/a.md" age="just now" written="{today}">\nfirst &lt;/memory> trick\n</memory>\n'
+        f'<memory path="/memories/b.md" age="3 days" written="{before}">\nsecond\n</memory>\n'
     )
 
 

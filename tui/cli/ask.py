@@ -33,6 +33,7 @@ from agent.events import (
     ToolStarted,
     TurnFinished,
 )
+from tui.format import sanitize
 from tui.outcomes import OUTCOME_MARKS
 
 if TYPE_CHECKING:
@@ -51,6 +52,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     add_resume_option(parser)
     parser.add_argument("--trust", action="store_true",
                         help="let build and test run the repository's code for this run (nothing is remembered)")
+    parser.add_argument("--allow", action="append", default=[], metavar="COMMAND",
+                        help="a command text run_command may run in this run, exactly as written (again for more)")
     parser.add_argument("turns", nargs="*", metavar="TURN", help="what you would say, one turn each")
 
 
@@ -74,9 +77,13 @@ def run(name: str, args: argparse.Namespace) -> int:
 
     from agent.conversation import saved_sessions as sessions
     sessions.prune_for(config)
-    session = _open(repo, config, args.resume, trusted=bool(getattr(args, "trust", False)))
+    session = _open(repo, config, args.resume, trusted=bool(getattr(args, "trust", False)),
+                    allowed=tuple(getattr(args, "allow", None) or ()))
     if isinstance(session, int):
         return session
+    waiting = session.instructions.waiting_for_trust()
+    if waiting:
+        print(f"devagent: {waiting}", file=sys.stderr)
     printer = Printer(sys.stdout, sys.stderr, session.decisions)
     try:
         for turn in args.turns:
@@ -118,20 +125,23 @@ def _refusal(repo: Path, args: argparse.Namespace) -> str | None:
     return None
 
 
-def _open(repo: Path, config: AgentConfig, resume: str | None, trusted: bool = False) -> Session | int:
+def _open(repo: Path, config: AgentConfig, resume: str | None, trusted: bool = False,
+          allowed: tuple[str, ...] = ()) -> Session | int:
     """A new session, or the saved one `resume` names ("" the latest); else the exit status."""
-    from agent.conversation import saved_sessions as sessions
+    from agent.command_consent import CommandConsent
+    from agent.loop.resume import open_saved
     from agent.loop.session import Session
     from agent.workspace_trust import WorkspaceTrust
 
     # Nobody is there to ask: the repository's code runs only when it was trusted before
-    # (`devagent trust`) or with --trust for this run.
+    # (`devagent trust`) or with --trust for this run, and a command only when allowed before.
     trust = WorkspaceTrust(repo, for_this_run=trusted)
+    commands = CommandConsent(repo, allowed=allowed)
 
     try:
         if resume is None:
-            return Session(repo, config, trust=trust)
-        session, said = sessions.open_saved(repo, config, resume or None, trust=trust)
+            return Session(repo, config, trust=trust, commands=commands)
+        session, said = open_saved(repo, config, resume or None, trust=trust, commands=commands)
         if session is None:
             print(f"devagent ask: {said}", file=sys.stderr)
             return 2
@@ -155,7 +165,7 @@ class Printer:
     def __call__(self, event: Event) -> None:
         match event:
             case TextDelta(text=text):
-                self.out.write(text)
+                self.out.write(sanitize(text))
                 self.out.flush()
             case Progress(text=text):
                 self.err.write(f"[… {_printable(text)}]\n")
@@ -165,16 +175,16 @@ class Printer:
                     self._writing.add(event.tool_id)
                     self.err.write(f"[writing {_printable(event.target or event.name)}…]\n")
             case ToolStarted():
-                self.err.write(f"[{event.name}{_summary(event.summary)}]\n")
+                self.err.write(f"[{_printable(event.name)}{_summary(event.summary)}]\n")
             case ToolFinished():
                 shown = OUTCOME_MARKS[event.ended]
                 self.tools[str(event.outcome)] += 1
-                self.err.write(f"[{event.name} {shown.mark} {shown.word}{_summary(event.summary)}]\n")
+                self.err.write(f"[{_printable(event.name)} {shown.mark} {shown.word}{_summary(event.summary)}]\n")
             case AgentError(message=message):
                 self.failed = True
-                self.err.write(f"devagent: {message}\n")
+                self.err.write(f"devagent: {sanitize(message)}\n")
             case Notice(message=message):
-                self.err.write(f"devagent: {message}\n")
+                self.err.write(f"devagent: {sanitize(message)}\n")
             case Compacted():
                 self.err.write("[earlier conversation summarised]\n")
             case TurnFinished():
@@ -187,10 +197,11 @@ class Printer:
         # In review nobody is there to decide: the diff goes to stdout for the script,
         # and nothing is written.
         from agent.decisions import Decision
-        from agent.loop.held_changes import ASK, CodeChangeHeld
+        from agent.events import CodeChangeHeld
+        from agent.loop.held_changes import ASK
 
         if isinstance(event, CodeChangeHeld):
-            self.out.write(f"\n[would change {event.what}; not applied]\n{event.diff}")
+            self.out.write(sanitize(f"\n[would change {event.what}; not applied]\n{event.diff}"))
             self.out.flush()
             if self.decisions is not None:
                 self.decisions.post(Decision(event.id, False, ASK))
@@ -201,9 +212,10 @@ SLOW_INPUT_SECONDS = 1.0
 
 
 def _printable(text: str) -> str:
-    """One line of the model's words, with nothing a terminal would act on."""
-    return "".join(c for c in " ".join(text.split()) if c.isprintable())
+    """One line of the model's, a tool's or a file's words, with nothing a terminal would act
+    on: an escape sequence shows as ␛ and text, as in the app (tui.format.sanitize)."""
+    return " ".join(sanitize(text).split())
 
 
 def _summary(summary: str) -> str:
-    return f": {summary}" if summary else ""
+    return f": {_printable(summary)}" if summary else ""
