@@ -11,7 +11,7 @@ checks alone.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -277,6 +277,9 @@ class Briefing:
     def prepare(cls, session: Conversation, cancel: Cancellation | None) -> Briefing:
         """The last visit and the checks, run now."""
         last = last_visit(session.repo, exclude=_own_transcript(session))
+        if last is not None and session.config.memory_mode == "none":
+            # A session that keeps nothing of the past is not told the last one's words either.
+            last = replace(last, questions=(), last_reply="")
         ctx = ToolContext(repo=session.repo, cancel=cancel, config=session.config)
         store = session.store
         evidence: Callable[[], str] = (lambda: evidence_lines(store, session.repo)) if store is not None else str
