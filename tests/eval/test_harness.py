@@ -13,8 +13,8 @@ import subprocess
 import pytest
 
 from agent.eval.harness import MONDAY, EvalOptions, run_eval
-from agent.loop.welcome_back import OWN_WORDS
 from agent.eval.report import markdown_table, write_report
+from agent.loop.welcome_back import OWN_WORDS
 from agent.settings.config import AgentConfig
 from tests.eval.scripted_model import respond
 
