@@ -13,9 +13,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from agent.cancel import Cancellation
+from agent.events import Sink
 
 
 @dataclass(frozen=True)
@@ -70,14 +71,14 @@ class Decisions:
 
 
 class AskingTurn(Protocol):
-    """What asking needs of the turn (agent.loop.turn.TurnState): its id, its events (a question's
-    event is the asker's own type, not one of agent.events), its cancel and the mailbox."""
+    """What asking needs of the turn (agent.loop.turn.TurnState): its id, where its events go,
+    its cancel and the mailbox."""
 
     @property
     def id(self) -> int: ...
 
     @property
-    def emit(self) -> Callable[[Any], None]: ...
+    def emit(self) -> Sink: ...
 
     @property
     def cancel(self) -> Cancellation: ...

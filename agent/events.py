@@ -1,4 +1,7 @@
-"""What a turn reports to whoever drives it (the app, `devagent ask`, the evaluation).
+"""Every event a turn reports to whoever drives it (the app, `devagent ask`, the evaluation),
+and `Sink`, where they go: the loop's, a held code change's and a trust question's, and
+the session's as the app's turn driver reports them. One module, so a front end finds
+every event it may be handed in the `Event` union.
 
 Plain frozen dataclasses, free of the SDK, so the app can import them while the SDK still
 loads in the background. Every event carries the turn it belongs to: a consumer that
@@ -7,7 +10,10 @@ cancelled a turn drops the late events of that turn by comparing ids.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agent.settings.choices import ScreenFormat
@@ -204,6 +210,94 @@ class Notice:
     message: str
 
 
+@dataclass(frozen=True)
+class CodeChangeHeld:
+    """A change set waits for the user: a `Decision` about `id` applies it (yes) or keeps the files."""
+
+    turn: int
+    id: str  # the change set's, which the decision names
+    what: str  # the change in one line: `src/app.py (+3 −1)`
+    diff: str  # its unified diff, credentials masked
+
+
+@dataclass(frozen=True)
+class CodeChangeSettled:
+    """How a held change set ended: applied, kept, a conflict, or the turn was cancelled."""
+
+    turn: int
+    id: str  # the change set's, as CodeChangeHeld named it
+    state: str  # applied, kept, conflict or cancelled
+    what: str  # the change in one line, as CodeChangeHeld said it
+    said: str  # what the model hears, in the held calls' tool results
+    tool_ids: tuple[str, ...] = ()  # the held calls, whose tool lines now say how it ended
+    shown: str = ""  # what the user is shown: what happened, in their words
+
+    @property
+    def for_user(self) -> str:
+        return self.shown or self.said
+
+
+@dataclass(frozen=True)
+class CodeRun:
+    """What a tool would run: shown to the user exactly as it runs."""
+
+    tool: str  # "build" or "test"
+    commands: tuple[str, ...]
+    cwd: Path
+    environment: str | None = None  # the repository's environment it runs in, when it has one
+
+
+_requests = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class TrustRequest:
+    """The question to the user: whether `repo`'s code may run, as `run` would run it."""
+
+    repo: Path
+    run: CodeRun
+    id: str = field(default_factory=lambda: f"trust-{next(_requests)}")  # the id its Decision names
+
+
+@dataclass(frozen=True)
+class TrustAsked:
+    """A tool waits to run the repository's code: a yes `Decision` about `request.id` trusts it."""
+
+    turn: int
+    request: TrustRequest
+
+
+# --- the session, as the app's turn driver reports it --------------------------------------
+
+
+@dataclass(frozen=True)
+class TurnDone:
+    """The turn's thread returned: after its TurnFinished, or without one (it never began)."""
+
+    turn: int = -1
+
+
+@dataclass(frozen=True)
+class LoadFailed:
+    """The session could not start; every turn will say so."""
+
+    message: str
+    turn: int = -1
+
+
+@dataclass(frozen=True)
+class SessionNotice:
+    """Which session is held, when that is news: a resumed one, or none to resume."""
+
+    message: str
+    turn: int = -1
+    earlier: tuple[tuple[str, str], ...] = ()  # a resumed session's turns: (question, reply)
+
+
 Event = (
-    TurnStarted | TextDelta | ThinkingStarted | Progress | ToolInputArriving | ToolStarted | ToolFinished | ShowOnScreen | TurnFinished | AgentError | ContextStatus | Compacted | Notice
+    TurnStarted | TextDelta | ThinkingStarted | Progress | ToolInputArriving | ToolStarted | ToolFinished
+    | ShowOnScreen | TurnFinished | AgentError | ContextStatus | Compacted | Notice
+    | CodeChangeHeld | CodeChangeSettled | TrustAsked | TurnDone | LoadFailed | SessionNotice
 )
+# where a turn's events go: the app's inbox, `devagent ask`'s printer, the evaluation's log
+Sink = Callable[[Event], None]

@@ -3,7 +3,8 @@ passes before it gets there.
 
 devagent puts the repository's, the programs' and the past's words inside elements of its
 own: <tool_output> around a tool's result, <memory> around each memory in the prompt and in
-a memory-changed note, <notes> around the previous session's notes. Such text must not be
+a memory-changed note, <notes> around the previous session's notes, <instructions> around
+each of the repository's instruction files. Such text must not be
 able to close its element early and speak as the prompt, nor open one that claims another
 source. A reader does not need the exact spelling to take a tag for one: `</TOOL_OUTPUT>`,
 `</memory >`, `< /notes>`, a zero-width space or a soft hyphen inside the name, a fullwidth
@@ -21,7 +22,7 @@ from functools import lru_cache
 
 # Every element name devagent writes around outside text (tests/agent/test_marks.py
 # checks this list against the element names in agent/ and its prompts).
-MARKS = ("tool_output", "memory", "notes")
+MARKS = ("tool_output", "memory", "notes", "instructions")
 ESCAPED_BRACKET = "&lt;"
 
 # What a reader may take for "<": the bracket itself, its compatibility forms (＜ ﹤ fold
@@ -50,8 +51,10 @@ _LOOKALIKES = str.maketrans({
 # controls other than line breaks and tabs, combining marks, and the fillers drawn blank.
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Mn", "Me", "Cs", "Co", "Cn"})
 _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
-_NAMES = re.compile("|".join(f"[{_JOINERS}]{{0,3}}".join(re.escape(p) for p in mark.split("_")) for mark in MARKS))
-_FIRST_LETTERS = frozenset(mark[0] for mark in MARKS)
+# The names as the folded text spells them (an "i" in a name reads as the "l" it maps to).
+_FOLDED_MARKS = tuple(mark.translate(_LOOKALIKES) for mark in MARKS)
+_NAMES = re.compile("|".join(f"[{_JOINERS}]{{0,3}}".join(re.escape(p) for p in mark.split("_")) for mark in _FOLDED_MARKS))
+_FIRST_LETTERS = frozenset(mark[0] for mark in _FOLDED_MARKS)
 _LONGEST = max(len(mark) for mark in MARKS) + 6  # folded characters enough to hold any name
 
 

@@ -15,16 +15,15 @@ Not to be confused with memory.folder_trust, which is about whose memory folder 
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent.events import Notice
+from agent.events import CodeRun, Notice, TrustAsked, TrustRequest
 
 if TYPE_CHECKING:
     from agent.decisions import AskingTurn
@@ -145,36 +144,6 @@ class TrustStore:
 
 def how_to_trust(repo: Path) -> str:
     return f"`devagent trust {repo}` trusts it from now on; `devagent ask --trust` trusts it for one run"
-
-
-@dataclass(frozen=True)
-class CodeRun:
-    """What a tool would run: shown to the user exactly as it runs."""
-
-    tool: str  # "build" or "test"
-    commands: tuple[str, ...]
-    cwd: Path
-    environment: str | None = None  # the repository's environment it runs in, when it has one
-
-
-_requests = itertools.count(1)
-
-
-@dataclass(frozen=True)
-class TrustRequest:
-    """The question to the user: whether `repo`'s code may run, as `run` would run it."""
-
-    repo: Path
-    run: CodeRun
-    id: str = field(default_factory=lambda: f"trust-{next(_requests)}")  # the id its Decision names
-
-
-@dataclass(frozen=True)
-class TrustAsked:
-    """A tool waits to run the repository's code: a yes `Decision` about `request.id` trusts it."""
-
-    turn: int
-    request: TrustRequest
 
 
 class CodeConsent(Protocol):

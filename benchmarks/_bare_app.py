@@ -1,15 +1,16 @@
-"""The floor for the app's start-up and idle figures: a bare Textual app with the app's
-layout and stylesheet, built from Textual's own widgets, doing nothing else.
+"""The floor for the app's start-up and idle figures: a bare Textual app with the same
+three panes, a multi-line TextArea prompt, a status line and a footer, from Textual's own
+widgets and nothing else: no stylesheet of the app's (its cost belongs to the figure).
 
-    python benchmarks/_bare_app.py
+    python benchmarks/_bare_app.py [--app-stylesheet]
 
 It shows the same placeholder as the app's prompt, so the first paint is found the same
-way. The prompt is a TextArea, as the app's is (tui.widgets.prompt) since it takes several
-lines.
+way. `--app-stylesheet` loads tui/app.tcss too: the old floor, which hid that cost.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from textual.app import App, ComposeResult
@@ -21,8 +22,6 @@ PLACEHOLDER = "Ask about this repository… Enter sends · Ctrl+J new line · F1
 
 
 class BareApp(App):
-    CSS_PATH = STYLESHEET if STYLESHEET.exists() else None
-
     def compose(self) -> ComposeResult:
         with Horizontal(id="panes"):
             yield VerticalScroll(Static("Welcome."), id="conversation")
@@ -36,5 +35,9 @@ class BareApp(App):
         self.query_one(TextArea).focus()
 
 
+class StyledBareApp(BareApp):
+    CSS_PATH = STYLESHEET
+
+
 if __name__ == "__main__":
-    BareApp().run()
+    (StyledBareApp if "--app-stylesheet" in sys.argv[1:] else BareApp)().run()

@@ -1,12 +1,7 @@
 """How quickly the app answers, measured on the real `devagent` binary in a pseudo-terminal.
 
-Each figure has a floor measured in the same run:
-- launch to first paint (the input line on screen), median of several launches; floor:
-  a bare Textual app with the same layout and stylesheet (benchmarks/_bare_app.py),
-  started the same way. Target: at most 1.25x. Both start as an installed app does, from
-  compiled bytecode (in a cache of the run's own, after one launch each that is not
-  timed), even where PYTHONDONTWRITEBYTECODE is set: compiling every module from source
-  on every launch would time the compiler, mostly on the app's side.
+Each figure has a floor measured in the same run (launch to first paint is
+benchmarks/first_paint.py's, in tmux):
 - key-to-screen latency while a long reply streams: a key written to the terminal until
   that character comes back in the app's output, p99; floor: the p99 of the same keys
   with nothing streaming. Target: at most 1.5x, and no key over 100 ms.
@@ -16,7 +11,7 @@ Each figure has a floor measured in the same run:
 
 Everything runs under a temporary folder, against the Claude double in its own process.
 
-    uv run python benchmarks/tui_latency.py [--launches 3] [--keys 200] [--writes 10] [--settle 2]
+    uv run python benchmarks/tui_latency.py [--keys 200] [--writes 10] [--settle 2]
 
 While the user types, the app holds streamed text back until a pause (tui.widgets.conversation.pane)
 so keys never wait behind the layout a growing reply causes, and the voice's threads run at a
@@ -128,18 +123,17 @@ def ms(seconds: float) -> str:
 
 
 def run() -> list[Row]:
-    return measure(launches=3, keys=200, writes=10, paragraphs=120, settle=2.0)
+    return measure(keys=200, writes=10, paragraphs=120, settle=2.0)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--launches", type=int, default=3)
     parser.add_argument("--keys", type=int, default=200)
     parser.add_argument("--writes", type=int, default=10)
     parser.add_argument("--paragraphs", type=int, default=120, help="length of the streamed reply")
     parser.add_argument("--settle", type=float, default=2.0, help="seconds after the voice has loaded before timing")
     args = parser.parse_args(argv)
-    print_rows(measure(args.launches, args.keys, args.writes, args.paragraphs, args.settle))
+    print_rows(measure(args.keys, args.writes, args.paragraphs, args.settle))
     return 0
 
 
@@ -233,26 +227,6 @@ def voice_settled(term: Terminal, timeout: float = 120.0) -> None:
     raise TimeoutError("the voice never finished loading")
 
 
-def first_paints(argv: list[str], bare_argv: list[str], env: dict[str, str], launches: int):
-    """Launches alternate between the app and the bare app, so load drifts hit both; the
-    first round only fills the bytecode cache."""
-    paints, floors = [], []
-    for command in (bare_argv, argv):
-        term = Terminal(command, env)
-        try:
-            term.wait_for(FIRST_PAINT)
-        finally:
-            term.close()
-    for _ in range(launches):
-        for command, into in ((bare_argv, floors), (argv, paints)):
-            term = Terminal(command, env)
-            try:
-                into.append(term.wait_for(FIRST_PAINT) - term.started)
-            finally:
-                term.close()
-    return paints, floors
-
-
 def type_keys(term: Terminal, count: int) -> list[float]:
     latencies = []
     for i in range(count):
@@ -270,7 +244,7 @@ def type_keys(term: Terminal, count: int) -> list[float]:
     return latencies
 
 
-def measure(launches: int, keys: int, writes: int, paragraphs: int, settle: float) -> list[Row]:
+def measure(keys: int, writes: int, paragraphs: int, settle: float) -> list[Row]:
     # a long spoken-style answer: paragraphs and a short list (code goes to the screen pane)
     long_reply = "\n\n".join(
         f"Paragraph {i}: the build log shows the same error in the review orchestrator again, "
@@ -285,9 +259,6 @@ def measure(launches: int, keys: int, writes: int, paragraphs: int, settle: floa
         "default": reply(text("ok")),
     }
     with launched_world(script) as (world, env, argv, tmp):
-        bare_argv = [sys.executable, str(ROOT / "benchmarks" / "_bare_app.py")]
-        paints, bare_paints = first_paints(argv, bare_argv, env, launches)
-
         bare_folder = tmp / "bare-watch"
         bare_folder.mkdir()
         watcher = BareWatcher(bare_folder)
@@ -331,8 +302,6 @@ def measure(launches: int, keys: int, writes: int, paragraphs: int, settle: floa
             watcher.close()
 
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; streamed reply {len(long_reply)} chars")
-    print(f"first paint        median {ms(median(paints))}  (runs: {', '.join(ms(p) for p in paints)});"
-          f"  bare app {ms(median(bare_paints))} (runs: {', '.join(ms(p) for p in bare_paints)})")
     print(f"key to screen      p50 {ms(percentile(latencies, 50))}  p99 {ms(percentile(latencies, 99))}  max {ms(max(latencies))}"
           f"  over {len(latencies)} keys{' while streaming' if still_streaming else ' (the reply ended during the run)'};"
           f"  nothing streaming: p50 {ms(percentile(quiet_keys, 50))}  p99 {ms(percentile(quiet_keys, 99))}  max {ms(max(quiet_keys))}")
@@ -341,8 +310,6 @@ def measure(launches: int, keys: int, writes: int, paragraphs: int, settle: floa
           f"  bare awatch p50 {ms(percentile(bare_shown, 50))}  max {ms(max(bare_shown))}")
     streaming_note = "" if still_streaming else "the reply ended before the last key"
     return [
-        Row("first paint", median(paints) * 1000, median(bare_paints) * 1000, 1.25,
-            floor_is="bare Textual app"),
         Row("key to screen p99, reply streaming", percentile(latencies, 99) * 1000,
             percentile(quiet_keys, 99) * 1000, 1.5, floor_is="p99, nothing streaming",
             note=streaming_note),

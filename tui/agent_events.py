@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from tui.earlier import draw as draw_earlier
 from tui.screens import trust as trust_prompt
-from tui.turns import LoadFailed, SessionNotice, TurnDone
 from tui.widgets.conversation import code_review
 
 if TYPE_CHECKING:
@@ -22,14 +21,17 @@ async def show(app: TurnView, token: int, event: object) -> None:
         AgentError,
         Compacted,
         ContextStatus,
+        LoadFailed,
         Notice,
         Progress,
+        SessionNotice,
         ShowOnScreen,
         TextDelta,
         ThinkingStarted,
         ToolFinished,
         ToolInputArriving,
         ToolStarted,
+        TurnDone,
         TurnFinished,
         TurnStarted,
     )

@@ -15,7 +15,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,36 +23,13 @@ from agent.settings.config import AgentConfig
 from tui.inbox import Inbox
 
 if TYPE_CHECKING:
+    from agent.events import Event
     from agent.workspace_trust import WorkspaceTrust
     from memory.seam import Store
 
 LOADING_SDK = "the Claude SDK to load"
 LOADING_SESSION = "the session to start (memory, tools)"
 LOADING_CLIENT = "the API client"
-
-
-@dataclass(frozen=True)
-class TurnDone:
-    """The turn's thread returned: after its TurnFinished, or without one (it never began)."""
-
-    turn: int = -1
-
-
-@dataclass(frozen=True)
-class LoadFailed:
-    """The session could not start; every turn will say so."""
-
-    message: str
-    turn: int = -1
-
-
-@dataclass(frozen=True)
-class SessionNotice:
-    """Which session the driver holds, when that is news: a resumed one, or none to resume."""
-
-    message: str
-    turn: int = -1
-    earlier: tuple[tuple[str, str], ...] = ()  # a resumed session's turns: (question, reply)
 
 
 class TurnDriver:
@@ -121,6 +97,7 @@ class TurnDriver:
                 self.settled.set()
 
     def _load(self) -> None:
+        from agent.events import LoadFailed, SessionNotice
         from agent.heap import building_for_good
 
         try:
@@ -131,6 +108,9 @@ class TurnDriver:
                 warm_client(session)
             # set last: a question waits on the session, and then finds its client ready
             self.session = session
+            waiting = session.instructions.waiting_for_trust()
+            if waiting:
+                self.inbox.put(0, SessionNotice(waiting))
         except Exception as exc:
             self.error = f"The agent could not start: {exc}"
             self.inbox.put(0, LoadFailed(self.error))
@@ -158,6 +138,7 @@ class TurnDriver:
             session, said = sessions.open_saved(self.repo, self.config, resume or None, store=self.store, trust=self.trust())
             if session is None:
                 said += " A new session starts instead."
+            from agent.events import SessionNotice
             from tui.earlier import earlier_turns
 
             earlier = tuple(earlier_turns(session.messages)) if session is not None else ()
@@ -174,6 +155,8 @@ class TurnDriver:
 
     def switch_to(self, wanted: str) -> None:
         """Between turns, on a worker thread: the saved session `wanted` replaces this one."""
+        from agent.events import SessionNotice
+
         current = self.session
         transcript = getattr(current, "transcript", None)
         if transcript is not None and wanted in transcript.path.name:
@@ -189,6 +172,8 @@ class TurnDriver:
     def new_conversation(self) -> None:
         """On a worker thread: the session forgets the turns so far (after a cancelled turn
         has wound down, on the session's lock)."""
+        from agent.events import SessionNotice
+
         if self.session is not None:
             self.session.new_conversation()
             self.inbox.put(0, SessionNotice("New conversation: Claude no longer sees the turns above."))
@@ -258,6 +243,8 @@ class TurnDriver:
         cancel.cancel()
 
         def forget() -> None:
+            from agent.events import SessionNotice
+
             thread.join()
             if self.session is not None:
                 said = self.session.withdraw(cancel)
@@ -269,9 +256,9 @@ class TurnDriver:
         return "live" if live else "done"
 
     def _run(self, text: str, token: int, cancel: Cancellation, after: threading.Thread | None = None) -> None:
-        from agent.events import AgentError  # the events are built after the first frame
+        from agent.events import AgentError, TurnDone  # the events are built after the first frame
 
-        def sink(event: object) -> None:
+        def sink(event: Event) -> None:
             self.inbox.put(token, event)
 
         try:

@@ -13,11 +13,11 @@ is written.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Any
 
 from agent.conversation.history import tool_result
 from agent.decisions import AskingTurn, Decision
+from agent.events import CodeChangeHeld, CodeChangeSettled
 from agent.marks import escape_marks
 from agent.tools.base import HeldCall, ToolContext
 from agent.tools.editor.change_set import ChangeSet
@@ -41,33 +41,6 @@ UNDONE = (
     "The user undid your applied change to {files} (with Ctrl+R or devagent undo): {what} back as before that change. "
     "Do not make it again unless they ask for it, and view a file again before you change it."
 )
-
-
-@dataclass(frozen=True)
-class CodeChangeHeld:
-    """A change set waits for the user: a `Decision` about `id` applies it (yes) or keeps the files."""
-
-    turn: int
-    id: str  # the change set's, which the decision names
-    what: str  # the change in one line: `src/app.py (+3 −1)`
-    diff: str  # its unified diff, credentials masked
-
-
-@dataclass(frozen=True)
-class CodeChangeSettled:
-    """How a held change set ended: applied, kept, a conflict, or the turn was cancelled."""
-
-    turn: int
-    id: str  # the change set's, as CodeChangeHeld named it
-    state: str  # applied, kept, conflict or cancelled
-    what: str  # the change in one line, as CodeChangeHeld said it
-    said: str  # what the model hears, in the held calls' tool results
-    tool_ids: tuple[str, ...] = ()  # the held calls, whose tool lines now say how it ended
-    shown: str = ""  # what the user is shown: what happened, in their words
-
-    @property
-    def for_user(self) -> str:
-        return self.shown or self.said
 
 
 def masked_diff(change: ChangeSet) -> str:

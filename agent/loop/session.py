@@ -25,7 +25,8 @@ from agent.conversation.history import CANCELLED_NOTE, FAILED_NOTE, History, bou
 from agent.conversation.transcripts import SavedSession, Transcript
 from agent.conversation.window import Keeper
 from agent.decisions import Decisions
-from agent.events import AgentError, Notice, TurnFinished, TurnStarted, Usage
+from agent.events import AgentError, Notice, Sink, TurnFinished, TurnStarted, Usage
+from agent.instructions.block import RepositoryInstructions
 from agent.loop import claude, summary_call, welcome_back
 from agent.loop import held_changes as code_review
 from agent.loop.faults import (
@@ -37,12 +38,11 @@ from agent.loop.faults import (
     TurnFailed,
     traceback_worth_keeping,
 )
+from agent.loop.news import PromptNews
 from agent.loop.stream import Reply, stream_reply
 from agent.loop.tool_calls import run_tools, untrusted
-from agent.loop.turn import Sink, TurnState, safe
-from agent.recall import briefing as memory_context
+from agent.loop.turn import TurnState, safe
 from agent.recall.changes import MemoryWatch
-from agent.recall.scrub import scrubbed
 from agent.settings.choices import MEMORY_TOOL_MODES, REPLAY_MODES
 from agent.settings.config import AgentConfig, api_key_problem
 from agent.tools.base import Tool, ToolContext
@@ -57,7 +57,7 @@ log = logging.getLogger("devagent.session")
 # into the log folder); never Python's last-resort printing to stderr.
 logging.getLogger("devagent").addHandler(logging.NullHandler())
 
-class Session:
+class Session(PromptNews):
     def __init__(
         self,
         repo: Path,
@@ -102,6 +102,8 @@ class Session:
             mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes,
             code_writes=config.code_writes, user_memory_writes=config.user_memory_writes)
         self.tool_definitions = self.registry.definitions()
+        # the repository's own instructions, given once it is trusted (agent.instructions)
+        self.instructions = RepositoryInstructions(self.repo, self.trust)
         self._begin_conversation(resume)
 
     def _begin_conversation(self, resume: SavedSession | None = None) -> None:
@@ -156,6 +158,11 @@ class Session:
         stable = prompts.system_prompt()
         if self.start.memory_tool:
             stable = f"{stable}\n\n{prompts.memory_rules()}"
+        # In the first block, so its cache breakpoint covers them and a memory change after
+        # them does not write them to the cache again.
+        repository = self.instructions.text()
+        if repository:
+            stable = f"{stable}\n\n{repository}"
         blocks = [{"type": "text", "text": stable}]
         context = self.start.context
         memory = self.registry.get("memory")
@@ -242,7 +249,7 @@ class Session:
         self._conversation_turns += 1
         try:
             notes = (self.keeper.notice_due() or "", self._memory_news() or "", self._memory_changed() or "",
-                     code_review.undone_news(self.registry, self.repo) or "")
+                     self._instructions_changed() or "", code_review.undone_news(self.registry, self.repo) or "")
             self.history.add_user_text(text, turn=turn.id, notes=notes)
             self._loop(turn)
         except TurnDeclined as declined:
@@ -336,37 +343,6 @@ class Session:
             attempt += 1
             if turn.cancel.wait(delay):
                 raise TurnCancelled()
-
-    def _memory_changed(self) -> str | None:
-        """When the user or another program changed memory since the model last saw it: the
-        preloaded block (or the index) rebuilt from memory as it is now, the text of a deleted
-        memory taken out of the conversation's memory tool calls, so neither is sent again,
-        and the note that says which files changed."""
-        meanwhile = self.memory_watch.take_meanwhile()
-        change = self.memory_watch.changes()
-        if change is None:
-            return meanwhile.note() if meanwhile is not None else None
-        if change.rebuild:
-            fresh = modes.prepare(self.config.memory_mode, self.repo, store=self.store, now=self.now(),
-                                  aging_days=self.config.memory_aging_days, since=memory_context.REBUILT)
-            self.start.context = fresh.context
-            self.system = self._system_blocks()
-            self.prefix = prefix_of(self.config.model, self.system, self.tool_definitions)
-            # The old block's thinking is bound to it: the API would refuse it under the new one.
-            self.history.rebind(self.prefix)
-        if change.deleted or change.edited:
-            self.history.rewrite(scrubbed(self.history.messages, change.deleted, change.edited))
-            change.save_scrub(self.transcript, self.now())
-        log.info("memory changed outside the session (%d deleted, %d edited, %d new)%s",
-                 len(change.deleted), len(change.edited), len(change.added), ": its block is rebuilt" if change.rebuild else "")
-        return "\n\n".join(c.note() for c in (meanwhile, change) if c is not None)
-
-    def _memory_news(self) -> str | None:
-        """The user's decisions on held memory changes since the last turn, in one line."""
-        memory = self.registry.get("memory")
-        news = getattr(memory, "news", None)
-        # A new session's first turn follows no turn of its own.
-        return news(first_turn=self._conversation_turns == 1 and not self._resumed) if callable(news) else None
 
     # --- the end --------------------------------------------------------------------------
 

@@ -8,14 +8,11 @@ time one by one.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.cancel import Cancellation
 from agent.decisions import Decisions
-from agent.events import Event, Progress, TextDelta, ThinkingStarted, ToolInputArriving, Usage
-
-Sink = Callable[[Event], None]
+from agent.events import Event, Progress, Sink, TextDelta, ThinkingStarted, ToolInputArriving, Usage
 
 
 @dataclass

@@ -25,7 +25,7 @@ from agent.tools.base import ToolContext, ToolResult
 from agent.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from agent.loop.turn import Sink
+    from agent.events import Sink
     from agent.settings.config import AgentConfig
     from memory.seam import Store
 

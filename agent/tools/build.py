@@ -95,7 +95,7 @@ class _Runner:
         # what devagent chose to run is asked about, with the plan made, so that what the
         # user is shown is exactly what runs.
         if ctx.consent is not None and plan.toolchain != "custom":
-            from agent.workspace_trust import CodeRun
+            from agent.events import CodeRun
 
             commands = tuple(step.command_line() for step in plan.steps)
             refused = ctx.consent.may_run(CodeRun(self.kind, commands, repo, plan.environment))

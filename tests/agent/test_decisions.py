@@ -10,7 +10,7 @@ import threading
 
 from agent.cancel import Cancellation
 from agent.decisions import Decision, Decisions
-from agent.loop.held_changes import CodeChangeHeld, CodeChangeSettled
+from agent.events import CodeChangeHeld, CodeChangeSettled
 from agent.loop.session import Session
 from agent.settings.config import AgentConfig
 from agent.tools.text_editor import EDITOR_NAME

@@ -11,8 +11,8 @@ import stat
 import subprocess
 
 from agent.decisions import Decision
-from agent.events import Notice
-from agent.workspace_trust import TrustAsked, TrustStore, WorkspaceTrust, repository_key, trust_file
+from agent.events import Notice, TrustAsked
+from agent.workspace_trust import TrustStore, WorkspaceTrust, repository_key, trust_file
 from tests.agent.sessions import session
 from tests.double.server import tool_use
 from tests.hostile_repos import argv_ran, dropped, hostile_git, node_repo, python_repo, rust_repo

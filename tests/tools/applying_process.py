@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 from agent.decisions import Decision
-from agent.events import AgentError
-from agent.loop.held_changes import CodeChangeHeld
+from agent.events import AgentError, CodeChangeHeld
 from agent.loop.session import Session
 from agent.settings.config import AgentConfig
 

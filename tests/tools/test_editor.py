@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.decisions import Decision
-from agent.loop.held_changes import CodeChangeHeld, CodeChangeSettled
+from agent.events import CodeChangeHeld, CodeChangeSettled
 from agent.loop.session import Session
 from agent.settings.config import AgentConfig
 from agent.tools.editor.journal import history, undo_last

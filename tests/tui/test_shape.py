@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import threading
 
-from agent.events import TextDelta, TurnFinished, TurnStarted
+from agent.events import TextDelta, TurnDone, TurnFinished, TurnStarted
 from agent.voice.status import VoiceStatus, voice_off
 from tests.double.server import reply, text
-from tui.turns import TurnDone, TurnDriver
+from tui.turns import TurnDriver
 from tui.widgets.panes import WIDE
 
 

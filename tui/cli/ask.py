@@ -187,7 +187,8 @@ class Printer:
         # In review nobody is there to decide: the diff goes to stdout for the script,
         # and nothing is written.
         from agent.decisions import Decision
-        from agent.loop.held_changes import ASK, CodeChangeHeld
+        from agent.events import CodeChangeHeld
+        from agent.loop.held_changes import ASK
 
         if isinstance(event, CodeChangeHeld):
             self.out.write(f"\n[would change {event.what}; not applied]\n{event.diff}")

@@ -28,7 +28,7 @@ from tui.decided import Decided
 from tui.widgets.conversation.code_review import normalised_words
 
 if TYPE_CHECKING:
-    from agent.workspace_trust import TrustRequest
+    from agent.events import TrustRequest
     from tui.host import TrustHost
 
 TRUST_WORDS = {"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "trust", "trust it", "yes trust it",
@@ -161,7 +161,7 @@ def close_undecided(app: TrustHost) -> None:
 
 def show_event(app: TrustHost, event: object) -> bool:
     """Opens the dialog for a `TrustAsked` event (the voice asks too); False for any other event."""
-    from agent.workspace_trust import TrustAsked
+    from agent.events import TrustAsked
 
     if not isinstance(event, TrustAsked):
         return False

@@ -21,7 +21,7 @@ from tui import format as fmt
 from tui.decided import Decided
 
 if TYPE_CHECKING:
-    from agent.loop.held_changes import CodeChangeHeld, CodeChangeSettled
+    from agent.events import CodeChangeHeld, CodeChangeSettled
     from tui.host import ReviewHost
 
 APPLY_WORDS = {"apply", "apply it", "yes", "yes apply", "yes apply it", "ok apply", "apply the change", "do it"}
@@ -125,8 +125,7 @@ def answer(app: ReviewHost, text: str) -> bool:
 
 async def show_event(app: ReviewHost, event: object) -> bool:
     """Shows a code change event; False when `event` is not one."""
-    from agent.events import ToolFinished
-    from agent.loop.held_changes import CodeChangeHeld, CodeChangeSettled
+    from agent.events import CodeChangeHeld, CodeChangeSettled, ToolFinished
     from agent.tools.text_editor import EDITOR_NAME
 
     if isinstance(event, ToolFinished) and event.name == EDITOR_NAME and event.summary.startswith("changed"):
