@@ -1,4 +1,4 @@
-"""The user's answers to the questions a turn waits on: a held code change, trusting the repository.
+"""The user's answers to the questions a turn waits on: a held code change, trusting the repository, a command.
 
 The turn asks through the session's one `Decisions` mailbox: the question is opened under
 an id, its event shows it (carrying only data and that id), and the turn's thread waits
@@ -21,9 +21,14 @@ from agent.events import Sink
 
 @dataclass(frozen=True)
 class Decision:
-    about: str  # the id of the question: a change set's, a trust request's
-    yes: bool  # apply the change; trust the repository
+    about: str  # the id of the question: a change set's, a trust request's, a command's
+    yes: bool  # apply the change; trust the repository; run the command
     why: str = ""  # what the model hears of a "no" that was not the user's own (devagent ask)
+    # A command's yes (agent.command_consent): the text as the user left it, when they
+    # edited it; whether to run it without asking from now on; whether it has the network.
+    edited: str | None = None
+    always: bool = False
+    network: bool = False
 
 
 class Decisions:

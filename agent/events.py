@@ -257,6 +257,9 @@ class TrustRequest:
     repo: Path
     run: CodeRun
     id: str = field(default_factory=lambda: f"trust-{next(_requests)}")  # the id its Decision names
+    # An answer kept under the old key (the git folder), which is why it is asked again:
+    # "trusted on <date>, kept under the old key, the git folder <path>"; "" when none.
+    earlier: str = ""
 
 
 @dataclass(frozen=True)
@@ -265,6 +268,55 @@ class TrustAsked:
 
     turn: int
     request: TrustRequest
+
+
+_commands = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class CommandRequest:
+    """The question to the user: may `command` run in `repo`, for `reason` (agent.command_consent)."""
+
+    repo: Path
+    command: str
+    reason: str
+    network: bool  # the model says it needs the network; the user decides
+    unsandboxed: str | None = None  # why the sandbox cannot run here; None when it can
+    id: str = field(default_factory=lambda: f"command-{next(_commands)}")
+
+
+@dataclass(frozen=True)
+class CommandAsked:
+    """A command waits for the user: a yes `Decision` about `request.id` runs it."""
+
+    turn: int
+    request: CommandRequest
+
+
+@dataclass(frozen=True)
+class CommandStarted:
+    """An approved command runs (agent.tools.command): `CommandOutput` events with the same
+    `run` follow, then one `CommandEnded`."""
+
+    turn: int
+    run: str
+    command: str
+    network: bool
+    sandboxed: bool
+
+
+@dataclass(frozen=True)
+class CommandOutput:
+    turn: int
+    run: str
+    text: str  # masked, whole lines
+
+
+@dataclass(frozen=True)
+class CommandEnded:
+    turn: int
+    run: str
+    said: str  # "exit code 0 in 1.2 s", "cancelled: ...", "stopped after 10.0 min: the time limit"
 
 
 # --- the session, as the app's turn driver reports it --------------------------------------
@@ -297,7 +349,8 @@ class SessionNotice:
 Event = (
     TurnStarted | TextDelta | ThinkingStarted | Progress | ToolInputArriving | ToolStarted | ToolFinished
     | ShowOnScreen | TurnFinished | AgentError | ContextStatus | Compacted | Notice
-    | CodeChangeHeld | CodeChangeSettled | TrustAsked | TurnDone | LoadFailed | SessionNotice
+    | CodeChangeHeld | CodeChangeSettled | TrustAsked | CommandAsked | CommandStarted | CommandOutput | CommandEnded
+    | TurnDone | LoadFailed | SessionNotice
 )
 # where a turn's events go: the app's inbox, `devagent ask`'s printer, the evaluation's log
 Sink = Callable[[Event], None]

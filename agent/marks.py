@@ -12,11 +12,21 @@ source. A reader does not need the exact spelling to take a tag for one: `</TOOL
 compatibility forms, accents and invisible characters folded away, lookalike letters taken
 for the Latin ones) and, wherever an opening bracket is followed by a mark's name, replaces
 that bracket with `&lt;`. Everything else stays as it was, byte for byte.
+
+No list of lookalikes is complete (`ᴛᴏᴏʟ_ᴏᴜᴛᴘᴜᴛ` in small capitals, `tøøl` with a stroke, a
+bracket nobody listed), so the escape is not what holds the boundary. Each marked text gets
+an id of its own, 128 random bits drawn once its text is known: the opening and the closing
+mark carry it, and the system prompt says that only the closing mark with its opening's id
+ends the text. The text cannot hold the id (it was drawn after, and redrawn in the
+impossible case it occurs), and no repository can learn it in time: a result's id does not
+exist until the program that wrote the result has finished. The id is drawn once, and the
+marked text is what the history keeps, so a request sent again carries the same bytes.
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 import unicodedata
 from functools import lru_cache
 
@@ -24,6 +34,7 @@ from functools import lru_cache
 # checks this list against the element names in agent/ and its prompts).
 MARKS = ("tool_output", "memory", "notes", "instructions")
 ESCAPED_BRACKET = "&lt;"
+ID_BYTES = 16  # 128 bits: 32 hex digits
 
 # What a reader may take for "<": the bracket itself, its compatibility forms (＜ ﹤ fold
 # to it) and the angle brackets and quotation marks drawn like it.
@@ -131,3 +142,24 @@ def restore_marks(text: str) -> str:
 def opens_or_closes_a_mark(text: str) -> bool:
     """Whether a reader could take something in `text` for a mark's tag."""
     return escape_marks(text) != text
+
+
+def mark_id(*texts: str) -> str:
+    """A fresh id for the marks around `texts`: random, and in none of them."""
+    while True:
+        candidate = secrets.token_hex(ID_BYTES)
+        if not any(candidate in text for text in texts):
+            return candidate
+
+
+def marked(name: str, text: str, attributes: str = "") -> str:
+    """`text` escaped, between an opening and a closing mark `name` that carry an id of
+    their own, drawn now: `<{name} attributes id="...">` ... `</{name} id="...">`.
+
+    `attributes` are devagent's own words (values already escaped by the caller)."""
+    if name not in MARKS:
+        raise ValueError(f"{name!r} is not one of devagent's marks {MARKS}")
+    body = escape_marks(text)
+    extra = f" {attributes}" if attributes else ""
+    boundary = mark_id(body, extra)
+    return f'<{name}{extra} id="{boundary}">\n{body}\n</{name} id="{boundary}">'

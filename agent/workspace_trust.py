@@ -5,8 +5,12 @@ scripts with their `pre*` hooks, `build.rs`, a Makefile), so a repository opened
 first time runs none of it until the user said yes. The first tool that would run it asks
 (a `TrustAsked` event, showing the exact commands and the folder they run in, and the tool
 waits for a `Decision` naming the request's id, agent.decisions); the answer is kept in devagent's config folder,
-owner-only, keyed by the real path of the repository's git folder (shared by its worktrees),
-so a rename or a symlink to the same clone is the same repository. `devagent trust` grants or
+owner-only, keyed by the real path of the work tree whose code runs. Never by the git folder
+it points at: a folder's `.git` (a file naming a trusted clone's git folder, a link to it, a
+`commondir` inside it) is written by whoever made the folder, so keying on it would let any
+folder borrow a trusted clone's answer. A symlink to the same folder is the same work tree;
+each worktree of a clone is asked on its own. Answers kept under the old key (the git folder)
+are not used: the work tree is asked again once, and told why. `devagent trust` grants or
 revokes it from the command line, `devagent ask --trust` trusts for one run, and a headless
 run that was not trusted runs nothing and says how to trust.
 
@@ -40,13 +44,14 @@ def trust_file() -> Path:
     return Path(user_config_dir("devagent")) / FILE_NAME
 
 
-def _git_folder(repo: Path) -> Path | None:
-    """The git folder shared by every worktree of the clone `repo` belongs to, found by
-    reading `.git` itself (running git here would be the thing this module guards)."""
+def _old_key(repo: Path) -> str | None:
+    """The key answers were kept under before: the real path of the git folder `repo`'s
+    `.git` names (its common folder for a worktree). Read only to say why a work tree is
+    asked again; it decides nothing, since whoever made the folder wrote what it names."""
     for folder in (repo, *repo.parents):
         dot_git = folder / ".git"
         if dot_git.is_dir():
-            return dot_git
+            return os.path.realpath(dot_git)
         if dot_git.is_file():
             try:
                 first = dot_git.read_text(encoding="utf-8", errors="replace")[:4096].splitlines()[0]
@@ -58,32 +63,63 @@ def _git_folder(repo: Path) -> Path | None:
             try:
                 common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
             except OSError:
-                return gitdir
-            return (gitdir / common).resolve()
+                return str(gitdir)
+            return os.path.realpath(gitdir / common)
     return None
 
 
 def repository_key(repo: Path) -> str:
-    """Which repository `repo` is: the real path of its git folder, else of the folder."""
-    real = Path(os.path.realpath(repo))
-    git = _git_folder(real)
-    return os.path.realpath(git) if git is not None else str(real)
+    """Which work tree `repo` is: the real path of the folder itself, whose code runs."""
+    return os.path.realpath(repo)
 
 
 @dataclass(frozen=True)
-class Decision:
+class RememberedAnswer:
+    """What the user answered for one work tree, as the trust file keeps it."""
+
     trusted: bool
     path: str  # the folder it was decided for, as the user named it
     decided: str  # ISO date and time
 
 
+# The file's two maps: answers by work tree, and those kept by git folder before, which are
+# only read to say why a work tree is asked again.
+WORK_TREES = "work_trees"
+OLD_KEYS = "repositories"
+
+
+def _decision(entry: object) -> RememberedAnswer | None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("trusted"), bool):
+        return None
+    return RememberedAnswer(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))
+
+
+@dataclass(frozen=True)
+class EarlierAnswer:
+    """An answer kept under the old key, the git folder the work tree's `.git` names."""
+
+    git_folder: str
+    decision: RememberedAnswer
+
+    def answer(self) -> str:
+        """What was answered and when, under which key: "trusted on ..., kept under ..."."""
+        answer = "trusted" if self.decision.trusted else "not trusted"
+        when = f" on {self.decision.decided}" if self.decision.decided else ""
+        return f"{answer}{when}, kept under the old key, the git folder {self.git_folder}"
+
+    def why_asked_again(self) -> str:
+        return (f"An earlier answer ({self.answer()}) is not used: trust now belongs to each work "
+                "tree's own folder, so a folder that only names a trusted git folder cannot borrow "
+                "its answer. This folder is asked again, once.")
+
+
 class TrustStore:
-    """The remembered answers, one a repository; a file another user could write is ignored."""
+    """The remembered answers, one a work tree; a file another user could write is ignored."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or trust_file()
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> dict[str, dict[str, Any]]:
         try:
             fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except OSError:
@@ -100,21 +136,39 @@ class TrustStore:
             parsed = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             return {}
-        repos = parsed.get("repositories") if isinstance(parsed, dict) else None
-        return repos if isinstance(repos, dict) else {}
+        if not isinstance(parsed, dict):
+            return {}
+        return {name: parsed[name] for name in (WORK_TREES, OLD_KEYS) if isinstance(parsed.get(name), dict)}
 
-    def decision(self, repo: Path) -> Decision | None:
-        entry = self._read().get(repository_key(repo))
-        if not isinstance(entry, dict) or not isinstance(entry.get("trusted"), bool):
+    def decision(self, repo: Path) -> RememberedAnswer | None:
+        return _decision(self._read().get(WORK_TREES, {}).get(repository_key(repo)))
+
+    def earlier(self, repo: Path) -> EarlierAnswer | None:
+        """The answer kept under the old key for the git folder `repo` names, while the work
+        tree itself has none: why it is asked again."""
+        kept = self._read()
+        if repository_key(repo) in kept.get(WORK_TREES, {}):
             return None
-        return Decision(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))
+        old = _old_key(Path(repository_key(repo)))
+        found = _decision(kept.get(OLD_KEYS, {}).get(old)) if old is not None else None
+        return None if old is None or found is None else EarlierAnswer(old, found)
 
-    def listing(self) -> list[tuple[str, Decision]]:
-        """Every remembered answer, by repository."""
+    def listing(self) -> list[tuple[str, RememberedAnswer]]:
+        """Every remembered answer, by work tree."""
         out = []
-        for key, entry in sorted(self._read().items()):
-            if isinstance(entry, dict) and isinstance(entry.get("trusted"), bool):
-                out.append((key, Decision(entry["trusted"], str(entry.get("path", "")), str(entry.get("decided", "")))))
+        for key, entry in sorted(self._read().get(WORK_TREES, {}).items()):
+            found = _decision(entry)
+            if found is not None:
+                out.append((key, found))
+        return out
+
+    def old_listing(self) -> list[EarlierAnswer]:
+        """The answers kept under the old key, which no longer decide anything."""
+        out = []
+        for key, entry in sorted(self._read().get(OLD_KEYS, {}).items()):
+            found = _decision(entry)
+            if found is not None:
+                out.append(EarlierAnswer(key, found))
         return out
 
     def trusted(self, repo: Path) -> bool:
@@ -131,15 +185,24 @@ class TrustStore:
         make_private(self.path.parent)
         os.chmod(self.path.parent, DIR_MODE)
         with FileLock(str(self.path) + ".lock", mode=FILE_MODE):
-            repos = self._read()
+            kept = self._read()
+            trees = kept.setdefault(WORK_TREES, {})
             key = repository_key(repo)
             if trusted is None:
-                repos.pop(key, None)
+                trees.pop(key, None)
+                # forgetting also drops what the old key kept, so nothing is said of it again
+                old = _old_key(Path(key))
+                if old is not None:
+                    kept.get(OLD_KEYS, {}).pop(old, None)
             else:
                 when = datetime.now(UTC).isoformat(timespec="seconds")
-                repos[key] = {"trusted": trusted, "path": str(Path(os.path.abspath(repo))), "decided": when}
-            text = json.dumps({"repositories": repos}, indent=2, sort_keys=True) + "\n"
+                trees[key] = {"trusted": trusted, "path": str(Path(os.path.abspath(repo))), "decided": when}
+            text = json.dumps(kept, indent=2, sort_keys=True) + "\n"
             write_file(str(self.path), text.encode("utf-8"), FILE_MODE)
+
+
+def _answer_of(earlier: EarlierAnswer | None) -> str:
+    return "" if earlier is None else earlier.answer()
 
 
 def how_to_trust(repo: Path) -> str:
@@ -176,6 +239,11 @@ class WorkspaceTrust:
         found = self.store.decision(self.repo)
         return None if found is None else found.trusted
 
+    def asked_again(self) -> str:
+        """Why the user is asked although an answer was kept under the old key; "" if not."""
+        earlier = None if self.for_this_run else self.store.earlier(self.repo)
+        return "" if earlier is None else earlier.why_asked_again()
+
     def refusal(self, run: CodeRun, declined: bool) -> str:
         what = "; ".join(run.commands)
         if declined:
@@ -184,10 +252,11 @@ class WorkspaceTrust:
                 f"would have run `{what}` in {run.cwd}). Answer from reading the files instead; the user can "
                 f"change this with {how_to_trust(self.repo)}."
             )
+        again = self.asked_again()
         return (
             f"Not run: this repository is not trusted yet, so its code does not run (the {run.tool} would have "
-            f"run `{what}` in {run.cwd}). Tell the user: {how_to_trust(self.repo)}. Meanwhile answer from "
-            "reading the files."
+            f"run `{what}` in {run.cwd}). {again + ' ' if again else ''}Tell the user: {how_to_trust(self.repo)}. "
+            "Meanwhile answer from reading the files."
         )
 
 
@@ -208,10 +277,12 @@ class _TurnConsent:
                 if not trust.told:
                     # The user hears it too, once, not only the model.
                     trust.told = True
+                    again = trust.asked_again()
                     self.turn.emit(Notice(self.turn.id, f"This repository is not trusted, so the {run.tool} did not run its "
-                                                f"code ({'; '.join(run.commands)} in {run.cwd}). {how_to_trust(trust.repo).capitalize()}."))
+                                                f"code ({'; '.join(run.commands)} in {run.cwd}). {again + ' ' if again else ''}"
+                                                f"{how_to_trust(trust.repo).capitalize()}."))
                 return trust.refusal(run, declined=False)
-            turn, request = self.turn, TrustRequest(trust.repo, run)
+            turn, request = self.turn, TrustRequest(trust.repo, run, earlier=_answer_of(trust.store.earlier(trust.repo)))
             answer = turn.decisions.ask(request.id, lambda: turn.emit(TrustAsked(turn.id, request)),
                                         lambda: turn.cancel.cancelled)
             if answer is None:

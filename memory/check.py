@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from memory import evidence as ev
 from memory import notes
 from memory.evidence_file import EvidenceFile
-from memory.files import read_regular
+from memory.files import strict_text
 from memory.freshness import DEFAULT_AGING_DAYS, freshness
 from memory.notes import INDEX_NAME, TYPES, index_entries, index_names, indexed
 from memory.secrets import find_secrets
@@ -178,16 +178,6 @@ def _duplicates(memories: list[tuple[Any, str]]) -> list[Finding]:
 # --- the whole folder ----------------------------------------------------------------------
 
 
-def _read(info: Any) -> str | None:
-    data = read_regular(str(info.file))
-    if data is None or b"\x00" in data:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
 def _index(store: Folder, infos: list[Any]) -> list[Finding]:
     root = store.ROOT
     index_path = f"{root}/{INDEX_NAME}"
@@ -259,7 +249,7 @@ def check_store(
     memories: list[tuple[Any, str]] = []
     found: list[Finding] = []
     for info in infos:
-        text = _read(info)
+        text = strict_text(str(info.file))
         if text is None:
             found.append(Finding(info.path, "format", "not UTF-8 text"))
             continue

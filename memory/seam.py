@@ -22,15 +22,8 @@ if TYPE_CHECKING:
     from memory.walk import Skipped
 
 
-class Folder(Protocol):
-    """One memory folder under one root."""
-
-    @property
-    def ROOT(self) -> str: ...
-
-    @property
-    def repo(self) -> Path | None:
-        """The repository whose code its memories cite; None for the user's folder."""
+class Capped(Protocol):
+    """Where memory lives and how much it may hold: a folder's, or a store's in all."""
 
     @property
     def directory(self) -> Path: ...
@@ -41,11 +34,22 @@ class Folder(Protocol):
     @property
     def max_total_chars(self) -> int: ...
 
+    def total_chars(self) -> int: ...
+
+
+class Folder(Capped, Protocol):
+    """One memory folder under one root."""
+
+    @property
+    def ROOT(self) -> str: ...
+
+    @property
+    def repo(self) -> Path | None:
+        """The repository whose code its memories cite; None for the user's folder."""
+
     def refusal(self) -> str | None: ...
 
     def skipped(self) -> list[Skipped]: ...
-
-    def total_chars(self) -> int: ...
 
     def memories(self) -> list[MemoryInfo]: ...
 
@@ -56,21 +60,10 @@ class Folder(Protocol):
     def evidence(self, repo: Path | None = None) -> dict[str, list[CitationCheck]]: ...
 
 
-class Store(Protocol):
+class Store(Capped, Protocol):
     """What a session, the memory tool and the review of held changes use."""
 
-    @property
-    def directory(self) -> Path: ...
-
-    @property
-    def max_file_chars(self) -> int: ...
-
-    @property
-    def max_total_chars(self) -> int: ...
-
     def roots(self) -> Sequence[Folder]: ...
-
-    def total_chars(self) -> int: ...
 
     def run(self, command: dict[str, Any]) -> tuple[str, bool]: ...
 

@@ -48,6 +48,7 @@ PACKAGES: dict[str, Package] = {
     "espeak-ng": Package("espeak-ng", _commands("espeak-ng"),
                          "a second voice says identifiers to the speech recognizer"),
     "tmux": Package("tmux", _commands("tmux"), "the end-to-end tests drive devagent in a tmux terminal"),
+    "bubblewrap": Package("bubblewrap", _commands("bwrap"), "a command the user approved runs in a bubblewrap sandbox"),
 }
 
 PREFIX = "needs the Debian package(s) "

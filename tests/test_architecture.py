@@ -260,9 +260,25 @@ def _defines(path: Path, name: str) -> bool:
 
 
 # agent/ is grouped by concern: loop/ (the tool-use loop), conversation/ (history, transcripts,
-# saved sessions, the context window), recall/ (what the prompt says about memory), settings/,
-# tools/ (one module a tool; toolchain/ and editor/ below them), voice/, eval/, prompts/. Its
-# root keeps only what every concern shares (events, cancellation, decisions, marks, trust).
+# saved sessions, the context window), recall/ (how a session starts from memory and what the
+# prompt says of it), settings/, tools/ (one module a tool; toolchain/ and editor/ below them),
+# voice/, eval/, prompts/. Its root keeps only what every concern shares (events,
+# cancellation, decisions, marks, trust).
+#
+# The concerns' order, lowest first: a concern imports only from the floors below its own,
+# never from its own floor's other concern nor from above. ROOT_FLOOR stands for the modules
+# at agent/'s root.
+ROOT_FLOOR = "(root)"
+CONCERN_FLOORS: list[set[str]] = [
+    {"prompts", "settings"},  # text and choices: they import no other concern
+    {ROOT_FLOOR},  # events, cancellation, decisions, marks, trust
+    {"tools", "voice"},  # what the model can run; what the user says and hears
+    {"conversation"},  # the messages, their file, the context window
+    {"recall", "instructions", "checkpoints"},  # what the prompt gives of memory; of the repository's
+    # instruction files; each turn's checkpoint and going back to it
+    {"loop"},  # the tool-use loop that runs all of the above
+    {"eval"},  # drives whole sessions
+]
 AGENT_ROOT_MAX = 12
 # A module deeper down may use these of a package above it: its foundations.
 SHARED_ABOVE = {"base", "paths"}  # the tool contract, and what a path from the model may name
@@ -316,3 +332,65 @@ def test_the_loop_never_imports_the_app():
              if imported.split(".")[0] in {"tui", "textual"}]
     assert found == []
     assert "agent.loop.session" in product_modules()
+
+
+def concern_of(name: str, path: Path) -> str | None:
+    """The concern folder of an agent/ module (agent.loop.session: loop), ROOT_FLOOR for one
+    at agent/'s root, None outside agent/ and for agent/__init__."""
+    parts = name.split(".")
+    if parts[0] != "agent" or len(parts) == 1:
+        return None
+    if len(parts) == 2 and path.name != "__init__.py":
+        return ROOT_FLOOR
+    return parts[1]
+
+
+def imports_against_the_order(modules: dict[str, Path], floors: list[set[str]]) -> list[str]:
+    """Each import of one agent/ concern from another that is not on a lower floor."""
+    floor = {concern: level for level, concerns in enumerate(floors) for concern in concerns}
+    found = []
+    for name, path in modules.items():
+        own = concern_of(name, path)
+        if own is None:
+            continue
+        for imported, line in imported_names(name, path, modules):
+            if imported not in modules:
+                continue
+            other = concern_of(imported, modules[imported])
+            if other is None or other == own:
+                continue
+            if own not in floor or other not in floor or floor[other] >= floor[own]:
+                where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+                found.append(f"{where}:{line} ({own}) imports {imported} ({other})")
+    return found
+
+
+def test_every_agent_concern_has_its_floor():
+    concerns = {p.name for p in (ROOT / "agent").iterdir() if (p / "__init__.py").exists()}
+    declared = set().union(*CONCERN_FLOORS) - {ROOT_FLOOR}
+    assert concerns == declared
+
+
+def test_agent_concerns_import_one_way():
+    assert imports_against_the_order(product_modules(), CONCERN_FLOORS) == []
+
+
+def test_the_order_rule_finds_a_concern_reaching_up_or_sideways(tmp_path):
+    files = {
+        "agent.conversation.window": "from agent.loop.turn import TurnState\nfrom agent.events import X\n",
+        "agent.recall.changes": "from agent.conversation.transcripts import scrub\n",
+        "agent.tools.build": "from agent.voice import hints\n",
+        "agent.loop.turn": "", "agent.events": "", "agent.conversation.transcripts": "",
+        "agent.voice": "",
+    }
+    modules = {}
+    for name, text in files.items():
+        path = tmp_path / name.replace(".", "_")
+        path.mkdir()
+        module = path / ("__init__.py" if name == "agent.voice" else "m.py")
+        module.write_text(text)
+        modules[name] = module
+    modules["agent.voice.hints"] = tmp_path / "agent_voice" / "hints.py"
+    modules["agent.voice.hints"].write_text("")
+    found = imports_against_the_order(modules, CONCERN_FLOORS)
+    assert [line.split(" imports ")[1] for line in found] == ["agent.loop.turn (loop)", "agent.voice.hints (voice)"]

@@ -33,6 +33,7 @@ from tui.heap_pause import tidy_heap
 from tui.keys import TypingRouter
 from tui.memory_commands import memory_commands
 from tui.palette import APP_BINDINGS, app_commands
+from tui.rewind_actions import RewindActions
 from tui.screens import trust as trust_prompt
 from tui.screens.main import MainScreen
 from tui.startup import session_loaded, start_background, welcome, welcome_without_key
@@ -59,7 +60,7 @@ class EventsWaiting(Message):
     """The turn driver's inbox has events from a worker thread."""
 
 
-class DevAgentApp(App):
+class DevAgentApp(RewindActions, App):
     """The app owns the screen and the keys: it composes the panes (their layout is the
     Panes widget's), routes typed keys to the prompt (tui.keys), asks the turn driver
     (tui.turns) to load the session and to start and cancel turns, shows each agent
@@ -245,6 +246,8 @@ class DevAgentApp(App):
         `typed` is the text as the prompt showed it (long pastes folded), for taking back."""
         if self.running and (code_review.answer(self, text) or trust_prompt.answer(self, text)):
             return True  # "apply" or "no" to a change that waits, "yes" or "no" to the trust dialog
+        if self.asks_to_rewind(text):
+            return True  # "go back to before the rename": the rewind list, on that turn
         if self.running:
             self.queued.push(text, typed)
             return True
@@ -299,7 +302,10 @@ class DevAgentApp(App):
         # Esc stops everything at once: a recording, the voice, and the running turn
         if self.voice is not None:
             self.voice.cancel()
-        if not self.running or code_review.decide(self, False):
+        if not self.running:
+            self.escape_while_idle()  # Esc Esc: the rewind list
+            return
+        if code_review.decide(self, False):
             return
         if self.queued.take_back_into(self.prompt):
             # the newest action goes first: the queued questions come back, the turn runs on

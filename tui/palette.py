@@ -63,5 +63,6 @@ def app_commands(app: AppHost) -> Iterator[SystemCommand]:
         ("Push to talk", "Start or stop recording a spoken turn", app.action_push_to_talk),
         ("Mute voice", "Silence or restore the spoken replies", app.action_toggle_mute),
         ("Sessions", "This repository's saved sessions: continue or read one", app.action_sessions),
+        ("Rewind", "Go back to before a turn: the conversation, the code, the memory (Esc Esc)", app.action_rewind),
     ):
         yield SystemCommand(title, help, action)

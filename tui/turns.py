@@ -131,11 +131,11 @@ class TurnDriver:
 
     def _open(self, resume: str | None) -> Any:
         """A new session, or the saved one `resume` names (saying which, or why not)."""
-        from agent.conversation import saved_sessions as sessions
+        from agent.loop.resume import open_saved
         from agent.loop.session import Session
 
         if resume is not None:
-            session, said = sessions.open_saved(self.repo, self.config, resume or None, store=self.store, trust=self.trust())
+            session, said = open_saved(self.repo, self.config, resume or None, store=self.store, trust=self.trust())
             if session is None:
                 said += " A new session starts instead."
             from agent.events import SessionNotice

@@ -126,7 +126,7 @@ class History:
         `transcript`, which is told where the unfinished turn (if any) is cut off. Thinking
         made under another prefix (another setting changed the system prompt or the tools)
         is not sent again (`bound_thinking`)."""
-        from agent.conversation.memory_modes import completed
+        from agent.conversation.replay import completed
 
         kept = completed(saved.messages)
         history = cls(transcript, clock, prefix)
@@ -158,6 +158,23 @@ class History:
                 self.transcript.add_history_cut(keep=0, turn=turn, time=self._clock())
             except Exception as err:
                 log.warning("transcript %s: the new start was not saved: %s", self.transcript.path, err)
+        for message in messages:
+            self.append(message, turn=turn)
+
+    def cut_back(self, at: int, *, turn: int) -> None:
+        """The conversation goes on from its first `at` messages (a rewind), in the transcript too."""
+        del self.messages[at:]
+        if self._date_at is not None and self._date_at >= at:
+            self._date_at = None
+        self._last_turn = None
+        if self.transcript is not None:
+            try:
+                self.transcript.add_history_cut(keep=at, turn=turn, time=self._clock())
+            except Exception as err:
+                log.warning("transcript %s: the rewind was not saved: %s", self.transcript.path, err)
+
+    def restore(self, messages: list[dict[str, Any]], *, turn: int) -> None:
+        """Messages a rewind cut, back at the end (its undo)."""
         for message in messages:
             self.append(message, turn=turn)
 

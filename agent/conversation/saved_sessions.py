@@ -168,24 +168,6 @@ def prune(
     return removed
 
 
-def open_saved(repo: Path, config: Any, wanted: str | None, **options: Any) -> tuple[Any, str]:
-    """A Session that continues a saved one (the latest when `wanted` is None), and one line
-    saying which; or (None, why not)."""
-    path, problem = find(repo, wanted)
-    if path is None:
-        return None, problem or "No session to resume."
-    saved = transcripts.load(path)
-    if saved is None or not saved.messages:
-        return None, f"The session {session_id(path)} could not be read or has nothing to continue."
-    from agent.loop.session import Session
-
-    session = Session(repo, config, resume=saved, **options)
-    info = describe(path)
-    asked = f": {shorten(info.first_question, 60)}" if info and info.first_question else ""
-    turns = f"{info.turns} turn{'s' if info.turns != 1 else ''}" if info else "its turns"
-    return session, f"Resumed the session of {saved.started:%d %b %Y %H:%M} ({turns}){asked}."
-
-
 def as_markdown(path: Path) -> str:
     """A saved session to read: what the user said, what came back, and the tools used."""
     saved = transcripts.load(path)

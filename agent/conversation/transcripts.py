@@ -15,7 +15,7 @@ Records, one a line:
   {"type": "history", "time": iso, "turn": n, "keep": k}   the history goes on from its first
       k messages: 0 after devagent's own summary, fewer after resuming past an unfinished turn
   {"type": "scrub", "time": iso, "deleted": [path], "edited": [path]}   the text of these
-      memories is taken out of the messages saved before it (agent.recall.scrub)
+      memories is taken out of the messages saved before it (agent.conversation.scrub)
   {"type": "memory", "time": iso, "files": {path: fingerprint}}   every memory as the model
       knew it at the end of a turn, so that a resumed session tells what changed since
 
@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.conversation import utf8
+from agent.conversation.scrub import scrubbed
 
 
 def transcripts_dir(repo: Path) -> Path:
@@ -70,7 +71,7 @@ class SavedSession:
     effort: str = ""
     turns: list[dict[str, Any]] = field(default_factory=list)
     # Every memory as the model knew it at the end of its last turn (fingerprints, see
-    # agent.recall.scrub); None for a transcript saved without them.
+    # agent.conversation.scrub); None for a transcript saved without them.
     memory_known: dict[str, str] | None = None
 
 
@@ -251,10 +252,8 @@ def load(path: Path) -> SavedSession | None:
 
 def scrub(messages: list[SavedMessage], deleted: list[str], edited: list[str]) -> None:
     """Takes the text of the `deleted` and `edited` memories out of `messages`, in place
-    (agent.recall.scrub). Thinking from the first message changed on was made with the old
+    (agent.conversation.scrub). Thinking from the first message changed on was made with the old
     text before it and is no longer valid: those messages lose their prefix."""
-    from agent.recall.scrub import scrubbed
-
     new = scrubbed([m.message for m in messages], deleted, edited)
     first = next((i for i, (m, n) in enumerate(zip(messages, new, strict=True)) if m.message is not n), None)
     if first is None:

@@ -4,8 +4,10 @@ The files (agent.instructions.files) go in the cached part of the system prompt,
 devagent's own prompt and before memory, so a memory change does not write them to the
 cache again, and they to it only when they change. Each file is an <instructions> element
 that names its source and scope; the header says they are the repository's words, not the
-user's, and what they cannot do. Their text passes the same escape as every outside text
-(agent.marks), so a file cannot close its element and speak as the prompt.
+user's, and what they cannot do. Their text passes the same escape as every outside text,
+and each element's marks carry an id of their own (agent.marks), so a file cannot close its
+element and speak as the prompt. The block is made once per reading of the files and kept,
+so each request sends it with the same ids, byte for byte, until a file changes.
 
 Like memory, they are read again before each turn (`RepositoryInstructions.news`): a file
 edited, added or removed mid-session, or the repository trusted meanwhile, rebuilds the
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from agent.instructions.files import Instructions, read_instructions
-from agent.marks import escape_marks
+from agent.marks import escape_marks, marked
 
 log = logging.getLogger("devagent.instructions")
 
@@ -56,10 +58,10 @@ def prompt_text(found: Instructions) -> str:
         attributes = f'source="{_attribute(item.path)}" scope="{_attribute(item.scope or "the whole repository")}"'
         if item.imported_by:
             attributes += f' imported_by="{_attribute(item.imported_by)}"'
-        body = escape_marks(item.text.rstrip())
+        body = item.text.rstrip()
         if item.cut:
             body += "\n[cut here: the file goes on; read it with read_file when its rest matters]"
-        parts.append(f"<instructions {attributes}>\n{body}\n</instructions>")
+        parts.append(marked("instructions", body, attributes))
     if found.left_out:
         parts.append(escape_marks("Not given here, for length (read one with read_file when it applies): "
                                   + ", ".join(found.left_out)))
@@ -81,6 +83,7 @@ class RepositoryInstructions:
     found: Instructions = field(default_factory=Instructions)
     given: bool = False  # the prompt holds them (the repository was trusted when last read)
     told_untrusted: bool = False
+    _block: str | None = None  # prompt_text of `found`, its ids drawn once
 
     def __post_init__(self) -> None:
         self.found = self._read()
@@ -101,7 +104,11 @@ class RepositoryInstructions:
 
     def text(self) -> str:
         """What the system prompt holds of them: nothing before trust."""
-        return prompt_text(self.found) if self.given else ""
+        if not self.given:
+            return ""
+        if self._block is None:
+            self._block = prompt_text(self.found)
+        return self._block
 
     def tokens(self) -> int:
         return estimated_tokens(self.text())
@@ -119,6 +126,7 @@ class RepositoryInstructions:
         self.found, self.given = self._read(), self._trusted()
         if was_given == self.given and before.fingerprint == self.found.fingerprint:
             return None
+        self._block = None
         if not self.given:
             return None if not was_given else "The repository's instructions no longer apply: it is not trusted now."
         if not was_given:

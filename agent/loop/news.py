@@ -11,10 +11,9 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from agent.conversation import memory_modes as modes
-from agent.conversation.history import prefix_of
-from agent.recall import briefing as memory_context
-from agent.recall.scrub import scrubbed
+from agent.conversation.replay import SessionStart
+from agent.conversation.scrub import scrubbed
+from agent.recall import briefing, memory_modes
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -33,7 +32,7 @@ class PromptNews:
     repo: Path
     config: AgentConfig
     store: Any
-    start: modes.SessionStart
+    start: SessionStart
     system: list[dict[str, Any]]
     prefix: str
     tool_definitions: list[dict[str, Any]]
@@ -55,6 +54,9 @@ class PromptNews:
     def _system_blocks(self) -> list[dict[str, Any]]:
         raise NotImplementedError
 
+    def _prefix(self) -> str:
+        raise NotImplementedError
+
     def _memory_changed(self) -> str | None:
         """When the user or another program changed memory since the model last saw it: the
         preloaded block (or the index) rebuilt from memory as it is now, the text of a deleted
@@ -65,8 +67,8 @@ class PromptNews:
         if change is None:
             return meanwhile.note() if meanwhile is not None else None
         if change.rebuild:
-            fresh = modes.prepare(self.config.memory_mode, self.repo, store=self.store, now=self.now(),
-                                  aging_days=self.config.memory_aging_days, since=memory_context.REBUILT)
+            fresh = memory_modes.prepare(self.config.memory_mode, self.repo, store=self.store, now=self.now(),
+                                         aging_days=self.config.memory_aging_days, since=briefing.REBUILT)
             self.start.context = fresh.context
             self._rebuild_system()
         if change.deleted or change.edited:
@@ -78,7 +80,7 @@ class PromptNews:
 
     def _rebuild_system(self) -> None:
         self.system = self._system_blocks()
-        self.prefix = prefix_of(self.config.model, self.system, self.tool_definitions)
+        self.prefix = self._prefix()
         # The old block's thinking is bound to it: the API would refuse it under the new one.
         self.history.rebind(self.prefix)
 

@@ -18,17 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from agent import prompts
 from agent.cancel import Cancellation
-from agent.conversation import memory_modes as modes
+from agent.command_consent import CommandConsent
 from agent.conversation import utf8
-from agent.conversation import window as context
 from agent.conversation.history import CANCELLED_NOTE, FAILED_NOTE, History, bound_thinking, prefix_of
+from agent.conversation.replay import SessionStart
 from agent.conversation.transcripts import SavedSession, Transcript
 from agent.conversation.window import Keeper
 from agent.decisions import Decisions
 from agent.events import AgentError, Notice, Sink, TurnFinished, TurnStarted, Usage
 from agent.instructions.block import RepositoryInstructions
-from agent.loop import claude, summary_call, welcome_back
-from agent.loop import held_changes as code_review
+from agent.loop import claude, compaction, held_changes, summary_call, welcome_back
 from agent.loop.faults import (
     DECLINED,
     OUTPUT_LIMIT,
@@ -39,9 +38,11 @@ from agent.loop.faults import (
     traceback_worth_keeping,
 )
 from agent.loop.news import PromptNews
+from agent.loop.rewinding import Rewinding
 from agent.loop.stream import Reply, stream_reply
 from agent.loop.tool_calls import run_tools, untrusted
 from agent.loop.turn import TurnState, safe
+from agent.recall import memory_modes
 from agent.recall.changes import MemoryWatch
 from agent.settings.choices import MEMORY_TOOL_MODES, REPLAY_MODES
 from agent.settings.config import AgentConfig, api_key_problem
@@ -57,7 +58,7 @@ log = logging.getLogger("devagent.session")
 # into the log folder); never Python's last-resort printing to stderr.
 logging.getLogger("devagent").addHandler(logging.NullHandler())
 
-class Session(PromptNews):
+class Session(PromptNews, Rewinding):
     def __init__(
         self,
         repo: Path,
@@ -70,9 +71,12 @@ class Session(PromptNews):
         save_transcript: bool = True,
         resume: SavedSession | None = None,
         trust: WorkspaceTrust | None = None,
+        commands: CommandConsent | None = None,
     ) -> None:
         self.repo = Path(repo).resolve()
         self.trust = trust or WorkspaceTrust(self.repo)  # no one to ask: code runs only if trusted before
+        # no one to ask: only commands allowed before run
+        self.commands = commands or CommandConsent(self.repo, interactive=self.trust.interactive)
         config, self._untold = config.for_session(self.repo, resume)
         self.config = config
         self._client = client
@@ -93,10 +97,10 @@ class Session(PromptNews):
             store = open_memory(self.repo)
         self.store = store
         if resume is None:
-            self.start = modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns,
+            self.start = memory_modes.prepare(mode, self.repo, store=store, window_turns=config.window_turns,
                                        now=self.started, aging_days=config.memory_aging_days)
         else:
-            self.start = modes.resumed(mode, resume, self.repo, store=store, now=self.started,
+            self.start = memory_modes.resumed(mode, resume, self.repo, store=store, now=self.started,
                                        aging_days=config.memory_aging_days)
         self.registry = ToolRegistry.for_mode(
             mode, store if self.start.memory_tool else None, tools, memory_writes=config.memory_writes,
@@ -104,14 +108,14 @@ class Session(PromptNews):
         self.tool_definitions = self.registry.definitions()
         # the repository's own instructions, given once it is trusted (agent.instructions)
         self.instructions = RepositoryInstructions(self.repo, self.trust)
+        self._start_checkpoints(config.checkpoints_max_mb, config.checkpoints_max_age_days)
         self._begin_conversation(resume)
 
     def _begin_conversation(self, resume: SavedSession | None = None) -> None:
         """A new history (with a new transcript) from `self.start`, and the system prompt; or
         the saved conversation `resume`, after its last finished turn, in its own transcript."""
         self.system = self._system_blocks()
-        # What the requests send: thinking saved under other definitions is not sent again.
-        self.prefix = prefix_of(self.config.model, self.system, claude.as_sent(self.tool_definitions))
+        self.prefix = self._prefix()
         self.keeper = Keeper(self.config, memory_tool=self.start.memory_tool)
         self.memory_watch = MemoryWatch(self.store, self.config.memory_mode, self.start.seen)
         self._conversation_turns = 0
@@ -141,7 +145,7 @@ class Session(PromptNews):
         self.turn = max([m.turn for m in saved.messages] + [int(t.get("turn") or 0) for t in saved.turns] + [0])
         transcript = Transcript.reopen(self.repo, saved) if self._save_transcript else None
         # Memory is the user's: what they deleted or rewrote since is not sent again, neither
-        # in the rebuilt block (modes.resumed) nor in the model's earlier memory tool calls.
+        # in the rebuilt block (memory_modes.resumed) nor in the model's earlier memory tool calls.
         self.memory_watch.resume(saved, transcript, self.now())
         return History.resumed(saved, transcript, self.now, self.prefix)
 
@@ -172,6 +176,12 @@ class Session(PromptNews):
         if context:
             blocks.append({"type": "text", "text": context})
         return blocks
+
+    def _prefix(self) -> str:
+        """What this session's requests bind thinking to: the system blocks and the tools as a
+        request carries them. Computed here only, so that a resume, which computes it from the
+        same parts, finds the thinking saved under it."""
+        return prefix_of(self.config.model, self.system, claude.as_sent(self.tool_definitions))
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -243,13 +253,14 @@ class Session(PromptNews):
         """The turn's words and its loop; True when it was cancelled. A turn that did not end
         with a reply is closed in the history as such, or taken out when the API refused it."""
         if self.keeper.own_summary_due():
-            context.summarise(self.keeper, turn, self.history, self._write_summary)
+            compaction.summarise(self.keeper, turn, self.history, self._write_summary)
         start = len(self.history)
         self.history.turn_began(turn.cancel, start, turn=turn.id)
+        self._checkpoint_turn(turn.id, text, start)
         self._conversation_turns += 1
         try:
             notes = (self.keeper.notice_due() or "", self._memory_news() or "", self._memory_changed() or "",
-                     self._instructions_changed() or "", code_review.undone_news(self.registry, self.repo) or "")
+                     self._instructions_changed() or "", held_changes.undone_news(self.registry, self.repo) or "")
             self.history.add_user_text(text, turn=turn.id, notes=notes)
             self._loop(turn)
         except TurnDeclined as declined:
@@ -288,7 +299,7 @@ class Session(PromptNews):
             if turn.cancel.cancelled:
                 raise TurnCancelled()
             reply = self._call_with_retries(turn)
-            context.report(self.keeper, turn, reply)
+            compaction.report(self.keeper, turn, reply)
             if reply.content:
                 self.history.append({"role": "assistant", "content": reply.content}, turn=turn.id)
             if reply.stop_reason in ("pause_turn", "compaction"):
@@ -306,8 +317,9 @@ class Session(PromptNews):
                     raise TurnFailed(OUTPUT_LIMIT)
                 return
             ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config,
-                              consent=self.trust.bound(turn))
-            results = code_review.settle(self.registry, turn, ctx, run_tools(self.registry, ctx, turn, reply))
+                              consent=self.trust.bound(turn), checkpoint=self.turn_checkpoint,
+                              commands=self.commands.bound(turn), turn=turn.id)
+            results = held_changes.settle(self.registry, turn, ctx, run_tools(self.registry, ctx, turn, reply))
             self.history.append({"role": "user", "content": results}, turn=turn.id)
             if turn.cancel.cancelled:
                 raise TurnCancelled()
@@ -358,7 +370,7 @@ class Session(PromptNews):
         """Take the turn run under `cancel` back, once it has ended: out of the history when
         it is the last, and what it wrote by itself (code writes `auto`) put back. A sentence
         for the user when it had written files, else None."""
-        editor = code_review.editor_of(self.registry)
+        editor = held_changes.editor_of(self.registry)
         with self._lock:
             self.history.withdraw_turn(cancel)
             return None if editor is None else editor.undo_turn(cancel, self.repo)
@@ -372,9 +384,9 @@ class Session(PromptNews):
             self.started = self.now()
             mode = self.config.memory_mode
             if mode in REPLAY_MODES:
-                self.start = modes.SessionStart()  # replaying would bring this one back
+                self.start = SessionStart()  # replaying would bring this one back
             else:
-                self.start = modes.prepare(
+                self.start = memory_modes.prepare(
                     mode, self.repo, store=self.store, window_turns=self.config.window_turns, now=self.started
                 )
             self._begin_conversation()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.marks import escape_marks
+from agent.marks import escape_marks, marked
 from memory.freshness import DEFAULT_AGING_DAYS, Freshness, freshness
 from memory.notes import INDEX_NAME
 from memory.preload import LeftOut
@@ -140,13 +140,9 @@ def _escape(value: str) -> str:
     return escape_marks(value)  # a lookalike bracket is not "<" to replace()
 
 
-def _body(text: str) -> str:
-    # A memory must not be able to close its own element, or open another, and speak as the prompt.
-    return escape_marks(text.rstrip())
-
-
 def _element(file: MemoryFile, now: float) -> str:
-    body = _body(file.text)
+    # A memory must not be able to close its own element, or open another, and speak as the
+    # prompt: its text is escaped, and its marks carry an id it cannot know (agent.marks).
     attributes = f'path="{_escape(file.path)}"'
     if file.age is not None:
         attributes += f' age="{age_text(file.age.age_seconds(now))}"'
@@ -156,7 +152,7 @@ def _element(file: MemoryFile, now: float) -> str:
             attributes += ' aging="true"'
     else:
         attributes += f' age="{age_text(now - file.modified)}"'
-    return f"<memory {attributes}>\n{body}\n</memory>\n"
+    return marked("memory", file.text.rstrip(), attributes) + "\n"
 
 
 def evidence_lines(store: Store, repo: Path | None, since: str = STARTED) -> str:
@@ -215,7 +211,7 @@ def index(
     for root in store.roots():
         text = root.index_text().strip()
         if text:
-            elements.append(f'<memory path="{_escape(root.ROOT)}/{INDEX_NAME}">\n{_body(text)}\n</memory>')
+            elements.append(marked("memory", text, f'path="{_escape(root.ROOT)}/{INDEX_NAME}"'))
     if elements:
         parts = [
             f"Your memory index, /memories/MEMORY.md, {since}. Read a memory file "

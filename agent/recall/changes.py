@@ -7,7 +7,7 @@ from that block on, after which requests read it from the cache as before. A sho
 the user message says which files changed, without quoting them (the rebuilt block holds
 them as they are now). A memory the user deleted also leaves the conversation: its text in
 the model's earlier memory tool calls and their results is replaced, and so is the old
-text of one they rewrote (agent.recall.scrub; the saved transcript keeps the messages with a
+text of one they rewrote (agent.conversation.scrub; the saved transcript keeps the messages with a
 record of the scrub). What the model's own memory tool calls changed is no reason to rebuild: it made
 those changes itself and knows them.
 """
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from agent.conversation.scrub import changed_since, fingerprints, written_paths
 from agent.conversation.transcripts import scrub
 from agent.marks import escape_marks
-from agent.recall import briefing as memory_context
-from agent.recall.scrub import changed_since, fingerprints, written_paths
+from agent.recall import briefing
 from agent.tools.masking import mask_text
 from memory.quoting import shown_name
 
@@ -43,8 +43,8 @@ def seen(store: Store | None, mode: str) -> Seen | None:
     if store is None or mode not in ("preloaded", "index"):
         return None
     if mode == "index":
-        return memory_context.index_files(store)
-    return memory_context.preloaded_files(store)
+        return briefing.index_files(store)
+    return briefing.preloaded_files(store)
 
 
 MEMORY_TOOL_MODES = ("preloaded", "index", "on-demand")
@@ -54,7 +54,7 @@ def _on_disk(store: Store | None, mode: str) -> Seen | None:
     """Every memory file, for the modes whose model can read them with the memory tool."""
     if store is None or mode not in MEMORY_TOOL_MODES:
         return None
-    return memory_context.preloaded_files(store)
+    return briefing.preloaded_files(store)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Literal, TypeVar, get_args
 
 T = TypeVar("T", bound=str)
 
-# How a session starts from the ones before it (agent/conversation/memory_modes.py says what each one does).
+# How a session starts from the ones before it (agent/recall/memory_modes.py says what each one does).
 MemoryMode = Literal["none", "history", "window", "summary", "on-demand", "preloaded", "index"]
 MEMORY_MODES: tuple[MemoryMode, ...] = get_args(MemoryMode)
 # The modes whose sessions read and write memory through the memory tool.

@@ -94,6 +94,9 @@ class AgentConfig:
     # Saved transcripts older than this, or beyond this total size, are removed at start.
     transcripts_max_age_days: int = 90
     transcripts_max_mb: int = 500
+    # Rewind's checkpoints ([checkpoints] in the file), likewise.
+    checkpoints_max_age_days: int = 30
+    checkpoints_max_mb: int = 200
     build_command: str | None = None
     test_command: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -293,6 +296,10 @@ def _long_session_settings(config: AgentConfig, file: dict[str, Any], problems: 
         changes["transcripts_max_age_days"] = transcripts["max_age_days"]
     if "max_total_mb" in transcripts:
         changes["transcripts_max_mb"] = transcripts["max_total_mb"]
+    checkpoints = file.get("checkpoints") or {}
+    for key, name in (("max_age_days", "checkpoints_max_age_days"), ("max_total_mb", "checkpoints_max_mb")):
+        if key in checkpoints:
+            changes[name] = checkpoints[key]
     switch = os.environ.get("DEVAGENT_CONTEXT", "").strip().lower()
     if switch in ("off", "0", "false", "no"):
         changes["context_management"] = False

@@ -36,6 +36,10 @@ What a file may hold (anything else is reported as unknown)::
     max_age_days = 90
     max_total_mb = 500
 
+    [checkpoints]                     # each turn's, for rewind; removed at start, oldest first
+    max_age_days = 30
+    max_total_mb = 200
+
     [voice]
     key = "f9"
     stt_model = "base"
@@ -245,7 +249,7 @@ def read(path: Path) -> tuple[dict[str, Any], list[Problem]]:
 def checked(data: dict[str, Any], source: str) -> tuple[dict[str, Any], list[Problem]]:
     """`data` without the keys of the wrong kind, and a Problem for each one left out."""
     problems: list[Problem] = []
-    clean = _table(data, SETTINGS, "", source, problems, tables=("repos", "voice", "context", "transcripts"))
+    clean = _table(data, SETTINGS, "", source, problems, tables=("repos", "voice", "context", "transcripts", "checkpoints"))
     if "repos" in data:
         repos = data["repos"]
         if not isinstance(repos, dict):
@@ -264,7 +268,8 @@ def checked(data: dict[str, Any], source: str) -> tuple[dict[str, Any], list[Pro
             problems.append(Problem(source, "voice", f"expected a table, found {_kind(voice)}"))
         else:
             clean["voice"] = _table(voice, VOICE_SETTINGS, "voice.", source, problems)
-    for name, checks in (("context", CONTEXT_SETTINGS), ("transcripts", TRANSCRIPT_SETTINGS)):
+    for name, checks in (("context", CONTEXT_SETTINGS), ("transcripts", TRANSCRIPT_SETTINGS),
+                         ("checkpoints", TRANSCRIPT_SETTINGS)):
         if name in data:
             if isinstance(data[name], dict):
                 clean[name] = _table(data[name], checks, f"{name}.", source, problems)

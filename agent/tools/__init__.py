@@ -1,4 +1,4 @@
-"""The developer tools the agent can call: git, build, test, reading and searching files, and the screen pane."""
+"""The developer tools the agent can call: git, build, test, reading and searching files, the screen pane, and a command the user approves."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ def developer_tools() -> list[Tool]:
     """The tools in a fixed order: the order is part of the cached prompt prefix."""
     # Imported here so that `import agent.tools` stays cheap for the TUI's start-up.
     from agent.tools.build import BuildTool, RunTestsTool
+    from agent.tools.command import RunCommandTool
     from agent.tools.files import ReadFileTool
     from agent.tools.find_files import FindFilesTool
     from agent.tools.git import GitStatusTool
@@ -25,5 +26,5 @@ def developer_tools() -> list[Tool]:
 
     return [
         GitStatusTool(), GitDiffTool(), BuildTool(), RunTestsTool(), ReadFileTool(), SearchTool(), FindFilesTool(),
-        ShowOnScreenTool(),
+        ShowOnScreenTool(), RunCommandTool(),
     ]

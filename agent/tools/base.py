@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from agent.settings.choices import ScreenFormat
 
 if TYPE_CHECKING:  # both are light, but the tools must load even before they exist
+    from collections.abc import Iterable
+
     from agent.cancel import Cancellation
+    from agent.command_consent import TurnCommands
     from agent.settings.config import AgentConfig
     from agent.workspace_trust import CodeConsent
 
@@ -29,6 +32,27 @@ class ToolContext:
     # caller runs the tool outside a conversation on a folder it vouches for (a script, the
     # evaluation's own fixture); the session always passes one.
     consent: CodeConsent | None = None
+    # Asked before run_command runs a command (agent.command_consent); None: no command runs.
+    commands: TurnCommands | None = None
+    turn: int = 0  # the turn the call belongs to (what a command changed is recorded under it)
+    # The running turn's checkpoint (agent.checkpoints.store.TurnCheckpoint): a tool that changes
+    # repository files or memory tells it what it changed, so a rewind can put it back. None
+    # outside a session.
+    checkpoint: TurnRecord | None = None
+
+
+class TurnRecord(Protocol):
+    """What a tool tells the turn's checkpoint. A command's changed files: `record_files`
+    with each path (relative to the repository) and its text before the command, None where
+    there was no file; call it once the command has ended (the text after is read then)."""
+
+    def record_files(self, changed: Iterable[tuple[str, str | None]]) -> None: ...
+
+    def record_file_texts(self, changed: Iterable[tuple[str, str | None, str | None]]) -> None: ...
+
+    def record_memory(self, changed: Iterable[tuple[str, str | None, str | None]]) -> None: ...
+
+    def record_held_memory(self, change_id: str) -> None: ...
 
 
 @dataclass(frozen=True)

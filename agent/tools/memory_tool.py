@@ -13,6 +13,7 @@ otherwise reach them all at once.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from agent.marks import escape_marks
@@ -81,9 +82,35 @@ class MemoryTool:
             return self.pending.hold(input)
         return self.store.run(input)
 
+    def _texts(self, paths: list[str]) -> dict[str, str | None]:
+        found: dict[str, str | None] = {}
+        for path in paths:
+            try:
+                found[path] = self.store.current_text(path)
+            except Exception:  # a path the store refuses: the command's own result says so
+                continue
+        return found
+
+    def _checkpointed(self, input: dict[str, Any], ctx: ToolContext) -> tuple[str, bool]:
+        """Carries the command out; a write's files, before and after, go to the turn's
+        checkpoint (a held one by its id), so a rewind can put memory back."""
+        checkpoint = getattr(ctx, "checkpoint", None)
+        if checkpoint is None or input.get("command") not in WRITE_COMMANDS:
+            return self._carry_out(input)
+        paths = [v.rstrip("/") for k in ("path", "old_path", "new_path") if isinstance(v := input.get(k), str)]
+        before = self._texts(paths)
+        text, is_error = self._carry_out(input)
+        held = re.search(r"\(pending change ([\w-]+)\)", text)
+        if held and not is_error:
+            checkpoint.record_held_memory(held.group(1))
+        elif not is_error:
+            after = self._texts(paths)
+            checkpoint.record_memory((p, before[p], after.get(p)) for p in before if before[p] != after.get(p))
+        return text, is_error
+
     def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
-            text, is_error = self._carry_out(input)
+            text, is_error = self._checkpointed(input, ctx)
         except Exception as err:  # the store promises not to raise; a turn must survive if it does
             text, is_error = f"Error: the memory command failed: {err}", True
         command = input.get("command") if isinstance(input.get("command"), str) else "memory"

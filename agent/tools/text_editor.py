@@ -306,6 +306,8 @@ class TextEditorTool:
 
     def _applied(self, change_set: ChangeSet, ctx: ToolContext) -> str:
         """What the hooks have to say about an applied change set (memory it touched)."""
+        if ctx.checkpoint is not None:  # the turn's checkpoint keeps what a rewind puts back
+            ctx.checkpoint.record_file_texts((f.path, f.before, f.after) for f in change_set.files)
         notes = []
         for hook in self.after_apply:
             try:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.conversation import saved_sessions as sessions
 from agent.events import AgentError, Notice, TextDelta
 from agent.loop.faults import OUTPUT_LIMIT
+from agent.loop.resume import open_saved
 from agent.loop.session import Session
 from agent.settings.config import AgentConfig, config_file
 from tests.double import rules as double_rules
@@ -81,7 +81,7 @@ def test_resume_after_a_setting_changed_the_prompt_sends_none_of_the_old_thinkin
     first = friday_with_thinking(repo, claude_double, "on-demand")
     claude_double.add("Shoes, as I said.")
     later = AgentConfig(memory_mode="on-demand", memory_writes="review")
-    resumed, said = sessions.open_saved(repo, later, None, now=FRIDAY + timedelta(hours=1))
+    resumed, said = open_saved(repo, later, None, now=FRIDAY + timedelta(hours=1))
     assert resumed is not None, said
     assert resumed.transcript.path == first.transcript.path
     events = run(resumed, "Remind me?")
@@ -95,7 +95,7 @@ def test_resume_after_a_setting_changed_the_prompt_sends_none_of_the_old_thinkin
 def test_resume_with_the_same_settings_keeps_the_thinking(repo, claude_double):
     friday_with_thinking(repo, claude_double, "on-demand")
     claude_double.add("Shoes, as I said.")
-    resumed, said = sessions.open_saved(repo, AgentConfig(memory_mode="on-demand"), None, now=FRIDAY + timedelta(hours=1))
+    resumed, said = open_saved(repo, AgentConfig(memory_mode="on-demand"), None, now=FRIDAY + timedelta(hours=1))
     assert errors(run(resumed, "Remind me?")) == []
     assert [b["signature"] for b in thinking_blocks(claude_double.messages_requests()[-1].messages)] == ["sig-f1", "sig-f2"]
 

@@ -45,7 +45,7 @@ def test_ask_prints_each_reply_then_one_json_line(claude_double, repo):
     # The real git_status ran in the repository and its result went back to the model.
     assert "main" in second.tool_results()[0]["content"]
     assert first.tool_names() == [
-        "git_status", "git_diff", "build", "test", "read_file", "search", "find_files", "show_on_screen",
+        "git_status", "git_diff", "build", "test", "read_file", "search", "find_files", "show_on_screen", "run_command",
         "str_replace_based_edit_tool", "memory",
     ]
     assert "Today is" in first.first_user_text()

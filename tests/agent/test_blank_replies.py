@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent.conversation import saved_sessions as sessions
 from agent.conversation import transcripts
 from agent.events import AgentError
+from agent.loop.resume import open_saved
 from agent.loop.session import Session
 from agent.settings.config import AgentConfig
 from tests.agent.toolkit import EchoTool
@@ -77,7 +77,7 @@ def test_a_saved_session_with_a_blank_block_is_repaired_on_resume(claude_double,
     first.transcript.add_turn(2, {}, time=NOW)
     assert blank_texts([m.message for m in transcripts.load(first.transcript.path).messages]) == ["\n\n"]
 
-    resumed, _ = sessions.open_saved(repo, config, None, now=NOW + timedelta(hours=1))
+    resumed, _ = open_saved(repo, config, None, now=NOW + timedelta(hours=1))
     assert blank_texts(resumed.messages) == []
     claude_double.add(reply(text("Hats too.")))
     events: list = []

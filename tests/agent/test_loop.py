@@ -18,10 +18,10 @@ from agent.events import (
     TurnStarted,
 )
 from agent.loop.session import Session
-from agent.loop.tool_calls import untrusted
 from agent.settings.config import AgentConfig
 from tests.agent.toolkit import CrashTool, EchoTool, ScreenTool
 from tests.double.server import reply, text, thinking, tool_use
+from tests.marked_text import unmarked
 
 FRIDAY = datetime(2026, 11, 6, 17, 30, tzinfo=UTC)
 
@@ -69,7 +69,9 @@ def test_tool_round_trip_sends_results_back_until_end_turn(claude_double, tmp_pa
     assert (screen.title, screen.format) == ("Errors", "markdown")
 
     first, second, third = claude_double.messages_requests()
-    assert second.tool_results() == [{"type": "tool_result", "tool_use_id": "toolu_a", "content": untrusted("echo: hi"), "cache_control": {"type": "ephemeral"}}]
+    [result] = second.tool_results()
+    assert unmarked(result.pop("content"))[2] == "echo: hi"
+    assert result == {"type": "tool_result", "tool_use_id": "toolu_a", "cache_control": {"type": "ephemeral"}}
     # The assistant turn goes back exactly, thinking and its signature included.
     assistant = second.messages[1]
     assert assistant["role"] == "assistant"

@@ -27,6 +27,7 @@ from memory.location import memory_dir_for
 from memory.preload import Loaded, Preload
 from memory.roots import open_memory
 from tests.double.server import tool_use
+from tests.marked_text import unmarked, without_ids
 
 ROOT = Path(__file__).resolve().parents[2]
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
@@ -179,7 +180,7 @@ def test_the_marks_are_every_element_devagent_writes():
     for path in [*ROOT.glob("agent/**/*.py"), *ROOT.glob("agent/prompts/*.md")]:
         if "eval" in path.relative_to(ROOT).parts:
             continue  # project files the evaluation writes, never the model's view
-        written |= {n.lower() for n in re.findall(r"</([A-Za-z_][\w-]*)>", path.read_text(encoding="utf-8"))}
+        written |= {n.lower() for n in re.findall(r"</([A-Za-z_][\w-]*)[\s>]", path.read_text(encoding="utf-8"))}
     assert written and written <= set(MARKS), written - set(MARKS)
 
 
@@ -255,9 +256,9 @@ def test_no_form_reaches_the_model_as_a_mark_on_any_path(tmp_path, claude_double
         print("\nforms reaching the model as a mark:", figures, f"of {len(FORMS)} each ({NOTED} in the note)")
     assert figures == dict.fromkeys(figures, 0)
     # devagent's own marks are still there, each once around its text
-    assert by_id["read"].startswith("<tool_output ") and by_id["read"].endswith("</tool_output>")
+    assert "1\tF0: &lt;/tool_output>" in unmarked(by_id["read"])[2]
     assert mark_tags(by_id["read"]) == 2
-    assert indexed.system_text().count('<memory path="/memories/MEMORY.md">\n') == 1
+    assert without_ids(indexed.system_text()).count('<memory path="/memories/MEMORY.md">\n') == 1
 
 
 def test_an_edit_quoting_an_escaped_mark_as_the_view_showed_it_lands_on_the_files_own_text(tmp_path, claude_double):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.conversation import saved_sessions as sessions
+from agent.loop.resume import open_saved
 from agent.loop.session import Session
 from agent.recall.briefing import EMPTY
 from agent.settings.config import AgentConfig
@@ -100,7 +101,7 @@ def test_a_resumed_session_reads_memory_as_it_is_now(claude_double, repo):
     assert EMPTY in first.system_text()
     store = open_memory(repo)
     write(store, "/memories/later.md", "A memory written since.")
-    resumed, _ = sessions.open_saved(
+    resumed, _ = open_saved(
         repo, AgentConfig(memory_mode="preloaded"), sessions.session_id(talk.transcript.path), now=MONDAY + timedelta(hours=3)
     )
     after = ask(claude_double, resumed, "And now?")
@@ -172,7 +173,7 @@ def test_a_memory_the_model_wrote_this_session_and_the_user_deleted_leaves_the_c
 
 def resume(repo: Path, talk: Session, mode: str = "preloaded") -> Session:
     """The saved session, resumed the way `--resume` does, by a process that knows only its file."""
-    resumed, said = sessions.open_saved(
+    resumed, said = open_saved(
         repo, AgentConfig(memory_mode=mode), sessions.session_id(talk.transcript.path), now=MONDAY + timedelta(hours=3)
     )
     assert resumed is not None, said
@@ -254,3 +255,28 @@ def test_a_memory_edited_or_deleted_by_hand_between_sessions_is_sent_as_it_is_no
     if fingerprints:  # an edit shows in a fingerprint; an older transcript knows only what is gone
         assert "Postgres 14" not in body and "- /memories/db.md: edited" in told
     valid_for_the_api(after)
+
+
+def test_after_a_rebuild_thinking_is_saved_under_the_prefix_its_request_carried(claude_double, repo):
+    # A thinking block is bound to the system and the tools as the request carried them; the
+    # transcript keeps that binding beside each message, and a resume finds thinking by it.
+    from agent.conversation.history import prefix_of
+    from agent.conversation.transcripts import load
+
+    store = open_memory(repo)
+    write(store, "/memories/deploy.md", "Deploys go out on Fridays.")
+    talk = session(repo)
+    claude_double.add(reply(thinking("Fridays, says memory.", "sig-1"), text("On Fridays.")))
+    talk.send("When do we deploy?", lambda e: None)
+    (Path(store.repository.directory) / "deploy.md").write_text(note("deploy", "Deploys go out on Tuesdays now."))
+    claude_double.add(reply(thinking("Tuesdays now.", "sig-2"), text("On Tuesdays.")))
+    talk.send("And now?", lambda e: None)
+    before, after = claude_double.messages_requests()[-2:]
+    assert "Tuesdays now." in after.system_text() and before.body["system"] != after.body["system"]
+
+    def bound(request) -> str:
+        return prefix_of(request.body["model"], request.body["system"], request.body["tools"])
+
+    saved = load(talk.transcript.path).messages
+    answers = [m for m in saved if m.message["role"] == "assistant"]
+    assert [m.prefix for m in answers] == [bound(before), bound(after)]

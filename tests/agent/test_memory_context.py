@@ -12,6 +12,7 @@ from agent.loop.session import Session
 from agent.settings.config import AgentConfig
 from memory.store import MemoryStore
 from tests.agent.toolkit import EchoTool
+from tests.marked_text import without_ids
 from tests.repos import git
 
 MONDAY = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
@@ -80,10 +81,10 @@ def test_aging_memories_come_last_with_their_age(repo, claude_double):
     system = first_system(repo, claude_double, "preloaded")
     order = [system.index(f'path="/memories/{name}"') for name in ("b-fresh.md", "c-verified.md", "a-old.md")]
     assert order == sorted(order)
-    assert '<memory path="/memories/a-old.md" age="6 weeks" aging="true">' in system
-    assert '<memory path="/memories/b-fresh.md" age="2 days">' in system
+    assert '<memory path="/memories/a-old.md" age="6 weeks" aging="true">' in without_ids(system)
+    assert '<memory path="/memories/b-fresh.md" age="2 days">' in without_ids(system)
     # Ninety days since written, but verified the day before: its age counts from the verification.
-    verified = system[system.index('path="/memories/c-verified.md"'):].split(">", 1)[0]
+    verified = without_ids(system)[without_ids(system).index('path="/memories/c-verified.md"'):].split(">", 1)[0]
     assert verified.endswith('verified="2026-11-08"') and "hour" in verified and "aging" not in verified
     assert 'neither written nor verified for 30 days or more' in system
 

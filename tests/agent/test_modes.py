@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.conversation.memory_modes import date_label
+from agent.conversation.replay import date_label
 from agent.conversation.transcripts import saved_sessions, transcripts_dir
 from agent.loop.session import Session
 from memory.store import MemoryStore

@@ -16,6 +16,7 @@ import pytest
 
 from agent.conversation import saved_sessions as sessions
 from agent.conversation import transcripts
+from agent.loop.resume import open_saved
 from agent.loop.session import Session
 from agent.settings.config import AgentConfig
 from tests.double.server import Request, reply, text, thinking, tool_use
@@ -77,7 +78,7 @@ def test_a_session_resumes_after_its_last_finished_turn_byte_for_byte(claude_dou
 
     # Resumed with another model configured: the session keeps its own.
     later = AgentConfig(model="claude-haiku-5-5", memory_mode="none")
-    resumed, said = sessions.open_saved(repo, later, None, now=NOW + timedelta(hours=2), tools=tools)
+    resumed, said = open_saved(repo, later, None, now=NOW + timedelta(hours=2), tools=tools)
     assert "Resumed the session of 09 Nov 2026" in said and "What does the shop sell?" in said
     assert resumed.config.model == "claude-sonnet-5-5" and resumed.config.memory_mode == "on-demand"
     assert resumed.messages == history
@@ -106,9 +107,9 @@ def test_a_session_resumes_after_its_last_finished_turn_byte_for_byte(claude_dou
 
 
 def test_nothing_to_resume_is_one_sentence(claude_double, repo):
-    session, said = sessions.open_saved(repo, AgentConfig(), None)
+    session, said = open_saved(repo, AgentConfig(), None)
     assert session is None and said.startswith("No saved session to resume")
-    session, said = sessions.open_saved(repo, AgentConfig(), "20991231")
+    session, said = open_saved(repo, AgentConfig(), "20991231")
     assert session is None and "devagent sessions" in said
 
 
@@ -191,7 +192,7 @@ def test_a_resumed_session_keeps_the_effort_it_ran_with(claude_double, repo):
     assert claude_double.messages_requests()[-1].body["output_config"] == {"effort": "low"}
 
     later = AgentConfig(model="claude-sonnet-5-5", effort="high", memory_mode="none", max_retries=0)
-    resumed, _ = sessions.open_saved(repo, later, None, now=NOW + timedelta(hours=1))
+    resumed, _ = open_saved(repo, later, None, now=NOW + timedelta(hours=1))
     assert resumed.config.effort == "low"
     claude_double.add(reply(text("Hats too.")))
     resumed.send("Anything else?", lambda e: None)

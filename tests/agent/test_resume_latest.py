@@ -7,6 +7,7 @@ import time
 from datetime import UTC, datetime, timedelta
 
 from agent.conversation import saved_sessions as sessions
+from agent.loop.resume import open_saved
 from agent.loop.session import Session
 from agent.settings.config import AgentConfig
 from tests.double.server import reply, text
@@ -25,7 +26,7 @@ def test_resume_picks_the_session_used_last(claude_double, tmp_path):
     newer.send("the newer one", lambda e: None)
     stamp = time.time() - 3600
     os.utime(newer.transcript.path, (stamp, stamp))  # used an hour ago
-    resumed, _ = sessions.open_saved(repo, config, sessions.session_id(older.transcript.path), now=MONDAY + timedelta(hours=2))
+    resumed, _ = open_saved(repo, config, sessions.session_id(older.transcript.path), now=MONDAY + timedelta(hours=2))
     resumed.send("back to the older one", lambda e: None)
     path, problem = sessions.find(repo, None)
     assert problem is None and path == older.transcript.path

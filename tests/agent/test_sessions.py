@@ -98,30 +98,11 @@ def test_prune_keeps_the_running_session_and_follows_no_link(tmp_path, user_dirs
 def test_prune_again_with_everything_but_its_sandbox_read_only(tmp_path):
     """The tests above in a mount namespace where only their sandbox can be written (see
     tests/memory/test_hostile_readonly.py): an unlink that escaped would fail with EROFS."""
-    import shutil
-    import subprocess
-    import sys
-
-    import pytest
-
-    from tests.memory.test_hostile_readonly import MOUNT_SCRIPT, ROOT
+    from tests.read_only_rerun import rerun_read_only
 
     if os.environ.get("DEVAGENT_PRUNE_INNER"):
         pytest.skip("already inside the read-only namespace")
-    if shutil.which("unshare") is None or os.geteuid() != 0:
-        pytest.skip("a read-only mount namespace needs unshare and root")
-    box = tmp_path / "box"
-    box.mkdir()
-    env = dict(os.environ, BOX=str(box), DEVAGENT_PRUNE_INNER="1", PYTHONDONTWRITEBYTECODE="1", HOME=str(box / "home"), TMPDIR=str(box))
-    argv = [
-        "unshare", "-m", "sh", "-c", MOUNT_SCRIPT, "sh",
-        sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-p", "no:randomly",
-        f"--basetemp={box / 'pytest'}", "--rootdir", str(ROOT), "-k", "not read_only",
-        str(ROOT / "tests" / "agent" / "test_sessions.py"),
-    ]
-    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
-    if done.returncode == 97 or (done.returncode != 0 and done.stderr.startswith("unshare:")):
-        pytest.skip(f"cannot make a read-only mount namespace here: {done.stderr.strip()[:200]}")
+    done = rerun_read_only(Path(__file__), tmp_path, "DEVAGENT_PRUNE_INNER", timeout=240, pytest_args=("-k", "not read_only"))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "4 passed" in done.stdout, done.stdout[-2000:]
-    assert [p for p in box.rglob("*") if "pytest" not in p.parts and p.name != "home"] == []
+    assert [p for p in (tmp_path / "box").rglob("*") if "pytest" not in p.parts and p.name not in ("home", "data")] == []

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
-from tests.memory.capped import run_capped
+from tests.memory.capped import FILL_DISK, run_on_a_small_disk
 
 FULL = """
 import os
@@ -18,14 +15,7 @@ disk = Path({disk!r})
 repo = Path({repo!r})
 folder = transcripts_dir(repo)
 folder.mkdir(parents=True)
-fill = os.open(disk / "fill", os.O_WRONLY | os.O_CREAT)
-try:
-    while os.write(fill, b"x" * 4096):
-        pass
-except OSError:
-    pass
-os.close(fill)
-t = Transcript(repo, started=datetime(2026, 11, 9, tzinfo=UTC), model="m", memory_mode="none")
+""" + FILL_DISK + """t = Transcript(repo, started=datetime(2026, 11, 9, tzinfo=UTC), model="m", memory_mode="none")
 try:
     t.add_message({{"role": "user", "content": [{{"type": "text", "text": "x" * 20000}}]}}, turn=1, time=datetime.now(UTC))
 except OSError as error:
@@ -36,19 +26,11 @@ print("files", sorted(p.name for p in folder.iterdir()))
 
 
 def test_a_full_disk_leaves_no_empty_transcript_and_says_why(tmp_path):
-    if shutil.which("unshare") is None or os.geteuid() != 0:
-        pytest.skip("mounting a small file system needs unshare and root")
     disk = tmp_path / "disk"
     disk.mkdir()
     repo = tmp_path / "app"
     repo.mkdir()
-    mount = 'mount -t tmpfs -o size=64k tmpfs "$DISK" || exit 97; exec "$@"'
-    done = run_capped(
-        FULL.format(disk=str(disk), repo=str(repo)), env={"DISK": str(disk), "XDG_DATA_HOME": str(disk / "data")},
-        wrapper=["unshare", "-m", "sh", "-c", mount, "sh"],
-    )
-    if done.returncode == 97:
-        pytest.skip("cannot mount a tmpfs here")
+    done = run_on_a_small_disk(FULL.format(disk=str(disk), repo=str(repo)), disk)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "raised 28" in done.stdout
     assert "files []" in done.stdout, done.stdout  # no 0-byte transcript
@@ -64,14 +46,7 @@ from agent.events import Notice
 from agent.loop.session import Session
 disk, repo = Path({disk!r}), Path({repo!r})
 session = Session(repo, AgentConfig(memory_mode="none"), tools=[], now=datetime(2026, 11, 9, tzinfo=UTC))
-fill = os.open(disk / "fill", os.O_WRONLY | os.O_CREAT)
-try:
-    while os.write(fill, b"x" * 4096):
-        pass
-except OSError:
-    pass
-os.close(fill)
-for text in ("hi", "again"):
+""" + FILL_DISK + """for text in ("hi", "again"):
     events = []
     session.send(text, events.append)
     print("notices", [e.message for e in events if isinstance(e, Notice)])
@@ -81,20 +56,12 @@ for text in ("hi", "again"):
 
 @pytest.mark.slow
 def test_a_session_on_a_full_disk_says_once_that_its_transcript_is_not_saved(tmp_path, claude_double):
-    if shutil.which("unshare") is None or os.geteuid() != 0:
-        pytest.skip("mounting a small file system needs unshare and root")
     disk = tmp_path / "disk"
     disk.mkdir()
     repo = tmp_path / "app"
     repo.mkdir()
     claude_double.add("Hello.", "Still here.")
-    mount = 'mount -t tmpfs -o size=64k tmpfs "$DISK" || exit 97; exec "$@"'
-    done = run_capped(
-        SESSION.format(disk=str(disk), repo=str(repo)), env={"DISK": str(disk), "XDG_DATA_HOME": str(disk / "data")},
-        wrapper=["unshare", "-m", "sh", "-c", mount, "sh"],
-    )
-    if done.returncode == 97:
-        pytest.skip("cannot mount a tmpfs here")
+    done = run_on_a_small_disk(SESSION.format(disk=str(disk), repo=str(repo)), disk)
     assert done.returncode == 0, done.stdout + done.stderr
     first, reply, second, again = done.stdout.splitlines()
     assert "could not be saved (No space left on device)" in first and "free space" in first

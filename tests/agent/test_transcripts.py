@@ -6,7 +6,7 @@ import stat
 from datetime import UTC, datetime
 
 from agent.conversation import transcripts
-from agent.conversation.memory_modes import completed, turn_starts
+from agent.conversation.replay import completed, turn_starts
 
 T0 = datetime(2026, 11, 6, 9, 0, tzinfo=UTC)
 

@@ -19,12 +19,12 @@ from agent.conversation import transcripts
 from agent.conversation.utf8 import valid, valid_value
 from agent.events import AgentError, TurnFinished
 from agent.loop.session import Session
-from agent.loop.tool_calls import untrusted
 from agent.settings.config import AgentConfig
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.git import GitStatusTool
 from tests.agent.toolkit import EchoTool
 from tests.double.server import tool_use
+from tests.marked_text import unmarked
 from tests.repos import git_repo
 
 NOW = datetime(2026, 11, 9, 9, 0, tzinfo=UTC)
@@ -110,7 +110,7 @@ def test_a_tool_input_with_a_lone_surrogate_runs_replaced_and_says_so(claude_dou
     assistant = second.messages[1]["content"]
     assert assistant[0]["input"] == {"text": "bad \ufffd name"}
     result = second.tool_results()[0]["content"]
-    assert result.startswith(untrusted("").split("\n")[0] + "\necho: bad \ufffd name")
+    assert unmarked(result)[2].startswith("echo: bad \ufffd name")
     assert "of the tool input was not valid UTF-8" in result
     assert run(session, "next")[-1].text == "Next."
     assert_transcript_is_utf8(session)
@@ -128,7 +128,7 @@ def test_a_tool_result_listing_a_name_that_is_not_utf8(claude_double, sandbox):
     finished = [e for e in events if type(e).__name__ == "ToolFinished"][0]
     assert finished.log == "caf\ufffd menu.txt"
     result = claude_double.messages_requests()[1].tool_results()[0]["content"]
-    assert result.startswith(untrusted("").split("\n")[0] + "\ncaf\ufffd menu.txt\n")
+    assert unmarked(result)[2].startswith("caf\ufffd menu.txt\n")
     assert "of this result was not valid UTF-8" in result
     assert run(session, "next")[-1].text == "Next."
     assert_transcript_is_utf8(session)

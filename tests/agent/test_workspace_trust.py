@@ -132,19 +132,20 @@ def test_git_status_runs_no_program_the_repository_config_names(tmp_path):
     assert dropped(root) == []
 
 
-def test_the_key_is_the_clone_so_worktrees_and_links_share_one_answer(tmp_path):
+def test_the_key_is_the_work_tree_so_links_share_one_answer_and_worktrees_are_asked_each(tmp_path):
     root = tmp_path / "sandbox"
     repo = git_repo(root / "plain", commit=True)
     git(repo, "worktree", "add", "-q", str(root / "wt"))
     (root / "link").symlink_to(repo)
-    assert repository_key(root / "wt") == repository_key(repo) == repository_key(root / "link") == str((repo / ".git").resolve())
+    assert repository_key(repo) == repository_key(root / "link") == str(repo.resolve())
+    assert repository_key(root / "wt") == str((root / "wt").resolve())
     assert repository_key(repo / "sub" / "..") == repository_key(repo)
     old = os.umask(0)
     try:
-        TrustStore().remember(root / "wt", True)
+        TrustStore().remember(repo, True)
     finally:
         os.umask(old)
-    assert TrustStore().trusted(root / "link")
+    assert TrustStore().trusted(root / "link") and not TrustStore().trusted(root / "wt")
     assert stat.S_IMODE(trust_file().stat().st_mode) == 0o600
     assert stat.S_IMODE(trust_file().parent.stat().st_mode) == 0o700
     # a file others could have written grants nothing

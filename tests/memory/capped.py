@@ -52,3 +52,32 @@ def run_capped(
         err = expired.stderr.decode() if isinstance(expired.stderr, bytes) else (expired.stderr or "")
         return Outcome(None, out, err)
     return Outcome(done.returncode, done.stdout, done.stderr)
+
+
+# Python lines that fill the file system at `disk` (a name the script defines) to its last byte.
+FILL_DISK = """
+fill = os.open(disk / "fill", os.O_WRONLY | os.O_CREAT)
+try:
+    while os.write(fill, b"x" * 4096):
+        pass
+except OSError:
+    pass
+os.close(fill)
+"""
+
+
+def run_on_a_small_disk(code: str, disk: Path, *, seconds: float = TIME_CAP) -> Outcome:
+    """`code` run capped, with a 64 KiB tmpfs mounted at `disk` in a mount namespace of its own
+    and devagent's data folder on it; the test skips where that cannot be mounted."""
+    import shutil
+
+    import pytest
+
+    if shutil.which("unshare") is None or os.geteuid() != 0:
+        pytest.skip("mounting a small file system needs unshare and root")
+    mount = 'mount -t tmpfs -o size=64k tmpfs "$DISK" || exit 97; exec "$@"'
+    done = run_capped(code, env={"DISK": str(disk), "XDG_DATA_HOME": str(disk / "data")}, seconds=seconds,
+                      wrapper=["unshare", "-m", "sh", "-c", mount, "sh"])
+    if done.returncode == 97:
+        pytest.skip("cannot mount a tmpfs here")
+    return done

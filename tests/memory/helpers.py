@@ -7,6 +7,6 @@ def snapshot(store, now: float | None = None) -> str:
     """The preloaded-memory text a session's prompt gets from this store."""
     import time
 
-    from agent.conversation.memory_modes import memory_snapshot
+    from agent.recall.briefing import memory_snapshot
 
     return memory_snapshot(store.preload(), time.time() if now is None else now)

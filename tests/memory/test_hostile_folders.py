@@ -17,7 +17,7 @@ import pytest
 from memory.store import MemoryStore
 from tests.repos import git_repo
 
-from .capped import run_capped
+from .capped import FILL_DISK, run_capped, run_on_a_small_disk
 from .helpers import snapshot
 
 LATIN1_NAME = os.fsdecode(b"caf\xe9.md")
@@ -305,14 +305,7 @@ from memory.store import MemoryStore
 repo, disk = Path(sys.argv[1]), Path(sys.argv[2])
 store = MemoryStore.for_repository(repo)
 print(store.run({"command": "create", "path": "/memories/first.md", "file_text": "see app.py:1.\\n"}))
-fill = os.open(disk / "fill", os.O_WRONLY | os.O_CREAT)
-try:
-    while os.write(fill, b"x" * 4096):
-        pass
-except OSError:
-    pass
-os.close(fill)
-size = os.path.getsize(disk / "fill")
+""" + FILL_DISK + """size = os.path.getsize(disk / "fill")
 os.truncate(disk / "fill", size - size % 4096)
 print(store.run({"command": "create", "path": "/memories/none.md", "file_text": "see app.py:2.\\n"}))
 os.truncate(disk / "fill", size - size % 4096 - 4096)  # one free page: the memory, not its fingerprints
@@ -322,23 +315,13 @@ print(sorted(p.name for p in store.directory.iterdir()))
 
 
 def test_a_full_disk_is_never_reported_as_success(tmp_path):
-    import shutil
-
-    if shutil.which("unshare") is None or os.geteuid() != 0:
-        pytest.skip("mounting a small file system needs unshare and root")
     repo = tmp_path / "app"
     repo.mkdir()
     (repo / "app.py").write_text("one = 1\ntwo = 2\n")
     disk = tmp_path / "disk"
     disk.mkdir()
-    mount = 'mount -t tmpfs -o size=64k tmpfs "$DISK" || exit 97; exec "$@"'
-    done = run_capped(
-        FULL_DISK.replace("sys.argv[1]", repr(str(repo))).replace("sys.argv[2]", repr(str(disk))),
-        env={"DISK": str(disk), "XDG_DATA_HOME": str(disk / "data")}, seconds=30,
-        wrapper=["unshare", "-m", "sh", "-c", mount, "sh"],
-    )
-    if done.returncode == 97:
-        pytest.skip("cannot mount a tmpfs here")
+    done = run_on_a_small_disk(
+        FULL_DISK.replace("sys.argv[1]", repr(str(repo))).replace("sys.argv[2]", repr(str(disk))), disk, seconds=30)
     assert not done.timed_out and done.returncode == 0, done.stdout + done.stderr
     first, none, second, names = done.stdout.splitlines()
     assert first.endswith(", False)")

@@ -44,12 +44,13 @@ def build_sandbox(base: Path) -> tuple[Path, Path]:
     return sandbox, folder
 
 
-def outside_snapshot(sandbox: Path, folder: Path) -> dict[str, bytes | str]:
-    """Everything in the sandbox except the store folder's own contents."""
+def outside_snapshot(sandbox: Path, *folders: Path) -> dict[str, bytes | str]:
+    """Everything in the sandbox except the store folders' own contents (each folder itself
+    is still there, as a folder)."""
     seen: dict[str, bytes | str] = {}
     for directory, dirnames, filenames in os.walk(sandbox):
         here = Path(directory)
-        if here == folder or folder in here.parents:
+        if any(here == folder or folder in here.parents for folder in folders):
             dirnames[:] = []
             continue
         for name in dirnames + filenames:

@@ -7,7 +7,6 @@ Both folders sit deep inside the bait sandbox of test_hostile_paths.py.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from tests.memory.test_hostile_paths import (
     build_sandbox,
     commands,
     hostile_paths,
+    outside_snapshot,
     texts,
 )
 
@@ -35,25 +35,6 @@ def two_roots(base: Path) -> tuple[Path, list[Path], MemoryRoots]:
     (user / "terse.md").write_text("short answers\n")
     memory = MemoryRoots(MemoryStore(folder), MemoryStore(user, root=USER_ROOT))
     return sandbox, [folder, user], memory
-
-
-def outside(sandbox: Path, folders: list[Path]) -> dict[str, bytes | str]:
-    seen: dict[str, bytes | str] = {}
-    for directory, dirnames, filenames in os.walk(sandbox):
-        here = Path(directory)
-        if any(here == f or f in here.parents for f in folders):
-            dirnames[:] = []
-            continue
-        for name in dirnames + filenames:
-            path = here / name
-            rel = str(path.relative_to(sandbox))
-            if path.is_symlink():
-                seen[rel] = "link->" + os.readlink(path)
-            elif path.is_file():
-                seen[rel] = path.read_bytes()
-            elif not any(path == f for f in folders):
-                seen[rel] = "dir"
-    return seen
 
 
 user_paths = st.builds(lambda p: USER_ROOT + p[len("/memories"):] if p.startswith("/memories") else p, hostile_paths)
@@ -72,7 +53,7 @@ user_commands = st.one_of(
 @given(sequence=st.lists(user_commands, min_size=1, max_size=6))
 def test_both_folders_keep_generated_commands_inside(tmp_path_factory, sequence):
     sandbox, folders, memory = two_roots(tmp_path_factory.mktemp("roots"))
-    before = outside(sandbox, folders)
+    before = outside_snapshot(sandbox, *folders)
     planted = False
     for command in sequence:
         planted = planted or any(isinstance(v, str) and BAIT in v for v in command.values())
@@ -80,7 +61,7 @@ def test_both_folders_keep_generated_commands_inside(tmp_path_factory, sequence)
         assert isinstance(text, str) and isinstance(is_error, bool)
         if not planted:
             assert BAIT not in text, command
-    assert outside(sandbox, folders) == before
+    assert outside_snapshot(sandbox, *folders) == before
 
 
 @pytest.mark.slow
@@ -88,7 +69,7 @@ def test_both_folders_keep_generated_commands_inside(tmp_path_factory, sequence)
 @given(sequence=st.lists(user_commands, min_size=1, max_size=5))
 def test_held_then_accepted_changes_stay_inside(tmp_path_factory, sequence):
     sandbox, folders, memory = two_roots(tmp_path_factory.mktemp("held"))
-    before = outside(sandbox, folders)
+    before = outside_snapshot(sandbox, *folders)
     pending = PendingChanges(memory)
     for command in sequence:
         text, is_error = pending.hold(command)
@@ -96,12 +77,12 @@ def test_held_then_accepted_changes_stay_inside(tmp_path_factory, sequence):
         assert BAIT not in text or any(isinstance(v, str) and BAIT in v for v in command.values())
     for message, _ in pending.decide_all(pending.accept):
         assert isinstance(message, str)
-    assert outside(sandbox, folders) == before
+    assert outside_snapshot(sandbox, *folders) == before
 
 
 def test_known_escapes_through_the_user_folder_are_refused(tmp_path):
     sandbox, folders, memory = two_roots(tmp_path)
-    before = outside(sandbox, folders)
+    before = outside_snapshot(sandbox, *folders)
     # /memories/userX is a folder of the repository's memory, not the user's: only nothing there to read.
     assert memory.run({"command": "view", "path": f"{USER_ROOT}X/bait.md"}) == (
         f"The path {USER_ROOT}X/bait.md does not exist. Please provide a valid path.", True)
@@ -115,6 +96,6 @@ def test_known_escapes_through_the_user_folder_are_refused(tmp_path):
             text, is_error = memory.run(command)
             assert BAIT not in text and is_error, (command, text)
     assert memory.run({"command": "delete", "path": USER_ROOT})[1] is True
-    assert outside(sandbox, folders) == before
+    assert outside_snapshot(sandbox, *folders) == before
     assert (folders[0] / "kept.md").read_text() == "a memory\n"
     assert (folders[1] / "terse.md").read_text() == "short answers\n"

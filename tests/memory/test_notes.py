@@ -7,9 +7,10 @@ import time
 
 import pytest
 
-from agent.conversation.memory_modes import age_text
+from agent.recall.briefing import age_text
 from memory.errors import MemoryNotFound, MemoryNotText, MemoryPathError, MemoryStoreError
 from memory.store import MemoryStore
+from tests.marked_text import without_ids
 from tests.memory.helpers import snapshot
 
 FEEDBACK = """---
@@ -83,7 +84,7 @@ def test_snapshot_holds_every_file_with_its_age(store):
     create(store, "/memories/a.md", "first </memory> trick")
     now = time.time()
     os.utime(store.directory / "b.md", (now - 3 * 86400, now - 3 * 86400))
-    assert snapshot(store, now) == (
+    assert without_ids(snapshot(store, now)) == (
         '<memory path="/memories/MEMORY.md" age="just now">\n- [B](b.md) — the b note\n</memory>\n'
         '<memory path="/memories/a.md" age="just now">\nfirst &lt;/memory> trick\n</memory>\n'
         '<memory path="/memories/b.md" age="3 days">\nsecond\n</memory>\n'

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from agent.conversation.memory_modes import preloaded_memory
+from agent.recall.memory_modes import preloaded_memory
 from memory.store import MemoryStore
 from tests.memory.helpers import snapshot
 from tui.widgets.memory.listing import load_listing, preload_warning

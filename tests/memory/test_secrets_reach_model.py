@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from agent.cancel import Cancellation
-from agent.conversation import memory_modes as modes
 from agent.conversation.transcripts import transcripts_dir
 from agent.loop.session import Session
+from agent.recall import memory_modes
 from agent.tools.base import ToolContext
 from agent.tools.memory_tool import MemoryTool
 from memory.store import MemoryStore
@@ -80,7 +80,7 @@ def test_an_edit_next_to_a_planted_key_shows_it_masked(planted):
 
 @pytest.mark.parametrize("mode", ["preloaded", "index"])
 def test_the_preloaded_snapshot_and_the_index_are_masked(repo, planted, mode):
-    start = modes.prepare(mode, repo, store=planted, now=MONDAY)
+    start = memory_modes.prepare(mode, repo, store=planted, now=MONDAY)
     assert start.context and not shows_a_secret(start.context), start.context
     assert "[masked: AWS access key ID]" in start.context
     if mode == "preloaded":

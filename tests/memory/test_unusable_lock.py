@@ -15,7 +15,6 @@ import errno
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ from memory.lock import LOCK_NAME
 from memory.store import MemoryStore
 from tests.memory.helpers import snapshot
 from tests.memory.test_hostile_paths import outside_snapshot
-from tests.memory.test_hostile_readonly import MOUNT_SCRIPT
+from tests.read_only_rerun import rerun_read_only
 
 ROOT = Path(__file__).resolve().parents[2]
 INNER = os.environ.get("MEMORY_UNUSABLE_INNER", "")
@@ -59,7 +58,7 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
 
 
 def check_reads_go_on_and_writes_say_what_to_do(folder: Path, fragments: list[str]) -> None:
-    from agent.conversation.memory_modes import preloaded_memory
+    from agent.recall.memory_modes import preloaded_memory
     from tui.widgets.memory.listing import load_listing
 
     before = folder_bytes(folder)
@@ -109,24 +108,9 @@ def test_a_lock_that_is_a_link(tmp_path, target):
 
 
 def run_inner(case: str, box: Path, folder: Path, prefix: list[str]) -> subprocess.CompletedProcess:
-    env = dict(
-        os.environ,
-        BOX=str(box),
-        RO=str(folder),
-        MEMORY_UNUSABLE_INNER=case,
-        MEMORY_UNUSABLE_FOLDER=str(folder),
-        PYTHONDONTWRITEBYTECODE="1",
-        XDG_DATA_HOME=str(box / "data"),
-        HOME=str(box / "home"),
-        TMPDIR=str(box),
-    )
-    argv = [
-        "unshare", "-m", "sh", "-c", MOUNT_SCRIPT, "sh", *prefix,
-        sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-p", "no:randomly",
-        f"--basetemp={box / 'pytest'}", "--rootdir", str(ROOT), "-k", f"inner_{case.replace('-', '_')}",
-        str(Path(__file__)),
-    ]
-    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    return rerun_read_only(Path(__file__), box.parent, "MEMORY_UNUSABLE_INNER", timeout=240, inner_value=case, box=box,
+                           env_extra={"RO": str(folder), "MEMORY_UNUSABLE_FOLDER": str(folder)}, prefix=prefix,
+                           pytest_args=("-k", f"inner_{case.replace('-', '_')}"))
 
 
 def namespace_or_skip() -> None:

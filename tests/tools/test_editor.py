@@ -20,6 +20,7 @@ from agent.tools.text_editor import EDITOR_NAME
 from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
 from tests.double.server import reply, request_problem, text_editor_problem, tool_use
+from tests.marked_text import unmarked
 
 APP = "def greet(name):\n    return 'Hello ' + name\n\n\ndef main():\n    print(greet('world'))\n"
 
@@ -89,8 +90,7 @@ def test_the_double_refuses_a_misnamed_or_padded_editor():
 
 def viewed(content: str) -> str:
     """What view showed: the repository's text reaches the model inside the data mark."""
-    assert content.startswith("<tool_output ") and content.endswith("\n</tool_output>"), content[:80]
-    return content.split("\n", 1)[1].rsplit("\n", 1)[0]
+    return unmarked(content)[2]
 
 
 def test_view_numbers_lines_as_documented(repo, claude_double):

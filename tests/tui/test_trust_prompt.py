@@ -159,3 +159,22 @@ async def _asks_to_say(root, claude_double, hearing):
         assert (say.region.height > 0) is (hearing == "hears")  # on the screen, or not at all
         await pilot.press("n")
         await wait_for(pilot, lambda: not app.running, 30, "the turn to finish")
+
+
+async def test_an_answer_kept_under_the_old_key_is_asked_again_and_the_dialog_says_why(tmp_path, claude_double):
+    from tests.agent.test_borrowed_trust import kept_under_the_old_key
+
+    root = tmp_path / "sandbox"
+    repo = python_repo(root)
+    kept_under_the_old_key(repo)
+    app = _app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await _asked(pilot, app, claude_double)
+        said = dialog.query_one("#trust-why").render().plain.replace("\n", " ")
+        assert "old key" in said and "Asked again" in said
+        shown = dialog.query_one("#trust-details").render().plain.replace("\n", "")
+        assert "trusted on 2026-11-01" in shown and str((repo / ".git").resolve()) in shown.replace(" ", "")
+        assert dialog.query_one("#trust-yes").region.bottom <= 24  # the buttons still fit at 80x24
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.running, 30, "the turn to finish")
+        assert TrustStore().trusted(repo) and "conftest" in dropped(root)

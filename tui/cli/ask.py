@@ -51,6 +51,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     add_resume_option(parser)
     parser.add_argument("--trust", action="store_true",
                         help="let build and test run the repository's code for this run (nothing is remembered)")
+    parser.add_argument("--allow", action="append", default=[], metavar="COMMAND",
+                        help="a command text run_command may run in this run, exactly as written (again for more)")
     parser.add_argument("turns", nargs="*", metavar="TURN", help="what you would say, one turn each")
 
 
@@ -74,7 +76,8 @@ def run(name: str, args: argparse.Namespace) -> int:
 
     from agent.conversation import saved_sessions as sessions
     sessions.prune_for(config)
-    session = _open(repo, config, args.resume, trusted=bool(getattr(args, "trust", False)))
+    session = _open(repo, config, args.resume, trusted=bool(getattr(args, "trust", False)),
+                    allowed=tuple(getattr(args, "allow", None) or ()))
     if isinstance(session, int):
         return session
     printer = Printer(sys.stdout, sys.stderr, session.decisions)
@@ -118,20 +121,23 @@ def _refusal(repo: Path, args: argparse.Namespace) -> str | None:
     return None
 
 
-def _open(repo: Path, config: AgentConfig, resume: str | None, trusted: bool = False) -> Session | int:
+def _open(repo: Path, config: AgentConfig, resume: str | None, trusted: bool = False,
+          allowed: tuple[str, ...] = ()) -> Session | int:
     """A new session, or the saved one `resume` names ("" the latest); else the exit status."""
-    from agent.conversation import saved_sessions as sessions
+    from agent.command_consent import CommandConsent
+    from agent.loop.resume import open_saved
     from agent.loop.session import Session
     from agent.workspace_trust import WorkspaceTrust
 
     # Nobody is there to ask: the repository's code runs only when it was trusted before
-    # (`devagent trust`) or with --trust for this run.
+    # (`devagent trust`) or with --trust for this run, and a command only when allowed before.
     trust = WorkspaceTrust(repo, for_this_run=trusted)
+    commands = CommandConsent(repo, allowed=allowed)
 
     try:
         if resume is None:
-            return Session(repo, config, trust=trust)
-        session, said = sessions.open_saved(repo, config, resume or None, trust=trust)
+            return Session(repo, config, trust=trust, commands=commands)
+        session, said = open_saved(repo, config, resume or None, trust=trust, commands=commands)
         if session is None:
             print(f"devagent ask: {said}", file=sys.stderr)
             return 2

@@ -33,6 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("tui.cli.eval", "measure how well each memory mode remembers"),
     "sessions": ("tui.cli.sessions", "list a repository's saved sessions, to resume one"),
     "undo": ("tui.cli.undo", "put back the files of the agent's last applied change"),
+    "rewind": ("tui.cli.rewind", "go back to before a turn: conversation, code, memory"),
     "trust": ("tui.cli.trust", "let build and test run a repository's code (--revoke takes it back)"),
 }
 

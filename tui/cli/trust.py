@@ -24,10 +24,13 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
 def _status(repo: Path) -> str:
     from agent.workspace_trust import TrustStore
 
-    found = TrustStore().decision(repo)
+    store = TrustStore()
+    found = store.decision(repo)
     if found is None:
+        earlier = store.earlier(repo)
+        again = f" {earlier.why_asked_again()}" if earlier is not None else ""
         return (f"{repo} is not trusted yet: build and test will ask before running its code "
-                f"(`devagent ask` runs none of it). `devagent trust {repo}` trusts it.")
+                f"(`devagent ask` runs none of it).{again} `devagent trust {repo}` trusts it.")
     if found.trusted:
         return f"{repo} is trusted since {found.decided}: build and test run its code. `devagent trust --revoke {repo}` takes that back."
     return (f"{repo} is not trusted (answered no on {found.decided}): its code does not run. "
@@ -42,7 +45,11 @@ def run(name: str, args: argparse.Namespace) -> int:
         shown = store.listing()
         for key, decision in shown:
             print(f"{'trusted' if decision.trusted else 'not trusted':<12} {decision.decided}  {decision.path or key}")
-        if not shown:
+        old = store.old_listing()
+        for earlier in old:
+            print(f"{'old key':<12} {earlier.decision.decided}  {earlier.git_folder} (a git folder: no longer used, "
+                  "each work tree is asked again)")
+        if not shown and not old:
             print("No repository has been trusted or refused yet.")
         return 0
     repo = Path(args.repo or ".").expanduser()

@@ -77,10 +77,13 @@ class TrustPrompt(ModalScreen[bool | None]):
         run = self.request.run
         with Vertical(id="trust-dialog") as dialog:
             dialog.border_title = "Trust this repository?"
-            yield Static(Text(
+            why = Text(
                 f"To answer, devagent wants to run this repository's own code ({run.tool}). "
-                "What it runs can do anything you can: run it only if you trust where the repository comes from."),
-                id="trust-why")
+                "What it runs can do anything you can: run it only if you trust where the repository comes from.")
+            if self.request.earlier:
+                why.append(" Asked again: an earlier answer was kept under the old key (the git folder), and "
+                           "trust now belongs to each work tree.", style="bold")
+            yield Static(why, id="trust-why")
             with VerticalScroll(id="trust-what"):
                 yield Static(self._details(), id="trust-details")
             yield Static(Text("Your answer is remembered for this repository; "
@@ -97,6 +100,8 @@ class TrustPrompt(ModalScreen[bool | None]):
         run = self.request.run
         text = Text()
         rows = [("Repository", str(self.request.repo)), ("Runs in", str(run.cwd))]
+        if self.request.earlier:
+            rows.append(("Earlier", self.request.earlier))
         if run.environment:
             rows.append(("Environment", run.environment))
         for label, value in rows:

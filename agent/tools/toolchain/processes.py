@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import signal
 import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from agent.tools.toolchain.user_environment import user_environment
+
+if TYPE_CHECKING:
+    from agent.tools.toolchain.sandbox import Sandbox
 
 # Build logs of big solutions reach megabytes; the parser needs the errors, which MSBuild
 # repeats in its summary at the end, so past this limit the middle is dropped.
@@ -73,9 +77,10 @@ class _Reader(threading.Thread):
     printing a million short lines would otherwise spend its time in this loop.
     """
 
-    def __init__(self, stream: io.BufferedReader) -> None:
+    def __init__(self, stream: io.BufferedReader, on_output: Callable[[bytes], None] | None = None) -> None:
         super().__init__(daemon=True)
         self.stream = stream
+        self.on_output = on_output  # each chunk as it comes (the screen pane's live view)
         self.head = bytearray()
         self.tail: deque[bytes] = deque()
         self.tail_size = 0
@@ -88,6 +93,8 @@ class _Reader(threading.Thread):
                 chunk = self.stream.read1(65536)
                 if not chunk:
                     break
+                if self.on_output is not None:
+                    self._tell(chunk)
                 if len(self.head) < half:
                     room = half - len(self.head)
                     self.head += chunk[:room]
@@ -101,6 +108,12 @@ class _Reader(threading.Thread):
                     self.cut = True
         except (OSError, ValueError):
             pass
+
+    def _tell(self, chunk: bytes) -> None:
+        try:
+            self.on_output(chunk)  # type: ignore[misc]
+        except Exception:
+            self.on_output = None  # a viewer that failed sees no more; the output is still kept
 
     def text(self) -> str:
         tail = b"".join(self.tail)
@@ -122,11 +135,16 @@ def run_command(
     cancel: Any = None,
     env: Mapping[str, str] | None = None,
     drop: Collection[str] = (),
+    sandbox: Sandbox | None = None,
+    on_output: Callable[[bytes], None] | None = None,
 ) -> Outcome:
     """Runs argv with stdout and stderr merged. FileNotFoundError if the program is missing.
 
     The program is looked up on the PATH the command gets, not devagent's own. `env` is
     added to the user's environment, after the variables named in `drop` are taken out.
+    With a `sandbox`, the command runs inside it (agent.tools.toolchain.sandbox), with only
+    the variables it lets through of the user's and `env` over them. `on_output` hears each
+    chunk of output as it comes, from the reading thread.
     """
     start = time.monotonic()
     if _is_cancelled(cancel):
@@ -134,7 +152,14 @@ def run_command(
     full_env = user_environment()  # the user's, not devagent's own virtualenv
     for name in drop:
         full_env.pop(name, None)
-    if env:
+    if sandbox is not None:
+        from agent.tools.toolchain import sandbox as sandboxes
+
+        full_env = sandboxes.environment(full_env, env)
+        if "/" not in argv[0] and shutil.which(argv[0], path=full_env.get("PATH")) is None:
+            raise FileNotFoundError(argv[0])
+        argv = sandbox.argv(argv, cwd, full_env)
+    elif env:
         full_env.update(env)
     proc = subprocess.Popen(
         list(argv),
@@ -149,7 +174,7 @@ def run_command(
     if registered:
         cancel.register_process(proc)
     # stdout=PIPE with the default buffering is a BufferedReader, whose read1 the reader uses
-    reader = _Reader(cast(io.BufferedReader, proc.stdout))
+    reader = _Reader(cast(io.BufferedReader, proc.stdout), on_output)
     reader.start()
     timed_out = cancelled = False
     try:
