@@ -5,13 +5,12 @@ benchmarks/first_paint.py's, in tmux):
 - key-to-screen latency while a long reply streams: a key written to the terminal until
   that character comes back in the app's output, p99; floor: the p99 of the same keys
   with nothing streaming. Target: at most 1.5x, and no key over 100 ms.
-- an outside memory write (atomic, as the store and editors do it) until the memory's name
-  comes back in the app's output, median; floor: the same write reaching a bare
-  `watchfiles.awatch` with the pane's debounce. Target: at most 2x.
+(an outside memory write until its row is drawn is benchmarks/memory_write.py's, in tmux
+against a bare awatch printing into its own window).
 
 Everything runs under a temporary folder, against the Claude double in its own process.
 
-    uv run python benchmarks/tui_latency.py [--keys 200] [--writes 10] [--settle 2]
+    uv run python benchmarks/tui_latency.py [--keys 200] [--settle 2]
 
 While the user types, the app holds streamed text back until a pause (tui.widgets.conversation.pane)
 so keys never wait behind the layout a growing reply causes, and the voice's threads run at a
@@ -22,7 +21,6 @@ no pause, so the reply waits for the whole run of keys.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import fcntl
 import os
 import pty
@@ -42,7 +40,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import Row, median, percentile, print_rows  # noqa: E402
+from benchmarks.common import Row, percentile, print_rows  # noqa: E402
 from tests.double.server import reply, text  # noqa: E402
 from tests.tui.scenario import DoubleProcess, World, build_world  # noqa: E402
 
@@ -123,71 +121,17 @@ def ms(seconds: float) -> str:
 
 
 def run() -> list[Row]:
-    return measure(keys=200, writes=10, paragraphs=120, settle=2.0)
+    return measure(keys=200, paragraphs=120, settle=2.0)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keys", type=int, default=200)
-    parser.add_argument("--writes", type=int, default=10)
     parser.add_argument("--paragraphs", type=int, default=120, help="length of the streamed reply")
     parser.add_argument("--settle", type=float, default=2.0, help="seconds after the voice has loaded before timing")
     args = parser.parse_args(argv)
-    print_rows(measure(args.keys, args.writes, args.paragraphs, args.settle))
+    print_rows(measure(args.keys, args.paragraphs, args.settle))
     return 0
-
-
-class BareWatcher:
-    """The memory floor: a bare watchfiles.awatch with the pane's debounce, on a thread of
-    its own; `seen(name)` is when a change to that file name was yielded."""
-
-    def __init__(self, folder: Path) -> None:
-        from tui.widgets.memory.watch import DEBOUNCE_MS, STEP_MS
-
-        self.folder = folder
-        self.debounce, self.step = DEBOUNCE_MS, STEP_MS
-        self.times: dict[str, float] = {}
-        self.changed = threading.Condition()
-        self.stop_event = threading.Event()
-        self.ready = threading.Event()
-        self.thread = threading.Thread(target=lambda: asyncio.run(self._watch()), daemon=True)
-        self.thread.start()
-        self.ready.wait(10)
-
-    async def _watch(self) -> None:
-        from watchfiles import awatch
-
-        self.ready.set()
-        async for changes in awatch(self.folder, debounce=self.debounce, step=self.step,
-                                    stop_event=self.stop_event):
-            moment = time.perf_counter()
-            with self.changed:
-                for _change, path in changes:
-                    self.times.setdefault(Path(path).name, moment)
-                self.changed.notify_all()
-
-    def seen(self, name: str, timeout: float = 10.0) -> float:
-        deadline = time.perf_counter() + timeout
-        with self.changed:
-            while name not in self.times:
-                left = deadline - time.perf_counter()
-                if left <= 0:
-                    raise TimeoutError(f"awatch never saw {name}")
-                self.changed.wait(left)
-            return self.times[name]
-
-    def close(self) -> None:
-        self.stop_event.set()
-        self.thread.join(5)
-
-
-def atomic_write(folder: Path, name: str, body: str) -> float:
-    """Write as the store and editors do (a temp file renamed over); the rename's time."""
-    temp = folder / f".{name}.tmp"
-    temp.write_text(body)
-    moment = time.perf_counter()
-    os.replace(temp, folder / name)
-    return moment
 
 
 @contextmanager
@@ -244,7 +188,7 @@ def type_keys(term: Terminal, count: int) -> list[float]:
     return latencies
 
 
-def measure(keys: int, writes: int, paragraphs: int, settle: float) -> list[Row]:
+def measure(keys: int, paragraphs: int, settle: float) -> list[Row]:
     # a long spoken-style answer: paragraphs and a short list (code goes to the screen pane)
     long_reply = "\n\n".join(
         f"Paragraph {i}: the build log shows the same error in the review orchestrator again, "
@@ -258,10 +202,7 @@ def measure(keys: int, writes: int, paragraphs: int, settle: float) -> list[Row]
         "rules": [{"contains": "long", "reply": reply(text(long_reply), chunk=8, delay=0.005)}],
         "default": reply(text("ok")),
     }
-    with launched_world(script) as (world, env, argv, tmp):
-        bare_folder = tmp / "bare-watch"
-        bare_folder.mkdir()
-        watcher = BareWatcher(bare_folder)
+    with launched_world(script) as (_world, env, argv, _tmp):
         term = Terminal(argv, env)
         try:
             term.wait_for(FIRST_PAINT)
@@ -270,21 +211,6 @@ def measure(keys: int, writes: int, paragraphs: int, settle: float) -> list[Row]
             # before anything is timed
             voice_settled(term)
             time.sleep(settle)
-            store_dir = Path(world.store().directory)
-
-            # memory: atomic outside writes while nothing else happens, each one also
-            # into the bare watcher's folder
-            shown, bare_shown = [], []
-            for i in range(writes):
-                name = f"bench{i}ψ"
-                body = f"---\nname: {name}\ndescription: benchmark\ntype: reference\n---\n\nx\n"
-                start = atomic_write(bare_folder, f"reference_bench{i}.md", body)
-                bare_shown.append(watcher.seen(f"reference_bench{i}.md") - start)
-                time.sleep(0.1)
-                since = term.mark()
-                start = atomic_write(store_dir, f"reference_bench{i}.md", body)
-                shown.append(term.wait_for(name.encode(), since, timeout=10) - start)
-                time.sleep(0.2)
 
             quiet_keys = type_keys(term, keys)
 
@@ -299,15 +225,11 @@ def measure(keys: int, writes: int, paragraphs: int, settle: float) -> list[Row]
             still_streaming = f"Paragraph {paragraphs - 1}".encode() not in term.output
         finally:
             term.close()
-            watcher.close()
 
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; streamed reply {len(long_reply)} chars")
     print(f"key to screen      p50 {ms(percentile(latencies, 50))}  p99 {ms(percentile(latencies, 99))}  max {ms(max(latencies))}"
           f"  over {len(latencies)} keys{' while streaming' if still_streaming else ' (the reply ended during the run)'};"
           f"  nothing streaming: p50 {ms(percentile(quiet_keys, 50))}  p99 {ms(percentile(quiet_keys, 99))}  max {ms(max(quiet_keys))}")
-    print(f"memory write shown p50 {ms(percentile(shown, 50))}  max {ms(max(shown))}  over {len(shown)} writes"
-          f"  (each: {', '.join(f'{w * 1000:.0f}' for w in shown)});"
-          f"  bare awatch p50 {ms(percentile(bare_shown, 50))}  max {ms(max(bare_shown))}")
     streaming_note = "" if still_streaming else "the reply ended before the last key"
     return [
         Row("key to screen p99, reply streaming", percentile(latencies, 99) * 1000,
@@ -315,8 +237,6 @@ def measure(keys: int, writes: int, paragraphs: int, settle: float) -> list[Row]
             note=streaming_note),
         Row("worst key, reply streaming", max(latencies) * 1000, None, 100.0, of="figure",
             note=streaming_note),
-        Row("outside memory write shown (median)", median(shown) * 1000,
-            median(bare_shown) * 1000, 2.0, floor_is="bare awatch"),
     ]
 
 

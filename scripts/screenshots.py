@@ -270,12 +270,56 @@ async def trust_states(world: World, shooter: Shooter, work: Path) -> None:
         TrustStore().remember(world.repo, True)
 
 
+def rewind_script() -> dict:
+    """Three turns that change the repository (code writes auto): the rename finished, a
+    changelog written, and its entry reworded; then the rewind list over them."""
+    from agent.eval import sources
+    from agent.tools.text_editor import EDITOR_NAME
+    from tests.double.server import reply, text, tool_use
+
+    finish = {"command": "str_replace", "path": sources.ORCHESTRATOR, "old_str": sources.LEFT_OVER, "new_str": sources.FINISHED}
+    log = {"command": "create", "path": "CHANGELOG.md", "file_text": "# Changes\n\n- ChangedFile.Patch is Diff now.\n"}
+    reword = {"command": "str_replace", "path": "CHANGELOG.md", "old_str": "- ChangedFile.Patch is Diff now.",
+              "new_str": "- Renamed ChangedFile.Patch to Diff (every call site)."}
+    return {"replies": [
+        reply(text("Finishing the rename."), tool_use(EDITOR_NAME, finish, id="t1")), reply(text("Done: it reads `file.Diff`.")),
+        reply(text("Adding a changelog."), tool_use(EDITOR_NAME, log, id="t2")), reply(text("CHANGELOG.md is written.")),
+        reply(text("Rewording it."), tool_use(EDITOR_NAME, reword, id="t3")), reply(text("Reworded.")),
+    ], "default": reply(text("Fine."))}
+
+
+async def rewind_states(world: World, shooter: Shooter, work: Path) -> None:
+    """The rewind list after three turns that changed files, at both sizes; then the rewind
+    itself puts the repository back as it was."""
+    from tui.screens.rewind import RewindScreen
+
+    os.environ["DEVAGENT_CODE_WRITES"] = "auto"
+    try:
+        for size in (WIDE, NARROW):
+            with DoubleProcess(rewind_script(), work / f"double-rewind-{size[0]}x{size[1]}") as double:
+                os.environ.update(double.env)
+                app = new_app(world)
+                async with app.run_test(size=size) as pilot:
+                    for question in ("Finish the rename.", "Add a changelog entry for it.", "Reword the changelog entry."):
+                        await run_turn(app, pilot, question)
+                    await pilot.press("escape", "escape")
+                    await wait_for(pilot, lambda app=app: isinstance(app.screen, RewindScreen) and len(app.screen.points) == 3)
+                    await pilot.press("down")
+                    await pilot.pause(0.5)
+                    await shooter.shot(app, pilot, f"rewind_list_{size[0]}x{size[1]}")
+                    await pilot.press("down", "enter")  # back to before the first: the repository as it was
+                    await wait_for(pilot, lambda app=app: not isinstance(app.screen, RewindScreen))
+                    await pilot.pause(0.5)
+    finally:
+        os.environ.pop("DEVAGENT_CODE_WRITES", None)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
     parser.add_argument("--keep-svg", action="store_true")
-    parser.add_argument("--only", choices=["code", "trust"],
-                        help="only these states (code: a held code change; trust: the trust dialog)")
+    parser.add_argument("--only", choices=["code", "trust", "rewind"],
+                        help="only these states (code: a held code change; trust: the trust dialog; rewind: the rewind list)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     shooter = Shooter(args.out.resolve(), args.keep_svg)
@@ -292,6 +336,8 @@ def main(argv: list[str] | None = None) -> int:
             asyncio.run(main_states(world, shooter, Path(tmp)))
             asyncio.run(first_run(world, shooter))
             asyncio.run(memory_review(world, shooter))
+        if args.only in (None, "rewind"):
+            asyncio.run(rewind_states(world, shooter, Path(tmp)))
     print(f"{len(shooter.made)} screenshots")
     return 0
 

@@ -136,3 +136,14 @@ def repo(make_repo):
     """An empty git repository, tmp_path/sandbox/shop; a folder's conftest or a test module
     overrides it with the files its tests stand on."""
     return make_repo()
+
+
+@pytest.fixture
+def unsandboxed(monkeypatch):
+    """build and test run their steps outside the sandbox (agent.tools.toolchain.sandbox), for
+    the tests whose stand-in toolchains record what ran in files outside the repository, or
+    read their settings from variables the sandbox does not pass on: those tests are about
+    the plans and the processes, and tests/tools/test_build_sandbox.py is about the sandbox."""
+    from agent.tools import build
+
+    monkeypatch.setattr(build, "_sandbox", lambda plan, repo, ctx, notes: None)

@@ -281,7 +281,8 @@ CONCERN_FLOORS: list[set[str]] = [
 ]
 AGENT_ROOT_MAX = 12
 # A module deeper down may use these of a package above it: its foundations.
-SHARED_ABOVE = {"base", "paths"}  # the tool contract, and what a path from the model may name
+# The tool contract, what a path from the model may name, and how a name is shown.
+SHARED_ABOVE = {"base", "paths", "names"}
 
 
 def upward_imports(modules: dict[str, Path]) -> list[str]:

@@ -32,3 +32,24 @@ def subprocess_in(folder, *args):
 
     return subprocess.run([sys.executable, "-m", "tui.cli", *args], cwd=folder, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": os.getcwd()}, timeout=60)
+
+
+def test_status_lists_the_commands_answered_always_and_forget_command_takes_one_back(tmp_path):
+    from agent.command_consent import AllowedCommands
+
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    other = tmp_path / "other"
+    other.mkdir()
+    AllowedCommands().remember(repo, "npm run lint", False)
+    AllowedCommands().remember(repo, "make fmt && make check", True)
+    AllowedCommands().remember(other, "cargo fmt", False)
+    status = devagent("trust", "--status", str(repo)).stdout
+    assert "npm run lint" in status and "make fmt && make check (with the network)" in status
+    assert "cargo fmt" not in status  # another repository's answer
+    forgot = devagent("trust", "--forget-command", "npm run lint", str(repo))
+    assert forgot.returncode == 0 and "asks again" in forgot.stdout
+    assert [a.command for a in AllowedCommands().listing(repo)] == ["make fmt && make check"]
+    again = devagent("trust", "--forget-command", "npm run lint", str(repo))
+    assert again.returncode == 1 and "no \"always\" answer" in again.stderr and "Traceback" not in again.stderr
+    assert "without asking (none" in devagent("trust", "--status", str(other / "..")).stdout

@@ -30,6 +30,7 @@ from tui.code_commands import code_commands
 from tui.code_commands import undo as code_commands_undo
 from tui.decided import Decided
 from tui.heap_pause import tidy_heap
+from tui.instructions_actions import InstructionsActions
 from tui.keys import TypingRouter
 from tui.memory_commands import memory_commands
 from tui.palette import APP_BINDINGS, app_commands
@@ -60,7 +61,7 @@ class EventsWaiting(Message):
     """The turn driver's inbox has events from a worker thread."""
 
 
-class DevAgentApp(RewindActions, App):
+class DevAgentApp(RewindActions, InstructionsActions, App):
     """The app owns the screen and the keys: it composes the panes (their layout is the
     Panes widget's), routes typed keys to the prompt (tui.keys), asks the turn driver
     (tui.turns) to load the session and to start and cancel turns, shows each agent
@@ -297,13 +298,14 @@ class DevAgentApp(RewindActions, App):
         else:
             tidy_heap(self.conversation)
             self.refresh_bindings()  # Esc Cancel gives its place back in a narrow footer
+        self.show_instructions()  # the turn read them again
 
     async def action_cancel_turn(self) -> None:
         # Esc stops everything at once: a recording, the voice, and the running turn
-        if self.voice is not None:
-            self.voice.cancel()
+        stopped = self.voice is not None and self.voice.cancel()
         if not self.running:
-            self.escape_while_idle()  # Esc Esc: the rewind list
+            if not stopped:  # one meaning at a time: an Esc that ended a recording is spent
+                self.escape_while_idle()  # Esc Esc: the rewind list
             return
         if code_review.decide(self, False):
             return

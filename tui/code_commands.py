@@ -57,9 +57,10 @@ def undo(app: AppHost) -> None:
         return
 
     def work() -> None:
-        from agent.tools.editor.journal import undo_last
+        from agent.loop.root_check import undo_last_change
 
-        undone, said = undo_last(app.repo)
+        # through the session's descriptor of the repository folder, when it is open
+        undone, said = undo_last_change(app.repo, getattr(app.turns.session, "root", None))
         app.call_from_thread(app.notify, said, title="Undo", severity="information" if undone else "warning")
 
     app.run_worker(work, thread=True, group="undo", exit_on_error=False)

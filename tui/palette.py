@@ -64,5 +64,7 @@ def app_commands(app: AppHost) -> Iterator[SystemCommand]:
         ("Mute voice", "Silence or restore the spoken replies", app.action_toggle_mute),
         ("Sessions", "This repository's saved sessions: continue or read one", app.action_sessions),
         ("Rewind", "Go back to before a turn: the conversation, the code, the memory (Esc Esc)", app.action_rewind),
+        ("Bring in Claude Code's memory", "Copy what Claude Code's auto memory knows of this repository, for review",
+         app.action_bring_in_claude_memory),
     ):
         yield SystemCommand(title, help, action)

@@ -39,6 +39,11 @@ class RewindActions:
 
         def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any: ...
 
+        def pop_screen(self) -> Any: ...
+
+        @property
+        def screen(self) -> Any: ...
+
     def escape_while_idle(self) -> None:
         """A second Esc within DOUBLE_ESCAPE_SECONDS of the first, nothing running: the list."""
         now = time.monotonic()
@@ -56,6 +61,8 @@ class RewindActions:
         if session is None:
             self.notify("The agent has not started yet, so there is no turn to go back to.", title="Rewind")
             return
+        if isinstance(self.screen, RewindScreen):
+            self.pop_screen()  # a spoken request heard again, whole: the list opens on its turn
         self.push_screen(RewindScreen(session, chosen_turn))
 
     def asks_to_rewind(self, text: str) -> bool:
@@ -77,6 +84,10 @@ class RewindActions:
         return True
 
     async def on_rewind_screen_done(self, message: RewindScreen.Done) -> None:
+        if message.turns_back:
+            self.conversation.mark_rewound(message.turns_back)
+        if message.restored:
+            self.conversation.unmark_rewound()
         await self.conversation.add_notice(f"Rewind: {message.said}", "cancelled" if message.refused else "info")
         if message.words:
             self.prompt.value = message.words

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent.checkpoints.store import Checkpoint, repository_folder
+from agent.tools.names import given_name, shown_name
 
 if TYPE_CHECKING:
     from memory.seam import Store
@@ -60,14 +61,15 @@ class Step:
         return added, removed
 
     def describe(self) -> str:
+        shown = shown_name(self.path)  # the repository chose the name: one line, escaped
         if self.changed_since:
-            return f"{self.path}: changed since by someone else, left as it is"
+            return f"{shown}: changed since by someone else, left as it is"
         if self.then is None:
-            return f"{self.path}: removed (the agent created it)"
+            return f"{shown}: removed (the agent created it)"
         if self.now is None:
-            return f"{self.path}: brought back (the agent removed it)"
+            return f"{shown}: brought back (the agent removed it)"
         added, removed = self.counts()
-        return f"{self.path}: back as it was (+{added} −{removed})"
+        return f"{shown}: back as it was (+{added} −{removed})"
 
 
 @dataclass
@@ -196,12 +198,12 @@ def put_files(repo: Path, steps: list[Step], outcome: Outcome) -> None:
     wanted = []
     for step in steps:
         if step.changed_since:
-            outcome.refused.append(step.path)
+            outcome.refused.append(shown_name(step.path))
             continue
         try:
             wanted.append((step, resolve_in_repository(step.path, repo)))
         except Exception:
-            outcome.refused.append(step.path)
+            outcome.refused.append(shown_name(step.path))
     if not wanted:
         return
     try:
@@ -213,20 +215,20 @@ def put_files(repo: Path, steps: list[Step], outcome: Outcome) -> None:
                 except OSError:
                     now = "\0unreadable"
                 if now != step.now:  # changed between the preview and now
-                    outcome.refused.append(step.path)
+                    outcome.refused.append(shown_name(step.path))
                     continue
-                writes.append(Write(step.path, full, step.now, step.then, file_mode(full), root=root))
+                writes.append(Write(shown_name(step.path), full, step.now, step.then, file_mode(full), root=root))
             if writes:
                 write_all(writes, Record(repo, [], "applied"))
     except FilesBusy as busy:
-        outcome.refused.append(f"{busy.path} (another devagent session is writing it)")
+        outcome.refused.append(f"{shown_name(busy.path)} (another devagent session is writing it)")
         return
     except OSError as err:
-        outcome.refused.append(f"{err.filename or 'a file'} ({err.strerror or err}; nothing of the code was changed)")
+        outcome.refused.append(f"{shown_name(str(err.filename)) if err.filename else 'a file'} ({err.strerror or err}; nothing of the code was changed)")
         return
     for write in writes:
-        outcome.done.append(Step(write.path, write.base, write.new).describe())
-        outcome.undo_code.append(Step(write.path, write.new, write.base))
+        outcome.done.append(write.path)  # as shown: the journal keeps names so
+        outcome.undo_code.append(Step(given_name(write.path), write.new, write.base))
 
 
 def put_memory(store: Store, steps: list[Step], outcome: Outcome) -> None:
@@ -241,7 +243,7 @@ def put_memory(store: Store, steps: list[Step], outcome: Outcome) -> None:
         except (CommandError, MemoryStoreError, OSError):
             outcome.refused.append(step.path)
             continue
-        outcome.done.append(step.describe())
+        outcome.done.append(step.path)
         outcome.undo_memory.append(Step(step.path, step.then, step.now))
 
 

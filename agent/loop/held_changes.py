@@ -29,6 +29,9 @@ ASK = (
     "Not applied: devagent ask applies nothing while code writes are in review; the diff was printed for the "
     "user, who can apply it or run again with --code-writes auto."
 )
+# Models read a bare "File created successfully." as maybe still waiting for the user, and
+# hedged ("if the change waits for you, say apply"): the result says it is written.
+APPLIED = "The user applied the change. It is written on disk; nothing waits for the user."
 KEPT = "Not applied: the user kept {files} as it is. Ask what they want instead before changing it again."
 CANCELLED = "Not applied: the user cancelled the turn, so {files} stays as it is."
 # The same outcomes in the user's own words, for the conversation: the sentences above are
@@ -79,7 +82,7 @@ def settle(registry: Any, turn: AskingTurn, ctx: ToolContext,
     for block in results:
         if isinstance(block, HeldCall):
             if change.state == "applied":
-                text = f"The user applied the change. {block.said}" + (f"\n\n{notes}" if notes else "")
+                text = f"{APPLIED} {block.said}" + (f"\n\n{notes}" if notes else "")
                 block = tool_result(block.tool_use_id, escape_marks(text), False)
             else:
                 block = tool_result(block.tool_use_id, escape_marks(said), True)
@@ -98,7 +101,7 @@ def _outcome(change: ChangeSet, decision: Decision | None, editor: Any, ctx: Too
         change.state = "kept"
         return decision.why or KEPT.format(files=files), SHOWN_ASK if decision.why == ASK else SHOWN_KEPT.format(files=files), ""
     try:
-        said = shown = change.apply(editor.record(change, ctx.repo))
+        said = shown = change.apply(editor.record(change, ctx.base))
     except OSError as err:
         change.state = "conflict"
         said = shown = f"Not applied: {files} could not be written ({err.strerror or err}). Nothing else was changed."

@@ -39,6 +39,7 @@ from agent.loop.faults import (
 )
 from agent.loop.news import PromptNews
 from agent.loop.rewinding import Rewinding
+from agent.loop.root_check import open_root, stop_if_moved
 from agent.loop.stream import Reply, stream_reply
 from agent.loop.tool_calls import run_tools, untrusted
 from agent.loop.turn import TurnState, safe
@@ -74,6 +75,8 @@ class Session(PromptNews, Rewinding):
         commands: CommandConsent | None = None,
     ) -> None:
         self.repo = Path(repo).resolve()
+        self.root = open_root(self.repo)  # every tool goes through it; a path naming another folder stops the turn
+        self.base = self.root.at if self.root is not None else self.repo  # the repository's files, through it
         self.trust = trust or WorkspaceTrust(self.repo)  # no one to ask: code runs only if trusted before
         # no one to ask: only commands allowed before run
         self.commands = commands or CommandConsent(self.repo, interactive=self.trust.interactive)
@@ -260,7 +263,7 @@ class Session(PromptNews, Rewinding):
         self._conversation_turns += 1
         try:
             notes = (self.keeper.notice_due() or "", self._memory_news() or "", self._memory_changed() or "",
-                     self._instructions_changed() or "", held_changes.undone_news(self.registry, self.repo) or "")
+                     self._instructions_changed() or "", held_changes.undone_news(self.registry, self.base) or "")
             self.history.add_user_text(text, turn=turn.id, notes=notes)
             self._loop(turn)
         except TurnDeclined as declined:
@@ -298,6 +301,7 @@ class Session(PromptNews, Rewinding):
         for _ in range(self.config.max_api_calls_per_turn):
             if turn.cancel.cancelled:
                 raise TurnCancelled()
+            stop_if_moved(self.root, self.repo)
             reply = self._call_with_retries(turn)
             compaction.report(self.keeper, turn, reply)
             if reply.content:
@@ -318,9 +322,11 @@ class Session(PromptNews, Rewinding):
                 return
             ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config,
                               consent=self.trust.bound(turn), checkpoint=self.turn_checkpoint,
-                              commands=self.commands.bound(turn), turn=turn.id)
-            results = held_changes.settle(self.registry, turn, ctx, run_tools(self.registry, ctx, turn, reply))
+                              commands=self.commands.bound(turn), turn=turn.id, root=self.root)
+            ran = run_tools(self.registry, ctx, turn, reply, self.instructions.reading_note)
+            results = held_changes.settle(self.registry, turn, ctx, ran)
             self.history.append({"role": "user", "content": results}, turn=turn.id)
+            stop_if_moved(self.root, self.repo)
             if turn.cancel.cancelled:
                 raise TurnCancelled()
         raise TurnFailed(
@@ -373,7 +379,7 @@ class Session(PromptNews, Rewinding):
         editor = held_changes.editor_of(self.registry)
         with self._lock:
             self.history.withdraw_turn(cancel)
-            return None if editor is None else editor.undo_turn(cancel, self.repo)
+            return None if editor is None else editor.undo_turn(cancel, self.base)
 
     def new_conversation(self) -> None:
         """Forgets the conversation so far and starts another, as a new session would, but

@@ -8,12 +8,14 @@ further tool, and a result that came back after the cancel says so.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from agent.conversation import utf8
 from agent.conversation.history import tool_result
 from agent.events import ShowOnScreen, ToolFinished, ToolStarted
+from agent.loop.root_check import moved_for_model
 from agent.loop.stream import Reply
 from agent.loop.turn import TurnState
 from agent.marks import escape_marks, marked
@@ -46,8 +48,10 @@ def over_cap(asked: int) -> str:
     )
 
 
-def run_tools(registry: ToolRegistry, ctx: ToolContext, state: TurnState, reply: Reply) -> list[dict[str, Any] | HeldCall]:
-    """A tool_result block a call, in order; a held call's `HeldCall` in its place (agent.loop.held_changes settles it)."""
+def run_tools(registry: ToolRegistry, ctx: ToolContext, state: TurnState, reply: Reply,
+              after: Callable[[str, Any], str | None] | None = None) -> list[dict[str, Any] | HeldCall]:
+    """A tool_result block a call, in order; a held call's `HeldCall` in its place (agent.loop.held_changes settles it).
+    `after`: devagent's own line after a call's result, outside its mark (which instructions govern a file read)."""
     emit, cancel, turn = state.emit, state.cancel, state.id
     results: list[dict[str, Any] | HeldCall] = []
     for number, block in enumerate(reply.tool_uses):
@@ -67,6 +71,9 @@ def run_tools(registry: ToolRegistry, ctx: ToolContext, state: TurnState, reply:
                 is_error=True,
                 summary="bad input",
             )
+        elif ctx.root is not None and ctx.root.moved():  # the session stops after this reply (root_check)
+            result = ToolResult(text=moved_for_model(ctx.repo), is_error=True, summary="repository folder moved",
+                                outside_text=False)
         else:
             result = _valid_result(registry.run(name, input, ctx))
             if tool_id in reply.replaced_inputs:
@@ -87,7 +94,8 @@ def run_tools(registry: ToolRegistry, ctx: ToolContext, state: TurnState, reply:
         # An unmarked result (the memory tool's, an editor's error) can still quote a file's
         # name or a memory's words: it is escaped as well.
         text = untrusted(result.text or "(no output)") if marked else escape_marks(result.text)
-        results.append(tool_result(tool_id, text, result.is_error))
+        extra = after(name, input) if after is not None and not result.is_error else None
+        results.append(tool_result(tool_id, f"{text}\n{extra}" if extra else text, result.is_error))
     return results
 
 

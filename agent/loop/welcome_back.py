@@ -27,6 +27,7 @@ from agent.tools.registry import ToolRegistry
 if TYPE_CHECKING:
     from agent.events import Sink
     from agent.settings.config import AgentConfig
+    from agent.tools.editor.confined_files import RepositoryRoot
     from memory.seam import Store
 
 # What the conversation shows as the user's side of the briefing turn, and what the user
@@ -57,7 +58,7 @@ class Checks:
     log: ToolResult | None  # None: the repository has no git_log tool
     status: ToolResult | None
     evidence: str  # one line per memory that cites code ("" when none does)
-    commits: list[dict[str, Any]] = field(default_factory=list)  # the log's commits, as data
+    commits: list[dict[str, Any]] = field(default_factory=list)  # the log's commits, as data (local briefing)
 
 
 def asks_for_it(text: str) -> bool:
@@ -111,8 +112,24 @@ def run_checks(registry: ToolRegistry, ctx: ToolContext, last: LastVisit | None,
         since, log_input = "the last 20 commits", {}
     log = registry.run("git_log", log_input, ctx) if registry.get("git_log") else None
     status = registry.run("git_status", {}, ctx) if registry.get("git_status") else None
-    commits = list(getattr(log, "data", None) or []) if log is not None else []
-    return Checks(since=since, log=log, status=status, evidence=evidence(), commits=commits)
+    return Checks(since=since, log=log, status=status, evidence=evidence())
+
+
+def commits_since(repo: Path, last: LastVisit | None) -> list[dict[str, Any]]:
+    """The commits git_log showed, as data (id, author, date, subject, files), read by the
+    same reader; [] when the history cannot be read."""
+    from memory.git.reading import GitUnreadable, ask
+
+    request: dict[str, Any] = {"op": "log", "limit": 100, "max_files": 50}
+    if last is not None and last.head:
+        request["since_revision"] = last.head
+    elif last is not None:
+        request["since_time"] = int(last.ended.timestamp())
+    try:
+        answer = ask(repo, request, timeout=20)
+    except GitUnreadable:
+        return []
+    return [{**c, "files": [f["path"] for f in c.get("files", [])]} for c in answer.get("commits", [])]
 
 
 def request(last: LastVisit | None, checks: Checks, now: datetime, mark: Callable[[str], str]) -> str:
@@ -244,6 +261,8 @@ class Conversation(Protocol):
     """What the briefing reads of the session (agent.loop.session.Session)."""
 
     repo: Path
+    base: Path  # the repository's files, through the session's root descriptor
+    root: RepositoryRoot | None
     config: AgentConfig
     registry: ToolRegistry
     store: Store | None
@@ -269,6 +288,7 @@ def due_for(session: Conversation) -> bool:
 
 @dataclass(frozen=True)
 class Briefing:
+    repo: Path  # the session's view of the repository (its root descriptor when it has one)
     last: LastVisit | None
     checks: Checks
     now: datetime
@@ -280,17 +300,18 @@ class Briefing:
         if last is not None and session.config.memory_mode == "none":
             # A session that keeps nothing of the past is not told the last one's words either.
             last = replace(last, questions=(), last_reply="")
-        ctx = ToolContext(repo=session.repo, cancel=cancel, config=session.config)
+        ctx = ToolContext(repo=session.repo, cancel=cancel, config=session.config, root=session.root)
         store = session.store
-        evidence: Callable[[], str] = (lambda: evidence_lines(store, session.repo)) if store is not None else str
-        return cls(last, run_checks(session.registry, ctx, last, evidence), session.now())
+        evidence: Callable[[], str] = (lambda: evidence_lines(store, session.base)) if store is not None else str
+        return cls(session.base, last, run_checks(session.registry, ctx, last, evidence), session.now())
 
     def request(self, mark: Callable[[str], str]) -> str:
         return request(self.last, self.checks, self.now, mark)
 
     def given_here(self, turn: int, emit: Sink) -> Usage:
         """The briefing built from the checks, reported as a turn's events."""
-        local = local_briefing(self.last, self.checks, self.now)
+        checks = replace(self.checks, commits=commits_since(self.repo, self.last))
+        local = local_briefing(self.last, checks, self.now)
         emit(TurnStarted(turn, ASKED))
         emit(ShowOnScreen(turn, "Welcome back", local.detail, "markdown"))
         emit(TextDelta(turn, local.spoken))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +113,16 @@ def age_text(seconds: float) -> str:
 MAX_NAMED = 20  # left-out files named in the prompt
 
 
+def day_of(stamp: float) -> str:
+    """The local date of a time in epoch seconds, as 2026-11-27."""
+    return datetime.fromtimestamp(stamp).date().isoformat()
+
+
+def _confirmed_day(age: Freshness) -> str:
+    """The date a memory was last known true: its verified date, else the day it was written."""
+    return age.verified.isoformat() if age.verified is not None and age.confirmed > age.written else day_of(age.written)
+
+
 def left_out_note(left_out: list[LeftOut]) -> str:
     """The lines that tell the model what is in the folder but not in its prompt."""
     lines = ["Not preloaded (read one with the memory tool's view command when a question needs it):"]
@@ -143,15 +154,17 @@ def _escape(value: str) -> str:
 def _element(file: MemoryFile, now: float) -> str:
     # A memory must not be able to close its own element, or open another, and speak as the
     # prompt: its text is escaped, and its marks carry an id it cannot know (agent.marks).
+    # The dates beside the age: "2 days" read on Monday of a memory saved on Friday afternoon
+    # was once taken for Saturday; a date cannot be.
     attributes = f'path="{_escape(file.path)}"'
     if file.age is not None:
-        attributes += f' age="{age_text(file.age.age_seconds(now))}"'
+        attributes += f' age="{age_text(file.age.age_seconds(now))}" written="{day_of(file.modified)}"'
         if file.age.verified is not None:
             attributes += f' verified="{file.age.verified.isoformat()}"'
         if file.age.aging:
             attributes += ' aging="true"'
     else:
-        attributes += f' age="{age_text(now - file.modified)}"'
+        attributes += f' age="{age_text(now - file.modified)}" written="{day_of(file.modified)}"'
     return marked("memory", file.text.rstrip(), attributes) + "\n"
 
 
@@ -186,7 +199,7 @@ def preloaded(
     if not files and not left_out:
         return EMPTY
     header = (
-        f"Your memory directory {since}: every file, with its age since it was written "
+        f"Your memory directory {since}: every file, with the date it was written, and its age since it was written "
         "or last verified. It is already loaded, so there is no need to view it before answering; "
         "use the memory tool to change it."
     )
@@ -225,7 +238,8 @@ def index(
         ]
     aging = [(f.path, f.age) for f in _files(store, now, aging_days)[0] if f.age is not None and f.age.aging]
     if aging:
-        listed = escape_marks(", ".join(f"{shown_name(path)} ({age_text(age.age_seconds(now))})" for path, age in aging))
+        listed = escape_marks(", ".join(f"{shown_name(path)} ({age_text(age.age_seconds(now))}, since {_confirmed_day(age)})"
+                                        for path, age in aging))
         parts.append(
             f"Aging, neither written nor verified for {aging_days} days or more: {listed}. "
             "Check one before relying on it; when a tool confirms it, set its verified: date."

@@ -17,6 +17,7 @@ reads it, says what it holds, and never fails on it::
     [repos."/home/me/src/shop"]
     build = "make build"
     test = "make check"
+    network = true                     # build and test may reach the network (sandboxed, they cannot by default)
 """
 
 from __future__ import annotations
@@ -99,6 +100,9 @@ class AgentConfig:
     checkpoints_max_mb: int = 200
     build_command: str | None = None
     test_command: str | None = None
+    # [repos."path"] network = true: build and test reach the network from their sandbox
+    # (agent.tools.toolchain.sandbox) in that repository; nowhere else.
+    network: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     # What the settings ignored (a broken config file, a key of the wrong kind): the app
     # shows it, the command line prints it.
@@ -175,7 +179,8 @@ class AgentConfig:
         return config, [note for note in config.model_notes if note not in told]
 
     def for_repository(self, repo: Path, file: dict[str, Any] | None = None) -> AgentConfig:
-        """The build and test commands the user set for this repository, if any."""
+        """The build and test commands the user set for this repository, if any, and whether
+        they may reach the network."""
         file = load_user_config() if file is None else file
         repos = file.get("repos") or {}
         wanted = _resolved(repo)
@@ -185,6 +190,7 @@ class AgentConfig:
                     self,
                     build_command=values.get("build") or self.build_command,
                     test_command=values.get("test") or self.test_command,
+                    network=values.get("network") is True or self.network,
                 )
         return self
 

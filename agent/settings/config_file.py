@@ -25,6 +25,7 @@ What a file may hold (anything else is reported as unknown)::
     [repos."/home/me/src/shop"]
     build = "make build"
     test = "make check"
+    network = true                    # build and test may reach the network from their sandbox
 
     [context]                         # agent/conversation/window.py; thresholds in input tokens
     management = true                 # false: no clearing or compaction
@@ -213,7 +214,7 @@ def talk_key(value: Any) -> tuple[Any, str | None]:
     return None, f'"{word}" is not a key push-to-talk can use: F1 to F24, or Ctrl and a letter ("ctrl+t")'
 
 
-REPO_SETTINGS: dict[str, Check] = {"build": text, "test": text}
+REPO_SETTINGS: dict[str, Check] = {"build": text, "test": text, "network": flag}
 VOICE_SETTINGS: dict[str, Check] = {"key": talk_key, "stt_model": text, "model": text, "voice": text,
                                     "speak": flag}
 CONTEXT_SETTINGS: dict[str, Check] = {

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # both are light, but the tools must load even before they ex
     from agent.cancel import Cancellation
     from agent.command_consent import TurnCommands
     from agent.settings.config import AgentConfig
+    from agent.tools.editor.confined_files import RepositoryRoot
     from agent.workspace_trust import CodeConsent
 
 
@@ -39,6 +40,16 @@ class ToolContext:
     # repository files or memory tells it what it changed, so a rewind can put it back. None
     # outside a session.
     checkpoint: TurnRecord | None = None
+    # The repository folder as the session opened it (a descriptor): every read, write and
+    # working folder goes through `base`. None outside a session: the path is used.
+    root: RepositoryRoot | None = None
+
+    @property
+    def base(self) -> Path:
+        """Where every access below the repository starts: the session's root descriptor
+        (confined_files.RepositoryRoot.at), which no folder put in the path's place can
+        redirect; the resolved path outside a session. `repo` stays the name to show."""
+        return self.root.at if self.root is not None else Path(self.repo).resolve()
 
 
 class TurnRecord(Protocol):

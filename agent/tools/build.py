@@ -22,7 +22,7 @@ from agent.events import ToolOutcome
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_str
 from agent.tools.guard import guarded
 from agent.tools.masking import Masked, mask_text, masking_note
-from agent.tools.toolchain import log_noise, plans
+from agent.tools.toolchain import log_noise, plans, sandbox
 from agent.tools.toolchain.diagnostics import DiagnosticKey, Report, parse_diagnostics
 from agent.tools.toolchain.processes import Outcome, run_command
 from agent.tools.toolchain.python_environments import EnvironmentMissing
@@ -122,9 +122,12 @@ class _Runner:
         outcomes: list[tuple[plans.Step, Outcome]] = []
         notes = list(plan.notes)
         spent = 0.0
+        box = _sandbox(plan, repo, ctx, notes)
         for step in plan.steps:
             try:
-                outcome = run_command(step.argv, repo, timeout=max(1.0, timeout - spent), cancel=ctx.cancel, env=plan.env)
+                # the working folder is the session's root descriptor: what took the path's place is not it
+                outcome = run_command(step.argv, ctx.base, timeout=max(1.0, timeout - spent), cancel=ctx.cancel, env=plan.env,
+                                      sandbox=box)
             except FileNotFoundError:
                 program = Path(step.argv[0]).name
                 if step.optional_module:
@@ -271,6 +274,18 @@ def _test_verdict(tests: TestSummary | None, report: Report, ran: _Ran) -> _Verd
     return verdict
 
 
+def _sandbox(plan: plans.Plan, repo: Path, ctx: ToolContext, notes: list[str]) -> sandbox.Sandbox | None:
+    """The sandbox the steps run in (agent.tools.toolchain.sandbox): the repository and the
+    report folder writable, the network only where the user's config allows it for this
+    repository. Where bubblewrap cannot run, the steps run as the user, and the result says so."""
+    unavailable = sandbox.available()
+    if unavailable is not None:
+        notes.append(f"It ran without a sandbox, with the user's own access: {unavailable}.")
+        return None
+    writable = (Path(plan.report_folder),) if plan.report_folder and os.path.isdir(plan.report_folder) else ()
+    return sandbox.Sandbox(repo, network=getattr(ctx.config, "network", False) is True, writable=writable)
+
+
 def _keep_go_report(plan: plans.Plan, output: str) -> str:
     """go test -json: the events are the report; the console text inside them is the log."""
     if plan.report is not None:
@@ -294,11 +309,7 @@ def _join(text: str, notes: list[str]) -> str:
     return text + ("\n\n" + "\n".join(notes) if notes else "")
 
 
-PROJECT_DESCRIPTION = (
-    "Optional. What to build instead of the default: for .NET a solution or project path, "
-    "or a project name such as MyApp.Core; for Python a folder; for Rust a package name; "
-    "for Go a package pattern such as ./cmd/...; for Node a workspace."
-)
+PROJECT_DESCRIPTION = "Instead of the whole repository: a solution, project, folder, package or workspace."
 
 
 class BuildTool(_Runner):
@@ -309,12 +320,8 @@ class BuildTool(_Runner):
         return {
             "name": self.name,
             "description": (
-                "Build the repository with its own toolchain, detected from its files: .NET "
-                "(dotnet build), Python (compile every file, plus mypy or pyright if the "
-                "project configures one), Node (npm run build), Rust (cargo build) or Go "
-                "(go build ./...). Returns errors first with file, line and code, warnings "
-                "counted by code, and a note where the list was cut. Builds can take a while; "
-                "run it when the user asks about the build or after a change that needs checking."
+                "Build with the repository's own toolchain (.NET, Python with its type checker, "
+                "Node, Rust, Go): errors with file, line and code, warnings counted by code."
             ),
             "input_schema": {
                 "type": "object",
@@ -331,12 +338,8 @@ class RunTestsTool(_Runner):
         return {
             "name": self.name,
             "description": (
-                "Run the repository's tests with its own toolchain (dotnet test, pytest, npm "
-                "test, cargo test or go test), in the repository's own environment. Returns the "
-                "counts of passed, failed, errored and skipped tests, each failed test (by the id "
-                "its runner reruns it with, e.g. a pytest node id) and each "
-                "test file that could not run with the first line of its reason, and any build "
-                "errors that stopped the run."
+                "Run the tests with the repository's own toolchain and environment: the counts, "
+                "each failed test by the id filter takes, files that could not run, and build errors."
             ),
             "input_schema": {
                 "type": "object",
@@ -345,11 +348,8 @@ class RunTestsTool(_Runner):
                     "filter": {
                         "type": "string",
                         "description": (
-                            "Optional. Which tests to run, in the runner's own syntax: dotnet "
-                            "--filter (e.g. FullyQualifiedName~Orchestrator), pytest -k "
-                            "expression or one or more node ids as failures are reported "
-                            "(tests/test_a.py::TestB::test_c[x]), cargo or Jest name pattern, "
-                            "go -run regexp."
+                            "Which tests, in the runner's syntax: pytest node ids or -k "
+                            "expression, dotnet --filter, a cargo or Jest name pattern, go -run regexp."
                         ),
                     },
                 },

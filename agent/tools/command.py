@@ -139,7 +139,7 @@ class RunCommandTool:
             notes.append(f"It ran outside any sandbox, as the user allowed: {unsandboxed}.")
         before, why_not = _snapshot(repo)
         stream = _Stream(ctx.commands.emit, ctx.turn, request)
-        outcome = run_command(["/bin/sh", "-c", answer.command], repo, timeout=_timeout(ctx.config), cancel=ctx.cancel,
+        outcome = run_command(["/bin/sh", "-c", answer.command], ctx.base, timeout=_timeout(ctx.config), cancel=ctx.cancel,
                               sandbox=sandbox.Sandbox(repo, answer.network) if unsandboxed is None else None,
                               on_output=stream)
         stream.flush()

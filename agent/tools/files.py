@@ -25,10 +25,11 @@ from agent.cancel import Cancellation
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_int, required_str
 from agent.tools.guard import guarded
 from agent.tools.masking import mask_text, masking_note
+from agent.tools.names import given_name, shown_name
 from agent.tools.paths import (
     MAX_FILE_BYTES,
-    display_name,
     folder_entries,
+    hard_link_refusal,
     os_problem,
     quoted,
     resolve_in_repository,
@@ -52,19 +53,15 @@ class ReadFileTool:
         return {
             "name": self.name,
             "description": (
-                "Read a text file of the repository, with line numbers. The path is relative "
-                "to the repository root. Long files come in pages of up to "
-                f"{MAX_LINES} lines; ask for the next page with start_line. Use start_line and "
-                "end_line to read around a line a build error or a memory points at. Giving "
-                "a folder lists what it holds (\".\" the repository root). Files under .git and files outside the "
-                "repository cannot be read; credentials in a file are masked."
+                f"A text file with line numbers, in pages of {MAX_LINES} lines (start_line for "
+                "the next), or what a folder holds (\".\" the repository root)."
             ),
             "input_schema": {
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "description": "Path relative to the repository root, e.g. src/App/Program.cs"},
-                    "start_line": {"type": "integer", "minimum": 1, "description": "First line to show (1-based)."},
-                    "end_line": {"type": "integer", "minimum": 1, "description": "Last line to show, inclusive."},
+                    "path": {"type": "string", "description": "Relative to the repository root."},
+                    "start_line": {"type": "integer", "minimum": 1},
+                    "end_line": {"type": "integer", "minimum": 1, "description": "Inclusive."},
                 },
                 "required": ["path"],
             },
@@ -85,7 +82,7 @@ class ReadFileTool:
     def _run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if not isinstance(input, dict):
             raise ToolInputError("Error: the input must be an object with a path.")
-        path = required_str(input, "path")
+        path = given_name(required_str(input, "path"))  # as a listing showed it: quoted, escaped
         start = optional_int(input, "start_line")
         end = optional_int(input, "end_line")
         if start is not None and start < 1:
@@ -94,21 +91,21 @@ class ReadFileTool:
             raise ToolInputError("Error: end_line counts from 1.")
         if start is not None and end is not None and end < start:
             raise ToolInputError(f"Error: end_line {end} is before start_line {start}.")
-        repo = Path(ctx.repo)
+        repo = ctx.base  # the session's root descriptor: a folder put in the repository's place is not read
         if "." in path and set(path.split("/")) <= {".", ""}:
             # ".", "./": the root, which the model asks for first in a repository it does not know
             try:
-                return self._listing(repo.resolve(), "")
+                return self._listing(repo, "")
             except OSError as exc:
                 return ToolResult(text=os_problem(exc, "."), is_error=True, summary="cannot read")
-        full = resolve_in_repository(path, repo)
+        full = resolve_in_repository(path, repo, Path(ctx.repo))
         try:
             return self._read(full, path.strip("/"), start, end, ctx.cancel)
         except OSError as exc:
             return ToolResult(text=os_problem(exc, path.strip("/")), is_error=True, summary="cannot read")
 
     def _read(self, full: Path, path: str, start: int | None, end: int | None, cancel: Cancellation | None = None) -> ToolResult:
-        shown = display_name(path)
+        shown = shown_name(path)
         try:
             info = full.stat()
         except FileNotFoundError:
@@ -125,9 +122,13 @@ class ReadFileTool:
         # O_NOFOLLOW: the path was checked resolved; a symlink swapped in since is not followed.
         # O_NONBLOCK and fstat: a pipe swapped in since the stat must not block the turn.
         fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
             os.close(fd)
             return ToolResult(text=f"Error: {shown} is not a regular file.", is_error=True, summary="not a file")
+        if opened.st_nlink > 1:  # its other names may be outside the repository (paths.hard_link_refusal)
+            os.close(fd)
+            return ToolResult(text=hard_link_refusal(shown, opened.st_nlink), is_error=True, summary="hard link")
         with os.fdopen(fd, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
         text, encoding_note = decode(data)

@@ -10,7 +10,7 @@ from typing import Any
 from agent.tools import ripgrep
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, required_str
 from agent.tools.guard import guarded
-from agent.tools.paths import display_name
+from agent.tools.names import shown_name
 from agent.tools.search import SEARCH_TIMEOUT, glob_arguments, path_order, rg_or_refuse, search_scope
 
 MAX_FILES_LISTED = 200
@@ -23,17 +23,14 @@ class FindFilesTool:
         return {
             "name": self.name,
             "description": (
-                "List the repository's files whose path matches a glob, in path order: *.toml "
-                "or test_*.py match a file name in any folder, **/tests/*.py or src/**/*.rs a "
-                f"path. At most {MAX_FILES_LISTED} paths, with a count of the rest. Optionally "
-                "inside one folder (path). Files ignored by .gitignore, .git, node_modules and "
-                "virtual environments are left out. Use search to look inside files."
+                "The files whose path matches a glob: test_*.py matches a name in any folder, "
+                f"src/**/*.rs a path. At most {MAX_FILES_LISTED}, in path order."
             ),
             "input_schema": {
                 "type": "object",
                 "properties": {
-                    "glob": {"type": "string", "description": "The glob the paths must match, e.g. **/test_*.py"},
-                    "path": {"type": "string", "description": "Optional folder to look in, relative to the repository root."},
+                    "glob": {"type": "string"},
+                    "path": {"type": "string", "description": "A folder to look in."},
                 },
                 "required": ["glob"],
             },
@@ -57,9 +54,10 @@ class FindFilesTool:
             return ToolResult(text=f"Error: the repository folder {ctx.repo} does not exist.", is_error=True, summary="no folder")
         where_args, scope_name = search_scope(input, root)
         globs, glob_name = glob_arguments(input)
-        argv = ripgrep.command(rg_or_refuse(), "--files", ripgrep.base_arguments(), globs, ripgrep.skip_globs(), where_args)
+        # --null: a name may hold a newline, and each would read as two files
+        argv = ripgrep.command(rg_or_refuse(), "--files", "--null", ripgrep.base_arguments(), globs, ripgrep.skip_globs(), where_args)
         run = ripgrep.Run(argv, root, SEARCH_TIMEOUT, ctx.cancel)
-        paths = [os.fsdecode(line.rstrip(b"\n")) for line in run.lines()]
+        paths = [os.fsdecode(name) for name in b"".join(run.lines()).split(b"\0") if name]
         if run.cancelled:
             return ToolResult(text="The file search was cancelled.", is_error=True, summary="cancelled")
         if run.timed_out:
@@ -70,7 +68,7 @@ class FindFilesTool:
         where = f" in {scope_name}" if scope_name else ""
         if not paths:
             return ToolResult(text=f"No files match {glob_name}{where}.", summary="no files", outside_text=False)
-        paths = sorted((display_name(p) for p in paths), key=path_order)
+        paths = [shown_name(p) for p in sorted(paths, key=path_order)]
         listed = paths[:MAX_FILES_LISTED]
         count = f"{len(paths):,} file{'s' if len(paths) != 1 else ''}"
         text = f"{count} match {glob_name}{where}:\n" + "\n".join(listed)

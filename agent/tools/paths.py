@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 from pathlib import Path
 
 from agent.tools.base import ToolInputError
-from memory.paths import part_problem
+from agent.tools.editor.confined_files import anchored
+from agent.tools.names import shown_name
 
 MAX_FILE_BYTES = 10_000_000
 
@@ -29,34 +29,20 @@ QUOTE_CHARS = 200  # a path echoed in an error; a 1 MB path must not come back w
 
 
 def quoted(path: str) -> str:
-    shown = display_name(path)
+    shown = shown_name(path)
     return shown if len(shown) <= QUOTE_CHARS else shown[:QUOTE_CHARS] + f"... ({len(shown):,} characters)"
 
 
-def display_name(name: str) -> str:
-    """A file name as valid UTF-8 text: bytes that are not UTF-8 appear as \xe9 escapes.
-
-    read_file takes such an escape back in a path, so the model can open what a listing
-    showed it.
-    """
-    try:
-        return os.fsencode(name).decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:  # a lone surrogate that no file name can hold
-        return name.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-_BYTE_ESCAPE = re.compile(rb"\\x([89a-fA-F][0-9a-fA-F])")
-
-
-def _unescape(part: str) -> str:
-    # Only bytes 0x80-0xff: an escaped dot or slash stays a backslash, which is refused.
-    if "\\x" not in part:
-        return part
-    try:
-        raw = part.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        return part
-    return os.fsdecode(_BYTE_ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), raw))
+def _part_problem(part: str) -> str | None:
+    # Any other character is a file name's own: a newline, a backslash, a colon. The name
+    # comes back as shown_name wrote it (agent.tools.names) and resolves to that file.
+    if part == "":
+        return "empty path segments ('//') are not allowed"
+    if part in (".", ".."):
+        return f"'{part}' segments are not allowed"
+    if "\x00" in part:
+        return "NUL characters are not allowed"
+    return None
 
 
 def _limit(root: Path, name: str, default: int) -> int:
@@ -103,7 +89,7 @@ def _parts(path: str, roots: tuple[Path, ...]) -> list[str]:
                 break
         else:
             raise PathRefused(f"Error: {quoted(path)} is outside the repository. Give a path relative to the repository root.")
-    parts = [_unescape(p) for p in path.split("/")]
+    parts = path.split("/")
     while parts and parts[0] == ".":
         parts.pop(0)
     if not parts or parts == [""]:
@@ -111,10 +97,33 @@ def _parts(path: str, roots: tuple[Path, ...]) -> list[str]:
     for part in parts:
         if part.lower() == ".git":
             raise PathRefused(f"Error: {quoted(path)} is inside .git, which devagent does not open or change. Use git_status for the repository state.")
-        problem = part_problem(part, hidden_ok=True)
+        problem = _part_problem(part)
         if problem:
-            raise PathRefused(f"Error: {quoted(path)!r} is not an allowed path: {problem}.")
+            raise PathRefused(f"Error: {quoted(path)} is not an allowed path: {problem}.")
     return parts
+
+
+def hard_link_refusal(shown: str, links: int) -> str:
+    """Why the text of a file with more than one name is not shown.
+
+    A hard link's other names can be anywhere on the same disk, and nothing short of
+    searching the whole disk tells a second name inside the repository from one in the
+    user's home (a link to ~/.ssh/id_rsa looks like any other). So read_file, search and the
+    editor's view show no file with more than one name, and the editor's create replaces it
+    with a file of its own (hard_link_edit_refusal for the edits that build on its text)."""
+    return (f"Error: {shown} is a hard link: the same file has {links} names, and the others can be anywhere on this "
+            "disk (outside the repository too), so its text is not shown. If it is the repository's own file, the "
+            "user can give it a name of its own (copy it, then move the copy over it).")
+
+
+def hard_link_edit_refusal(shown: str, links: int) -> str:
+    """Why str_replace and insert leave a hard link alone: they build on its text, which is
+    not shown, so they would answer whether a guess is in it and copy the rest into a file
+    read_file then shows. create, which replaces the whole text, is allowed."""
+    return (f"Error: {shown} is a hard link: the same file has {links} names, and the others can be anywhere on this "
+            "disk, so its text is neither shown nor changed in place (str_replace and insert build on it). create "
+            "replaces its whole text with a file of its own, leaving the other names as they are; or the user can "
+            "give it a name of its own (copy it, then move the copy over it), after which it can be read and changed.")
 
 
 def os_problem(exc: OSError, path: str) -> str:
@@ -135,9 +144,16 @@ def os_problem(exc: OSError, path: str) -> str:
     return f"Error: {shown} could not be read: {exc.strerror or type(exc).__name__}."
 
 
-def resolve_in_repository(path: str, repo: Path) -> Path:
-    root = repo.resolve()
-    parts = _parts(path, (root, Path(os.path.abspath(repo))))
+def resolve_in_repository(path: str, repo: Path, named: Path | None = None) -> Path:
+    """The file `path` (the model's) names in `repo`, checked to stay inside it. When `repo`
+    is a session's root descriptor (ToolContext.base) the result stays below it, so what
+    is opened through it is in that folder even if the folder was moved since. `named`: the
+    repository as the session was given it (ToolContext.repo), which an absolute path may
+    begin with."""
+    through_descriptor = anchored(repo)
+    root = Path(os.path.realpath(repo))  # through a descriptor: where its folder is now
+    spellings = (root, Path(os.path.abspath(repo)), *((Path(os.path.abspath(named)),) if named is not None else ()))
+    parts = _parts(path, spellings)
     _check_lengths(parts, path, root)
     try:
         full = root.joinpath(*parts).resolve()
@@ -151,11 +167,17 @@ def resolve_in_repository(path: str, repo: Path) -> Path:
     inside = full.relative_to(root).parts
     if any(p.lower() == ".git" for p in inside):
         raise PathRefused(f"Error: {quoted(path)} leads into .git, which devagent does not open or change.")
-    return full
+    return repo.joinpath(*inside) if through_descriptor else full
+
+
+def repository_root(repo: Path) -> Path:
+    """Where accesses below `repo` start: a root descriptor's path as it is (resolving it
+    would give the folder's path, which a link can take), any other path resolved."""
+    return repo if anchored(repo) else repo.resolve()
 
 
 def folder_entries(folder: Path) -> list[str]:
     """A folder's entries by name as a listing shows them: folders with a trailing slash (a
     link to one is not followed, so it shows as a name), .git left out."""
-    return [display_name(child.name) + ("/" if child.is_dir() and not child.is_symlink() else "")
+    return [shown_name(child.name) + ("/" if child.is_dir() and not child.is_symlink() else "")
             for child in sorted(folder.iterdir(), key=lambda p: p.name) if child.name.lower() != ".git"]

@@ -20,20 +20,18 @@ class ShowOnScreenTool:
         return {
             "name": self.name,
             "description": (
-                "Show content in the screen pane beside the conversation. Use it for anything "
-                "too long or too detailed to speak: code, lists of errors, file listings, diffs, "
-                "tables, step-by-step plans. Keep the spoken reply short and say that the "
-                "details are on screen. Replaces whatever the pane showed before."
+                "Show what is too long or detailed to speak (code, errors, listings, diffs, "
+                "tables, plans) on the screen pane beside the conversation, in place of what it showed."
             ),
             "input_schema": {
                 "type": "object",
                 "properties": {
-                    "title": {"type": "string", "description": "A short heading for the pane."},
-                    "content": {"type": "string", "description": "What to show."},
+                    "title": {"type": "string", "description": "A short heading."},
+                    "content": {"type": "string"},
                     "format": {
                         "type": "string",
                         "enum": list(SCREEN_FORMATS),
-                        "description": "markdown (default), text (kept as typed, monospaced) or diff (unified diff, coloured).",
+                        "description": "markdown (default), text (monospaced) or diff (unified, coloured).",
                     },
                 },
                 "required": ["title", "content"],

@@ -24,7 +24,8 @@ from agent.tools import ripgrep
 from agent.tools.base import ToolContext, ToolInputError, ToolResult, optional_int, optional_str, required_str
 from agent.tools.guard import guarded
 from agent.tools.masking import Masked, mask_text_with_spans, masking_note
-from agent.tools.paths import MAX_FILE_BYTES, PathRefused, display_name, os_problem, resolve_in_repository
+from agent.tools.names import given_name, shown_name
+from agent.tools.paths import MAX_FILE_BYTES, PathRefused, os_problem, resolve_in_repository
 from agent.tools.text_decoding import decode
 
 MAX_SHOWN = 100  # matching lines shown in all
@@ -56,12 +57,14 @@ def rg_or_refuse() -> str:
     return rg
 
 
-def search_scope(input: dict[str, Any], root: Path) -> tuple[list[str], str]:
-    """ripgrep's path argument (relative to the root) and how to name it, from `path`."""
+def search_scope(input: dict[str, Any], root: Path, named: Path | None = None) -> tuple[list[str], str]:
+    """ripgrep's path argument (relative to the root) and how to name it, from `path`;
+    `named`: the repository as the session names it (resolve_in_repository)."""
     path = optional_str(input, "path")
+    path = given_name(path) if path is not None else None  # as a listing showed it
     if path is None or path.strip("/") in ("", "."):
         return [], ""
-    full = resolve_in_repository(path, root)
+    full = resolve_in_repository(path, root, named)
     try:
         full.stat()
     except OSError as exc:
@@ -69,7 +72,7 @@ def search_scope(input: dict[str, Any], root: Path) -> tuple[list[str], str]:
     relative = full.relative_to(root).as_posix()
     if relative in ("", "."):
         return [], ""
-    return ["--", relative], display_name(relative)
+    return ["--", relative], shown_name(relative)
 
 
 def glob_arguments(input: dict[str, Any]) -> tuple[list[str], str]:
@@ -116,8 +119,16 @@ def path_order(path: str) -> tuple[str, ...]:
     return tuple(path.split("/"))
 
 
-def _read_text(root: Path, relative: str) -> str | None:
-    """The file's text as read_file would read it, or None when it cannot be shown."""
+class _HardLink:
+    """A matching file with more than one name, whose text is not shown (paths.hard_link_refusal)."""
+
+
+HARD_LINK = _HardLink()
+
+
+def _read_text(root: Path, relative: str) -> str | _HardLink | None:
+    """The file's text as read_file would read it, HARD_LINK for a file read_file does not
+    show because it has other names, or None when it cannot be read."""
     try:
         full = resolve_in_repository(relative, root)
         fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
@@ -127,6 +138,8 @@ def _read_text(root: Path, relative: str) -> str | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
             return None
+        if info.st_nlink > 1:
+            return HARD_LINK
         with os.fdopen(fd, "rb") as handle:
             fd = -1
             data = handle.read(MAX_FILE_BYTES + 1)
@@ -159,25 +172,19 @@ class SearchTool:
         return {
             "name": self.name,
             "description": (
-                "Search the repository's files for a regular expression (ripgrep syntax) or, with "
-                "literal, an exact string. Use it to find where something is defined, used or "
-                "mentioned instead of guessing from file names. Results are `path:line: text`, "
-                "grouped by file in path order, with `context` lines around each match when asked "
-                f"(shown as `path-line- text`); at most {MAX_SHOWN} matching lines ({MAX_PER_FILE} "
-                "per file), with a count of the rest. Limit it with path (a folder or file) and "
-                "glob (e.g. *.py or src/**/*.ts). Files ignored by .gitignore, binary files, .git, "
-                "node_modules and virtual environments are not searched; credentials are masked "
-                "and never matched."
+                "Where something is defined, used or mentioned: the files' lines matching a "
+                f"regular expression (ripgrep) or exact text, as `path:line: text`, at most {MAX_SHOWN} "
+                f"({MAX_PER_FILE} a file)."
             ),
             "input_schema": {
                 "type": "object",
                 "properties": {
-                    "pattern": {"type": "string", "description": "What to find: a regular expression, or exact text with literal."},
-                    "literal": {"type": "boolean", "description": "Match the pattern as plain text, not a regular expression."},
-                    "ignore_case": {"type": "boolean", "description": "Match upper and lower case alike."},
-                    "path": {"type": "string", "description": "Optional folder or file to search, relative to the repository root."},
-                    "glob": {"type": "string", "description": "Optional file-name glob the files must match, e.g. *.py, **/test_*.py, !*.md to leave some out."},
-                    "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT, "description": "Lines to show before and after each match (default 0)."},
+                    "pattern": {"type": "string"},
+                    "literal": {"type": "boolean", "description": "The pattern is plain text."},
+                    "ignore_case": {"type": "boolean"},
+                    "path": {"type": "string", "description": "A folder or file to search in."},
+                    "glob": {"type": "string", "description": "Files to search, e.g. *.py; !*.md leaves some out."},
+                    "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT, "description": "Lines shown around each match."},
                 },
                 "required": ["pattern"],
             },
@@ -207,10 +214,12 @@ class SearchTool:
         context = optional_int(input, "context") or 0
         if not 0 <= context <= MAX_CONTEXT:
             raise ToolInputError(f"Error: context must be between 0 and {MAX_CONTEXT}.")
-        root = Path(ctx.repo).resolve()
+        # the session's root descriptor: ripgrep runs in it with relative paths, and each file
+        # shown is read through it, so a folder put in the repository's place is not searched
+        root = ctx.base
         if not root.is_dir():
             return ToolResult(text=f"Error: the repository folder {ctx.repo} does not exist.", is_error=True, summary="no folder")
-        where_args, scope_name = search_scope(input, root)
+        where_args, scope_name = search_scope(input, root, Path(ctx.repo))
         globs, glob_name = glob_arguments(input)
         options = ["--json"] + (["--fixed-strings"] if literal else []) + (["--ignore-case"] if ignore_case else [])
         argv = ripgrep.command(rg_or_refuse(), ripgrep.base_arguments(), options, globs, ripgrep.skip_globs(), "--regexp", pattern, where_args)
@@ -283,14 +292,17 @@ class SearchTool:
         hidden = 0  # matches dropped: they lay inside a credential
         chars = 0
         cut_by_size = False
+        unread: list[str] = []  # files ripgrep matched that could not be read again to show
+        linked: list[str] = []  # files ripgrep matched that are hard links, not shown
         for path in sorted(found.files, key=path_order):
             if shown_lines >= MAX_SHOWN or cut_by_size:
                 break
             hits = found.files[path]
             text = _read_text(root, path)
-            if text is None:
+            if text is None or isinstance(text, _HardLink):
+                (unread if text is None else linked).append(shown_name(path))
                 continue
-            masked, masked_hits, spans = mask_text_with_spans(text, f"{display_name(path)} line", ctx.cancel)
+            masked, masked_hits, spans = mask_text_with_spans(text, f"{shown_name(path)} line", ctx.cancel)
             lines = masked.split("\n")
             originals = text.split("\n")
             starts = _line_starts(originals)
@@ -310,7 +322,7 @@ class SearchTool:
             keep = keep[: MAX_SHOWN - shown_lines]
             if not keep:
                 continue
-            block = _block(display_name(path), lines, keep, hits.lines, context)
+            block = _block(shown_name(path), lines, keep, hits.lines, context)
             more = hits.count - hidden_here - len(keep)
             if more > 0:
                 block.append(f"  ... {more:,} more matching line{'s' if more != 1 else ''} in this file")
@@ -326,7 +338,21 @@ class SearchTool:
             hits_masked += [h for h in masked_hits if h.line in shown_numbers]
         total = max(found.total - hidden, shown_lines)
         files = len(found.files)
+        unread_note = (
+            f"{len(unread):,} file{'s' if len(unread) != 1 else ''} matched but could not be read again to show "
+            f"(changed, replaced by a link or not a regular file since): {', '.join(unread[:20])}"
+            + (f" and {len(unread) - 20:,} more" if len(unread) > 20 else "") + "."
+        ) if unread else ""
+        linked_note = (
+            f"{len(linked):,} file{'s' if len(linked) != 1 else ''} matched but {'are' if len(linked) != 1 else 'is'} not "
+            f"shown: {'each is' if len(linked) != 1 else 'it is'} a hard link (the same file under more than one name, the others possibly outside the "
+            f"repository), whose text read_file does not show either: {', '.join(linked[:20])}"
+            + (f" and {len(linked) - 20:,} more" if len(linked) > 20 else "") + "."
+        ) if linked else ""
+        unread_note = " ".join(n for n in (unread_note, linked_note) if n)
         if not blocks:
+            if unread_note:
+                return ToolResult(text=f"Matches for {what}, none shown. {unread_note}", summary="matches not shown")
             return ToolResult(
                 text=f"No matches for {what}.", summary="no matches", outside_text=False,
             )
@@ -345,6 +371,8 @@ class SearchTool:
         note = masking_note(hits_masked)
         if note:
             footer.append(note)
+        if unread_note:
+            footer.append(unread_note)
         text = head + ":\n\n" + "\n\n".join(blocks) + ("\n\n" + "\n".join(footer) if footer else "")
         summary = f"{counted} match{'es' if total != 1 else ''} in {files:,} file{'s' if files != 1 else ''}"
         return ToolResult(text=text, summary=summary)

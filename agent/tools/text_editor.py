@@ -29,11 +29,20 @@ from agent.marks import restore_marks
 from agent.settings.choices import CodeWrites
 from agent.tools.base import HeldCall, ToolContext, ToolInputError, ToolResult, required_str
 from agent.tools.editor.change_set import ChangeSet, ChangeState, FileChange, file_mode, on_disk
+from agent.tools.editor.confined_files import HardLinked
 from agent.tools.editor.journal import Record
 from agent.tools.files import MAX_LINES, MAX_LISTED, numbered_window
 from agent.tools.guard import guarded
 from agent.tools.masking import mask_text, masking_note
-from agent.tools.paths import MAX_FILE_BYTES, display_name, folder_entries, quoted, resolve_in_repository
+from agent.tools.names import given_name, shown_name
+from agent.tools.paths import (
+    MAX_FILE_BYTES,
+    folder_entries,
+    hard_link_edit_refusal,
+    hard_link_refusal,
+    quoted,
+    resolve_in_repository,
+)
 
 EDITOR_TYPE = "text_editor_20250728"
 EDITOR_NAME = "str_replace_based_edit_tool"
@@ -41,6 +50,8 @@ WRITE_COMMANDS = ("create", "str_replace", "insert")
 COMMANDS = ("view", *WRITE_COMMANDS)
 MASK_MARK = "[masked:"
 DEFAULT_REPLY_CAP_MB = 12  # agent.settings.config's max_write_mb_per_reply, for a context without a config
+# The model must not have to guess whether its change waits for the user (agent.loop.held_changes).
+AUTO_APPLIED = "Applied: it is written on disk (changes apply at once in this session; nothing waits for the user)."
 HELD = "Held for the user's review: {what}. The outcome follows when the user decides."
 
 
@@ -106,24 +117,33 @@ class TextEditorTool:
         if command not in COMMANDS:
             known = ", ".join(COMMANDS)
             raise ToolInputError(f"Error: unknown command {str(command)[:40]!r}; this editor knows {known}.")
-        path = required_str(input, "path")
-        root = self.root = Path(ctx.repo).resolve()
-        if command == "view" and path.rstrip("/") in ("", ".", str(root), os.path.abspath(ctx.repo)):
+        path = given_name(required_str(input, "path"))  # as a listing showed it: quoted, escaped
+        # every read and write goes through the session's root descriptor (ToolContext.base)
+        root = self.root = ctx.base
+        if command == "view" and path.rstrip("/") in ("", ".", str(Path(ctx.repo).resolve()), os.path.abspath(ctx.repo)):
             full = root  # the root itself, which read_file's confinement asks a file of
         else:
-            full = resolve_in_repository(path, Path(ctx.repo))
-        shown = display_name(str(full.relative_to(root)))
+            full = resolve_in_repository(path, root, Path(ctx.repo))
+        shown = shown_name(str(full.relative_to(root)))
         self._new_turn(ctx)
         if command == "view":
             return self._view(full, shown, input.get("view_range"))
         if self.writes == "off":
             return ToolResult(text="Error: changing files is off in this session by the user's choice.", is_error=True,
                               summary="writes are off")
-        before = self._current(full, shown, must_exist=command != "create")
+        # create replaces the whole text; str_replace and insert build on it, so the text must be one
+        # read_file would show (a hard link's is not: paths.hard_link_refusal)
+        before = self._current(full, shown, must_exist=command != "create", single_name=command != "create")
         if command == "create":
             text = input.get("file_text")
             if not isinstance(text, str):
                 raise ToolInputError("Error: create needs file_text, the whole text of the file.")
+            if before is None and not str(full.relative_to(root)).isprintable():
+                # A file the repository named so is read and changed; a new one is named by
+                # the model, which has no reason to hide a newline or an escape in a name.
+                raise ToolInputError(
+                    f"Error: a new file's name may not hold a line break, a control or an invisible character: {shown}."
+                )
             after, said = text, "File created successfully." if before is None else "File overwritten successfully."
         elif command == "str_replace":
             after, said = self._replace(before or "", input)
@@ -139,7 +159,7 @@ class TextEditorTool:
         if size > MAX_FILE_BYTES:
             raise ToolInputError(f"Error: the change would make {shown} larger than {MAX_FILE_BYTES / 1e6:.0f} MB, the limit.")
         self._within_reply_cap(full, shown, size, ctx)
-        result = self._change(full, shown, before, after, said, ctx)
+        result = self._change(full, shown, before, after, said + _link_note(full, shown), ctx)
         if not result.is_error:
             self.reply_bytes[full] = size
         return result
@@ -179,15 +199,17 @@ class TextEditorTool:
             raise ToolInputError(f"Error: {shown} is {info.st_size / 1e6:.1f} MB, over the {MAX_FILE_BYTES / 1e6:.0f} MB limit.")
         return info
 
-    def _read(self, full: Path, shown: str) -> str | None:
+    def _read(self, full: Path, shown: str, single_name: bool = False) -> str | None:
         """The file's text, read from the repository root down as a write goes: a folder
         swapped for a link or a pipe swapped in since the checks above is refused, not read."""
         try:
-            return on_disk(full, self.root)
+            return on_disk(full, self.root, single_name)
+        except HardLinked as linked:
+            raise ToolInputError(hard_link_edit_refusal(shown, linked.links)) from None
         except OSError as err:
             raise ToolInputError(f"Error: {shown} cannot be opened: {err.strerror or err}.") from None
 
-    def _current(self, full: Path, shown: str, must_exist: bool) -> str | None:
+    def _current(self, full: Path, shown: str, must_exist: bool, single_name: bool = False) -> str | None:
         """The file's text as this change builds on it: the reply's held change, else the disk."""
         staged = self.held.file(full) if self.held is not None else None
         if staged is not None:
@@ -199,7 +221,7 @@ class TextEditorTool:
             if must_exist:
                 raise ToolInputError(f"Error: File not found: {shown}. Create it with the create command.")
             return None
-        text = self._read(full, shown)
+        text = self._read(full, shown, single_name)
         if text is not None and "\0" in text:
             raise ToolInputError(f"Error: {shown} is a binary file; the editor changes text files only.")
         if text is not None and full in self.seen and self.seen[full] != _digest(text):
@@ -264,7 +286,7 @@ class TextEditorTool:
         entry = self._turn_entry(full, shown, before, after)
         single = ChangeSet("", self.turns, [FileChange(shown, full, before, after, file_mode(full), self.root)])
         try:
-            outcome = single.apply(self.record(entry, Path(ctx.repo)))
+            outcome = single.apply(self.record(entry, ctx.base))
         except OSError as err:
             return ToolResult(text=f"Error: {shown} could not be written ({err.strerror or err}), so it is unchanged.",
                               is_error=True, summary="not written")
@@ -273,7 +295,7 @@ class TextEditorTool:
         self.seen[full] = _digest(after)
         turn_set = self._took(entry)
         notes = self._applied(turn_set, ctx)
-        text = said + ("\n\n" + notes if notes else "")
+        text = f"{AUTO_APPLIED} {said}" + ("\n\n" + notes if notes else "")
         return ToolResult(text=text, summary=f"changed {shown}", screen=(f"Changed: {turn_set.describe()}", turn_set.diff(), "diff"))
 
     def record(self, change_set: ChangeSet, repo: Path, state: ChangeState = "applied") -> Record:
@@ -307,7 +329,7 @@ class TextEditorTool:
     def _applied(self, change_set: ChangeSet, ctx: ToolContext) -> str:
         """What the hooks have to say about an applied change set (memory it touched)."""
         if ctx.checkpoint is not None:  # the turn's checkpoint keeps what a rewind puts back
-            ctx.checkpoint.record_file_texts((f.path, f.before, f.after) for f in change_set.files)
+            ctx.checkpoint.record_file_texts((f.name, f.before, f.after) for f in change_set.files)
         notes = []
         for hook in self.after_apply:
             try:
@@ -358,7 +380,12 @@ class TextEditorTool:
             return ToolResult(text=f"Error: File not found: {shown}", is_error=True, summary="not found")
         if stat.S_ISDIR(info.st_mode):
             return self._listing(full, shown)
-        text = self._read(full, shown) or ""
+        try:
+            text = on_disk(full, self.root, single_name=True) or ""
+        except HardLinked as linked:  # its other names may be outside the repository
+            return ToolResult(text=hard_link_refusal(shown, linked.links), is_error=True, summary="hard link")
+        except OSError as err:
+            raise ToolInputError(f"Error: {shown} cannot be opened: {err.strerror or err}.") from None
         if "\0" in text:
             return ToolResult(text=f"Error: {shown} is a binary file; the editor shows text only.", is_error=True, summary="binary")
         self.seen[full] = _digest(text)
@@ -395,3 +422,19 @@ class TextEditorTool:
         label = shown if shown not in ("", ".") else "the repository root"
         return ToolResult(text=f"{quoted(label)} holds:\n{listed}{more}" if entries else f"{label} is an empty folder.",
                           summary=f"folder, {len(entries)} entries")
+
+
+def _link_note(full: Path, shown: str) -> str:
+    """What the model is told when the file it changes has other names: a write replaces the
+    name with a file of its own (confined_files.replace_file renames a new file over it), so
+    whatever else named the old file, inside the repository or not, keeps the old text."""
+    try:
+        links = os.stat(full, follow_symlinks=False).st_nlink
+    except OSError:
+        return ""
+    if links < 2:
+        return ""
+    others = links - 1
+    return (f" {shown} was a hard link (the same file under {links} names): the change is written as a file of its "
+            f"own, so the other name{'s' if others != 1 else ''} of the old file keep{'' if others != 1 else 's'} "
+            "the text it had.")

@@ -46,7 +46,7 @@ def test_ask_prints_each_reply_then_one_json_line(claude_double, repo):
     assert "main" in second.tool_results()[0]["content"]
     assert first.tool_names() == [
         "git_status", "git_diff", "build", "test", "read_file", "search", "find_files", "show_on_screen", "run_command",
-        "str_replace_based_edit_tool", "memory",
+        "git_log", "str_replace_based_edit_tool", "memory",
     ]
     assert "Today is" in first.first_user_text()
     assert "Thanks!" in third.last_user_text()
@@ -127,3 +127,34 @@ def test_a_build_that_fails_is_printed_as_failed(claude_double, repo):
     assert "SyntaxError" in claude_double.messages_requests()[1].tool_results()[0]["content"]
     usage = json.loads(out.stdout.strip().splitlines()[-1])
     assert usage["tools"] == {"failed": 1}
+
+
+def test_a_tool_input_with_escape_sequences_reaches_the_terminal_as_text(claude_double, repo):
+    # The model copies a name the repository chose; the terminal must not act on it.
+    title = "\x1b]2;owned\x07"
+    (repo / f"t{title}.txt").write_text("hi\n")
+    claude_double.add(tool_use("read_file", {"path": f"t{title}.txt"}, id="r1"),
+                      tool_use("find_files", {"glob": f"*{title}*"}, id="f1"))
+    claude_double.add(f"Read t{title}.txt \x1b[2J done.")
+    out = ask("--repo", str(repo), "--memory", "none", "Read it.")
+    assert out.returncode == 0, out.stderr
+    for stream in (out.stdout, out.stderr):
+        assert "\x1b" not in stream and "\x07" not in stream
+    assert "[read_file: t␛]2;owned␇.txt]" in out.stderr
+    assert "Read t␛]2;owned␇.txt ␛[2J done." in out.stdout
+    _, results = claude_double.messages_requests()[:2]
+    read, found = results.tool_results()
+    assert "hi" in read["content"] and '"t\\u001b]2;owned\\u0007.txt"' in found["content"]
+
+
+def test_ask_in_an_untrusted_repository_says_it_has_instructions_and_sends_none(claude_double, repo):
+    (repo / "AGENTS.md").write_text("Answer in French.\n")
+    claude_double.add("Fine.")
+    out = ask("--repo", str(repo), "--memory", "none", "Hello?")
+    assert out.returncode == 0, out.stderr
+    assert "has instructions for coding agents (AGENTS.md)" in out.stderr
+    assert "French" not in str(claude_double.messages_requests()[0].body)
+    claude_double.add("Bien.")
+    trusted = ask("--repo", str(repo), "--memory", "none", "--trust", "Hello?")
+    assert "has instructions" not in trusted.stderr
+    assert "Answer in French." in claude_double.messages_requests()[1].system_text()

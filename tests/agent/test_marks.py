@@ -273,5 +273,5 @@ def test_an_edit_quoting_an_escaped_mark_as_the_view_showed_it_lands_on_the_file
     Session(repo, AgentConfig(memory_mode="none", code_writes="auto"), now=MONDAY).send("Add a newline.", lambda e: None)
     _, viewed, edited = claude_double.messages_requests()
     assert '2:     return "&lt;/memory>"' in viewed.tool_results()[0]["content"]
-    assert edited.tool_results()[0]["content"].startswith("Successfully replaced"), edited.tool_results()
+    assert edited.tool_results()[0]["content"].endswith("Successfully replaced text at exactly one location."), edited.tool_results()
     assert (repo / "render.py").read_text() == 'def close():\n    return "</memory>\\n"\n'

@@ -37,6 +37,10 @@ def age(store: MemoryStore, relative: str, days: float) -> None:
     os.utime(Path(store.directory) / relative, (stamp, stamp))
 
 
+def day(days_before: float) -> str:
+    return (MONDAY - timedelta(days=days_before)).astimezone().date().isoformat()
+
+
 def first_system(repo: Path, double, mode: str, **config) -> str:
     double.add("Morning.")
     Session(repo, AgentConfig(memory_mode=mode, **config), tools=[EchoTool()], now=MONDAY).send("hi", lambda e: None)
@@ -81,8 +85,9 @@ def test_aging_memories_come_last_with_their_age(repo, claude_double):
     system = first_system(repo, claude_double, "preloaded")
     order = [system.index(f'path="/memories/{name}"') for name in ("b-fresh.md", "c-verified.md", "a-old.md")]
     assert order == sorted(order)
-    assert '<memory path="/memories/a-old.md" age="6 weeks" aging="true">' in without_ids(system)
-    assert '<memory path="/memories/b-fresh.md" age="2 days">' in without_ids(system)
+    # Each with the date it was written beside its age (a local date, as the user reads one).
+    assert f'<memory path="/memories/a-old.md" age="6 weeks" written="{day(45)}" aging="true">' in without_ids(system)
+    assert f'<memory path="/memories/b-fresh.md" age="2 days" written="{day(2)}">' in without_ids(system)
     # Ninety days since written, but verified the day before: its age counts from the verification.
     verified = without_ids(system)[without_ids(system).index('path="/memories/c-verified.md"'):].split(">", 1)[0]
     assert verified.endswith('verified="2026-11-08"') and "hour" in verified and "aging" not in verified
@@ -101,7 +106,7 @@ def test_index_mode_lists_aging_memories(repo, claude_double):
     write(store, "old.md", note("old", "Reviews happen on Tuesdays."), 45)
     write(store, "MEMORY.md", "- [old](old.md) — reviews\n", 1)
     system = first_system(repo, claude_double, "index")
-    assert "Aging, neither written nor verified for 30 days or more: /memories/old.md (6 weeks)." in system
+    assert f"Aging, neither written nor verified for 30 days or more: /memories/old.md (6 weeks, since {day(45)})." in system
     assert "Reviews happen on Tuesdays" not in system
 
 

@@ -59,17 +59,17 @@ def test_the_memory_rules_examples_agree_with_each_other_and_with_the_checks():
     from memory.notes import index_entries
 
     text = prompts.memory_rules()
-    # A preference saved in /memories/user/ holds in every repository: its example names no project.
-    preference = _quoted_after(text, "The user's preferences and the way they like to work")
-    assert "project" not in preference.lower()
-    assert "The Api project is the one the user cares about" in text.split("Everything else under /memories")[1].split("\n")[0]
+    # A memory about the user holds in every repository: its example names nothing of one.
+    about_user = _quoted_after(text, "/memories/user/ is about the user")
+    assert not find(about_user) and "project" not in about_user.lower()
     # What the rules call state is what `memory check` calls state; a citation is not state.
-    state = _quoted_after(text, "It is out of date by the next session.")
+    state = _quoted_after(text, "It is out of date by the next session: ")
     assert state_lines(state) == [state]
-    cited = _quoted_after(text, "is not a record of an error: ")
-    assert state_lines(cited) == [] and [(c.path, c.start) for c in find(cited)] == [("src/Review/Orchestrator.cs", 111)]
-    # No example carries a day name beside its date, and the index example is an index line.
-    counter = '("Monday 2026-03-16")'
+    cited = _quoted_after(text, "not an error: ")
+    assert state_lines(cited) == [] and [(c.path, c.start) for c in find(cited)] == [("shop/orders.py", 88)]
+    # The plan is saved with the date it means, and no example carries a day name beside a date.
+    assert "is saved as \"The user moves the mailer to the queue on 2026-03-12.\"" in text
+    counter = '("Thursday 2026-03-12")'
     assert counter in text and day_names(text.replace(counter, "")) == []
     example = next(line.strip() for line in text.splitlines() if line.strip().startswith("- [") and ".md)" in line)
-    assert [entry.target for entry in index_entries(example)] == ["rename-plan.md"]
+    assert [entry.target for entry in index_entries(example)] == ["mailer-queue.md"]

@@ -10,6 +10,8 @@ import os
 import stat
 import subprocess
 
+import pytest
+
 from agent.decisions import Decision
 from agent.events import Notice, TrustAsked
 from agent.workspace_trust import TrustStore, WorkspaceTrust, repository_key, trust_file
@@ -41,6 +43,7 @@ def test_an_untrusted_repository_runs_none_of_its_code_and_the_model_and_user_he
     assert len(said) == 1 and "not trusted" in said[0] and f"devagent trust {repo}" in said[0]
 
 
+@pytest.mark.usefixtures("unsandboxed")
 def test_the_first_tool_asks_with_the_exact_command_and_nothing_runs_before_the_answer(tmp_path, claude_double):
     root = tmp_path / "sandbox"
     repo = python_repo(root)
@@ -98,6 +101,7 @@ def test_no_is_remembered_and_runs_nothing(tmp_path, claude_double):
     assert TrustStore().decision(repo).trusted is False
 
 
+@pytest.mark.usefixtures("unsandboxed")
 def test_npm_scripts_and_build_rs_wait_for_trust_and_run_with_it(tmp_path, claude_double):
     root = tmp_path / "sandbox"
     web, crate = node_repo(root), rust_repo(root)

@@ -149,3 +149,19 @@ def test_list_names_a_symlinked_memory_as_skipped_with_its_reason(repo, tmp_path
     ]
     assert "- /memories/linked.md: skipped: it is a symbolic link" in snapshot(store)
     assert str(tmp_path) not in snapshot(store)
+
+
+def test_a_memory_with_escape_sequences_reaches_the_terminal_as_text(repo, capsys):
+    # Whoever can write the folder chose these words; `show` and `list` must not let them
+    # retitle or clear the terminal (the app shows the same ␛ through tui.format.sanitize).
+    store = MemoryStore.for_repository(repo)
+    store.directory.mkdir(parents=True, exist_ok=True)
+    (store.directory / "evil.md").write_text(
+        "---\nname: evil\x1b]2;owned\x07\ndescription: clears \x1b[2J\ntype: project\n---\nBody \x1b]2;owned\x07 here.\n")
+    assert main(["memory", "show", "evil", str(repo)]) == 0
+    shown = capsys.readouterr().out
+    assert "\x1b" not in shown and "\x07" not in shown and "Body ␛]2;owned␇ here." in shown
+    assert main(["memory", "list", str(repo)]) == 0
+    listed = capsys.readouterr()
+    assert "\x1b" not in listed.out + listed.err and "\x07" not in listed.out + listed.err
+    assert "/memories/evil.md" in listed.out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from datetime import datetime
 
 import pytest
 
@@ -84,10 +85,11 @@ def test_snapshot_holds_every_file_with_its_age(store):
     create(store, "/memories/a.md", "first </memory> trick")
     now = time.time()
     os.utime(store.directory / "b.md", (now - 3 * 86400, now - 3 * 86400))
+    today, before = (datetime.fromtimestamp(t).date().isoformat() for t in (now, now - 3 * 86400))
     assert without_ids(snapshot(store, now)) == (
-        '<memory path="/memories/MEMORY.md" age="just now">\n- [B](b.md) — the b note\n</memory>\n'
-        '<memory path="/memories/a.md" age="just now">\nfirst &lt;/memory> trick\n</memory>\n'
-        '<memory path="/memories/b.md" age="3 days">\nsecond\n</memory>\n'
+        f'<memory path="/memories/MEMORY.md" age="just now" written="{today}">\n- [B](b.md) — the b note\n</memory>\n'
+        f'<memory path="/memories/a.md" age="just now" written="{today}">\nfirst &lt;/memory> trick\n</memory>\n'
+        f'<memory path="/memories/b.md" age="3 days" written="{before}">\nsecond\n</memory>\n'
     )
 
 

@@ -113,6 +113,7 @@ def test_test_reports_failed_tests_with_their_reason(tmp_path, fake_dotnet):
     assert result.summary == "1 failed, 1 passed"
 
 
+@pytest.mark.usefixtures("unsandboxed")
 def test_test_passes_the_filter_to_dotnet(tmp_path, fake_dotnet, monkeypatch):
     repo = dotnet_repo(tmp_path / "shop", broken=False, with_tests=True)
     calls = tmp_path / "argv"
@@ -129,6 +130,7 @@ def test_test_passes_the_filter_to_dotnet(tmp_path, fake_dotnet, monkeypatch):
     assert argvs[0][-1] != argvs[1][-1] and not argvs[0][-1].startswith(str(repo))
 
 
+@pytest.mark.usefixtures("unsandboxed")
 def test_test_reads_the_trx_files_dotnet_writes(tmp_path, fake_dotnet, monkeypatch):
     # Two test projects, two TRX files (real ones, from xUnit and NUnit runs); the console
     # of the stand-in says "1 failed, 1 passed", so the counts show which was read.
@@ -147,6 +149,7 @@ def test_test_reads_the_trx_files_dotnet_writes(tmp_path, fake_dotnet, monkeypat
     assert ".trx" not in "".join(tree(repo))
 
 
+@pytest.mark.usefixtures("unsandboxed")
 def test_without_a_trx_file_the_console_is_read(tmp_path, fake_dotnet, monkeypatch):
     # Asked for TRX, dotnet wrote none (a test platform that ignores the logger does that).
     repo = dotnet_repo(tmp_path / "shop", broken=False, with_tests=True)
@@ -168,6 +171,7 @@ def test_a_trx_file_that_cannot_be_read_leaves_the_console(tmp_path, fake_dotnet
     assert "FailsOnEmptyDiff: Assert.Equal() Failure: Values differ" in result.text
 
 
+@pytest.mark.usefixtures("unsandboxed")
 def test_microsoft_testing_platform_is_not_given_vstest_options(tmp_path, fake_dotnet, monkeypatch):
     # With global.json choosing the new platform, dotnet test refuses --logger: ask nothing.
     repo = dotnet_repo(tmp_path / "shop", broken=False, with_tests=True)
@@ -228,6 +232,7 @@ def test_missing_dotnet_is_a_sentence(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("unsandboxed")
 def test_timeout_stops_the_build_and_its_children(tmp_path, fake_dotnet, monkeypatch):
     repo = dotnet_repo(tmp_path / "shop")
     pids_file = tmp_path / "pids"
@@ -245,6 +250,7 @@ def test_timeout_stops_the_build_and_its_children(tmp_path, fake_dotnet, monkeyp
         assert _gone(pid), pid
 
 
+@pytest.mark.usefixtures("unsandboxed")
 def test_cancel_kills_the_whole_process_tree(tmp_path, fake_dotnet, monkeypatch):
     repo = dotnet_repo(tmp_path / "shop")
     pids_file = tmp_path / "pids"

@@ -153,6 +153,7 @@ def test_build_of_one_file(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("unsandboxed")
 def test_the_log_header_is_the_command_really_run(tmp_path):
     """`$ pytest` over a run of `.venv/bin/python -m pytest -q ...` sent a user who copied it
     to another interpreter: the `$` line is what the interpreter was given, word for word."""

@@ -12,17 +12,21 @@ import pytest
 
 from agent.decisions import Decision
 from agent.events import CodeChangeHeld, CodeChangeSettled
+from agent.loop.held_changes import APPLIED as HELD_APPLIED
 from agent.loop.session import Session
 from agent.settings.config import AgentConfig
 from agent.tools.editor.journal import history, undo_last
 from agent.tools.paths import MAX_FILE_BYTES
-from agent.tools.text_editor import EDITOR_NAME
+from agent.tools.text_editor import AUTO_APPLIED, EDITOR_NAME
 from tests.agent.sessions import session as new_session
 from tests.agent.toolkit import EchoTool
 from tests.double.server import reply, request_problem, text_editor_problem, tool_use
 from tests.marked_text import unmarked
 
 APP = "def greet(name):\n    return 'Hello ' + name\n\n\ndef main():\n    print(greet('world'))\n"
+
+AUTO = AUTO_APPLIED + " "
+APPLIED = HELD_APPLIED + " "
 
 
 @pytest.fixture
@@ -107,8 +111,10 @@ def test_str_replace_create_and_insert_write_the_files(repo, claude_double):
         edit("create", "pkg/util.py", file_text="X = 1\n"),
         edit("insert", insert_line=0, insert_text="import sys"),
     )
+    # each says it is written: a model must not take an applied change for one waiting for the user
     assert [r["content"].split("\n")[0] for r in out] == [
-        "Successfully replaced text at exactly one location.", "File created successfully.", "Text inserted successfully.",
+        AUTO + "Successfully replaced text at exactly one location.", AUTO + "File created successfully.",
+        AUTO + "Text inserted successfully.",
     ]
     assert (repo / "app.py").read_text().startswith("import sys\ndef welcome(name):")
     assert (repo / "pkg" / "util.py").read_text() == "X = 1\n"
@@ -210,7 +216,7 @@ def test_a_file_changed_since_the_model_read_it_with_read_file_is_not_edited_by_
     claude_double.add(tool_use("read_file", {"path": "app.py"}), edit("insert", insert_line=3, insert_text="    # greeting"))
     claude_double.add("Done.")
     Session(repo, AgentConfig(memory_mode="none", code_writes="auto"), tools=[ReadFileTool()]).send("Again.", lambda e: None)
-    assert results(claude_double)[-1]["content"] == "Text inserted successfully."
+    assert results(claude_double)[-1]["content"] == AUTO + "Text inserted successfully."
 
 
 def test_a_file_read_with_read_file_in_another_encoding_is_not_taken_for_changed(repo, claude_double):
@@ -222,7 +228,7 @@ def test_a_file_read_with_read_file_in_another_encoding_is_not_taken_for_changed
     claude_double.add("Done.")
     Session(repo, AgentConfig(memory_mode="none", code_writes="auto"), tools=[ReadFileTool()]).send("Say hello.", lambda e: None)
     out = results(claude_double)
-    assert out[1]["content"] == "Successfully replaced text at exactly one location.", out[1]
+    assert out[1]["content"] == AUTO + "Successfully replaced text at exactly one location.", out[1]
     assert (repo / "legacy.py").read_bytes() == "# caf\xe9 au lait\nGREETING = 'hello'\n".encode("latin-1")
 
 
@@ -235,8 +241,8 @@ def test_review_holds_the_whole_reply_and_applies_it_on_the_users_word(repo, cla
     )
     assert len([e for e in seen if isinstance(e, CodeChangeHeld)]) == 1  # one decision for both files
     assert "+def welcome" in held[0] and "+++ b/NOTES.md" in held[0]
-    assert out[0]["content"] == "The user applied the change. Successfully replaced text at exactly one location."
-    assert out[1]["content"].startswith("The user applied the change. File created successfully.")
+    assert out[0]["content"] == APPLIED + "Successfully replaced text at exactly one location."
+    assert out[1]["content"].startswith(APPLIED + "File created successfully.")
     assert "def welcome" in (repo / "app.py").read_text() and (repo / "NOTES.md").exists()
 
 
@@ -281,7 +287,7 @@ def test_a_held_call_is_settled_whatever_its_file_is_named(repo, claude_double):
     call is still the one the settled change set answers, and its line is relabelled."""
     call = tool_use(EDITOR_NAME, {"command": "create", "path": "<memory>.md", "file_text": "notes\n"}, id="toolu_marked")
     out, seen = run(repo, claude_double, call, writes="review", decide=lambda asked: True)
-    assert out[0]["content"] == "The user applied the change. File created successfully.", out[0]
+    assert out[0]["content"] == APPLIED + "File created successfully.", out[0]
     assert not out[0].get("is_error") and (repo / "<memory>.md").read_text() == "notes\n"
     settled = next(e for e in seen if isinstance(e, CodeChangeSettled))
     assert settled.state == "applied" and settled.tool_ids == ("toolu_marked",)

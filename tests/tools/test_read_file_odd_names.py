@@ -90,9 +90,13 @@ def test_a_character_no_file_name_can_hold_gets_a_sentence(repo):
 
 
 def test_escaped_bytes_cannot_spell_a_way_out(repo):
-    # Only bytes 0x80-0xff are unescaped: \x2e\x2e stays text with backslashes, refused.
+    # Only bytes 0x80-0xff are unescaped: \x2e\x2e stays text with backslashes, a name
+    # of its own that no file has; "\u002e\u002e" is "..", refused as a part.
+    (repo.parent / "secret.txt").write_text("outside\n")
     result = read(repo, path="\\x2e\\x2e/secret.txt")
-    assert result.is_error and "backslashes" in result.text
+    assert result.is_error and "there is no" in result.text
+    result = read(repo, path='"\\u002e\\u002e/secret.txt"')
+    assert result.is_error and "'..' segments are not allowed" in result.text
 
 
 def test_latin1_text_is_read_as_text_with_a_note(repo):

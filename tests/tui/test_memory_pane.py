@@ -84,6 +84,27 @@ async def test_outside_write_appears_and_delete_disappears(make_app, store, no_k
         await wait_for(pilot, lambda: pane(app).names == [], 5, "the outside delete")
 
 
+async def test_an_outside_write_notes_each_stage_in_order_for_the_benchmark(make_app, store, no_key, tmp_path, monkeypatch):
+    # benchmarks/memory_write.py reads these to say where the time goes
+    from benchmarks.memory_write import STAGES
+
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("DEVAGENT_MEMORY_TRACE", str(trace))
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot, 0)
+        await pilot.pause(0.2)  # the watcher is running
+        trace.unlink(missing_ok=True)
+        write_memory(store, "reference_tabs.md", "Tabs", "indent with tabs", "Tabs, not spaces.", "reference")
+        await wait_for(pilot, lambda: pane(app).names == ["Tabs"], 5, "the outside write")
+        await wait_for(pilot, lambda: "screen refreshed" in trace.read_text(), 5, "the refresh noted")
+    noted = [line.rpartition(" ") for line in trace.read_text().splitlines()]
+    stages = list(dict.fromkeys(stage for stage, _, _ in noted))
+    assert stages[: len(STAGES)] == list(STAGES)
+    moments = [float(dict((stage, moment) for stage, _, moment in reversed(noted))[name]) for name in STAGES]
+    assert moments == sorted(moments)
+
+
 async def test_selecting_shows_the_text(make_app, store, no_key):
     write_memory(store, "a_first.md", "First", "one", "Body of the first.", age_days=1)
     write_memory(store, "b_second.md", "Second", "two", "Body of the second.", age_days=1)

@@ -9,6 +9,7 @@ import pytest
 from tests.double.server import reply, text, tool_use
 from tests.tui.conftest import ask, wait_for
 from tui.screens.rewind import RewindScreen
+from tui.widgets.conversation.lines import UserTurn
 from tui.widgets.prompt import Prompt
 
 pytestmark = pytest.mark.usefixtures("claude_double")
@@ -27,10 +28,14 @@ async def _two_turns(pilot, claude_double, repo):
 
 
 async def _list_open(pilot) -> RewindScreen:
+    return await _list_open_with(pilot, 2)
+
+
+async def _list_open_with(pilot, count: int) -> RewindScreen:
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, RewindScreen), 10, "the rewind list")
     screen = pilot.app.screen
     assert isinstance(screen, RewindScreen)
-    await wait_for(pilot, lambda: len(screen.points) == 2, 10, "the previews")
+    await wait_for(pilot, lambda: len(screen.points) == count, 10, "the previews")
     return screen
 
 
@@ -73,6 +78,13 @@ async def test_go_back_to_before_the_rename_opens_the_list_on_that_turn(make_app
         await wait_for(pilot, lambda: prompt.value == "rename the heading of the readme", 10, "the words back")
         assert (repo / "README.md").read_text() == "# shop\n" and (repo / "notes.txt").exists()
         assert len(app.turns.session.turns_to_rewind()) == 1
+        # the question that left the conversation, and its reply, are drawn faint; the first is not
+        asked = list(app.query(UserTurn))
+        assert [turn.has_class("-rewound") for turn in asked] == [False, True]
+        await pilot.press("escape", "escape")
+        await _list_open_with(pilot, 1)
+        await pilot.press("u")
+        await wait_for(pilot, lambda: not any(t.has_class("-rewound") for t in app.query(UserTurn)), 10, "the undo")
 
 
 async def test_the_palette_offers_rewind(make_app):
@@ -80,3 +92,19 @@ async def test_the_palette_offers_rewind(make_app):
     async with app.run_test(size=(120, 40)) as pilot:
         assert "Rewind" in [c.title for c in app.get_system_commands(app.screen)]
         await pilot.pause()
+
+
+async def test_a_spoken_go_back_opens_the_list_and_the_whole_utterance_replaces_it(make_app, claude_double, repo):
+    app = make_app(memory_mode="none", code_writes="auto")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _two_turns(pilot, claude_double, repo)
+        requests = len(claude_double.messages_requests())
+        # the recorder sends the first sentence at once; the speaker goes on, so it is taken back
+        await app.submit_tentative("go back to before the notes")
+        await app.withdraw_turn("go back to before the notes")
+        await app.submit_tentative("go back to before the notes file")
+        await app.confirm_turn("go back to before the notes file")
+        screen = await _list_open(pilot)
+        assert screen.points[screen.query_one("#turns").highlighted].turn == 1
+        assert len(app.screen_stack) == 2  # one list, not one a hearing
+        assert len(claude_double.messages_requests()) == requests

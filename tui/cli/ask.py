@@ -33,6 +33,7 @@ from agent.events import (
     ToolStarted,
     TurnFinished,
 )
+from tui.format import sanitize
 from tui.outcomes import OUTCOME_MARKS
 
 if TYPE_CHECKING:
@@ -80,6 +81,9 @@ def run(name: str, args: argparse.Namespace) -> int:
                     allowed=tuple(getattr(args, "allow", None) or ()))
     if isinstance(session, int):
         return session
+    waiting = session.instructions.waiting_for_trust()
+    if waiting:
+        print(f"devagent: {waiting}", file=sys.stderr)
     printer = Printer(sys.stdout, sys.stderr, session.decisions)
     try:
         for turn in args.turns:
@@ -161,7 +165,7 @@ class Printer:
     def __call__(self, event: Event) -> None:
         match event:
             case TextDelta(text=text):
-                self.out.write(text)
+                self.out.write(sanitize(text))
                 self.out.flush()
             case Progress(text=text):
                 self.err.write(f"[… {_printable(text)}]\n")
@@ -171,16 +175,16 @@ class Printer:
                     self._writing.add(event.tool_id)
                     self.err.write(f"[writing {_printable(event.target or event.name)}…]\n")
             case ToolStarted():
-                self.err.write(f"[{event.name}{_summary(event.summary)}]\n")
+                self.err.write(f"[{_printable(event.name)}{_summary(event.summary)}]\n")
             case ToolFinished():
                 shown = OUTCOME_MARKS[event.ended]
                 self.tools[str(event.outcome)] += 1
-                self.err.write(f"[{event.name} {shown.mark} {shown.word}{_summary(event.summary)}]\n")
+                self.err.write(f"[{_printable(event.name)} {shown.mark} {shown.word}{_summary(event.summary)}]\n")
             case AgentError(message=message):
                 self.failed = True
-                self.err.write(f"devagent: {message}\n")
+                self.err.write(f"devagent: {sanitize(message)}\n")
             case Notice(message=message):
-                self.err.write(f"devagent: {message}\n")
+                self.err.write(f"devagent: {sanitize(message)}\n")
             case Compacted():
                 self.err.write("[earlier conversation summarised]\n")
             case TurnFinished():
@@ -197,7 +201,7 @@ class Printer:
         from agent.loop.held_changes import ASK
 
         if isinstance(event, CodeChangeHeld):
-            self.out.write(f"\n[would change {event.what}; not applied]\n{event.diff}")
+            self.out.write(sanitize(f"\n[would change {event.what}; not applied]\n{event.diff}"))
             self.out.flush()
             if self.decisions is not None:
                 self.decisions.post(Decision(event.id, False, ASK))
@@ -208,9 +212,10 @@ SLOW_INPUT_SECONDS = 1.0
 
 
 def _printable(text: str) -> str:
-    """One line of the model's words, with nothing a terminal would act on."""
-    return "".join(c for c in " ".join(text.split()) if c.isprintable())
+    """One line of the model's, a tool's or a file's words, with nothing a terminal would act
+    on: an escape sequence shows as ␛ and text, as in the app (tui.format.sanitize)."""
+    return " ".join(sanitize(text).split())
 
 
 def _summary(summary: str) -> str:
-    return f": {summary}" if summary else ""
+    return f": {_printable(summary)}" if summary else ""

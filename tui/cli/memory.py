@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui.format import sanitize
+
 if TYPE_CHECKING:
     from memory.store import MemoryStore
 
@@ -111,13 +113,15 @@ def _list_one(store: MemoryStore) -> None:
     for info in store.memories():
         modified = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.modified))
         fields = [info.path, info.type or "-", str(info.size), modified, info.name, info.description]
-        print("\t".join(field.replace("\t", " ") for field in fields))
+        print(sanitize("\t".join(" ".join(field.split("\t")) for field in fields)))
+    # a memory's name, description and text are anybody's who can write the folder: the
+    # terminal gets them as text (tui.format.sanitize), never as escape sequences
     for problem in store.index_problems():
-        print(f"note: {problem}", file=sys.stderr)
+        print(sanitize(f"note: {problem}"), file=sys.stderr)
     for skipped in store.skipped():
-        print(f"skipped: {skipped.path}: {skipped.reason}", file=sys.stderr)
+        print(sanitize(f"skipped: {skipped.path}: {skipped.reason}"), file=sys.stderr)
     for warning in store.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(sanitize(f"warning: {warning}"), file=sys.stderr)
 
 
 def _find(stores: list[MemoryStore], wanted: str) -> tuple[MemoryStore, str] | None:
@@ -162,5 +166,6 @@ def _show(stores: list[MemoryStore], wanted: str) -> int:
     except MemoryStoreError as error:
         print(f"devagent memory: {error}", file=sys.stderr)
         return 1
+    text = sanitize(text)
     sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
     return 0

@@ -3,7 +3,8 @@
 `devagent trust REPO` trusts it (as answering yes in the app does), `--revoke` forgets the
 answer so the next run asks again, and `devagent trust` alone only says where the folder
 it is run in stands: trusting the current folder is never the accident of a bare command.
-`--list` shows every remembered answer.
+`--list` shows every remembered answer. `--status` also lists the commands answered "always"
+in the repository (they run without asking), and `--forget-command TEXT` takes one back.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     group.add_argument("--revoke", action="store_true", help="forget the answer: the next run asks again")
     group.add_argument("--status", action="store_true", help="only say whether the repository is trusted")
     group.add_argument("--list", action="store_true", help="every repository with a remembered answer")
+    group.add_argument("--forget-command", metavar="TEXT", default=None,
+                       help="take back an \"always\" answer: the command asks again (its exact text, as --status lists it)")
 
 
 def _status(repo: Path) -> str:
@@ -35,6 +38,35 @@ def _status(repo: Path) -> str:
         return f"{repo} is trusted since {found.decided}: build and test run its code. `devagent trust --revoke {repo}` takes that back."
     return (f"{repo} is not trusted (answered no on {found.decided}): its code does not run. "
             f"`devagent trust {repo}` trusts it.")
+
+
+def _commands(repo: Path) -> str:
+    from agent.command_consent import AllowedCommands
+
+    allowed = AllowedCommands().listing(repo)
+    if not allowed:
+        return "No command runs there without asking (none was answered \"always\")."
+    lines = ["Commands that run there without asking (answered \"always\"; `devagent trust --forget-command TEXT` takes one back):"]
+    for entry in allowed:
+        network = " (with the network)" if entry.network else ""
+        lines.append(f"  {entry.decided}  {entry.command}{network}")
+    return "\n".join(lines)
+
+
+def _forget_command(repo: Path, text: str) -> int:
+    from agent.command_consent import AllowedCommands
+
+    try:
+        forgot = AllowedCommands().forget(repo, text)
+    except OSError as error:
+        print(f"devagent trust: could not write the allowed commands: {error.strerror or error}", file=sys.stderr)
+        return 1
+    if not forgot:
+        print(f"devagent trust: no \"always\" answer for exactly `{text}` in {repo} (`devagent trust --status` lists them)",
+              file=sys.stderr)
+        return 1
+    print(f"Forgot \"always\" for `{text}` in {repo}: it asks again before running.")
+    return 0
 
 
 def run(name: str, args: argparse.Namespace) -> int:
@@ -57,6 +89,8 @@ def run(name: str, args: argparse.Namespace) -> int:
         print(f"devagent trust: {repo} is not a folder", file=sys.stderr)
         return 2
     repo = repo.resolve()
+    if args.forget_command is not None:
+        return _forget_command(repo, args.forget_command)
     try:
         if args.revoke:
             had = store.decision(repo)
@@ -66,6 +100,7 @@ def run(name: str, args: argparse.Namespace) -> int:
             return 0
         if args.status or args.repo is None:
             print(_status(repo))
+            print(_commands(repo))
             return 0
         store.remember(repo, True)
     except OSError as error:

@@ -11,18 +11,21 @@ import argparse
 import sys
 from pathlib import Path
 
+from tui.format import sanitize
+
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
 
 
 def run(name: str, args: argparse.Namespace) -> int:
-    from agent.tools.editor.journal import undo_last
+    from agent.loop.root_check import open_root, undo_last_change
 
     repo = Path(args.repo).expanduser()
     if not repo.is_dir():
         print(f"devagent undo: {args.repo} is not a folder", file=sys.stderr)
         return 2
-    undone, said = undo_last(repo.resolve())
-    print(said, file=sys.stdout if undone else sys.stderr)
+    repo = repo.resolve()
+    undone, said = undo_last_change(repo, open_root(repo))  # the folder opened once, every file below it
+    print(sanitize(said), file=sys.stdout if undone else sys.stderr)
     return 0 if undone else 1

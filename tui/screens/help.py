@@ -29,6 +29,7 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("Ctrl+J", "a new line in the input (Alt+Enter and Shift+Enter too, where the terminal sends them apart from Enter); a paste keeps its lines"),
             ("↑ / ↓", "earlier / later turns you sent (in the input line)"),
             ("Esc", "take queued questions back into the input; else cancel the running turn; silence the voice"),
+            ("Esc Esc", "when nothing runs: the rewind list, to go back to before a turn (\"go back to before …\", typed or said, too)"),
             ("F1", "this help"),
             ("{talk}", "push to talk ({talk} again or Enter stops; Esc drops it)"),
             ("F3", "go to the screen pane (shown if hidden); from inside it, hide it"),
@@ -48,6 +49,11 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("Ctrl+Q", "quit"),
         ],
     ),
+    ("The rewind list (Esc Esc)", [
+        ("1 / 2 / 3", "choose the conversation / the code / the memory, after the preview of each"),
+        ("Enter", "go back to before the turn; its words return to the input"),
+        ("u", "undo the last rewind"),
+    ]),
     ("A code change waiting (the bar above the input)", [
         ("Enter", "apply it; \"apply\" or \"yes\", typed or said, too"),
         ("Esc", "keep the files as they are; \"no\" too"),

@@ -38,6 +38,8 @@ class Point:
     words: str
     when: float
     lines: dict[str, list[str]]  # part -> the preview's lines
+    files: int = 0  # repository files it would put back
+    memories: int = 0
 
 
 def points_of(session: Any) -> list[Point]:
@@ -46,7 +48,8 @@ def points_of(session: Any) -> list[Point]:
     for checkpoint in reversed(session.turns_to_rewind()):
         plan = session.rewind_preview(checkpoint.turn)
         if plan is not None:
-            found.append(Point(checkpoint.turn, checkpoint.words, checkpoint.when, {p: plan.lines(p) for p in PARTS}))
+            found.append(Point(checkpoint.turn, checkpoint.words, checkpoint.when, {p: plan.lines(p) for p in PARTS},
+                               len(plan.code), len(plan.memory)))
     return found
 
 
@@ -64,11 +67,14 @@ class RewindScreen(ModalScreen[None]):
     class Done(Message):
         """A rewind (or its undo) happened: what to say, and the words back for the prompt."""
 
-        def __init__(self, said: str, words: str | None, refused: bool) -> None:
+        def __init__(self, said: str, words: str | None, refused: bool, turns_back: int = 0,
+                     restored: bool = False) -> None:
             super().__init__()
             self.said = said
             self.words = words
             self.refused = refused
+            self.turns_back = turns_back  # questions that left the conversation
+            self.restored = restored  # an undo gave them back
 
     def __init__(self, session: Any, chosen_turn: int | None = None) -> None:
         super().__init__()
@@ -82,14 +88,13 @@ class RewindScreen(ModalScreen[None]):
         with Vertical(id="rewind") as box:
             box.border_title = "Rewind: go back to before a turn"
             yield OptionList(id="turns")
-            yield Static(id="parts")
+            yield Static(self._parts_text(), id="parts")
             with VerticalScroll(id="preview-box"):
                 yield Static("Reading the checkpoints…", id="preview")
             yield Static(Text("Enter goes back · 1 2 3 choose conversation, code, memory · u undoes the last rewind · "
                               "Esc closes", style="dim"), id="rewind-help")
 
     def on_mount(self) -> None:
-        self._show_parts()
         self.load()
 
     @work(thread=True, exclusive=True, group="rewind-preview")
@@ -98,6 +103,8 @@ class RewindScreen(ModalScreen[None]):
         self.app.call_from_thread(self.loaded, points)
 
     def loaded(self, points: list[Point]) -> None:
+        if not self.is_attached or self.app.screen is not self:
+            return  # closed (or replaced by a list opened again) while it read
         self.points = points
         turns = self.query_one("#turns", OptionList)
         turns.clear_options()
@@ -114,6 +121,9 @@ class RewindScreen(ModalScreen[None]):
         row = Text()
         row.append(f"turn {point.turn:>3}  ", style="bold")
         row.append(time.strftime("%H:%M", time.localtime(point.when)) + "  ", style="dim")
+        changed = ", ".join(f"{n} {what}{'s' if n != 1 else ''}" for n, what in ((point.files, "file"), (point.memories, "memory"))
+                            if n).replace("memorys", "memories")
+        row.append(f"{changed:<18}" if changed else " " * 18, style="dim")
         row.append(fmt.one_line(fmt.sanitize(point.words), 200))
         return row
 
@@ -128,13 +138,16 @@ class RewindScreen(ModalScreen[None]):
         event.stop()
         self.go()
 
-    def _show_parts(self) -> None:
+    def _parts_text(self) -> Text:
         text = Text()
         for number, part in enumerate(PARTS, 1):
             on = part in self.parts
             text.append(f" {number} ", style="reverse" if on else "dim")
             text.append(f" {'☑' if on else '☐'} {LABELS[part]}   ", style="bold" if on else "dim")
-        self.query_one("#parts", Static).update(text)
+        return text
+
+    def _show_parts(self) -> None:
+        self.query_one("#parts", Static).update(self._parts_text())
 
     def _show_preview(self) -> None:
         point = self._point()
@@ -170,7 +183,7 @@ class RewindScreen(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="rewind")
     def rewind(self, turn: int, parts: list[str]) -> None:
         done = self.session.rewind(turn, parts)
-        self.app.call_from_thread(self.finish, done.said, done.words, bool(done.refused))
+        self.app.call_from_thread(self.finish, self.Done(done.said, done.words, bool(done.refused), done.turns_back))
 
     def action_undo(self) -> None:
         if not self.busy:
@@ -180,8 +193,8 @@ class RewindScreen(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="rewind")
     def undo(self) -> None:
         done = self.session.undo_rewind()
-        self.app.call_from_thread(self.finish, done.said, None, bool(done.refused))
+        self.app.call_from_thread(self.finish, self.Done(done.said, None, bool(done.refused), restored=done.restored))
 
-    def finish(self, said: str, words: str | None, refused: bool) -> None:
-        self.post_message(self.Done(said, words, refused))
+    def finish(self, done: RewindScreen.Done) -> None:
+        self.post_message(done)
         self.dismiss(None)

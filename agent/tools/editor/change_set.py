@@ -36,11 +36,14 @@ from agent.tools.editor.confined_files import (
     LinkRefused,
     NotRegular,
     TooLarge,
+    anchored,
+    descriptor_of,
     read_file,
     remove_file,
     replace_file,
 )
 from agent.tools.editor.file_locks import FilesBusy, held
+from agent.tools.names import given_name
 from memory.atomic import temp_name
 
 # the editor's own cap (agent.tools.paths.MAX_FILE_BYTES): no file it may write is larger
@@ -52,12 +55,17 @@ NEW_FILE_MODE = 0o644
 
 @dataclass
 class FileChange:
-    path: str  # relative to the repository root, as the user reads it
+    path: str  # relative to the repository root, as the user reads it (agent.tools.names.shown_name)
     full: Path  # resolved, inside the root
     before: str | None  # the text the change was made from; None for a new file
     after: str
     mode: int | None = None  # the permission bits a new file gets (a file there keeps its own)
     root: Path | None = None  # the repository root, resolved: where every access starts from
+
+    @property
+    def name(self) -> str:
+        """The path relative to the root as the file system spells it, not as it is shown."""
+        return given_name(self.path)
 
     def diff(self) -> str:
         old = [] if self.before is None else self.before.splitlines(keepends=True)
@@ -76,15 +84,19 @@ class FileChange:
 
 
 def start(full: Path, root: Path | None) -> Path:
-    """Where an access to `full` starts: its repository's root, else the file system's (a
-    resolved path has no link, so a link met on the way down was swapped in since)."""
-    return root if root is not None else Path(full.anchor)
+    """Where an access to `full` starts: its repository's root, else the session's root
+    descriptor it names (confined_files.anchored), else the file system's (a resolved path
+    has no link, so a link met on the way down was swapped in since)."""
+    if root is not None:
+        return root
+    return descriptor_of(full) if anchored(full) else Path(full.anchor)
 
 
-def on_disk(full: Path, root: Path | None = None) -> str | None:
+def on_disk(full: Path, root: Path | None = None, single_name: bool = False) -> str | None:
     """The file's text now; None when there is none. Raises OSError on what cannot be read:
-    a link on the way, something that is not a regular file, a file past MAX_READ_BYTES."""
-    data = read_file(start(full, root), full, MAX_READ_BYTES)
+    a link on the way, something that is not a regular file, a file past MAX_READ_BYTES,
+    and with `single_name` a hard link (confined_files.HardLinked)."""
+    data = read_file(start(full, root), full, MAX_READ_BYTES, single_name)
     return None if data is None else data.decode("utf-8", "surrogateescape")
 
 

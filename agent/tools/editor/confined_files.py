@@ -16,6 +16,13 @@ Replacing keeps what the user set on the file at the moment of writing (its perm
 bits, owner and group where allowed, and extended attributes, ACLs among them), not what
 it had when the change was made.
 
+The root itself is opened once, when the session starts (`RepositoryRoot`), and every
+access names it through that descriptor (`/proc/self/fd/N`): a repository folder moved away
+and replaced by a link, between two turns or in the middle of one, cannot send a read, a
+write or a program's working folder into the link's target. Whether the folder's path
+still names the opened folder is checked before each turn and each tool call; when it does
+not, the session stops.
+
 Standard library only: nothing here knows of tools, memories or the model.
 """
 
@@ -25,6 +32,7 @@ import ctypes
 import errno
 import os
 import stat
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -51,11 +59,68 @@ class _OpenHow(ctypes.Structure):
     _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
 
 
+_PROC_FD = "/proc/self/fd"
+_HAS_PROC_FD = os.path.isdir(_PROC_FD)
+
+
+class RepositoryRoot:
+    """The repository folder, opened once (O_DIRECTORY|O_NOFOLLOW): `at` names it through the
+    descriptor, so a path below `at` stays in this folder wherever it is moved and whatever
+    takes its place; `moved()` says whether `path` no longer names it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(os.path.realpath(path))
+        self.fd = os.open(self.path, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+        info = os.fstat(self.fd)
+        self._identity = (info.st_dev, info.st_ino)
+        # closed with the object, never before: a path naming the descriptor must not come to
+        # name whatever later takes its number
+        self._close = weakref.finalize(self, os.close, self.fd)
+        # Without /proc (not Linux) only the check before each call guards the path.
+        self.at = Path(f"{_PROC_FD}/{self.fd}") if _HAS_PROC_FD else self.path
+
+    def moved(self) -> bool:
+        """Whether `path` is no longer this folder: moved away, removed, or replaced by
+        another folder or a link (even a link to this very folder, wherever it went)."""
+        try:
+            info = os.lstat(self.path)
+        except OSError:
+            return True
+        return (info.st_dev, info.st_ino) != self._identity
+
+
+
+def anchored(path: Path) -> bool:
+    """Whether `path` names a place through an opened root's descriptor (RepositoryRoot.at)."""
+    return str(path).startswith(_PROC_FD + "/")
+
+
+def descriptor_of(path: Path) -> Path:
+    """The opened root a path through one starts from: /proc/self/fd/N."""
+    return Path(*Path(path).parts[:5])  # "/", "proc", "self", "fd", N
+
+
+def real_path(path: Path) -> Path:
+    """`path` with an opened root's descriptor replaced by where that folder is now: the name
+    two processes share for one file (a lock's name); any other path as it is."""
+    if not anchored(path):
+        return path
+    return Path(os.path.realpath(descriptor_of(path))).joinpath(*Path(path).parts[5:])
+
+
 class LinkRefused(OSError):
     """A part of the path is a symbolic link (or leads outside the root): not followed."""
 
     def __init__(self, path: str) -> None:
         super().__init__(errno.ELOOP, "a part of the path is a symbolic link, which is not followed", path)
+
+
+class HardLinked(OSError):
+    """The file has more than one name (st_nlink > 1), and the reader asked for a file of one."""
+
+    def __init__(self, path: str, links: int) -> None:
+        super().__init__(errno.EMLINK, f"a hard link: the same file has {links} names", path)
+        self.links = links
 
 
 class NotRegular(OSError):
@@ -210,10 +275,11 @@ def _read_bounded(fd: int, limit: int, shown: str) -> bytes:
             raise TooLarge(shown, limit)
 
 
-def read_file(root: Path, full: Path, limit: int) -> bytes | None:
+def read_file(root: Path, full: Path, limit: int, single_name: bool = False) -> bytes | None:
     """The bytes of the regular file `full` below `root`; None when there is no file there.
 
-    Raises LinkRefused, NotRegular, TooLarge, or the OSError the system gave."""
+    Raises LinkRefused, NotRegular, TooLarge, HardLinked (with `single_name`, for a file
+    with more than one name, judged on the opened descriptor), or the OSError the system gave."""
     names = parts_of(root, full)
     shown = str(full)
     try:
@@ -224,6 +290,9 @@ def read_file(root: Path, full: Path, limit: int) -> bytes | None:
     if fd is None:
         return None
     try:
+        links = os.fstat(fd).st_nlink
+        if single_name and links > 1:
+            raise HardLinked(shown, links)
         return _read_bounded(fd, limit, shown)
     finally:
         os.close(fd)

@@ -39,7 +39,11 @@ def locks_dir() -> Path:
 
 
 def lock_name(full: Path) -> str:
-    return hashlib.sha256(str(full).encode("utf-8", "surrogateescape")).hexdigest()[:32] + ".lock"
+    # a path through a session's root descriptor is named as the folder is now, as another
+    # session names the same file
+    from agent.tools.editor.confined_files import real_path
+
+    return hashlib.sha256(str(real_path(full)).encode("utf-8", "surrogateescape")).hexdigest()[:32] + ".lock"
 
 
 @contextmanager

@@ -27,6 +27,7 @@ from typing import Any
 from agent.tools.editor.change_set import ChangeSet, ChangeState, FileChange, Write, on_disk, put, start
 from agent.tools.editor.confined_files import remove_file
 from agent.tools.editor.file_locks import FilesBusy, held
+from agent.tools.names import given_name
 from memory.atomic import fsync_dir, is_temp_name, temp_name, write_file
 from memory.private import make_private
 
@@ -105,14 +106,14 @@ class Record:
 
 
 def _from_json(data: Any, repo: Path) -> tuple[ChangeSet, str]:
-    from agent.tools.paths import resolve_in_repository
+    from agent.tools.paths import repository_root, resolve_in_repository
 
     files = []
     for item in data["files"]:
-        # the journal is ours, but it lives outside the repository: its paths are
-        # confined again, as the model's were
-        full = resolve_in_repository(str(item["path"]), repo)
-        files.append(FileChange(item["path"], full, item["before"], item["after"], item.get("mode"), repo.resolve()))
+        # the journal is ours, but it lives outside the repository: its paths (kept as
+        # shown, agent.tools.names) are confined again, as the model's were
+        full = resolve_in_repository(given_name(str(item["path"])), repo)
+        files.append(FileChange(item["path"], full, item["before"], item["after"], item.get("mode"), repository_root(repo)))
     change_set = ChangeSet(str(data["id"]), int(data["turn"]), files, data["state"], float(data["when"]))
     return change_set, str(data.get("session") or "")
 
@@ -165,21 +166,21 @@ def history(repo: Path, session: str | None = None) -> list[ChangeSet]:
 
 
 def _writes(data: Any, repo: Path) -> list[Write]:
-    from agent.tools.paths import resolve_in_repository
+    from agent.tools.paths import repository_root, resolve_in_repository
 
     writes = []
     for item in data["writes"]:
         temp = str(item["temp"])
         if not is_temp_name(temp):
             raise ValueError(f"{temp!r} is not the name of a temporary file of devagent's")
-        full = resolve_in_repository(str(item["path"]), repo)
-        writes.append(Write(str(item["path"]), full, item["base"], item["new"], item["mode"], temp, repo.resolve()))
+        full = resolve_in_repository(given_name(str(item["path"])), repo)
+        writes.append(Write(str(item["path"]), full, item["base"], item["new"], item["mode"], temp, repository_root(repo)))
     return writes
 
 
-def _text_now(full: Path) -> str | None | bool:
+def _text_now(full: Path, root: Path | None = None) -> str | None | bool:
     try:
-        return on_disk(full)
+        return on_disk(full, root)
     except OSError:
         return False  # neither a text nor no file: never taken for either
 
@@ -220,7 +221,7 @@ def _recover_one(repo: Path, path: Path) -> Recovered | None:
 
 
 def _settle(repo: Path, writes: list[Write], entries: list[tuple[ChangeSet, str]]) -> str:
-    now = [_text_now(w.full) for w in writes]
+    now = [_text_now(w.full, w.root) for w in writes]
     undoing = any(c.state == "undone" for c, _ in entries)
     what = "undoing" if undoing else "applying"
     names = ", ".join(w.path for w in writes)

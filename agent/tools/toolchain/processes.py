@@ -149,6 +149,7 @@ def run_command(
     start = time.monotonic()
     if _is_cancelled(cancel):
         return Outcome(None, "", 0.0, cancelled=True)
+    passed: tuple[int, ...] = ()
     full_env = user_environment()  # the user's, not devagent's own virtualenv
     for name in drop:
         full_env.pop(name, None)
@@ -158,7 +159,9 @@ def run_command(
         full_env = sandboxes.environment(full_env, env)
         if "/" not in argv[0] and shutil.which(argv[0], path=full_env.get("PATH")) is None:
             raise FileNotFoundError(argv[0])
-        argv = sandbox.argv(argv, cwd, full_env)
+        where, repo_fd = sandboxes.inside(cwd, sandbox.repo)
+        argv = sandbox.argv(argv, where, full_env, repo_fd=repo_fd)
+        passed = (repo_fd,) if repo_fd is not None else ()
     elif env:
         full_env.update(env)
     proc = subprocess.Popen(
@@ -169,6 +172,7 @@ def run_command(
         stderr=subprocess.STDOUT,
         env=full_env,
         start_new_session=True,
+        pass_fds=passed,
     )
     registered = cancel is not None and hasattr(cancel, "register_process")
     if registered:

@@ -23,11 +23,12 @@ the callers say so rather than run a command unsandboxed.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,10 +75,28 @@ PASSED_VARIABLES = frozenset({
     "NVM_DIR", "NVM_BIN", "NODE_PATH",
     "DOTNET_ROOT", "DOTNET_CLI_TELEMETRY_OPTOUT", "DOTNET_NOLOGO", "DOTNET_CLI_HOME", "NUGET_PACKAGES",
     "JAVA_HOME", "MAVEN_HOME", "GRADLE_USER_HOME",
+    # where the certificates and the proxy are, for a command allowed the network
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "PIP_CERT",
+    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
 })
 PASSED_PREFIXES = ("LC_",)
 # Inside, these are the sandbox's own.
 FIXED = {"TMPDIR": "/tmp", "TEMP": "/tmp", "TMP": "/tmp"}
+
+
+# Folders every sandbox of this process may write besides the repository, while a caller
+# holds them open (`writable_while`): the evaluation's stand-in toolchain logs its calls
+# beside itself.
+_also_writable: list[str] = []
+
+
+@contextlib.contextmanager
+def writable_while(folder: Path) -> Iterator[None]:
+    _also_writable.append(os.path.realpath(folder))
+    try:
+        yield
+    finally:
+        _also_writable.remove(os.path.realpath(folder))
 
 
 @dataclass(frozen=True)
@@ -89,8 +108,11 @@ class Sandbox:
     # Folders outside the repository the command must write (a test runner's report folder).
     writable: tuple[Path, ...] = ()
 
-    def argv(self, command: Sequence[str], cwd: Path, env: Mapping[str, str], bwrap: str | None = None) -> list[str]:
-        """`command` wrapped in bubblewrap, to start in `cwd` (inside the repository)."""
+    def argv(self, command: Sequence[str], cwd: Path, env: Mapping[str, str], bwrap: str | None = None,
+             repo_fd: int | None = None) -> list[str]:
+        """`command` wrapped in bubblewrap, to start in `cwd` (inside the repository, by its
+        real path). `repo_fd`: the repository as the session opened it, bound by its descriptor,
+        so a folder put in its path's place is not what the command gets."""
         homes = _homes(env)
         args = [bwrap or BWRAP, "--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
         if self.network:
@@ -108,12 +130,21 @@ class Sandbox:
         for folder in _program_folders(env.get("PATH", ""), homes):
             args += ["--ro-bind", folder, folder]
         repo = os.path.realpath(self.repo)
-        args += ["--bind", repo, repo]
-        for writable_folder in self.writable:
-            args += ["--bind", str(writable_folder), str(writable_folder)]
+        args += ["--bind-fd", str(repo_fd), repo] if repo_fd is not None else ["--bind", repo, repo]
+        for writable_folder in [*map(str, self.writable), *_also_writable]:
+            args += ["--bind", writable_folder, writable_folder]
         args += _read_only_git(Path(repo))
         args += ["--chdir", str(cwd), "--", *command]
         return args
+
+
+def inside(cwd: Path, repo: Path) -> tuple[Path, int | None]:
+    """Where `cwd` is inside the sandbox, and the descriptor it goes through when it names the
+    repository through one (/proc/self/fd/N/..., agent.tools.editor.confined_files)."""
+    parts = Path(cwd).parts
+    if len(parts) >= 5 and parts[:4] == ("/", "proc", "self", "fd") and parts[4].isdigit():
+        return Path(os.path.realpath(repo), *parts[5:]), int(parts[4])
+    return Path(cwd), None
 
 
 def _homes(env: Mapping[str, str]) -> list[Path]:

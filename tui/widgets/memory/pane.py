@@ -27,11 +27,12 @@ from memory.private import make_private
 from tui import format as fmt
 from tui.widgets.memory import trust_view
 from tui.widgets.memory.delete import DeleteActions
+from tui.widgets.memory.instructions import InstructionsSection
 from tui.widgets.memory.list_widget import MemoryList
 from tui.widgets.memory.listing import Listing, load_listing, memory_option, preload_warning, styled_memory
 from tui.widgets.memory.preview import MemoryPreview
 from tui.widgets.memory.review import ReviewActions
-from tui.widgets.memory.watch import Cancelled, changes_in, watched_directories
+from tui.widgets.memory.watch import Cancelled, changes_in, trace, watched_directories
 
 if TYPE_CHECKING:
 
@@ -97,6 +98,7 @@ class MemoryPane(DeleteActions, Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="memory-warning", markup=False)
+        yield InstructionsSection(id="memory-instructions")
         yield MemoryList(id="memory-list")
         with MemoryPreview(id="memory-preview"):
             yield Static(READING, id="memory-text", classes="empty")
@@ -179,6 +181,7 @@ class MemoryPane(DeleteActions, Vertical):
             for catching_up in changes_in(directories, Cancelled(worker)):
                 # listed here and shown at once; only the evidence check needs a worker
                 listing = self._list_now()
+                trace("folder listed")
                 if not catching_up or listing != self.listing:
                     self._from_thread(self._show_then_check, listing)
         except Exception as exc:
@@ -208,7 +211,10 @@ class MemoryPane(DeleteActions, Vertical):
             self._apply(listing)
 
     def _show_then_check(self, listing: Listing) -> None:
+        trace("on the event loop")
         self._apply(listing)
+        trace("rows set")
+        self.call_after_refresh(trace, "screen refreshed")
         # the evidence check (git, the repository) starts once the list is on screen, not
         # beside the drawing of it
         self.call_after_refresh(self.reload, listing)
