@@ -35,7 +35,7 @@ def _friday(claude_double, tmp_path):
 def _weekend(repo):
     """Bob fixes line 2 and commits; a file is left changed in the working tree."""
     (repo / "src/parse.py").write_text(PARSER.replace("    raise ValueError('empty input')\n", "    if not text:\n        return []\n"))
-    git(repo, "-c", "user.name=Bob Builder", "-c", "user.email=bob@example.com", "commit", "-qam", "parse: empty input gives []")
+    git(repo, "commit", "-qam", "parse: empty input gives []", "--author=Bob Builder <bob@example.com>")
     (repo / "NOTES.txt").write_text("scratch\n")
 
 
