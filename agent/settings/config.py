@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from agent.settings import claude_models as models
+from agent.settings import claude_models
 from agent.settings import config_file as file_format
 from agent.settings.choices import (
     CODE_WRITES,
@@ -120,7 +120,7 @@ class AgentConfig:
 
     def fitted(self) -> AgentConfig:
         """These settings as the model takes them (agent.settings.claude_models), each change noted once."""
-        changes, misfits = models.fit(
+        changes, misfits = claude_models.fit(
             self.model, thinking=self.thinking, effort=self.effort, max_tokens=self.max_tokens,
             compact_at=self.compact_at, given=self.given,
         )
