@@ -51,9 +51,11 @@ GOAL_MS = 350.0
 STAGES = [
     ("end-point", "the recording stopped"),
     ("transcript", "the transcript the app acts on"),
+    ("ui", "the UI thread took it"),
     ("turn", "the turn started"),
     ("request", "the request received by the double"),
     ("delta", "the first text out of the SDK"),
+    ("shown", "the UI thread took the first text"),
     ("fed", "the first text at the speaker"),
     ("clause", "the first speakable clause at the speaker"),
     ("synthesized", "its first audio out of Piper"),
@@ -205,6 +207,18 @@ async def drive(app: Any, double: Any, clip: Any, stamps: list[Stamps], runs: in
                 put(token, event)
 
             app.turns.start, app.turns.inbox.put = timed_start, timed_put
+            submit, show = app.submit_turn, app.show
+
+            async def timed_submit(text: str, typed: str | None = None) -> bool:
+                stamps[-1].mark("ui")
+                return await submit(text, typed)
+
+            async def timed_show(token: int, event: object) -> None:
+                if type(event).__name__ == "TextDelta":
+                    stamps[-1].mark("shown")
+                await show(token, event)
+
+            app.submit_turn, app.show = timed_submit, timed_show
             recorder = app.voice.stack.push_to_talk.recorder
             speaker = app.voice.stack.speaker
             for n in range(runs + 1):  # the first run warms the path up and is not counted

@@ -50,9 +50,9 @@ async def show(app: TurnView, token: int, event: object) -> None:
         case TurnStarted():
             app.said_error = False
         case TextDelta(text=text):
-            await conversation.add_text(text)
             if app.voice is not None:
-                app.voice.reply_delta(text)
+                app.voice.reply_delta(text)  # first: the voice need not wait for the drawing
+            await conversation.add_text(text)
         case ThinkingStarted():
             await conversation.thinking()
         case Progress(text=text):

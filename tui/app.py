@@ -264,6 +264,10 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
         self.activity.start()
         return True
 
+    def prepare_turn(self) -> None:
+        """A spoken question has begun: its turn's connection opens while the user talks."""
+        self.turns.prepare()
+
     # spoken questions that may still be taken back (tui/spoken_turns.py)
     async def submit_tentative(self, text: str) -> None:
         await spoken_turns.submit_tentative(self, text)

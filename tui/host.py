@@ -221,6 +221,8 @@ class StartupHost(Toasts, Workers, Protocol):
 
     async def withdraw_turn(self, text: str) -> None: ...
 
+    def prepare_turn(self) -> None: ...
+
 
 class LeavingHost(Toasts, Screens, Protocol):
     """What quitting needs (tui.leaving)."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anthropic
+import httpx2
 
 from agent.events import Usage
 from agent.settings import claude_models as models
@@ -56,6 +57,13 @@ FAMILY_PRICES = {
 }
 
 
+# The SDK's own limits, but an idle connection is kept for longer than its 5 s: the app opens
+# one when a spoken question starts (Session.warm_connection), and a question with its
+# transcription can take longer than that. A connection the server has closed meanwhile is
+# not reused (the pool sees it is readable) and a failed send is retried (session.py).
+CONNECTION_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=100, keepalive_expiry=45.0)
+
+
 def make_client(config: AgentConfig) -> anthropic.Anthropic:
     """A client that honours ANTHROPIC_BASE_URL and retries 429, 529 and 5xx with backoff."""
     # The key is passed explicitly: without it the SDK goes looking for profile credentials.
@@ -74,7 +82,8 @@ def make_client(config: AgentConfig) -> anthropic.Anthropic:
         timeout=timeout,
         max_retries=config.max_retries,
         # Every piece of a reply's body is heard, pings included (agent.loop.wire).
-        http_client=anthropic.DefaultHttpxClient(timeout=timeout, event_hooks={"response": [listen]}),
+        http_client=anthropic.DefaultHttpxClient(timeout=timeout, event_hooks={"response": [listen]},
+                                                 limits=CONNECTION_LIMITS),
     )
 
 
