@@ -68,6 +68,11 @@ def _old_key(repo: Path) -> str | None:
     return None
 
 
+def _is_git_folder(key: str) -> bool:
+    """Whether an old key names a git folder rather than a folder outside git (both were keys)."""
+    return os.path.isfile(os.path.join(key, "HEAD"))
+
+
 def repository_key(repo: Path) -> str:
     """Which work tree `repo` is: the real path of the folder itself, whose code runs."""
     return os.path.realpath(repo)
@@ -113,6 +118,28 @@ class EarlierAnswer:
                 "its answer. This folder is asked again, once.")
 
 
+def read_owned(path: Path) -> dict[str, Any]:
+    """The JSON object in one of devagent's own answer files; empty when the file is missing,
+    unreadable, not an object, or could have been written by someone else (what another
+    user could have granted is no grant at all). Opened without following a link."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return {}
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+            return {}
+        data = os.read(fd, MAX_FILE_BYTES)
+    finally:
+        os.close(fd)
+    try:
+        parsed = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
 class TrustStore:
     """The remembered answers, one a work tree; a file another user could write is ignored."""
 
@@ -120,56 +147,39 @@ class TrustStore:
         self.path = path or trust_file()
 
     def _read(self) -> dict[str, dict[str, Any]]:
-        try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        except OSError:
-            return {}
-        try:
-            info = os.fstat(fd)
-            # Trust that someone else could have granted is no trust at all.
-            if info.st_uid != os.getuid() or info.st_mode & 0o022:
-                return {}
-            data = os.read(fd, MAX_FILE_BYTES)
-        finally:
-            os.close(fd)
-        try:
-            parsed = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            return {}
-        if not isinstance(parsed, dict):
-            return {}
+        parsed = read_owned(self.path)
         return {name: parsed[name] for name in (WORK_TREES, OLD_KEYS) if isinstance(parsed.get(name), dict)}
 
     def decision(self, repo: Path) -> RememberedAnswer | None:
-        return _decision(self._read().get(WORK_TREES, {}).get(repository_key(repo)))
+        kept, key = self._read(), repository_key(repo)
+        if key in kept.get(WORK_TREES, {}):
+            return _decision(kept[WORK_TREES][key])
+        # A folder outside git was keyed by its own real path before too: the same answer.
+        return _decision(kept.get(OLD_KEYS, {}).get(key))
 
     def earlier(self, repo: Path) -> EarlierAnswer | None:
         """The answer kept under the old key for the git folder `repo` names, while the work
         tree itself has none: why it is asked again."""
         kept = self._read()
-        if repository_key(repo) in kept.get(WORK_TREES, {}):
+        if self.decision(repo) is not None:
             return None
         old = _old_key(Path(repository_key(repo)))
         found = _decision(kept.get(OLD_KEYS, {}).get(old)) if old is not None else None
         return None if old is None or found is None else EarlierAnswer(old, found)
 
     def listing(self) -> list[tuple[str, RememberedAnswer]]:
-        """Every remembered answer, by work tree."""
-        out = []
-        for key, entry in sorted(self._read().get(WORK_TREES, {}).items()):
-            found = _decision(entry)
-            if found is not None:
-                out.append((key, found))
-        return out
+        """Every remembered answer, by work tree (a folder outside git kept before too)."""
+        kept = self._read()
+        trees = dict(kept.get(WORK_TREES, {}))
+        for key, entry in kept.get(OLD_KEYS, {}).items():
+            if not _is_git_folder(key):
+                trees.setdefault(key, entry)
+        return [(key, found) for key, entry in sorted(trees.items()) if (found := _decision(entry)) is not None]
 
     def old_listing(self) -> list[EarlierAnswer]:
-        """The answers kept under the old key, which no longer decide anything."""
-        out = []
-        for key, entry in sorted(self._read().get(OLD_KEYS, {}).items()):
-            found = _decision(entry)
-            if found is not None:
-                out.append(EarlierAnswer(key, found))
-        return out
+        """The answers kept under the old key (a git folder), which no longer decide anything."""
+        return [EarlierAnswer(key, found) for key, entry in sorted(self._read().get(OLD_KEYS, {}).items())
+                if _is_git_folder(key) and (found := _decision(entry)) is not None]
 
     def trusted(self, repo: Path) -> bool:
         found = self.decision(repo)
@@ -191,9 +201,9 @@ class TrustStore:
             if trusted is None:
                 trees.pop(key, None)
                 # forgetting also drops what the old key kept, so nothing is said of it again
-                old = _old_key(Path(key))
-                if old is not None:
-                    kept.get(OLD_KEYS, {}).pop(old, None)
+                for old in (_old_key(Path(key)), key):
+                    if old is not None:
+                        kept.get(OLD_KEYS, {}).pop(old, None)
             else:
                 when = datetime.now(UTC).isoformat(timespec="seconds")
                 trees[key] = {"trusted": trusted, "path": str(Path(os.path.abspath(repo))), "decided": when}

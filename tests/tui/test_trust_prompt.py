@@ -13,7 +13,9 @@ from tests.tui.conftest import wait_for
 from tui.screens.trust import TYPED_AHEAD_SECONDS, TrustPrompt, spoken_trust
 from tui.widgets.prompt import Prompt
 
-pytestmark = [pytest.mark.usefixtures("claude_double"), pytest.mark.slow]
+# unsandboxed: the repository's .venv python and conftest.py mark what ran in a folder outside
+# the repository, which build's sandbox keeps read-only; these tests are about the dialog
+pytestmark = [pytest.mark.usefixtures("claude_double", "unsandboxed"), pytest.mark.slow]
 
 
 def _app(repo, **voice):
