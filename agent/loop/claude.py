@@ -7,6 +7,7 @@ conversation and not as parameter plumbing.
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import random
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from agent.settings import claude_models as models
 from agent.settings.config import AgentConfig
 
 CACHE = {"type": "ephemeral"}
+WARM_TIMEOUT = 10.0  # seconds a connection opened ahead of a turn may take
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,16 @@ def make_client(config: AgentConfig) -> anthropic.Anthropic:
         http_client=anthropic.DefaultHttpxClient(timeout=timeout, event_hooks={"response": [listen]},
                                                  limits=CONNECTION_LIMITS),
     )
+
+
+def warm_connection(client: anthropic.Anthropic) -> None:
+    """Open the connection the client's next request will go out on (TCP and TLS) with the
+    cheapest call there is, the model list: for a question still being spoken. Any thread;
+    never raises (the turn itself reports a connection that fails)."""
+    try:
+        client.models.list(limit=1, timeout=WARM_TIMEOUT)
+    except Exception as err:
+        logging.getLogger("devagent.session").debug("warming the connection failed: %s", err)
 
 
 def request_params(

@@ -59,7 +59,6 @@ if TYPE_CHECKING:
     from memory.seam import Store
 
 log = logging.getLogger("devagent.session")
-WARM_TIMEOUT = 10.0  # seconds a connection warming ahead of a turn may take
 # Silent unless the program using the agent sets up logging (the app and `devagent ask` do,
 # into the log folder); never Python's last-resort printing to stderr.
 logging.getLogger("devagent").addHandler(logging.NullHandler())
@@ -214,15 +213,9 @@ class Session(PromptNews, Rewinding):
         return self._no_retry_client
 
     def warm_connection(self) -> None:
-        """Open the connection the next request will go out on (TCP and TLS) with the
-        cheapest call there is, the model list: for a question still being spoken. Any
-        thread; never raises (the turn itself reports a connection that fails)."""
-        if api_key_problem() and self._client is None:
-            return
-        try:
-            self._streaming_client().models.list(limit=1, timeout=WARM_TIMEOUT)
-        except Exception as err:
-            log.debug("warming the connection failed: %s", err)
+        """Open the connection the next request will take (agent.loop.claude.warm_connection)."""
+        if not (api_key_problem() and self._client is None):
+            claude.warm_connection(self._streaming_client())
 
     # --- the turn -------------------------------------------------------------------------
 
