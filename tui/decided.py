@@ -2,7 +2,7 @@
 
 A held change's bar and the trust dialog post `Decided` (for a key, and for the typed or
 spoken words, which go through the same widget); the app hands it down to the waiting turn
-as an agent.decisions.Decision, through the session's mailbox (tui.turns). Neither widget
+as an agent.decisions.Decision, through the session's mailbox (tui.turns.driver). Neither widget
 holds anything of the agent's but the question's id.
 """
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from datetime import UTC, datetime
@@ -116,15 +117,21 @@ def test_cancelled_before_it_starts(claude_double, tmp_path):
 
 
 def test_cancel_stops_a_real_test_run(claude_double, tmp_path):
-    """The developer `test` tool runs pytest in a small repository; a cancel kills the run."""
+    """The developer `test` tool runs pytest in a small repository; a cancel kills the run.
+
+    The run may be sandboxed (its own /tmp and pid namespace), so it marks itself where the
+    test can see it: a file in the repository, and a `sleep` child with an argument no
+    other process has, found on the host's /proc by that argument."""
     repo = tmp_path / "sandbox" / "slow"
     (repo / "tests").mkdir(parents=True)
-    pid_file = tmp_path / "pytest.pid"
+    started = repo / "started"
+    marker = f"{60 + os.getpid() % 1000 / 1000:.3f}"
     (repo / "pyproject.toml").write_text('[project]\nname = "slow"\nversion = "0"\n')
     (repo / "tests" / "test_slow.py").write_text(
-        "import os, time\n\n"
+        "import subprocess, time\n\n"
         "def test_slow():\n"
-        f"    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        f"    subprocess.Popen(['sleep', {marker!r}])\n"
+        "    open('started', 'w').write('yes')\n"
         "    time.sleep(60)\n"
     )
     claude_double.add(tool_use("test", {}, id="t1"), "Cancelled, fine.")
@@ -133,21 +140,32 @@ def test_cancel_stops_a_real_test_run(claude_double, tmp_path):
 
     def watcher():
         deadline = time.monotonic() + 60
-        while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        while not (started.exists() and _sleeping(marker)) and time.monotonic() < deadline:
             time.sleep(0.05)
         cancel.cancel()
 
     threading.Thread(target=watcher, daemon=True).start()
     events: list = []
     session.send("run the tests", events.append, cancel)
-    assert events[-1].cancelled
-    pid = int(pid_file.read_text())
+    assert events[-1].cancelled and started.exists()
     deadline = time.monotonic() + 5
-    while alive(pid) and time.monotonic() < deadline:
+    while _sleeping(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not alive(pid), "pytest outlived the cancel"
+    assert not _sleeping(marker), "the test run's child outlived the cancel"
     finished = [e for e in events if type(e).__name__ == "ToolFinished"]
     assert len(finished) == 1 and finished[0].name == "test"
+
+
+def _sleeping(marker: str) -> bool:
+    """Whether a `sleep MARKER` runs anywhere on the machine (host pids, any namespace)."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", marker.encode()]:
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 def test_cancel_before_the_response_starts(claude_double, tmp_path):
