@@ -100,6 +100,7 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
         self.key_problem = api_key_problem()
         self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), self._spawn,
                                 loaded=self._session_loaded, resume=resume)
+        self.prepare_turn = self.turns.prepare  # the voice's: a spoken question's connection opens while it is said
         self.voice_start = VoiceStart(self.probe_voice, self._spawn)
         self.typing = TypingRouter()
         self.repeats = Repeats()  # a toast still on screen is not stacked again
@@ -256,10 +257,6 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
             return True  # "go back to before the rename": the rewind list, on that turn
         await self.main_screen.submit(text, typed)
         return True
-
-    def prepare_turn(self) -> None:
-        """A spoken question has begun: its turn's connection opens while the user talks."""
-        self.turns.prepare()
 
     # Spoken questions that may still be taken back: push-to-talk ends a recording
     # tentatively after a finished sentence and listens on; if the speaker goes on, the
