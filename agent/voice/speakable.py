@@ -12,6 +12,7 @@ from agent.voice.sentences import split_sentences
 
 ON_SCREEN = "The details are on screen."
 DEFAULT_BUDGET = 240  # characters of speech, about 15 seconds at Piper's pace
+MAX_SENTENCES = 3  # a spoken answer is short; whatever follows is on screen
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _URL = re.compile(r"https?://\S+")
@@ -43,6 +44,7 @@ class SpeechFilter:
     def reset(self) -> None:
         self._in_code = False
         self._spoken = 0
+        self._sentences = 0
         self._withheld = False
         self._closed = False
 
@@ -61,11 +63,13 @@ class SpeechFilter:
         spoken = clean_markdown(stripped)
         if not spoken or not any(ch.isalnum() for ch in spoken):
             return None
-        if self._spoken and self._spoken + len(spoken) > self.budget:
+        if (self._spoken and self._spoken + len(spoken) > self.budget) or self._sentences >= MAX_SENTENCES:
             self._closed = True
             self._withheld = True
             return None
         self._spoken += len(spoken)
+        # a clause said ahead of the rest of its sentence ("Yes," before "all tests pass.") is not one
+        self._sentences += spoken.rstrip("\"')]*_`").endswith(tuple(".!?…"))
         return spoken
 
     def finish(self) -> str | None:

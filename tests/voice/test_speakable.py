@@ -36,3 +36,9 @@ def test_streamed_and_whole_replies_are_said_alike():
     said += [s for sentence in splitter.flush() if (s := gate.accept(sentence))]
     said.append(gate.finish())
     assert " ".join(said) == speakable_reply(reply) == f"Two warnings: Both fixed. {ON_SCREEN}"
+
+
+def test_at_most_three_sentences_are_said():
+    reply = "Welcome back. Bob fixed the parser. Your plan is done. Next, run the tests. Then release."
+    said = speakable_reply(reply, budget=1000)
+    assert said == f"Welcome back. Bob fixed the parser. Your plan is done. {ON_SCREEN}"
