@@ -101,6 +101,7 @@ class DevAgentApp(RewindActions, InstructionsActions, WelcomeActions, App):
         self.key_problem = api_key_problem()
         self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), self._spawn,
                                 loaded=self._session_loaded, resume=resume)
+        self.prepare_turn = self.turns.prepare  # the voice's: a spoken question's connection opens while it is said
         self.voice_start = VoiceStart(self.probe_voice, self._spawn)
         self.typing = TypingRouter()
         self.repeats = Repeats()  # a toast still on screen is not stacked again
@@ -423,8 +424,7 @@ class DevAgentApp(RewindActions, InstructionsActions, WelcomeActions, App):
 
     def action_push_to_talk(self) -> None:
         self.skip_briefing()
-        said = push_to_talk(self.voice, self.status.info.voice)
-        if said:  # a narrow status line shows "voice: off" without its reason; the key says it in full
+        if said := push_to_talk(self.voice, self.status.info.voice):  # a narrow status line shows "voice: off" without its reason; the key says it in full
             self.notify(said, title="Voice")
 
     # --- help and the command palette ---------------------------------------------------
