@@ -6,9 +6,7 @@ worker (tui.turns.driver) while the panes are already usable.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -39,6 +37,7 @@ from tui.screens.trust import HEARING, TrustPrompt
 from tui.toasts import Repeats
 from tui.turns.driver import TurnDriver
 from tui.turns.voice import VoiceController, VoiceStart, push_to_talk, toggle_mute
+from tui.turns.workers import on_a_daemon_thread
 from tui.welcome_actions import WelcomeActions
 from tui.widgets.conversation.code_review import change_entry, session_changes
 from tui.widgets.conversation.pane import Conversation
@@ -55,8 +54,6 @@ if TYPE_CHECKING:
     from memory.seam import EditableStore
 
 W = TypeVar("W", bound=Widget)
-# thread workers at once (the turns, the memory pane's, start-up's): some wait on others
-WORKER_THREADS = 32
 
 
 class EventsWaiting(Message):
@@ -145,12 +142,8 @@ class DevAgentApp(RewindActions, InstructionsActions, WelcomeActions, App):
         return self.turns.running
 
     def _spawn(self, work: Callable[[], None], name: str) -> None:
-        """The turn driver's way off the UI thread: a thread worker of the app's."""
-        self.run_worker(work, name=name, group="turns", thread=True, exit_on_error=False)
-
-    async def on_load(self) -> None:
-        # Textual's thread workers run in the loop's default executor, a handful of threads
-        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(WORKER_THREADS, "worker"))
+        """The turn driver's way off the UI thread: a worker of the app's (tui.turns.workers)."""
+        self.run_worker(on_a_daemon_thread(work), name=name, group="turns", exit_on_error=False)
 
     async def on_mount(self) -> None:
         self.conversation.border_title = "Conversation"

@@ -99,3 +99,20 @@ def test_the_real_controller_has_every_member_the_app_uses():
     from tui.turns.voice import VoiceController as Seam
 
     assert isinstance(VoiceController(), Seam)
+
+
+def test_the_drivers_work_never_holds_the_apps_exit():
+    # a quit while the session loads (seconds of imports) used to wait for the load
+    import time
+
+    from tui.turns.workers import DaemonThreads
+
+    executor = DaemonThreads()
+    assert executor.submit(lambda: threading.current_thread().daemon).result(5) is True
+    release = threading.Event()
+    waiting = executor.submit(release.wait, 30)
+    started = time.monotonic()
+    executor.shutdown(wait=True)
+    assert time.monotonic() - started < 1 and not waiting.done()
+    release.set()
+    assert waiting.result(5) is True

@@ -94,15 +94,10 @@ class VoiceStart:
 
     def _settle_after(self, voice: VoiceController) -> None:
         """The voice stack's models are the other large part of the start-up heap: the heap
-        settles once they are in. Short waits, so a quit during loading is not held up."""
-        from textual.worker import get_current_worker
-
+        settles once they are in (a wait that does not hold a quit: tui.turns.workers)."""
         from agent.heap import settle_heap
 
-        worker = get_current_worker()
-        while not voice.loaded.wait(timeout=0.2):
-            if worker.is_cancelled:
-                return
+        voice.loaded.wait()
         settle_heap()
 
     def _explain(self, ui: VoiceApp) -> None:
