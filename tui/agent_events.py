@@ -43,7 +43,7 @@ async def show(app: TurnView, token: int, event: object) -> None:
         return
     if not app.turns.accepts(token, event):
         return
-    if await code_review.show_event(app, event) or trust_prompt.show_event(app, event):
+    if await code_review.show_event(app, event) or trust_prompt.show_event(app, event) or await app.show_command_event(event):
         return
     conversation = app.conversation
     match event:

@@ -28,6 +28,7 @@ from tui import format as fmt
 from tui.activity import ActivityClock
 from tui.code_commands import code_commands
 from tui.code_commands import undo as code_commands_undo
+from tui.command_actions import CommandActions
 from tui.decided import Decided
 from tui.heap_pause import tidy_heap
 from tui.instructions_actions import InstructionsActions
@@ -61,7 +62,7 @@ class EventsWaiting(Message):
     """The turn driver's inbox has events from a worker thread."""
 
 
-class DevAgentApp(RewindActions, InstructionsActions, App):
+class DevAgentApp(RewindActions, InstructionsActions, CommandActions, App):
     """The app owns the screen and the keys: it composes the panes (their layout is the
     Panes widget's), routes typed keys to the prompt (tui.keys), asks the turn driver
     (tui.turns) to load the session and to start and cancel turns, shows each agent
@@ -245,8 +246,8 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
         """Start a turn (typed or transcribed); while one runs, queue it for when it ends.
 
         `typed` is the text as the prompt showed it (long pastes folded), for taking back."""
-        if self.running and (code_review.answer(self, text) or trust_prompt.answer(self, text)):
-            return True  # "apply" or "no" to a change that waits, "yes" or "no" to the trust dialog
+        if self.running and (code_review.answer(self, text) or trust_prompt.answer(self, text) or self.answer_command(text)):
+            return True  # "apply" or "no" to a change that waits, "yes" or "no" to the trust dialog or the command bar
         if self.asks_to_rewind(text):
             return True  # "go back to before the rename": the rewind list, on that turn
         if self.running:
@@ -274,8 +275,12 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
     async def withdraw_turn(self, text: str) -> None:
         await spoken_turns.withdraw(self, text)
 
+    def voice_hears(self) -> bool:
+        return trust_prompt.voice_hears(self)
+
     def on_decided(self, message: Decided) -> None:
-        self.turns.decide(message.about, message.yes)  # down to the turn that asked; a stale answer is dropped
+        self.turns.decide(message.about, message.yes, edited=message.edited, always=message.always,
+                          network=message.network)  # down to the turn that asked; a stale answer is dropped
 
     async def on_events_waiting(self, message: EventsWaiting) -> None:
         for token, event in self.turns.inbox.take():
@@ -287,6 +292,7 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
 
     async def end_turn(self, cancelled: bool) -> None:
         trust_prompt.close_undecided(self)  # a turn gone while it asked: nothing waits for it now
+        self.close_command_undecided(cancelled)
         self.turns.finish()  # what waited goes after the refresh that draws this (show)
         await self.conversation.end_turn()
         self.activity.stop()
@@ -301,10 +307,12 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
         self.show_instructions()  # the turn read them again
 
     async def action_cancel_turn(self) -> None:
-        # Esc stops everything at once: a recording, the voice, and the running turn
+        # One meaning at a time: a recording stops (and only that), else the running turn or
+        # command is cancelled (the voice falls silent with it), else Esc Esc opens the rewind list
+        recording = self.voice is not None and self.status.info.voice.state == "recording"
         stopped = self.voice is not None and self.voice.cancel()
-        if not self.running:
-            if not stopped:  # one meaning at a time: an Esc that ended a recording is spent
+        if not self.running or (recording and stopped):
+            if not stopped:  # an Esc that ended a recording is spent
                 self.escape_while_idle()  # Esc Esc: the rewind list
             return
         if code_review.decide(self, False):

@@ -63,6 +63,8 @@ def app_commands(app: AppHost) -> Iterator[SystemCommand]:
         ("Push to talk", "Start or stop recording a spoken turn", app.action_push_to_talk),
         ("Mute voice", "Silence or restore the spoken replies", app.action_toggle_mute),
         ("Sessions", "This repository's saved sessions: continue or read one", app.action_sessions),
+        ("Allowed commands", "The commands that run here without asking (answered always): take one back",
+         app.action_allowed_commands),
         ("Rewind", "Go back to before a turn: the conversation, the code, the memory (Esc Esc)", app.action_rewind),
         ("Bring in Claude Code's memory", "Copy what Claude Code's auto memory knows of this repository, for review",
          app.action_bring_in_claude_memory),

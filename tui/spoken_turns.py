@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tui.screens import trust as trust_prompt
+from tui.screens.command import spoken_command
 from tui.widgets.conversation import code_review
 
 if TYPE_CHECKING:
@@ -25,6 +26,9 @@ async def submit_tentative(app: SpokenHost, text: str) -> None:
         return
     if app.running and trust_prompt.waiting(app) is not None and trust_prompt.spoken_trust(text) is not None:
         app.tentative_decision = text  # "yes, but only the tests" must not trust the repository
+        return
+    if app.running and app.command_waiting() is not None and spoken_command(text) is not None:
+        app.tentative_decision = text  # "yes, but with the network" must not run it as it is
         return
     await app.submit_turn(text)
 
