@@ -61,7 +61,7 @@ async def test_keys_answer_once_always_or_no_and_the_bar_shows_the_command_and_w
             assert "to make the file" in bar.query_one("#command-why").render().plain
             assert "no network" in bar.query_one("#command-where").render().plain
             await pilot.press(key)
-            await wait_for(pilot, lambda: not app.running, 30, "the turn to finish")
+            await wait_for(pilot, lambda app=app: not app.running, 30, "the turn to finish")
             assert (repo / "made.txt").exists() is ran, key
             assert [a.command for a in AllowedCommands().listing(repo)] == ([MAKE] if kept else []), key
             assert app.focused is app.query_one("#prompt", Prompt)
@@ -81,7 +81,7 @@ async def test_the_user_edits_the_command_and_allows_the_network_before_it_runs(
             await pilot.press("backspace")
         await pilot.press(*"edited.txt")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: not app.running, 30, "the turn to finish")
+        await wait_for(pilot, lambda app=app: not app.running, 30, "the turn to finish")
         assert (repo / "edited.txt").exists() and not (repo / "made.txt").exists()
         result = claude_double.messages_requests()[-1].tool_results()[0]["content"]
         assert "after editing it from" in result and "with the network" in result
@@ -101,7 +101,7 @@ async def test_a_spoken_answer_decides_once_the_recording_confirms_it(tmp_path, 
             assert bar.decided is None and isinstance(app.screen, CommandPrompt)
             await app.submit_tentative(said)
             await app.confirm_turn(said)
-            await wait_for(pilot, lambda: not app.running, 30, "the turn to finish")
+            await wait_for(pilot, lambda app=app: not app.running, 30, "the turn to finish")
             assert (repo / "made.txt").exists() is ran, said
             assert bool(AllowedCommands().listing(repo)) is (said == "Always."), said
 
