@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.events import CommandAsked, CommandRequest, Event
-from agent.workspace_trust import DIR_MODE, FILE_MODE, MAX_FILE_BYTES, repository_key
+from agent.workspace_trust import DIR_MODE, FILE_MODE, read_owned, repository_key
 
 if TYPE_CHECKING:
     from agent.decisions import AskingTurn
@@ -45,22 +45,7 @@ def allowed_file() -> Path:
 def _read_owned(path: Path) -> dict[str, Any]:
     """The "repositories" table of the file; empty when it is missing, unreadable, or could
     have been written by someone else (what another user could have allowed is no allowing)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return {}
-    try:
-        info = os.fstat(fd)
-        if info.st_uid != os.getuid() or info.st_mode & 0o022:
-            return {}
-        data = os.read(fd, MAX_FILE_BYTES)
-    finally:
-        os.close(fd)
-    try:
-        parsed = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return {}
-    repos = parsed.get("repositories") if isinstance(parsed, dict) else None
+    repos = read_owned(path).get("repositories")
     return repos if isinstance(repos, dict) else {}
 
 

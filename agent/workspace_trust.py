@@ -113,6 +113,28 @@ class EarlierAnswer:
                 "its answer. This folder is asked again, once.")
 
 
+def read_owned(path: Path) -> dict[str, Any]:
+    """The JSON object in one of devagent's own answer files; empty when the file is missing,
+    unreadable, not an object, or could have been written by someone else (what another
+    user could have granted is no grant at all). Opened without following a link."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return {}
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+            return {}
+        data = os.read(fd, MAX_FILE_BYTES)
+    finally:
+        os.close(fd)
+    try:
+        parsed = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
 class TrustStore:
     """The remembered answers, one a work tree; a file another user could write is ignored."""
 
@@ -120,24 +142,7 @@ class TrustStore:
         self.path = path or trust_file()
 
     def _read(self) -> dict[str, dict[str, Any]]:
-        try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        except OSError:
-            return {}
-        try:
-            info = os.fstat(fd)
-            # Trust that someone else could have granted is no trust at all.
-            if info.st_uid != os.getuid() or info.st_mode & 0o022:
-                return {}
-            data = os.read(fd, MAX_FILE_BYTES)
-        finally:
-            os.close(fd)
-        try:
-            parsed = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            return {}
-        if not isinstance(parsed, dict):
-            return {}
+        parsed = read_owned(self.path)
         return {name: parsed[name] for name in (WORK_TREES, OLD_KEYS) if isinstance(parsed.get(name), dict)}
 
     def decision(self, repo: Path) -> RememberedAnswer | None:

@@ -1,6 +1,6 @@
 """What the first request carries before the user's first word, part by part.
 
-    uv run python benchmarks/first_request.py
+    uv run python benchmarks/first_request.py [--repo CLONE]
 
 A session in index mode (the memory tool, and only the index in the prompt) on a fresh
 repository, with the default settings (the text editor offered, its writes held for
@@ -58,7 +58,9 @@ def parts_of(body: dict, instructions: str) -> dict[str, int]:
     return parts
 
 
-def measure() -> tuple[dict[str, int], int, str]:
+def measure(clone: Path | None = None) -> tuple[dict[str, int], int, str]:
+    """The parts of the first request in a fresh repository, or in `clone` (left as it is:
+    the session writes only to the temporary data folders)."""
     from agent.loop.session import Session
     from agent.settings.config import AgentConfig
     from tests.double.server import ClaudeDouble, reply, text
@@ -67,12 +69,13 @@ def measure() -> tuple[dict[str, int], int, str]:
         base = Path(folder)
         os.environ.update(XDG_DATA_HOME=str(base / "data"), XDG_CONFIG_HOME=str(base / "config"),
                           XDG_STATE_HOME=str(base / "state"), XDG_CACHE_HOME=str(base / "cache"))
-        repo = base / "shop"
-        repo.mkdir()
-        _git(repo, "init", "-q")
-        (repo / "AGENTS.md").write_text(INSTRUCTIONS)
-        _git(repo, "add", "-A")
-        _git(repo, "commit", "-q", "-m", "start")
+        repo = clone or base / "shop"
+        if clone is None:
+            repo.mkdir()
+            _git(repo, "init", "-q")
+            (repo / "AGENTS.md").write_text(INSTRUCTIONS)
+            _git(repo, "add", "-A")
+            _git(repo, "commit", "-q", "-m", "start")
         from agent.workspace_trust import WorkspaceTrust
 
         trust = WorkspaceTrust(repo, for_this_run=True)
@@ -92,9 +95,9 @@ def measure() -> tuple[dict[str, int], int, str]:
         return parts_of(body, session.instructions.text()), int(counted.input_tokens), body["model"]
 
 
-def run() -> list[Row]:
-    print(f"machine: {machine()}")
-    parts, tokens, model = measure()
+def run(clone: Path | None = None) -> list[Row]:
+    print(f"machine: {machine()}" + (f"; repository {clone}" if clone else ""))
+    parts, tokens, model = measure(clone)
     width = max(len(name) for name in parts)
     for name, size in parts.items():
         print(f"  {name:<{width}}  {size:>6,} chars")
@@ -106,4 +109,8 @@ def run() -> list[Row]:
 
 
 if __name__ == "__main__":
-    print_rows(run())
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repo", type=Path, help="a clone to measure in instead of a fresh repository")
+    print_rows(run(parser.parse_args().repo))

@@ -12,7 +12,8 @@ another session or the user did, and says so when such a change is in its way.
 Checkpoints live outside the repository, in devagent's data folder (one folder per
 repository and session, files owner-only), never in the repository and never in its git.
 `prune` keeps them within the age and size the user set ([checkpoints] in config.toml),
-oldest first; the checkpoints of the running session are the last to go.
+oldest first, as a session starts; the running session keeps its own within the size as
+each turn begins, its oldest turns going first.
 """
 
 from __future__ import annotations
@@ -102,9 +103,10 @@ def new_session_id() -> str:
 class CheckpointStore:
     """One session's checkpoints of one repository, on disk and in hand."""
 
-    def __init__(self, repo: Path, session: str | None = None) -> None:
+    def __init__(self, repo: Path, session: str | None = None, max_mb: float = DEFAULT_MAX_MB) -> None:
         self.repo = Path(repo).resolve()
         self.session = session or new_session_id()
+        self.max_bytes = max_mb * 1_000_000  # a long session keeps its newest turns within it
         self.folder = repository_folder(self.repo) / self.session
         self._lock = threading.Lock()
         self.current: Checkpoint | None = None
@@ -114,9 +116,29 @@ class CheckpointStore:
     def begin_turn(self, turn: int, words: str, history_at: int, transcript: str = "") -> TurnCheckpoint:
         """The checkpoint of a turn that begins now (its messages start at `history_at`)."""
         with self._lock:
+            self._trim()
             self.current = Checkpoint(self.session, turn, words[:MAX_WORDS], time.time(), history_at, transcript)
             self._save(self.current)
             return TurnCheckpoint(self, self.current)
+
+    def _trim(self) -> None:
+        """This session's oldest checkpoints go while all of them pass the size limit: the
+        earliest turns can no longer be gone back to, the latest always can."""
+        try:
+            names = sorted(n for n in os.listdir(self.folder) if n.startswith("turn-") and n.endswith(".json"))
+            sizes = [(n, os.path.getsize(self.folder / n)) for n in names]
+        except OSError:
+            return
+        total = sum(size for _, size in sizes)
+        for name, size in sizes:
+            if total <= self.max_bytes:
+                break
+            try:
+                os.unlink(self.folder / name)
+            except OSError:
+                break
+            total -= size
+            log.info("checkpoint %s removed: the session's checkpoints passed %.0f MB", name, self.max_bytes / 1e6)
 
     def _save(self, checkpoint: Checkpoint) -> None:
         """Never raises: a checkpoint that cannot be written costs the rewind, not the turn."""

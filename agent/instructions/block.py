@@ -119,6 +119,20 @@ class RepositoryInstructions:
             return None
         return untrusted_notice(self.found)
 
+    def reading_note(self, tool: str, input: object) -> str | None:
+        """devagent's line after a file read from a folder a nested instruction file governs:
+        which file, so the nearest scope's instructions are the ones the model applies."""
+        if not self.given or tool not in READING_TOOLS or not isinstance(input, dict):
+            return None
+        path = input.get("path")
+        if not isinstance(path, str) or (tool != "read_file" and input.get("command") != "view"):
+            return None
+        found = governing(self.found, path)
+        if found is None:
+            return None
+        return escape_marks(f"(devagent: {found[0]} governs {found[1]}, where this file is; its instructions, in the "
+                            "system prompt, win over outer ones here.)")
+
     def news(self) -> str | None:
         """Read again before a turn: None when the prompt's block stays as it is, else the note
         for the turn's message (the caller rebuilds the system prompt)."""
@@ -132,6 +146,20 @@ class RepositoryInstructions:
         if not was_given:
             return "The repository is trusted now: its instructions are in the system prompt from this turn on."
         return change_note(before, self.found)
+
+
+READING_TOOLS = ("read_file", "str_replace_based_edit_tool")
+
+
+def governing(found: Instructions, path: str) -> tuple[str, str] | None:
+    """(file, scope) of the nearest nested instruction file whose folder holds `path`."""
+    relative = path.strip().lstrip("./")
+    nearest = None
+    for item in found.files:
+        inside = item.scope and not item.imported_by and relative.startswith(item.scope)
+        if inside and (nearest is None or len(item.scope) > len(nearest[1])):
+            nearest = (item.path, item.scope)
+    return nearest
 
 
 def untrusted_notice(found: Instructions) -> str:

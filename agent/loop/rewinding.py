@@ -51,7 +51,7 @@ class Rewinding:
     _lock: threading.Lock
 
     def _start_checkpoints(self, max_mb: float, max_age_days: float) -> None:
-        self.checkpoints = CheckpointStore(self.repo)
+        self.checkpoints = CheckpointStore(self.repo, max_mb=max_mb)
         try:
             prune(max_mb, max_age_days, keep=self.checkpoints.folder)
         except Exception:  # a folder that cannot be pruned costs disk, not the session

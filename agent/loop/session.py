@@ -317,7 +317,8 @@ class Session(PromptNews, Rewinding):
             ctx = ToolContext(repo=self.repo, cancel=turn.cancel, config=self.config,
                               consent=self.trust.bound(turn), checkpoint=self.turn_checkpoint,
                               commands=self.commands.bound(turn), turn=turn.id, root=self.root)
-            results = held_changes.settle(self.registry, turn, ctx, run_tools(self.registry, ctx, turn, reply))
+            ran = run_tools(self.registry, ctx, turn, reply, self.instructions.reading_note)
+            results = held_changes.settle(self.registry, turn, ctx, ran)
             self.history.append({"role": "user", "content": results}, turn=turn.id)
             stop_if_moved(self.root, self.repo)
             if turn.cancel.cancelled:

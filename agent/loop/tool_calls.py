@@ -8,6 +8,7 @@ further tool, and a result that came back after the cancel says so.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -47,8 +48,10 @@ def over_cap(asked: int) -> str:
     )
 
 
-def run_tools(registry: ToolRegistry, ctx: ToolContext, state: TurnState, reply: Reply) -> list[dict[str, Any] | HeldCall]:
-    """A tool_result block a call, in order; a held call's `HeldCall` in its place (agent.loop.held_changes settles it)."""
+def run_tools(registry: ToolRegistry, ctx: ToolContext, state: TurnState, reply: Reply,
+              after: Callable[[str, Any], str | None] | None = None) -> list[dict[str, Any] | HeldCall]:
+    """A tool_result block a call, in order; a held call's `HeldCall` in its place (agent.loop.held_changes settles it).
+    `after`: devagent's own line after a call's result, outside its mark (which instructions govern a file read)."""
     emit, cancel, turn = state.emit, state.cancel, state.id
     results: list[dict[str, Any] | HeldCall] = []
     for number, block in enumerate(reply.tool_uses):
@@ -91,7 +94,8 @@ def run_tools(registry: ToolRegistry, ctx: ToolContext, state: TurnState, reply:
         # An unmarked result (the memory tool's, an editor's error) can still quote a file's
         # name or a memory's words: it is escaped as well.
         text = untrusted(result.text or "(no output)") if marked else escape_marks(result.text)
-        results.append(tool_result(tool_id, text, result.is_error))
+        extra = after(name, input) if after is not None and not result.is_error else None
+        results.append(tool_result(tool_id, f"{text}\n{extra}" if extra else text, result.is_error))
     return results
 
 

@@ -135,3 +135,23 @@ def test_a_file_changed_mid_session_reaches_the_next_request(tmp_path, claude_do
 def test_the_notice_names_the_files(tmp_path):
     repo = git_repo(tmp_path / "shop", {"AGENTS.md": "x\n", "CLAUDE.md": "y\n"})
     assert "AGENTS.md, CLAUDE.md" in untrusted_notice(read_instructions(repo))
+
+
+def test_a_file_read_under_a_nested_scope_names_the_instructions_that_govern_it(tmp_path, claude_double):
+    from tests.double.server import tool_use
+
+    repo = git_repo(tmp_path / "shop", {"AGENTS.md": "Be brief.\n", "src/api/AGENTS.md": "Never edit generated/.\n",
+                                        "src/api/routes.py": "ROUTES = []\n", "README.md": "# shop\n"}, commit=True)
+    talk = session(repo, memory_mode="none", trust=trusted(repo))
+    claude_double.add(tool_use("read_file", {"path": "src/api/routes.py"}, id="r1"), tool_use("read_file", {"path": "README.md"}, id="r2"))
+    claude_double.add(reply(text("Read.")))
+    talk.send("What are the routes?", lambda e: None)
+    routes, readme = claude_double.messages_requests()[-1].tool_results()
+    assert "src/api/AGENTS.md governs src/api/" in routes["content"] and "ROUTES" in routes["content"]
+    assert routes["content"].index("governs") > routes["content"].index("</tool_output")  # devagent's words, outside the mark
+    assert "governs" not in readme["content"]
+    # not trusted: no line, as the prompt gives no instructions
+    claude_double.add(tool_use("read_file", {"path": "src/api/routes.py"}, id="r3"))
+    claude_double.add(reply(text("Read.")))
+    session(repo, memory_mode="none").send("Again?", lambda e: None)
+    assert "governs" not in claude_double.messages_requests()[-1].tool_results()[0]["content"]

@@ -213,3 +213,12 @@ def test_devagent_rewind_lists_previews_rewinds_and_undoes_a_finished_session(th
     saved = latest(repo)
     assert saved is not None and "make y one" not in str([m.message for m in saved.messages])
     assert "add a util module" in str([m.message for m in saved.messages])
+
+
+def test_a_long_session_keeps_its_newest_checkpoints_within_the_size(tmp_path):
+    repo = git_repo(tmp_path / "shop", {"a.txt": "a\n"}, commit=True)
+    store = CheckpointStore(repo, "long", max_mb=1)
+    for turn in range(1, 6):
+        store.begin_turn(turn, f"turn {turn}", 0).record_file_texts([("a.txt", "x" * 300_000, "y")])
+    kept = [c.turn for c in store.list()]
+    assert kept[-1] == 5 and kept[0] > 1 and len(kept) < 5

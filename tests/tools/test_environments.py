@@ -182,6 +182,17 @@ def stand_in(bin_dir: Path, name: str, tmp_path: Path) -> Path:
     return record
 
 
+def managed_repo(tmp_path, monkeypatch, name: str, marker: str, content: str):
+    """A Python repository without a .venv whose `marker` names the manager `name`, with a
+    stand-in for it first on PATH: (the repository, the file the stand-in records calls in)."""
+    repo = python_repo(tmp_path / "calc", venv=False)
+    (repo / marker).write_text(content)
+    bin_dir = tmp_path / "bin"
+    record = stand_in(bin_dir, name, tmp_path)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return repo, record
+
+
 @pytest.mark.parametrize(
     "name, marker, content, label, runs",
     [
@@ -191,11 +202,7 @@ def stand_in(bin_dir: Path, name: str, tmp_path: Path) -> Path:
 @pytest.mark.slow
 @pytest.mark.usefixtures("unsandboxed")
 def test_configured_managers_are_used(tmp_path, monkeypatch, name, marker, content, label, runs):
-    repo = python_repo(tmp_path / "calc", venv=False)
-    (repo / marker).write_text(content)
-    bin_dir = tmp_path / "bin"
-    record = stand_in(bin_dir, name, tmp_path)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    repo, record = managed_repo(tmp_path, monkeypatch, name, marker, content)
     result = RunTestsTool().run({}, ctx_for(repo))
     assert result.summary == f"1 failed, 1 passed · {label}", result.text
     (argv,) = [json.loads(line) for line in record.read_text().splitlines()]
@@ -210,11 +217,7 @@ def test_configured_managers_are_used(tmp_path, monkeypatch, name, marker, conte
     ],
 )
 def test_managers_that_install_first_are_not_run_and_the_user_is_told(tmp_path, monkeypatch, name, marker, content, command):
-    repo = python_repo(tmp_path / "calc", venv=False)
-    (repo / marker).write_text(content)
-    bin_dir = tmp_path / "bin"
-    record = stand_in(bin_dir, name, tmp_path)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    repo, record = managed_repo(tmp_path, monkeypatch, name, marker, content)
     result = RunTestsTool().run({}, ctx_for(repo))
     assert result.is_error and f"`{command}`" in result.text and "never installs" in result.text, result.text
     assert not record.exists()
