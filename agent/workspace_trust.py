@@ -68,6 +68,11 @@ def _old_key(repo: Path) -> str | None:
     return None
 
 
+def _is_git_folder(key: str) -> bool:
+    """Whether an old key names a git folder rather than a folder outside git (both were keys)."""
+    return os.path.isfile(os.path.join(key, "HEAD"))
+
+
 def repository_key(repo: Path) -> str:
     """Which work tree `repo` is: the real path of the folder itself, whose code runs."""
     return os.path.realpath(repo)
@@ -146,35 +151,35 @@ class TrustStore:
         return {name: parsed[name] for name in (WORK_TREES, OLD_KEYS) if isinstance(parsed.get(name), dict)}
 
     def decision(self, repo: Path) -> RememberedAnswer | None:
-        return _decision(self._read().get(WORK_TREES, {}).get(repository_key(repo)))
+        kept, key = self._read(), repository_key(repo)
+        if key in kept.get(WORK_TREES, {}):
+            return _decision(kept[WORK_TREES][key])
+        # A folder outside git was keyed by its own real path before too: the same answer.
+        return _decision(kept.get(OLD_KEYS, {}).get(key))
 
     def earlier(self, repo: Path) -> EarlierAnswer | None:
         """The answer kept under the old key for the git folder `repo` names, while the work
         tree itself has none: why it is asked again."""
         kept = self._read()
-        if repository_key(repo) in kept.get(WORK_TREES, {}):
+        if self.decision(repo) is not None:
             return None
         old = _old_key(Path(repository_key(repo)))
         found = _decision(kept.get(OLD_KEYS, {}).get(old)) if old is not None else None
         return None if old is None or found is None else EarlierAnswer(old, found)
 
     def listing(self) -> list[tuple[str, RememberedAnswer]]:
-        """Every remembered answer, by work tree."""
-        out = []
-        for key, entry in sorted(self._read().get(WORK_TREES, {}).items()):
-            found = _decision(entry)
-            if found is not None:
-                out.append((key, found))
-        return out
+        """Every remembered answer, by work tree (a folder outside git kept before too)."""
+        kept = self._read()
+        trees = dict(kept.get(WORK_TREES, {}))
+        for key, entry in kept.get(OLD_KEYS, {}).items():
+            if not _is_git_folder(key):
+                trees.setdefault(key, entry)
+        return [(key, found) for key, entry in sorted(trees.items()) if (found := _decision(entry)) is not None]
 
     def old_listing(self) -> list[EarlierAnswer]:
-        """The answers kept under the old key, which no longer decide anything."""
-        out = []
-        for key, entry in sorted(self._read().get(OLD_KEYS, {}).items()):
-            found = _decision(entry)
-            if found is not None:
-                out.append(EarlierAnswer(key, found))
-        return out
+        """The answers kept under the old key (a git folder), which no longer decide anything."""
+        return [EarlierAnswer(key, found) for key, entry in sorted(self._read().get(OLD_KEYS, {}).items())
+                if _is_git_folder(key) and (found := _decision(entry)) is not None]
 
     def trusted(self, repo: Path) -> bool:
         found = self.decision(repo)
@@ -196,9 +201,9 @@ class TrustStore:
             if trusted is None:
                 trees.pop(key, None)
                 # forgetting also drops what the old key kept, so nothing is said of it again
-                old = _old_key(Path(key))
-                if old is not None:
-                    kept.get(OLD_KEYS, {}).pop(old, None)
+                for old in (_old_key(Path(key)), key):
+                    if old is not None:
+                        kept.get(OLD_KEYS, {}).pop(old, None)
             else:
                 when = datetime.now(UTC).isoformat(timespec="seconds")
                 trees[key] = {"trusted": trusted, "path": str(Path(os.path.abspath(repo))), "decided": when}

@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -46,12 +45,11 @@ from memory.evidence_states import MOVED as MOVED
 from memory.evidence_states import SEVERITY as SEVERITY
 from memory.evidence_states import UNRECORDED as UNRECORDED
 from memory.files import read_regular
-from memory.safe_git import NO_DIFF_PROGRAMS, run_git
+from memory.git import reading
 
 # Past this a cited file is only checked for being there: hashing it would stall the pane.
 MAX_FILE_BYTES = 4 * 1024 * 1024
 _COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
-# The repository's own config must not run anything when the pane checks evidence.
 
 
 # --- fingerprints -----------------------------------------------------------------------
@@ -108,14 +106,9 @@ def _relative_path(path: str) -> bool:
 
 
 def head_commit(repo: Path) -> str | None:
-    """The commit checked out in `repo`, read with git itself; None outside git or before
-    the first commit."""
-    try:
-        done = run_git(repo, "rev-parse", "--verify", "-q", "HEAD", timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    sha = done.stdout.decode("ascii", "replace").strip()
-    return sha if done.returncode == 0 and sha else None
+    """The commit checked out in `repo` (read through memory.git, which runs no program of
+    the repository); None outside git or before the first commit."""
+    return reading.head(repo)["commit"]
 
 
 def _inside(repo: Path, target: Path) -> bool:
@@ -203,24 +196,7 @@ def _spans(nonblank: list[tuple[int, str]], fp: Fingerprint) -> list[tuple[int, 
 
 def _renames(repo: Path, commit: str) -> dict[str, str]:
     """Old path -> new path of every rename git sees between `commit` and the working tree."""
-    try:
-        done = run_git(repo, "diff", *NO_DIFF_PROGRAMS, "-M", "--name-status", "-z", commit, "--", timeout=20)
-    except (OSError, subprocess.SubprocessError):
-        return {}
-    if done.returncode != 0:
-        return {}
-    fields = done.stdout.decode("utf-8", "replace").split("\0")
-    renames: dict[str, str] = {}
-    i = 0
-    while i < len(fields) - 1:
-        status = fields[i]
-        if status.startswith(("R", "C")) and i + 2 < len(fields):
-            if status.startswith("R"):
-                renames[fields[i + 1]] = fields[i + 2]
-            i += 3
-        else:
-            i += 2
-    return renames
+    return reading.renames(repo, commit)
 
 
 class Tree:

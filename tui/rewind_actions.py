@@ -84,6 +84,10 @@ class RewindActions:
         return True
 
     async def on_rewind_screen_done(self, message: RewindScreen.Done) -> None:
+        if message.turns_back:
+            self.conversation.mark_rewound(message.turns_back)
+        if message.restored:
+            self.conversation.unmark_rewound()
         await self.conversation.add_notice(f"Rewind: {message.said}", "cancelled" if message.refused else "info")
         if message.words:
             self.prompt.value = message.words

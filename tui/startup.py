@@ -7,7 +7,6 @@ piece runs in a worker thread of the app and reports through the app's thread-sa
 
 from __future__ import annotations
 
-import subprocess
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,7 +15,7 @@ from textual.worker import get_current_worker
 
 from agent.heap import settle_heap
 from agent.voice.status import voice_off
-from memory.safe_git import run_git
+from memory.git.reading import head
 
 if TYPE_CHECKING:
     from tui.host import StartupHost
@@ -120,13 +119,9 @@ def explain_voice(app: StartupHost) -> None:
 
 
 def read_branch(repo: Path) -> str | None:
-    """The checked-out branch, or None outside a repository (or when git is slow or absent)."""
-    try:
-        result = run_git(repo, "rev-parse", "--abbrev-ref", "HEAD", timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    branch = result.stdout.decode("utf-8", "replace").strip()
-    return branch if result.returncode == 0 and branch else None
+    """The checked-out branch ("HEAD" when detached), or None outside a repository (or when
+    the read is slow or fails)."""
+    return head(repo, timeout=5)["branch"]
 
 
 def one_line_error(exc: BaseException) -> str:

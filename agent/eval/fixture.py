@@ -18,7 +18,6 @@ from datetime import datetime
 from pathlib import Path
 
 from agent.eval import sources
-from memory import safe_git
 
 BRANCH = "rename-patch-to-diff"
 _IDENTITY = {
@@ -68,11 +67,12 @@ class Fixture:
 
 
 def _git(repo: Path, *args: str, when: str) -> None:
-    env = {**safe_git.environment(), **_IDENTITY, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
-    # Ignore the machine's git configuration so hooks, signing or templates never leak in.
-    env["GIT_CONFIG_GLOBAL"] = os.devnull
+    """git in the repository this module made itself (never the user's): the machine's git
+    configuration and GIT_* variables are left out, so no hook, signing or template leaks in."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(_IDENTITY, GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
     subprocess.run(
-        safe_git.git_command(repo, "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args),
+        ["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", "-c", "core.hooksPath=/dev/null", *args],
         cwd=repo, env=env, check=True, capture_output=True, text=True,
     )
 

@@ -24,6 +24,12 @@ from typing import Protocol
 
 from agent.instructions.files import Instructions, read_instructions
 from agent.marks import escape_marks, marked
+from agent.tools.masking import mask_text
+
+
+def _masked(text: str) -> str:
+    """A file's name can hold a credential too: everything here reaches the model masked."""
+    return mask_text(text, "line")[0]
 
 log = logging.getLogger("devagent.instructions")
 
@@ -43,6 +49,7 @@ class Trusted(Protocol):
 
 
 def _attribute(value: str) -> str:
+    value = _masked(value)
     for raw, escaped in (("&", "&amp;"), ('"', "&quot;"), ("<", "&lt;"), (">", "&gt;"), ("\n", " ")):
         value = value.replace(raw, escaped)
     return escape_marks(value)
@@ -53,20 +60,21 @@ def prompt_text(found: Instructions) -> str:
     if not found:
         return ""
     names = ", ".join(dict.fromkeys(f.kind for f in found.files)) or "listed below"
-    parts = [HEADER.format(names=names)]
+    parts = [_masked(HEADER.format(names=names))]
     for item in found.files:
         attributes = f'source="{_attribute(item.path)}" scope="{_attribute(item.scope or "the whole repository")}"'
         if item.imported_by:
             attributes += f' imported_by="{_attribute(item.imported_by)}"'
-        body = item.text.rstrip()
+        body = item.text.rstrip()  # masked as read (agent.instructions.files)
         if item.cut:
             body += "\n[cut here: the file goes on; read it with read_file when its rest matters]"
         parts.append(marked("instructions", body, attributes))
     if found.left_out:
-        parts.append(escape_marks("Not given here, for length (read one with read_file when it applies): "
-                                  + ", ".join(found.left_out)))
+        parts.append(_masked(escape_marks("Not given here, for length (read one with read_file when it applies): "
+                                          + ", ".join(found.left_out))))
     if found.refused:
-        parts.append(escape_marks("Imports not followed: " + "; ".join(found.refused) + "."))
+        parts.append(_masked(escape_marks("Imports not followed: " + "; ".join(found.refused) + ".")))
+    # each part masked before the marks go around it: a mark's id is never the filter's to touch
     return "\n\n".join(parts)
 
 
@@ -130,8 +138,8 @@ class RepositoryInstructions:
         found = governing(self.found, path)
         if found is None:
             return None
-        return escape_marks(f"(devagent: {found[0]} governs {found[1]}, where this file is; its instructions, in the "
-                            "system prompt, win over outer ones here.)")
+        return _masked(escape_marks(f"(devagent: {found[0]} governs {found[1]}, where this file is; its instructions, in the "
+                            "system prompt, win over outer ones here.)"))
 
     def news(self) -> str | None:
         """Read again before a turn: None when the prompt's block stays as it is, else the note
@@ -176,4 +184,4 @@ def change_note(before: Instructions, after: Instructions) -> str:
     for label, paths in (("removed", sorted(set(old) - set(new))), ("added", sorted(set(new) - set(old))),
                          ("edited", sorted(p for p in set(old) & set(new) if old[p] != new[p]))):
         lines += [f"- {escape_marks(path)}: {label}" for path in paths]
-    return "\n".join(lines)
+    return _masked("\n".join(lines))

@@ -78,17 +78,9 @@ class Instructions:
 def _git_listed(repo: Path) -> list[str] | None:
     """Nested instruction files git knows of (tracked, or untracked and not ignored); None
     outside git or when git cannot tell."""
-    from memory.safe_git import run_git
+    from memory.git.reading import listed
 
-    specs = [f":(glob)**/{name}" for name in NESTED_NAMES]
-    try:
-        done = run_git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *specs,
-                       timeout=GIT_TIMEOUT)
-    except Exception:  # no git, a timeout: the walk below finds them instead
-        return None
-    if done.returncode != 0:
-        return None
-    return sorted({os.fsdecode(p) for p in done.stdout.split(b"\0") if p})
+    return listed(repo, list(NESTED_NAMES), timeout=GIT_TIMEOUT)
 
 
 def _walked(repo: Path) -> list[str]:

@@ -34,6 +34,8 @@ class Rewound:
     said: str
     words: str | None = None
     refused: tuple[str, ...] = ()
+    turns_back: int = 0  # the turns that left the conversation
+    restored: bool = False  # an undo gave the conversation its turns back
 
 
 @dataclass
@@ -101,7 +103,8 @@ class Rewinding:
                      len(outcome.done), len(outcome.refused))
             if "code" in chosen or "memory" in chosen:
                 said.append(outcome.said())
-            return Rewound(" ".join(said), words, tuple(outcome.refused))
+            turns_back = len(self._cut.hidden) if words is not None and self._cut is not None else 0
+            return Rewound(" ".join(said), words, tuple(outcome.refused), turns_back)
 
     def undo_rewind(self) -> Rewound:
         """The last rewind undone: the files and memory it put back, as it found them (a file
@@ -123,5 +126,5 @@ class Rewinding:
                 going_back.forget_undo(self.repo, self.checkpoints.session)
                 if code or memory:
                     said.append(outcome.said().replace("Back as it was", "As the rewind found it"))
-                return Rewound(" ".join(said), None, tuple(outcome.refused))
-            return Rewound(" ".join(said))
+                return Rewound(" ".join(said), None, tuple(outcome.refused), restored=cut is not None)
+            return Rewound(" ".join(said), restored=cut is not None)

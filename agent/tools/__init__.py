@@ -21,10 +21,11 @@ def developer_tools() -> list[Tool]:
     from agent.tools.find_files import FindFilesTool
     from agent.tools.git import GitStatusTool
     from agent.tools.git_diff import GitDiffTool
+    from agent.tools.git_log import GitLogTool
     from agent.tools.screen import ShowOnScreenTool
     from agent.tools.search import SearchTool
 
     return [
         GitStatusTool(), GitDiffTool(), BuildTool(), RunTestsTool(), ReadFileTool(), SearchTool(), FindFilesTool(),
-        ShowOnScreenTool(), RunCommandTool(),
+        ShowOnScreenTool(), RunCommandTool(), GitLogTool(),
     ]

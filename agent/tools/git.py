@@ -1,8 +1,7 @@
-"""git_status: where the working tree stands, from `git status --porcelain=v2`."""
+"""git_status: where the working tree stands, read through memory.git (libgit2, no git program)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,9 +9,7 @@ from typing import Any
 from agent.tools.base import ToolContext, ToolResult
 from agent.tools.guard import guarded
 from agent.tools.names import shown_name
-from agent.tools.toolchain.processes import Outcome, run_command
-from agent.tools.toolchain.user_environment import user_environment
-from memory import safe_git
+from memory.git.reading import GitUnreadable, ask
 
 GIT_TIMEOUT = 30.0
 MAX_LISTED = 40  # per group; a checkout of a generated folder can list thousands
@@ -26,6 +23,15 @@ CHANGE_NAMES = {
     "C": "copied",
     "U": "unmerged",
 }
+CONFLICT_NAMES = {
+    "DD": "both deleted",
+    "AU": "added by us",
+    "UD": "deleted by them",
+    "UA": "added by them",
+    "DU": "deleted by us",
+    "AA": "both added",
+    "UU": "both modified",
+}
 
 
 @dataclass
@@ -33,16 +39,24 @@ class Entry:
     path: str
     change: str
     original: str | None = None
+    added: int | None = None  # None: not counted (binary, or content this clone lacks)
+    removed: int | None = None
+    binary: bool = False
 
-    def describe(self, counts: dict[str, tuple[str, str]]) -> str:
+    def describe(self) -> str:
+        # a name the repository chose: quoted and escaped when it holds a newline or a control
         name = f"{shown_name(self.original)} -> {shown_name(self.path)}" if self.original else shown_name(self.path)
-        added, removed = counts.get(self.path, ("", ""))
         stat = ""
-        if added == "-":
+        if self.binary:
             stat = " (binary)"
-        elif added or removed:
-            stat = f" (+{added} -{removed})"
+        elif self.added is not None and self.removed is not None:
+            stat = f" (+{self.added} -{self.removed})"
         return f"{self.change}: {name}{stat}"
+
+    @classmethod
+    def from_reader(cls, raw: dict[str, Any]) -> Entry:
+        return cls(raw["path"], CHANGE_NAMES.get(raw["change"], raw["change"]), raw.get("original"),
+                   raw.get("added"), raw.get("removed"), bool(raw.get("binary")))
 
 
 @dataclass
@@ -57,103 +71,36 @@ class Status:
     conflicted: list[Entry] = field(default_factory=list)
     untracked: list[str] = field(default_factory=list)
 
-
-def parse_porcelain_v2(raw: str) -> Status:
-    """Parses `git status --porcelain=v2 --branch -z` output."""
-    status = Status()
-    records = raw.split("\0")
-    i = 0
-    while i < len(records):
-        record = records[i]
-        i += 1
-        if not record:
-            continue
-        if record.startswith("# "):
-            key, _, value = record[2:].partition(" ")
-            if key == "branch.oid":
-                status.oid = None if value == "(initial)" else value
-            elif key == "branch.head":
-                status.head = None if value == "(detached)" else value
-            elif key == "branch.upstream":
-                status.upstream = value
-            elif key == "branch.ab":
-                ahead, _, behind = value.partition(" ")
-                status.ahead = int(ahead.lstrip("+") or 0)
-                status.behind = int(behind.lstrip("-") or 0)
-        elif record.startswith("1 "):
-            parts = record.split(" ", 8)
-            _add(status, parts[1], parts[8])
-        elif record.startswith("2 "):
-            parts = record.split(" ", 9)
-            # With -z the original path of a rename or copy is the next NUL-separated record.
-            original = records[i] if i < len(records) else None
-            i += 1
-            _add(status, parts[1], parts[9], original)
-        elif record.startswith("u "):
-            parts = record.split(" ", 10)
-            status.conflicted.append(Entry(parts[10], _conflict_name(parts[1])))
-        elif record.startswith("? "):
-            status.untracked.append(record[2:])
-        # "! " (ignored) only appears when asked for; nothing else is defined.
-    return status
+    @classmethod
+    def from_reader(cls, raw: dict[str, Any]) -> Status:
+        return cls(
+            raw.get("head"), raw.get("oid"), raw.get("upstream"), raw.get("ahead", 0), raw.get("behind", 0),
+            [Entry.from_reader(e) for e in raw["staged"]], [Entry.from_reader(e) for e in raw["unstaged"]],
+            [Entry(c["path"], CONFLICT_NAMES.get(c["code"], "conflict")) for c in raw["conflicted"]],
+            list(raw["untracked"]),
+        )
 
 
-def _add(status: Status, xy: str, path: str, original: str | None = None) -> None:
-    staged, unstaged = xy[0], xy[1]
-    if staged != ".":
-        status.staged.append(Entry(path, CHANGE_NAMES.get(staged, staged), original))
-    if unstaged != ".":
-        status.unstaged.append(Entry(path, CHANGE_NAMES.get(unstaged, unstaged)))
-
-
-def _conflict_name(xy: str) -> str:
-    return {
-        "DD": "both deleted",
-        "AU": "added by us",
-        "UD": "deleted by them",
-        "UA": "added by them",
-        "DU": "deleted by us",
-        "AA": "both added",
-        "UU": "both modified",
-    }.get(xy, "conflict")
-
-
-def parse_numstat(raw: str) -> dict[str, tuple[str, str]]:
-    """Parses `git diff --numstat -z` into path -> (added, removed); "-" marks binary."""
-    counts: dict[str, tuple[str, str]] = {}
-    records = raw.split("\0")
-    i = 0
-    while i < len(records):
-        record = records[i]
-        i += 1
-        if not record:
-            continue
-        fields = record.split("\t", 2)
-        if len(fields) < 3:
-            continue
-        added, removed, path = fields
-        if path == "":  # a rename: the next two records are the old and the new path
-            path = records[i + 1] if i + 1 < len(records) else ""
-            i += 2
-        counts[path] = (added, removed)
-    return counts
-
-
-def totals(counts: dict[str, tuple[str, str]]) -> str:
-    added = sum(int(a) for a, _ in counts.values() if a.isdigit())
-    removed = sum(int(r) for _, r in counts.values() if r.isdigit())
-    files = len(counts)
+def totals(entries: list[Entry]) -> str:
+    counted = [e for e in entries if e.binary or e.added is not None]
+    added = sum(e.added or 0 for e in counted if not e.binary)
+    removed = sum(e.removed or 0 for e in counted if not e.binary)
+    files = len(counted)
     return f"{files} file{'s' if files != 1 else ''}, +{added} -{removed}"
 
 
-def run_git(repo: Path, ctx: ToolContext, *args: str, env: Mapping[str, str] | None = None) -> Outcome:
-    """`git args...` for a tool: the repository's config runs nothing (memory.safe_git), a read
-    never takes the index lock another session or the user's editor may want, and a cancelled
-    turn stops it."""
-    return run_command(
-        safe_git.git_command(repo, *args), repo, timeout=GIT_TIMEOUT, cancel=ctx.cancel,
-        env={**safe_git.ENVIRONMENT, **(env or {})}, drop=safe_git.dropped_variables(user_environment()),
-    )
+def cancelled_check(ctx: ToolContext) -> Any:
+    cancel = ctx.cancel
+    return (lambda: cancel.cancelled) if cancel is not None else None
+
+
+def unreadable(exc: GitUnreadable, what: str) -> ToolResult:
+    """The model's sentence for a read that did not happen; `what` is "git status", "git diff"..."""
+    if exc.kind == "not-a-repository":
+        return ToolResult(text=f"{exc.folder} is not a git repository, so there is no {what} to show.", summary="not a repository")
+    summaries = {"not-yours": "not your repository", "timed-out": "timed out", "cancelled": "cancelled", "no-folder": "no folder",
+                 "bare": "bare repository"}
+    return ToolResult(text=str(exc), is_error=True, summary=summaries.get(exc.kind, "git failed"), log=exc.detail)
 
 
 class GitStatusTool:
@@ -175,48 +122,21 @@ class GitStatusTool:
     def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return guarded(self.name, lambda: self._run(ctx), ctx.cancel)
 
-    def _git(self, ctx: ToolContext, *args: str) -> Outcome:
-        return run_git(Path(ctx.repo), ctx, *args)
-
     def _run(self, ctx: ToolContext) -> ToolResult:
-        repo = Path(ctx.repo)
+        repo = ctx.base  # read through the session's root descriptor, never what took the path's place
         if not repo.is_dir():
-            return ToolResult(text=f"The folder {repo} does not exist, so there is no git status to show.", is_error=True, summary="no folder")
+            return ToolResult(text=f"The folder {ctx.repo} does not exist, so there is no git status to show.", is_error=True, summary="no folder")
         try:
-            outcome = self._git(ctx, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignore-submodules=dirty")
-        except FileNotFoundError:
-            return ToolResult(text="git is not installed on this machine (or not on PATH), so the repository state cannot be read.", is_error=True, summary="no git")
-        if outcome.cancelled:
-            return ToolResult(text="git status was cancelled.", is_error=True, summary="cancelled")
-        if outcome.timed_out:
-            return ToolResult(text=f"git status took longer than {GIT_TIMEOUT:.0f} seconds and was stopped.", is_error=True, summary="timed out")
-        if outcome.returncode != 0:
-            message = outcome.output.strip()
-            if safe_git.refusal(message):
-                return ToolResult(text=str(safe_git.refusal(message)), is_error=True, summary="not your repository", log=message)
-            if "not a git repository" in message:
-                return ToolResult(text=f"{repo} is not a git repository, so there is no branch or change list to show.", summary="not a repository")
-            first = message.splitlines()[0] if message else f"exit code {outcome.returncode}"
-            return ToolResult(text=f"git status failed: {first}", is_error=True, summary="git failed", log=message)
-        status = parse_porcelain_v2(outcome.output)
-        staged_counts = unstaged_counts = {}
-        if status.staged:
-            staged_counts = self._numstat(ctx, "--cached")
-        if status.unstaged:
-            unstaged_counts = self._numstat(ctx)
-        text = self._describe(status, staged_counts, unstaged_counts)
+            raw = ask(repo, {"op": "status"}, timeout=GIT_TIMEOUT, cancelled=cancelled_check(ctx), shown=Path(ctx.repo))
+        except GitUnreadable as exc:
+            if exc.kind == "not-a-repository":
+                return ToolResult(text=f"{ctx.repo} is not a git repository, so there is no branch or change list to show.", summary="not a repository")
+            return unreadable(exc, "git status")
+        status = Status.from_reader(raw)
+        text = self._describe(status)
         return ToolResult(text=text, summary=self._summary(status), log=text)
 
-    def _numstat(self, ctx: ToolContext, *extra: str) -> dict[str, tuple[str, str]]:
-        try:
-            outcome = self._git(ctx, "diff", *extra, "--numstat", "-z", "--no-color", *safe_git.NO_DIFF_PROGRAMS)
-        except FileNotFoundError:
-            return {}
-        return parse_numstat(outcome.output) if outcome.ok else {}
-
-    def _describe(
-        self, status: Status, staged_counts: dict[str, tuple[str, str]], unstaged_counts: dict[str, tuple[str, str]]
-    ) -> str:
+    def _describe(self, status: Status) -> str:
         lines = []
         if status.head is None:
             short = (status.oid or "")[:10]
@@ -226,26 +146,22 @@ class GitStatusTool:
         else:
             lines.append(f"Branch: {shown_name(status.head)}")
         if status.upstream:
-            upstream = shown_name(status.upstream)
             if status.ahead or status.behind:
-                lines.append(f"Upstream: {upstream}, {status.ahead} ahead, {status.behind} behind")
+                lines.append(f"Upstream: {shown_name(status.upstream)}, {status.ahead} ahead, {status.behind} behind")
             else:
-                lines.append(f"Upstream: {upstream}, up to date")
+                lines.append(f"Upstream: {shown_name(status.upstream)}, up to date")
         elif status.head is not None:
             lines.append("Upstream: none")
         if not (status.staged or status.unstaged or status.conflicted or status.untracked):
             lines.append("Working tree clean: nothing staged, modified or untracked.")
             return "\n".join(lines)
-        for title, entries, counts in (
-            ("Conflicted", status.conflicted, {}),
-            ("Staged", status.staged, staged_counts),
-            ("Not staged", status.unstaged, unstaged_counts),
-        ):
+        for title, entries in (("Conflicted", status.conflicted), ("Staged", status.staged), ("Not staged", status.unstaged)):
             if not entries:
                 continue
-            stat = f", {totals(counts)}" if counts else ""
+            counted = title != "Conflicted" and any(e.binary or e.added is not None for e in entries)
+            stat = f", {totals(entries)}" if counted else ""
             lines.append(f"{title} ({len(entries)}{stat}):")
-            lines += [f"  {e.describe(counts)}" for e in entries[:MAX_LISTED]]
+            lines += [f"  {e.describe()}" for e in entries[:MAX_LISTED]]
             if len(entries) > MAX_LISTED:
                 lines.append(f"  ... and {len(entries) - MAX_LISTED} more")
         if status.untracked:

@@ -46,7 +46,7 @@ def test_ask_prints_each_reply_then_one_json_line(claude_double, repo):
     assert "main" in second.tool_results()[0]["content"]
     assert first.tool_names() == [
         "git_status", "git_diff", "build", "test", "read_file", "search", "find_files", "show_on_screen", "run_command",
-        "str_replace_based_edit_tool", "memory",
+        "git_log", "str_replace_based_edit_tool", "memory",
     ]
     assert "Today is" in first.first_user_text()
     assert "Thanks!" in third.last_user_text()

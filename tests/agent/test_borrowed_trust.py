@@ -175,3 +175,17 @@ def test_headless_and_the_command_line_say_why_an_old_answer_is_not_used(tmp_pat
     assert "is trusted since" in subprocess_in(shop, "trust", "--status").stdout
     assert subprocess_in(shop, "trust", "--revoke", str(shop)).returncode == 0
     assert "old key" not in subprocess_in(shop, "trust", "--status").stdout
+
+
+def test_a_folder_outside_git_keeps_its_earlier_answer_which_was_keyed_by_itself(tmp_path):
+    plain = tmp_path / "notes"
+    plain.mkdir()
+    path = trust_file()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    entry = {"trusted": True, "path": str(plain), "decided": "2026-11-01T09:00:00+00:00"}
+    path.write_text(json.dumps({"repositories": {os.path.realpath(plain): entry}}))
+    path.chmod(0o600)
+    assert TrustStore().trusted(plain) and TrustStore().earlier(plain) is None
+    assert [key for key, _ in TrustStore().listing()] == [os.path.realpath(plain)] and TrustStore().old_listing() == []
+    TrustStore().remember(plain, None)
+    assert TrustStore().decision(plain) is None

@@ -86,7 +86,8 @@ def test_registry_by_mode(user_dirs, tmp_path):
         assert ToolRegistry.for_mode(mode, None, [EchoTool()]).names == ["echo"]
     real = ToolRegistry.for_mode("preloaded", store)
     assert real.names == [
-        "git_status", "git_diff", "build", "test", "read_file", "search", "find_files", "show_on_screen", "run_command", "memory",
+        "git_status", "git_diff", "build", "test", "read_file", "search", "find_files", "show_on_screen", "run_command",
+        "git_log", "memory",
     ]
 
 

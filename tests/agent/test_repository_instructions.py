@@ -155,3 +155,12 @@ def test_a_file_read_under_a_nested_scope_names_the_instructions_that_govern_it(
     claude_double.add(reply(text("Read.")))
     session(repo, memory_mode="none").send("Again?", lambda e: None)
     assert "governs" not in claude_double.messages_requests()[-1].tool_results()[0]["content"]
+
+
+def test_a_file_name_holding_a_credential_is_masked_in_the_prompt(tmp_path):
+    from agent.instructions.block import prompt_text
+
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    repo = git_repo(tmp_path / "shop", {f"{token}/AGENTS.md": "Nested.\n"}, commit=True)
+    text = prompt_text(read_instructions(repo))
+    assert "Nested." in text and token not in text and "[masked" in text

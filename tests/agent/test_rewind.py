@@ -222,3 +222,24 @@ def test_a_long_session_keeps_its_newest_checkpoints_within_the_size(tmp_path):
         store.begin_turn(turn, f"turn {turn}", 0).record_file_texts([("a.txt", "x" * 300_000, "y")])
     kept = [c.turn for c in store.list()]
     assert kept[-1] == 5 and kept[0] > 1 and len(kept) < 5
+
+
+def test_memory_goes_back_in_both_folders_and_never_another_sessions(tmp_path, claude_double):
+    from agent.loop.session import Session
+    from agent.settings.config import AgentConfig
+
+    repo = git_repo(tmp_path / "shop", {"a.txt": "a\n"}, commit=True)
+    store = open_memory(repo)
+    config = AgentConfig(memory_mode="on-demand", memory_writes="auto", user_memory_writes="auto")
+    mine, other = Session(repo, config, store=store), Session(repo, config, store=open_memory(repo))
+    note = "---\nname: {0}\ndescription: d\n---\n{0}\n"
+    _turn(claude_double, mine, "remember my habits",
+          ("memory", {"command": "create", "path": "/memories/user/habits.md", "file_text": note.format("habits")}),
+          ("memory", {"command": "create", "path": "/memories/shop.md", "file_text": note.format("shop")}))
+    _turn(claude_double, other, "remember the deploy day",
+          ("memory", {"command": "create", "path": "/memories/deploy.md", "file_text": note.format("deploy")}))
+    preview = mine.rewind_preview(1)
+    assert preview is not None and [s.path for s in preview.memory] == ["/memories/shop.md", "/memories/user/habits.md"]
+    mine.rewind(1, ["memory"])
+    assert store.current_text("/memories/user/habits.md") is None and store.current_text("/memories/shop.md") is None
+    assert store.current_text("/memories/deploy.md") == note.format("deploy")

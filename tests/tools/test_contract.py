@@ -20,7 +20,7 @@ def test_fixed_order_and_protocol():
     tools = developer_tools()
     assert [t.name for t in tools] == [
         "git_status", "git_diff", "build", "test", "read_file", "search", "find_files", "show_on_screen",
-        "run_command",
+        "run_command", "git_log",
     ]
     for tool in tools:
         assert isinstance(tool, Tool)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from agent.tools.git import GitStatusTool, parse_numstat, parse_porcelain_v2
+from agent.tools.git import GitStatusTool
 from tests.repos import git, git_repo
 from tests.tools.repos import ctx_for
 
@@ -114,12 +114,14 @@ def test_not_a_repository_is_a_sentence(tmp_path, monkeypatch):
     assert result.text == f"{folder} is not a git repository, so there is no branch or change list to show."
 
 
-def test_no_git_on_path_is_a_sentence(tmp_path, monkeypatch):
-    repo = git_repo(tmp_path / "app")
+def test_no_git_program_is_needed(tmp_path, monkeypatch):
+    """The repository is read through libgit2: without git on PATH the status is the same."""
+    repo = git_repo(tmp_path / "app", {"x.txt": "1\n"}, commit=True)
+    (repo / "x.txt").write_text("2\n")
     monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
     result = GitStatusTool().run({}, ctx_for(repo))
-    assert result.is_error
-    assert result.text.startswith("git is not installed on this machine")
+    assert not result.is_error, result.text
+    assert "  modified: x.txt (+1 -1)" in result.text
 
 
 def test_missing_folder(tmp_path):
@@ -159,24 +161,30 @@ def test_a_token_in_a_file_name_is_masked(tmp_path):
     assert "Note: 1 credential-shaped string was masked (GitHub token, result line 4)." in result.text
 
 
-def test_parsers_on_literal_output():
-    raw = (
-        "# branch.oid 1234567890abcdef\0# branch.head feature\0# branch.upstream origin/feature\0"
-        "# branch.ab +3 -0\0"
-        "1 M. N... 100644 100644 100644 aaa bbb src/a.cs\0"
-        "1 .D N... 100644 100644 000000 aaa aaa gone.cs\0"
-        "2 R. N... 100644 100644 100644 aaa aaa R100 new.cs\0old.cs\0"
-        "u UU N... 100644 100644 100644 100644 a b c both.cs\0"
-        "? with space.txt\0"
-    )
-    status = parse_porcelain_v2(raw)
-    assert (status.head, status.upstream, status.ahead, status.behind) == ("feature", "origin/feature", 3, 0)
-    assert [(e.change, e.path, e.original) for e in status.staged] == [("modified", "src/a.cs", None), ("renamed", "new.cs", "old.cs")]
-    assert [(e.change, e.path) for e in status.unstaged] == [("deleted", "gone.cs")]
-    assert [(e.change, e.path) for e in status.conflicted] == [("both modified", "both.cs")]
-    assert status.untracked == ["with space.txt"]
-    assert parse_numstat("3\t1\tsrc/a.cs\0-\t-\timg.png\0" "0\t0\t\0old.cs\0new.cs\0") == {
-        "src/a.cs": ("3", "1"),
-        "img.png": ("-", "-"),
-        "new.cs": ("0", "0"),
-    }
+def test_deleted_binary_and_each_kind_of_conflict(tmp_path):
+    repo = git_repo(tmp_path / "app")
+    (repo / "gone.cs").write_text("class Gone {}\n")
+    (repo / "logo.png").write_bytes(b"\x89PNG\0" + bytes(range(200)))
+    for name in ("both.cs", "theirs-deletes.cs"):
+        (repo / name).write_text("base\n")
+    commit_all(repo)
+    git(repo, "switch", "-q", "-c", "other")
+    (repo / "both.cs").write_text("other\n")
+    (repo / "theirs-deletes.cs").unlink()
+    (repo / "added.cs").write_text("theirs\n")
+    commit_all(repo)
+    git(repo, "switch", "-q", "main")
+    (repo / "both.cs").write_text("main\n")
+    (repo / "theirs-deletes.cs").write_text("changed here\n")
+    (repo / "added.cs").write_text("ours\n")
+    commit_all(repo)
+    subprocess.run(["git", "merge", "-q", "other"], cwd=repo, capture_output=True)
+    (repo / "gone.cs").unlink()
+    (repo / "logo.png").write_bytes(b"\x89PNG\0" + bytes(range(201)))
+    result = GitStatusTool().run({}, ctx_for(repo))
+    lines = result.text.splitlines()
+    assert "Conflicted (3):" in lines
+    assert {"  both modified: both.cs", "  deleted by them: theirs-deletes.cs", "  both added: added.cs"} <= set(lines)
+    assert "  deleted: gone.cs (+0 -1)" in lines
+    assert "  modified: logo.png (binary)" in lines
+    assert not any("both.cs" in line for line in lines if line.startswith("  modified"))

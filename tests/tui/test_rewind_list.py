@@ -9,6 +9,7 @@ import pytest
 from tests.double.server import reply, text, tool_use
 from tests.tui.conftest import ask, wait_for
 from tui.screens.rewind import RewindScreen
+from tui.widgets.conversation.lines import UserTurn
 from tui.widgets.prompt import Prompt
 
 pytestmark = pytest.mark.usefixtures("claude_double")
@@ -27,10 +28,14 @@ async def _two_turns(pilot, claude_double, repo):
 
 
 async def _list_open(pilot) -> RewindScreen:
+    return await _list_open_with(pilot, 2)
+
+
+async def _list_open_with(pilot, count: int) -> RewindScreen:
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, RewindScreen), 10, "the rewind list")
     screen = pilot.app.screen
     assert isinstance(screen, RewindScreen)
-    await wait_for(pilot, lambda: len(screen.points) == 2, 10, "the previews")
+    await wait_for(pilot, lambda: len(screen.points) == count, 10, "the previews")
     return screen
 
 
@@ -73,6 +78,13 @@ async def test_go_back_to_before_the_rename_opens_the_list_on_that_turn(make_app
         await wait_for(pilot, lambda: prompt.value == "rename the heading of the readme", 10, "the words back")
         assert (repo / "README.md").read_text() == "# shop\n" and (repo / "notes.txt").exists()
         assert len(app.turns.session.turns_to_rewind()) == 1
+        # the question that left the conversation, and its reply, are drawn faint; the first is not
+        asked = list(app.query(UserTurn))
+        assert [turn.has_class("-rewound") for turn in asked] == [False, True]
+        await pilot.press("escape", "escape")
+        await _list_open_with(pilot, 1)
+        await pilot.press("u")
+        await wait_for(pilot, lambda: not any(t.has_class("-rewound") for t in app.query(UserTurn)), 10, "the undo")
 
 
 async def test_the_palette_offers_rewind(make_app):

@@ -67,11 +67,14 @@ class RewindScreen(ModalScreen[None]):
     class Done(Message):
         """A rewind (or its undo) happened: what to say, and the words back for the prompt."""
 
-        def __init__(self, said: str, words: str | None, refused: bool) -> None:
+        def __init__(self, said: str, words: str | None, refused: bool, turns_back: int = 0,
+                     restored: bool = False) -> None:
             super().__init__()
             self.said = said
             self.words = words
             self.refused = refused
+            self.turns_back = turns_back  # questions that left the conversation
+            self.restored = restored  # an undo gave them back
 
     def __init__(self, session: Any, chosen_turn: int | None = None) -> None:
         super().__init__()
@@ -180,7 +183,7 @@ class RewindScreen(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="rewind")
     def rewind(self, turn: int, parts: list[str]) -> None:
         done = self.session.rewind(turn, parts)
-        self.app.call_from_thread(self.finish, done.said, done.words, bool(done.refused))
+        self.app.call_from_thread(self.finish, self.Done(done.said, done.words, bool(done.refused), done.turns_back))
 
     def action_undo(self) -> None:
         if not self.busy:
@@ -190,8 +193,8 @@ class RewindScreen(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="rewind")
     def undo(self) -> None:
         done = self.session.undo_rewind()
-        self.app.call_from_thread(self.finish, done.said, None, bool(done.refused))
+        self.app.call_from_thread(self.finish, self.Done(done.said, None, bool(done.refused), restored=done.restored))
 
-    def finish(self, said: str, words: str | None, refused: bool) -> None:
-        self.post_message(self.Done(said, words, refused))
+    def finish(self, done: RewindScreen.Done) -> None:
+        self.post_message(done)
         self.dismiss(None)

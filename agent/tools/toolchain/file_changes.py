@@ -2,13 +2,13 @@
 
 Before and after a command, every tracked file and every untracked file git does not ignore
 is written as a git tree into a store of devagent's own, outside the repository (beside the
-editor's journal, under the data folder): its own object folder and its own index, so
-nothing is written into the repository's `.git` and a file unchanged since the last snapshot
-is not read again (git's index keeps its stat). The two trees' difference is the set of
-changed files; each file's content before the command stays in the store's objects.
+editor's journal, under the data folder): a bare repository of its own, so nothing is
+written into the repository's `.git`, and a file unchanged since the last snapshot is not
+read again (its stat is kept beside). The two trees' difference is the set of changed files;
+each file's content before the command stays in the store's objects.
 
-git runs here with the repository's config unable to start a program (memory.safe_git): a
-clean filter the repository names is emptied, so the file is stored as it is on disk.
+The snapshot is made by memory.git's reader (libgit2), which starts no program the
+repository's config names: no clean filter runs, so a file is stored as it is on disk.
 
 What the rewind reads::
 
@@ -21,10 +21,10 @@ What the rewind reads::
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,22 +45,13 @@ class SnapshotFailed(Exception):
     """The working tree could not be snapshot (not a git repository, git failed)."""
 
 
-def _git(repo: Path, store: Path, *args: str) -> bytes:
-    from agent.tools.toolchain.user_environment import user_environment
-    from memory import safe_git
+def _read(repo: Path, store: Path, **request: Any) -> Any:
+    from memory.git.reading import GitUnreadable, ask
 
-    env = safe_git.environment(user_environment())
-    env.update({"GIT_INDEX_FILE": str(store / "index"), "GIT_OBJECT_DIRECTORY": str(store / "objects")})
-    env.pop("GIT_ALTERNATE_OBJECT_DIRECTORIES", None)
     try:
-        done = subprocess.run(safe_git.git_command(repo, *args), cwd=repo, env=env, stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=GIT_TIMEOUT)
-    except (OSError, subprocess.SubprocessError) as error:
-        raise SnapshotFailed(f"git could not run ({error})") from error
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise SnapshotFailed(said[-1] if said else f"git exit code {done.returncode}")
-    return done.stdout
+        return ask(repo, {"op": "snapshot", "store": os.fsdecode(store), **request}, timeout=GIT_TIMEOUT)
+    except GitUnreadable as error:
+        raise SnapshotFailed(str(error)) from error
 
 
 def snapshot(repo: Path) -> str:
@@ -72,10 +63,7 @@ def snapshot(repo: Path) -> str:
     store = store_dir(repo)
     make_private(store)
     with FileLock(str(store / "lock"), timeout=GIT_TIMEOUT):
-        for folder in ("info", "pack"):
-            os.makedirs(store / "objects" / folder, mode=0o700, exist_ok=True)
-        _git(repo, store, "add", "-A", "--ignore-errors", "--", ".")
-        return _git(repo, store, "write-tree").decode().strip()
+        return str(_read(repo, store / "trees", what="tree")["tree"])
 
 
 @dataclass(frozen=True)
@@ -111,20 +99,18 @@ class CommandChanges:
 
 
 def _content(repo: Path, tree: str, path: str) -> bytes | None:
-    store = store_dir(repo)
     try:
-        return _git(repo, store, "cat-file", "blob", f"{tree}:{path}")
+        found = _read(repo, store_dir(repo) / "trees", what="content", tree=tree, path=path)["content"]
     except SnapshotFailed:
         return None
+    return None if found is None else base64.b64decode(found)
 
 
 def changed(repo: Path, before: str, after: str) -> tuple[ChangedFile, ...]:
     if before == after:
         return ()
-    raw = _git(repo, store_dir(repo), "diff-tree", "-r", "-z", "--no-renames", "--name-status", before, after)
-    parts = raw.decode("utf-8", "surrogateescape").split("\0")
-    return tuple(ChangedFile(path, STATUS.get(status[:1], "modified"))
-                 for status, path in zip(parts[0::2], parts[1::2]) if path)
+    found = _read(repo, store_dir(repo) / "trees", what="changed", before=before, after=after)["changed"]
+    return tuple(ChangedFile(path, STATUS.get(status, "modified")) for status, path in found)
 
 
 def record(repo: Path, command: str, before: str, after: str, *, turn: int = 0, session: str = "") -> CommandChanges:

@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 from tui import format as fmt
 from tui.blocks import cut_point
+from tui.widgets.conversation import rewound
 from tui.widgets.conversation.lines import Notice, ProgressNote, ThinkingLine, ToolLine, UserTurn
 from tui.widgets.conversation.plain_reply import REPLY_MODULE, PlainReply, markdown_ready
 
@@ -372,6 +373,14 @@ class Conversation(VerticalScroll):
         for line in self._tools.values():
             line.cancel()
         self._tools.clear()
+
+    _rewound: list[Widget] = []  # what the last rewind drew faint (tui.widgets.conversation.rewound)
+
+    def mark_rewound(self, turns: int) -> None:
+        self._rewound = rewound.mark(list(self.children), turns)
+
+    def unmark_rewound(self) -> None:
+        self._rewound = rewound.unmark(self._rewound)
 
     async def withdraw_turn(self) -> None:
         """The last question was taken back: it and all that came of it leave the pane."""
