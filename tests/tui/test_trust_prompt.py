@@ -13,8 +13,8 @@ from tests.tui.conftest import wait_for
 from tui.screens.trust import TYPED_AHEAD_SECONDS, TrustPrompt, spoken_trust
 from tui.widgets.prompt import Prompt
 
-# the hostile repository's conftest drops its mark outside the repository, which the sandbox
-# would stop: these tests are about the dialog (tests/tools/test_build_sandbox.py, the sandbox)
+# unsandboxed: the repository's .venv python and conftest.py mark what ran in a folder outside
+# the repository, which build's sandbox keeps read-only; these tests are about the dialog
 pytestmark = [pytest.mark.usefixtures("claude_double", "unsandboxed"), pytest.mark.slow]
 
 
