@@ -129,11 +129,7 @@ def kept_under_the_old_key(shop: Path, trusted: bool = True) -> None:
     path.chmod(0o600)
 
 
-<<<<<<< HEAD
-@pytest.mark.usefixtures("unsandboxed")  # its .venv python drops a mark outside the repository
-=======
 @pytest.mark.usefixtures("unsandboxed")  # its .venv python marks what ran outside the repository
->>>>>>> main
 def test_an_answer_under_the_old_key_is_asked_again_once_and_the_dialog_says_why(tmp_path, claude_double):
     root = tmp_path / "sandbox"
     shop = python_repo(root)
