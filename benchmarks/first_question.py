@@ -38,7 +38,7 @@ from pathlib import Path
 started = time.perf_counter()
 from agent.settings.config import AgentConfig
 from agent.loop.session import Session
-from tui.turns import warm_client
+from tui.turns.driver import warm_client
 repo = Path(sys.argv[1])
 session = Session(repo, AgentConfig.from_env_and_args(repo=repo))
 warm_client(session)

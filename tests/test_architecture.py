@@ -335,6 +335,76 @@ def test_the_loop_never_imports_the_app():
     assert "agent.loop.session" in product_modules()
 
 
+# tui/ runs down from the app: tui/app.py at the root, the main screen and the dialogs in
+# screens/, the widgets in widgets/ (by region), the turn driver in turns/, the command
+# line in cli/. A module below may use of the root only these foundations, which import
+# nothing else of tui/ (the sanitiser, a tool run's marks, where a reply may be cut, the
+# message a decision goes up in, the terminal, the app's key table): never the app itself.
+TUI_FOUNDATIONS = {"tui.format", "tui.outcomes", "tui.blocks", "tui.decided", "tui.terminal", "tui.bindings"}
+
+
+def tui_upward_imports(modules: dict[str, Path]) -> list[str]:
+    """Imports in tui/ of a module in a package above the importer's own (tui.app from
+    tui.widgets.conversation.code_review): a lower floor reaching back up into what uses it.
+    A package's __init__ is its front door, and the foundations are shared by every floor."""
+    found = []
+    for name, path in modules.items():
+        if not name.startswith("tui."):
+            continue
+        own = name.split(".")[:-1] if path.name != "__init__.py" else name.split(".")
+        for imported, line in imported_names(name, path, modules):
+            if imported not in modules or not imported.startswith("tui.") or imported in TUI_FOUNDATIONS:
+                continue
+            if modules[imported].name == "__init__.py":
+                continue
+            target_package = imported.split(".")[:-1]
+            if len(target_package) < len(own) and own[: len(target_package)] == target_package:
+                where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+                found.append(f"{where}:{line} imports {imported}")
+    return found
+
+
+def test_no_import_runs_back_up_in_tui():
+    assert tui_upward_imports(product_modules()) == []
+
+
+def test_the_tui_foundations_import_nothing_else_of_tui():
+    modules = product_modules()
+    leaning = [f"{name} imports {imported}" for name in sorted(TUI_FOUNDATIONS)
+               for imported, _line in imported_names(name, modules[name], modules)
+               if imported.split(".")[0] == "tui" and imported != name]
+    assert leaning == []
+
+
+def test_the_tui_back_up_rule_finds_a_widget_reaching_for_the_app(tmp_path):
+    widget = tmp_path / "code_review.py"
+    widget.write_text("from tui.app import DevAgentApp\nfrom tui.format import sanitize\n"
+                      "from tui.widgets.conversation.lines import ToolLine\nfrom tui.screens.trust import TrustPrompt\n")
+    modules = {"tui.widgets.conversation.code_review": widget, "tui.app": tmp_path / "app.py",
+               "tui.format": tmp_path / "format.py", "tui.widgets.conversation.lines": tmp_path / "lines.py",
+               "tui.screens.trust": tmp_path / "trust.py"}
+    for other in ("app.py", "format.py", "lines.py", "trust.py"):
+        (tmp_path / other).write_text("")
+    assert [line.split(" imports ")[1] for line in tui_upward_imports(modules)] == ["tui.app"]
+
+
+def test_no_helper_in_tui_takes_the_app():
+    """The app hands its helpers what they work on (widgets, the turn driver, data), never
+    itself: a function or method of a module other than tui/app.py whose parameter is
+    named `app` (or typed as the app) would reach into all of it."""
+    found = []
+    for name, path in product_modules().items():
+        if not name.startswith("tui.") or name == "tui.app":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+                    annotation = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+                    if arg.arg == "app" or "DevAgentApp" in annotation:
+                        found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}({arg.arg})")
+    assert found == []
+
+
 def concern_of(name: str, path: Path) -> str | None:
     """The concern folder of an agent/ module (agent.loop.session: loop), ROOT_FLOOR for one
     at agent/'s root, None outside agent/ and for agent/__init__."""

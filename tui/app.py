@@ -1,16 +1,19 @@
-"""The devagent app: the screen, the keys, and what each agent event shows.
+"""The devagent app: the turns, the voice, the keys and the palette, around the main screen.
 
-Start-up paints first: the SDK takes seconds to import, so the session is built in the
-background (tui.turns) while the panes are already usable.
+Start-up paints first: the SDK takes seconds to import, so the session is built in a
+worker (tui.turns.driver) while the panes are already usable.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from textual import events
+from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.css.query import NoMatches
 from textual.message import Message
@@ -19,33 +22,28 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
-from agent.heap import full_collections_at_pauses, release_collector
+from agent.heap import full_collections_at_pauses, release_collector, settle_heap
 from agent.settings.config import AgentConfig, api_key_problem
 from agent.voice.settings import DEFAULT_KEY, key_label
 from agent.voice.status import VoiceStatus
-from tui import agent_events, copying, leaving, spoken_turns, voice_keys
 from tui import format as fmt
-from tui.activity import ActivityClock
-from tui.code_commands import code_commands
-from tui.code_commands import undo as code_commands_undo
-from tui.command_actions import CommandActions
+from tui.bindings import APP_BINDINGS
 from tui.decided import Decided
-from tui.heap_pause import tidy_heap
 from tui.instructions_actions import InstructionsActions
 from tui.keys import TypingRouter
-from tui.memory_commands import memory_commands
-from tui.palette import APP_BINDINGS, app_commands
+from tui.palette import COMMANDS
 from tui.rewind_actions import RewindActions
-from tui.screens import trust as trust_prompt
-from tui.screens.main import MainScreen
-from tui.startup import session_loaded, start_background, welcome, welcome_without_key
+from tui.screens.main import MainScreen, TurnEnded
+from tui.screens.startup import FIRST_ANSWER_WAIT_SECONDS, welcome, welcome_without_key
+from tui.screens.trust import HEARING, TrustPrompt
 from tui.toasts import Repeats
-from tui.turns import TurnDriver
-from tui.voice_seam import VoiceController
-from tui.widgets.conversation import code_review
+from tui.turns.driver import TurnDriver
+from tui.turns.voice import VoiceController, VoiceStart, push_to_talk, toggle_mute
+from tui.widgets.conversation.code_review import change_entry, session_changes
 from tui.widgets.conversation.pane import Conversation
 from tui.widgets.footer import Footer
 from tui.widgets.memory.pane import MemoryPane
+from tui.widgets.memory.review import AskAgent
 from tui.widgets.panes import BREAKPOINTS, Panes
 from tui.widgets.prompt import Prompt
 from tui.widgets.queued import QueuedTurns
@@ -56,28 +54,26 @@ if TYPE_CHECKING:
     from memory.seam import EditableStore
 
 W = TypeVar("W", bound=Widget)
+# thread workers at once (the turns, the memory pane's, start-up's): some wait on others
+WORKER_THREADS = 32
 
 
 class EventsWaiting(Message):
-    """The turn driver's inbox has events from a worker thread."""
+    """The turn driver's inbox has events from a worker."""
 
 
-class DevAgentApp(RewindActions, InstructionsActions, CommandActions, App):
-    """The app owns the screen and the keys: it composes the panes (their layout is the
-    Panes widget's), routes typed keys to the prompt (tui.keys), asks the turn driver
-    (tui.turns) to load the session and to start and cancel turns, shows each agent
-    event the driver hands back, queues questions sent while a turn runs, and is the
-    voice controller's way to the status line and the prompt (tui.voice_seam). Its keys
-    and palette entries are tables in tui.palette; memory editing lives in the memory
-    pane; the command line and the terminal in the tui.cli package."""
+class DevAgentApp(RewindActions, InstructionsActions, App):
+    """The app composes the main screen's widgets, owns the turn driver (tui.turns.driver,
+    the state of every turn) and the voice, and hands what a turn reports to the main
+    screen, which draws it (tui.screens.main). Widgets post what the user decided up to it
+    (`Decided`, `Prompt.Submitted`); it hands it down to the turn. Its keys are a table in
+    tui.bindings, its palette entries in tui.palette."""
 
     CSS_PATH = "app.tcss"
     TITLE = "devagent"
     HORIZONTAL_BREAKPOINTS = BREAKPOINTS
 
     BINDINGS = APP_BINDINGS
-    said_error = False  # the live turn showed an error: it ends without an answer, and says why
-    tentative_decision: str | None = None  # a spoken "apply"/"no" waiting for its recording to end
     _welcome: Static | None = None  # the first line, which names the talk key while voice may work
 
     def __init__(self, repo: Path, config: AgentConfig, *, store: EditableStore | None = None, voice: VoiceController | None = None,
@@ -92,7 +88,7 @@ class DevAgentApp(RewindActions, InstructionsActions, CommandActions, App):
         self.voice_off = voice_off
         self.probe_voice = probe_voice and voice_off is None
         # built after the first frame: the voice stack imports numpy and the audio libraries
-        self.voice_factory = voice_factory
+        self.voice_factory: Callable[[], VoiceController] | None = voice_factory
         self.repo = repo
         self.config = config
         if store is None:
@@ -102,25 +98,28 @@ class DevAgentApp(RewindActions, InstructionsActions, CommandActions, App):
         self.store: EditableStore = store
         self.voice: VoiceController | None = voice
         self.key_problem = api_key_problem()
-        self.activity = ActivityClock(self)
-        self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), loaded=lambda: session_loaded(self),
-                                resume=resume)
+        self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), self._spawn,
+                                loaded=self._session_loaded, resume=resume)
+        self.voice_start = VoiceStart(self.probe_voice, self._spawn)
         self.typing = TypingRouter()
         self.repeats = Repeats()  # a toast still on screen is not stacked again
 
     # --- the screen ---------------------------------------------------------------------
 
     def get_default_screen(self) -> Screen:
-        return MainScreen(id="_default")
+        screen = MainScreen(self.turns, self.key_problem, id="_default")
+        screen.voice = self.voice
+        return screen
 
     def compose(self) -> ComposeResult:
-        yield Panes(self.store, self.repo, id="panes")
+        yield Panes(self.store, self.repo, aging_days=getattr(self.config, "memory_aging_days", 30),
+                    settled=self.turns.wait_until_settled, typing_now=self.typing_now, id="panes")
         yield QueuedTurns(id="queued")
         yield Prompt(placeholder="Ask about this repository… Enter sends · Ctrl+J new line · F1 help", id="prompt")
         yield StatusLine(id="status")
         yield Footer()
 
-    # The panes live on the main screen; an app-level query sees only the top screen, which
+    # The widgets live on the main screen; an app-level query sees only the top screen, which
     # is a dialog or an editor whenever one is open while a turn streams.
 
     @property
@@ -128,41 +127,28 @@ class DevAgentApp(RewindActions, InstructionsActions, CommandActions, App):
         # get_default_screen put it at the bottom of the stack
         return cast(MainScreen, self.screen_stack[0])
 
-    def _main(self, kind: type[W], selector: str | None = None) -> W:
-        screen = self.main_screen
-        return screen.query_one(selector, kind) if selector else screen.query_one(kind)
+    def _main(self, kind: type[W], selector: str) -> W:
+        return self.main_screen.query_one(selector, kind)
 
-    @property
-    def prompt(self) -> Prompt:
-        return self._main(Prompt, "#prompt")
-
-    @property
-    def panes(self) -> Panes:
-        return self._main(Panes)
-
-    @property
-    def conversation(self) -> Conversation:
-        return self._main(Conversation)
-
-    @property
-    def screen_pane(self) -> ScreenPane:
-        return self._main(ScreenPane)
-
-    @property
-    def memory_pane(self) -> MemoryPane:
-        return self._main(MemoryPane)
-
-    @property
-    def queued(self) -> QueuedTurns:
-        return self._main(QueuedTurns)
-
-    @property
-    def status(self) -> StatusLine:
-        return self._main(StatusLine)
+    prompt = property(lambda self: self._main(Prompt, "#prompt"))
+    panes = property(lambda self: self._main(Panes, "#panes"))
+    conversation = property(lambda self: self._main(Conversation, "#conversation"))
+    screen_pane = property(lambda self: self._main(ScreenPane, "#screen-pane"))
+    memory_pane = property(lambda self: self._main(MemoryPane, "#memory-pane"))
+    queued = property(lambda self: self._main(QueuedTurns, "#queued"))
+    status = property(lambda self: self._main(StatusLine, "#status"))
 
     @property
     def running(self) -> bool:
         return self.turns.running
+
+    def _spawn(self, work: Callable[[], None], name: str) -> None:
+        """The turn driver's way off the UI thread: a thread worker of the app's."""
+        self.run_worker(work, name=name, group="turns", thread=True, exit_on_error=False)
+
+    async def on_load(self) -> None:
+        # Textual's thread workers run in the loop's default executor, a handful of threads
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(WORKER_THREADS, "worker"))
 
     async def on_mount(self) -> None:
         self.conversation.border_title = "Conversation"
@@ -179,25 +165,24 @@ class DevAgentApp(RewindActions, InstructionsActions, CommandActions, App):
             await self.conversation.add_notice(self.config.notice, "error")
 
     def on_ready(self) -> None:
-        # The first frame is out. The SDK import and the voice probe are seconds of CPU
-        # (and hold import locks the first frame's lazy imports would wait on), so they
-        # start only now.
+        # The first frame is out: what takes seconds of imports starts now, the session
+        # first (a typed question needs only it) and the voice once it is up, as side by
+        # side each would take about twice as long.
         release_collector()
         full_collections_at_pauses()
-        self.call_next(self._start_background)
+        self.main_screen.show_branch(self.repo)
+        self.main_screen.settle_code_changes(self.repo)
+        self.offer_claude_memory()  # once per repository, when Claude Code's auto memory knows it
+        if not self.key_problem:
+            self.turns.load()
+        else:
+            self.call_next(self.start_voice)
 
-    def _start_background(self) -> None:
-        start_background(self)
+    def on_unmount(self) -> None:
+        self.turns.stop()  # the workers end before the app's threads are joined
 
-    def update_status(self, **changes: Any) -> None:
-        """The status line, from any part of the app (nothing while the app closes)."""
-        try:
-            status = self.status
-        except (IndexError, NoMatches):
-            # closing: a start-up thread (the branch, the voice) can report after the
-            # main screen's widgets are gone
-            return
-        status.update_info(**changes)
+    def on_panes_hidden_news(self, message: Panes.HiddenNews) -> None:
+        self.status.update_info(hidden=message.text)
 
     def close_session(self) -> None:
         """Called after the app has left the terminal: save the transcript (and summary notes)."""
@@ -212,12 +197,36 @@ class DevAgentApp(RewindActions, InstructionsActions, CommandActions, App):
                markup: bool = False) -> None:
         """Toasts quote memory names, paths and errors: shown as text, never as markup."""
         if self.repeats.new(message, title, severity, self.NOTIFICATION_TIMEOUT if timeout is None else timeout):
-            super().notify(fmt.sanitize(message), title=fmt.sanitize(title), severity=severity, timeout=timeout, markup=markup)
+            super().notify(fmt.sanitize(message), title=fmt.sanitize(title), severity=severity, timeout=timeout, markup=False)
 
-    # --- typing -------------------------------------------------------------------------
+    # --- start-up, after the first frame ------------------------------------------------
+
+    def _session_loaded(self) -> None:
+        """On the loading worker, once the session has loaded (or failed to): the first reply's
+        Markdown is imported now (see tui.widgets.conversation.reply), after the session rather
+        than beside it; then the voice starts. A question waiting for its first answer goes
+        first: it shows as plain text until Markdown is in."""
+        try:
+            self.call_from_thread(self.show_instructions)
+        except RuntimeError:
+            return  # the app closed while the session loaded
+        self.turns.settled.wait(FIRST_ANSWER_WAIT_SECONDS)
+        import tui.widgets.conversation.reply  # noqa: F401
+
+        settle_heap()
+        try:
+            self.call_from_thread(self.start_voice)
+        except RuntimeError:
+            pass  # the app closed while the session loaded
+
+    def start_voice(self) -> None:
+        self.voice = self.voice_start.start(self.voice, self.voice_factory, self)
+        self.main_screen.voice = self.voice
+
+    # --- typing and turns ---------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
-        if self.typing.route(self, event, MainScreen):
+        if event.is_printable and self.typing.route(event, self.screen_stack, MainScreen, self.prompt):
             event.stop()
             event.prevent_default()
 
@@ -226,8 +235,7 @@ class DevAgentApp(RewindActions, InstructionsActions, CommandActions, App):
             self.conversation.typing()
 
     def typing_now(self) -> bool:
-        """Whether the user is typing a question: what can wait (the reply's next words,
-        the status clock, the memory ages) waits for the pause."""
+        """Whether the user is typing a question: what can wait (the memory's ages) waits."""
         return self.conversation.typing_now()
 
     async def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
@@ -240,91 +248,52 @@ class DevAgentApp(RewindActions, InstructionsActions, CommandActions, App):
         if text:
             await self.submit_turn(text, typed=event.value.strip())
 
-    # --- turns --------------------------------------------------------------------------
-
     async def submit_turn(self, text: str, typed: str | None = None) -> bool:
         """Start a turn (typed or transcribed); while one runs, queue it for when it ends.
 
         `typed` is the text as the prompt showed it (long pastes folded), for taking back."""
-        if self.running and (code_review.answer(self, text) or trust_prompt.answer(self, text) or self.answer_command(text)):
-            return True  # "apply" or "no" to a change that waits, "yes" or "no" to the trust dialog or the command bar
-        if self.asks_to_rewind(text):
+        if not self.running and self.asks_to_rewind(text):
             return True  # "go back to before the rename": the rewind list, on that turn
-        if self.running:
-            self.queued.push(text, typed)
-            return True
-        await self.conversation.add_user(text)
-        if self.key_problem:
-            await self.conversation.add_notice(self.key_problem, "error")
-            return True
-        self.turns.start(text)
-        self.refresh_bindings()  # Esc Cancel takes its place in a narrow footer
-        if self.voice is not None:
-            self.voice.turn_started()  # the voice warms while the model thinks
-        await self.conversation.thinking()
-        self.activity.start()
+        await self.main_screen.submit(text, typed)
         return True
 
-    # spoken questions that may still be taken back (tui/spoken_turns.py)
+    # Spoken questions that may still be taken back: push-to-talk ends a recording
+    # tentatively after a finished sentence and listens on; if the speaker goes on, the
+    # question is withdrawn and the whole one follows. "Apply" or "no" to what waits cannot
+    # be withdrawn, so it is decided once the recording confirms it ("yes, but rename it").
+
     async def submit_tentative(self, text: str) -> None:
-        await spoken_turns.submit_tentative(self, text)
+        if self.running and self.main_screen.is_decision(text):
+            self.turns.tentative_decision = text
+        else:
+            await self.submit_turn(text)
 
     async def confirm_turn(self, text: str) -> None:
-        await spoken_turns.confirm(self, text)
+        if self.turns.tentative_decision == text:
+            self.turns.tentative_decision = None
+            await self.submit_turn(text)
 
     async def withdraw_turn(self, text: str) -> None:
-        await spoken_turns.withdraw(self, text)
-
-    def voice_hears(self) -> bool:
-        return trust_prompt.voice_hears(self)
+        await self.main_screen.withdraw_turn(text)
 
     def on_decided(self, message: Decided) -> None:
-        self.turns.decide(message.about, message.yes, edited=message.edited, always=message.always,
-                          network=message.network)  # down to the turn that asked; a stale answer is dropped
+        self.turns.decide(message.about, message.yes, **message.details)  # down to the turn that asked, or dropped
 
     async def on_events_waiting(self, message: EventsWaiting) -> None:
+        screen = self.main_screen
         for token, event in self.turns.inbox.take():
-            await self.show(token, event)
-
-    async def show(self, token: int, event: object) -> None:
-        """One event from the driver: shown when it belongs to the live turn (tui.agent_events)."""
-        await agent_events.show(self, token, event)
-
-    async def end_turn(self, cancelled: bool) -> None:
-        trust_prompt.close_undecided(self)  # a turn gone while it asked: nothing waits for it now
-        self.close_command_undecided(cancelled)
-        self.turns.finish()  # what waited goes after the refresh that draws this (show)
-        await self.conversation.end_turn()
-        self.activity.stop()
-        if self.voice is not None:
-            self.voice.reply_finished(cancelled)
-        following = self.queued.pop_next()
-        if following is not None:
-            await self.submit_turn(following)
-        else:
-            tidy_heap(self.conversation)
-            self.refresh_bindings()  # Esc Cancel gives its place back in a narrow footer
-        self.show_instructions()  # the turn read them again
+            await screen.show(token, event)
 
     async def action_cancel_turn(self) -> None:
-        # One meaning at a time: a recording stops (and only that), else the running turn or
-        # command is cancelled (the voice falls silent with it), else Esc Esc opens the rewind list
-        recording = self.voice is not None and self.status.info.voice.state == "recording"
-        stopped = self.voice is not None and self.voice.cancel()
-        if not self.running or (recording and stopped):
-            if not stopped:  # an Esc that ended a recording is spent
-                self.escape_while_idle()  # Esc Esc: the rewind list
-            return
-        if code_review.decide(self, False):
-            return
-        if self.queued.take_back_into(self.prompt):
-            # the newest action goes first: the queued questions come back, the turn runs on
-            self.notify("Back in the prompt, not sent. Esc again cancels the running turn.", title="Queued")
-            return
-        # killing a tool's process tree or closing the stream must not stall the UI
-        self.turns.cancel()
-        await self.end_turn(cancelled=True)
-        await self.conversation.add_notice("Cancelled.", "cancelled")
+        # Esc stops everything at once: a recording, the voice, and the running turn
+        if self.running:
+            await self.main_screen.cancel_turn()
+        elif not (self.voice is not None and self.voice.cancel()):
+            self.escape_while_idle()  # one meaning at a time: an Esc that ended a recording is spent; Esc Esc: rewind
+
+    def on_turn_ended(self, message: TurnEnded) -> None:
+        if self.screen_stack:  # not while the app closes
+            self.show_instructions()  # the turn read them again
 
     def action_new_conversation(self) -> None:
         if self.running:
@@ -335,22 +304,64 @@ class DevAgentApp(RewindActions, InstructionsActions, CommandActions, App):
             # a summary-mode session writes its notes first: a model call, off the UI thread
             self.run_worker(self.turns.new_conversation, thread=True, group="turn", exit_on_error=False)
 
+    @work(thread=True, group="undo", exit_on_error=False)
+    def undo_code_change(self) -> None:
+        """Off the UI thread, as the files may be large."""
+        from agent.loop.root_check import undo_last_change
+
+        # through the session's descriptor of the repository folder, when it is open
+        undone, said = undo_last_change(self.repo, getattr(self.turns.session, "root", None))
+        self.call_from_thread(self.notify, said, title="Undo", severity="information" if undone else "warning")
+
     def action_undo_code_change(self) -> None:
-        code_commands_undo(self)
+        if self.running:
+            self.notify("A turn is running; undo its changes once it has ended.", severity="warning")
+        else:
+            self.undo_code_change()
 
     def action_sessions(self) -> None:
-        from tui.screens.sessions import show_sessions
+        from tui.screens.sessions import SessionsScreen, session_lines
 
-        show_sessions(self)
+        self.push_screen(SessionsScreen(session_lines(self.repo)), self._session_chosen)
+
+    async def _session_chosen(self, choice: tuple[str, str] | None) -> None:
+        if choice is None:
+            return
+        action, wanted = choice
+        if action == "read":
+            from tui.screens.sessions import session_text
+
+            await self.main_screen.show_on_screen(f"Session {wanted}", session_text(self.repo, wanted), "markdown")
+        elif self.running:
+            self.notify("A turn is running; continue the session once it has ended.", title="Sessions")
+        else:
+            # closing the current session can spend a summary call: off the UI thread
+            self.run_worker(lambda: self.turns.switch_to(wanted), thread=True, group="sessions", exclusive=True)
 
     async def action_quit(self) -> None:
-        leaving.quit_app(self)
+        from rich.text import Text
+
+        from tui.screens.confirm import Confirm
+        from tui.screens.memory_editor import MemoryEditor
+
+        if isinstance(self.screen, Confirm) and self.screen.title_text == "Quit":
+            return  # asked already: Ctrl+D or the button, not a second Ctrl+Q
+        if any(isinstance(s, MemoryEditor) and s.dirty for s in self.screen_stack):
+            question = Text("The memory editor has text that is not saved. Quit and throw it away?")
+            self.push_screen(Confirm("Quit", question, yes="Quit, discard"), lambda quit: self._quit_now() if quit else None)
+            return
+        self._quit_now()
+
+    def _quit_now(self) -> None:
+        self.turns.stop()  # a turn's worker blocked in a stream or a build would hold the process open
+        self.exit()
 
     def action_copy(self) -> None:
-        copying.copy(self)
+        self.main_screen.copy()
 
     def action_help_quit(self) -> None:
-        leaving.how_to_quit(self)
+        # Ctrl+C with nothing selected: Textual's own says it in markup, which these toasts show as text
+        self.notify("Press Ctrl+Q to quit. Ctrl+C copies the selected text.", title="Do you want to quit?")
 
     # --- panes, the screen pane and logs ------------------------------------------------
 
@@ -392,20 +403,28 @@ class DevAgentApp(RewindActions, InstructionsActions, CommandActions, App):
         if why:
             self.notify(why, title="Width")
 
-    # --- voice seam ---------------------------------------------------------------------
+    # --- the voice ----------------------------------------------------------------------
 
     def set_voice_state(self, status: VoiceStatus) -> None:
-        """The voice controller's state on the status line."""
-        self.update_status(voice=status)
+        """The voice controller's state on the status line, and down to what invites a spoken answer."""
+        try:
+            self.status.update_info(voice=status)
+        except (IndexError, NoMatches):
+            return  # closing: the voice can report after the widgets are gone
+        for screen in self.screen_stack:  # the main screen, and a trust dialog over it
+            if isinstance(screen, MainScreen | TrustPrompt):
+                screen.hears = self.voice is not None and status.state in HEARING
         if status.off and self._welcome is not None:
             # found out after the first line said which key talks (no microphone, say)
             self._welcome.update(welcome(None))
 
     def action_toggle_mute(self) -> None:
-        voice_keys.toggle_mute(self)
+        self.notify(toggle_mute(self.voice, self.status.info.voice))
 
     def action_push_to_talk(self) -> None:
-        voice_keys.push_to_talk(self)
+        said = push_to_talk(self.voice, self.status.info.voice)
+        if said:  # a narrow status line shows "voice: off" without its reason; the key says it in full
+            self.notify(said, title="Voice")
 
     # --- help and the command palette ---------------------------------------------------
 
@@ -415,9 +434,17 @@ class DevAgentApp(RewindActions, InstructionsActions, CommandActions, App):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.status.info.voice, self.talk_key))
 
+    async def on_ask_agent(self, message: AskAgent) -> None:
+        if self.running:
+            self.notify("A turn is still running; Esc cancels it.", severity="warning")
+        else:
+            await self.submit_turn(message.text)
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield from app_commands(self)
-        yield from memory_commands(self)
-        yield from code_commands(self)
-
+        pane = self.memory_pane
+        for title, help, where, action in COMMANDS:
+            target = {"memory": pane, "screen": self.main_screen}.get(where, self)
+            yield SystemCommand(title, help, partial(target.run_action, action))
+        for change in session_changes(self.repo, self.turns.session):
+            yield SystemCommand(*change_entry(change), partial(self.main_screen.show_change, change))

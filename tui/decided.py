@@ -2,13 +2,21 @@
 
 A held change's bar, the trust dialog and the command bar post `Decided` (for a key, and for the typed or
 spoken words, which go through the same widget); the app hands it down to the waiting turn
-as an agent.decisions.Decision, through the session's mailbox (tui.turns). Neither widget
+as an agent.decisions.Decision, through the session's mailbox (tui.turns.driver). Neither widget
 holds anything of the agent's but the question's id.
 """
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from textual.message import Message
+
+
+class CommandAnswer(TypedDict):
+    edited: str | None
+    always: bool
+    network: bool
 
 
 class Decided(Message):
@@ -22,3 +30,8 @@ class Decided(Message):
         self.edited = edited
         self.always = always
         self.network = network
+
+    @property
+    def details(self) -> CommandAnswer:
+        """What a command's answer carries beyond yes or no, as the turn driver takes it."""
+        return {"edited": self.edited, "always": self.always, "network": self.network}

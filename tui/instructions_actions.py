@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from memory.seam import EditableStore
-    from tui.turns import TurnDriver
+    from tui.turns.driver import TurnDriver
     from tui.widgets.memory.pane import MemoryPane
 
 PALETTE_TITLE = "Bring in Claude Code's memory"

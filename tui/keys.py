@@ -10,32 +10,32 @@ on to the prompt.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.screen import Screen
 
 if TYPE_CHECKING:
-    from tui.host import KeysHost
+    from tui.widgets.prompt import Prompt
 
 
 class TypingRouter:
-    def route(self, app: KeysHost, event: events.Key, main: type[Screen]) -> bool:
-        """True when the key was handled here (it went to the prompt, or was spent)."""
+    def route(self, event: events.Key, stack: list[Screen[Any]], main: type[Screen], prompt: Prompt) -> bool:
+        """True when the key was handled here (it went to the prompt, or was spent). `stack`
+        is the app's screen stack, the main screen (of type `main`) at its bottom."""
         if not event.is_printable or event.character is None:
             return False
-        screen = app.screen
+        screen = stack[-1]
         if not isinstance(screen, main):
             close = getattr(screen, "close_for_typing", None) if getattr(screen, "CLOSES_ON_TYPING", False) else None
             if close is None:
                 return False
-            below = app.screen_stack[-2]
+            below = stack[-2]
             close()
             if not isinstance(below, main):
                 return True  # a question over the editor: the editor keeps its text, the key is spent
-        prompt = app.prompt
         # at once, not after the queue: the keys typed right behind this one are queued
         # already, and each goes to whatever has focus when its turn comes
-        app.main_screen.set_focus(prompt)
+        stack[0].set_focus(prompt)
         prompt.insert_text_at_cursor(event.character)
         return True

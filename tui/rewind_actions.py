@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from tui.screens.rewind import RewindScreen
 
 if TYPE_CHECKING:
-    from tui.turns import TurnDriver
+    from tui.turns.driver import TurnDriver
     from tui.widgets.conversation.pane import Conversation
     from tui.widgets.prompt import Prompt
 

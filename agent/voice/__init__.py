@@ -4,7 +4,7 @@ Nothing here imports Textual, and importing this package is cheap: the model lib
 load only when a module that needs them is imported, so the app can paint first.
 
 - stack.load_voice(): everything below, brought up from a worker thread
-- controller.VoiceController: the app's voice seam (tui/voice_seam.py)
+- controller.VoiceController: the app's voice seam (tui/turns/voice.py)
 - push_to_talk.PushToTalk: idle -> recording -> transcribing -> idle, events as dataclasses
 - recorder.Recorder: capture with end-of-speech detection; DeviceSource or WavSource
 - endpoint.silence_wait(): how long a silence ends the recording, from what was said

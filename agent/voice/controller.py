@@ -1,6 +1,6 @@
-"""Voice for the app, behind the seam the TUI defines (tui/voice_seam.py).
+"""Voice for the app, behind the seam the TUI defines (tui/turns/voice.py).
 
-It implements the `VoiceController` protocol of tui/voice_seam.py. The app is a
+It implements the `VoiceController` protocol of tui/turns/voice.py. The app is a
 `VoiceApp`: `call_from_thread`, `set_voice_state` (taking a VoiceStatus), `submit_turn`,
 `repo` and `store`, so this module needs no Textual. Events from the
 push-to-talk machine arrive on audio and worker threads; one dispatcher thread hands

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from memory.secrets import fields, pairs, values
+from memory.secrets import fields, layouts, pairs, shapes, values
 from memory.secrets.fields import quoted_or_bare, value_span
 from memory.secrets.formats import Rule
 
@@ -33,9 +33,12 @@ class Finder:
 # -- command lines -----------------------------------------------------------------------
 
 _LONG_FLAG = re.compile(
-    r"--(?<![A-Za-z0-9\-]--)(password|passwd|pass|token|api-key|apikey|secret|client-secret|access-token|auth-token)"
+    r"--(?<![A-Za-z0-9\-]--)(password|passwd|passphrase|pass|psk|token|api-key|apikey|secret|client-secret|access-token|auth-token|private-key|secret-key|auth-key)"
     r"[ \t]{1,4}+" + quoted_or_bare(1)
 )
+# Any long flag whose name is a secret's (--erlang-cookie, --wg-private-key=...): judged
+# as the same name would be in a config file.
+_NAMED_FLAG = re.compile(r"--(?<![A-Za-z0-9\-]--)([A-Za-z0-9][A-Za-z0-9\-]{0,48}+)(?:=|[ \t]{1,4}+)" + quoted_or_bare(1))
 _SHORT_P = re.compile(r"-p(?<![A-Za-z0-9\-]-p)([ \t]{1,4}+)?+" + quoted_or_bare(1))
 _USER_PASS = re.compile(r"-(?<![A-Za-z0-9\-]-)(?:u|a|-user)(?:[ \t]{1,4}+|=)[\"']?[^\s:\"']{1,128}+:([^\s\"']{1,256}+)")
 # Commands that take a secret as a positional argument or a --value.
@@ -95,10 +98,17 @@ def _command_lines(text: str, lowered: str) -> Iterator[Found]:
     short_p_lines, user_lines, redis_lines, value_lines = (_Lines(lowered) for _ in range(4))
     for match in _LONG_FLAG.finditer(text):
         start, end = value_span(match, 2)
-        password = match.group(1).startswith("pass")
+        password = match.group(1).startswith(("pass", "psk"))
         value = text[start:end]
         if values.looks_like_password(value) if password else values.looks_like_token(value):
             yield ("password" if password else "API key or token"), start, end
+    for match in _NAMED_FLAG.finditer(text):
+        family = fields.family_of_name(match.group(1).replace("-", "_"))
+        if family is not None:
+            start, end = value_span(match, 2)
+            kind = fields.verdict(family, text[start:end], False)
+            if kind is not None:
+                yield kind, start, end
     for match in _SHORT_P.finditer(text):
         start, end = value_span(match, 2)
         line = short_p_lines.head(match.start())
@@ -271,6 +281,8 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 
+_SECRET_WORDS = ("pass", "pwd", "secret", "token", "cred", "auth", "pat", "key", "cookie", "psk", "seed", "mnemonic", "wif", "xprv", "totp")
+
 FINDERS: tuple[Finder, ...] = (
     Finder(_private_keys, ("private key",)),
     Finder(_urls_and_headers, ("://", "authorization")),
@@ -284,7 +296,16 @@ FINDERS: tuple[Finder, ...] = (
     Finder(pairs.announced, ("token", "key", "secret", "password", "credential")),
     Finder(pairs.value_then_name, (" as ", " for ", " with ", " and ", "/")),
     Finder(fields.cookies, ("cookie", "-b")),
+    Finder(shapes.keypairs, (",",)),
+    Finder(shapes.wallet_keys),
+    Finder(shapes.recovery_phrases),
+    Finder(shapes.directives, ("requirepass", "masterauth", "setcookie", "auth", "wifi:", "nmcli", "echo", "wpa_passphrase", "securestring")),
+    Finder(layouts.sql_inserts, ("insert",)),
+    Finder(layouts.terraform, ('"sensitive"', '"type"', '"plaintext_value"')),
+    Finder(layouts.columns, _SECRET_WORDS),
+    Finder(layouts.line_before, _SECRET_WORDS),
+    Finder(layouts.mentions, _SECRET_WORDS),
     # Last: a specific rule that finds the same value names it better.
-    Finder(fields.fields_and_names, ("pass", "pwd", "secret", "token", "cred", "auth", "pat", "key", "session")),
+    Finder(fields.fields_and_names, (*_SECRET_WORDS, "session", "wallet")),
     Finder(fields.random_literals, ('"', "'", "`")),
 )

@@ -25,15 +25,43 @@ _KEYWORDS = (
     (r"secrets?+", 8),
     (r"tokens?+", 10),
     (r"cred(?:ential)?+s?+", 8),
-    (r"auth", 16),
+    (r"auth", 8),
     (r"pat", 16),
     (r"keys?+", 10),
     (r"session", 16),
+    # Key material and the services that name theirs so: an Erlang cookie, a Wi-Fi PSK, a
+    # wallet's seed phrase, WIF or xprv, a Solana keypair, a TOTP seed.
+    (r"cookies?+", 12),
+    (r"psk", 8),
+    (r"seeds?+(?:[_\-. ]?+(?:phrase|words))?+", 16),
+    (r"mnemonic", 20),
+    (r"wif", 20),
+    (r"xprv", 20),
+    (r"keypairs?+", 20),
+    (r"totp", 16),
+    (r"wallet", 64),
 )
 # Rails' secret_key_base, client_secret_value: the secret word need not end the name.
-_SUFFIX = r"(?:[_\-.](?:base|value|data|b64|base64|hex|raw|plain|str|string|text))?+"
+_SUFFIX = r"(?:[_\-.]?+(?:base|value|data|b64|base64|hex|raw|plain|str|string|text|pem|der|json|b58))?+"
 # `', '` between a name and a value passed side by side: config.set('db_password', '...').
-_SEPARATOR = r"(?:[\"'`]?\]?[ \t]{0,16}+(?::=|=>|[:=>])[ \t]{0,16}+|[\"'][ \t]{0,4}+,[ \t]{0,4}+(?=[\"']))"
+_SEPARATOR = (
+    # What syntaxes put between a name and its value, the longer first (each alternative is
+    # tried only until one matches): a Rust constant's type or String::from, a YAML block
+    # scalar's indicator and line break, an XML attribute's name then the element's text
+    # (<string name="api_key" translatable="false">), a plist's </key><string>, Ruby's ENV
+    # fallbacks (ENV['X'] || '...', ENV.fetch('X') { '...' }), a call taking the value
+    # (from_key("...")), a table's cell border; then `=`, `:`, `=>` and their kin.
+    r"(?:[ \t]*+=[ \t]*+string::from\([ \t]*+"
+    r"|:[ \t]*+&[ \t]*+(?:'static[ \t]++)?+(?:str|\[u8\])[ \t]*+=[ \t]*+(?:\r?\n[ \t]*+)?+b?+(?=\")"
+    r"|:[ \t]*+(?:!!str[ \t]++)?+[>|][\-+]?+[ \t]*+\r?\n[ \t]++"
+    r"|\([ \t]*+(?=[\"'])"
+    r"|[\"'][ \t]{0,4}+,[ \t]{0,4}+\"\\(?=\")"  # Gradle's buildConfigField "String", "KEY", "\"...\""
+    r"|[\"'`]?[\])]?[ \t]{0,16}+(?::=|=>|\|\|=|[:=>])[ \t]{0,16}+|[\"'][ \t]{0,4}+,[ \t]{0,4}+(?=[\"'`])"
+    r"|[\"'](?:[ \t]++[a-z_:\-]{1,40}+=[\"'][^\"'\n]{0,80}+[\"'])*+[ \t]*+>[ \t]*+"
+    r"|</key>[ \t\r\n]{0,16}+<string>[ \t]*+"
+    r"|[\"']\][ \t]{0,4}+\|\|[ \t]{0,4}+|[\"']\)[ \t]{0,4}+\{[ \t]{0,4}+"
+    r"|[\"'`]?[ \t]*+\|[ \t]*+(?=[^\s|])|\t++)"
+)
 # "the password is ...", "password ...": prose, checked harder.
 _PROSE = r"[\"'`]?[ \t]{1,24}+(?:(?:is|was|are|to)[ \t]{1,4}+(?:(?:now|still)[ \t]{1,4}+)?+)?+"
 # "API key for the payment sandbox: ...": a short label before the colon.
@@ -48,7 +76,8 @@ def quoted_or_bare(shortest: int) -> str:
         rf"(?:\"([^\"\n]{{{n},400}}+)\"?|'([^'\n]{{{n},400}}+)'?|`([^`\n]{{{n},400}}+)`?"
         # A bare value ends at "&" only where a query's next name= follows: a connection
         # string's Password=a&b is one password.
-        rf"|((?:[^\s;,\"'`&)<]|&(?![A-Za-z_#][A-Za-z0-9_.\-]{{0,40}}+[=;])){{{n},}}+))"
+        # A ")" ends it only where a word ends: (H83%sno*)G@7Hz is one password.
+        rf"|((?:[^\s;,\"'`&)<]|&(?![A-Za-z_#][A-Za-z0-9_.\-]{{0,40}}+[=;])|\)++(?=[^\s;,\"'`)<|\]])){{{n},}}+))"
     )
 
 
@@ -66,13 +95,23 @@ _LETTERS = re.compile(r"[a-z]++")
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.$@")
 _LINE_START = re.compile(r"[\s\-\"'{,<]*+(?:(?:export|set|setx)[ \t]++)?+")
 _PASSWORD_WORDS = ("pass", "pwd")
-_FAMILIES = ("pass", "pwd", "secr", "toke", "cred", "auth", "pat", "key", "sess")
+_FAMILIES = ("pass", "pwd", "secr", "toke", "cred", "auth", "pat", "keypair", "key", "sess", "cook", "psk", "seed", "mnemonic", "wif", "xprv", "totp", "wallet")
 # What makes "..._key" a credential's name: api_key, client_key; not cache_key, sort_key.
 _KEY_QUALIFIERS = (
     "api", "access", "secret", "private", "signing", "encryption", "master", "app", "client", "account",
     "storage", "subscription", "admin", "license", "consumer", "webhook", "deploy", "servicerole",
     "service_role", "sharedaccess", "shared_access", "auth", "ssh", "gpg", "pgp", "sas", "hmac", "sandbox",
+    "wlan", "wifi", "wpa", "wep",
 )
+# Keys that hold no secret: a public one, an index's, a cache's. A key named otherwise
+# (wireguard_key, fcmKey) is judged by its value, which must then look generated.
+_ORDINARY_KEYS = (
+    "public", "publishable", "pub", "cache", "sort", "primary", "foreign", "partition", "idempotency", "dedup",
+    "dedupe", "group", "lookup", "map", "row", "index", "object", "bucket", "host", "routing", "shard", "hash",
+    "unique", "composite", "natural", "surrogate", "message", "translation", "i18n", "label", "locale", "hot", "short",
+    "cut", "sequence", "sig", "kid", "trace", "span", "series", "metric", "field", "column", "table", "dict", "json",
+)
+_JOINED_QUALIFIERS = ("access", "refresh", "auth", "api", "bearer", "session", "client", "private", "secret", "bot", "id")
 _PREVIOUS_WORD = re.compile(r"([A-Za-z]{2,20}+)[ \t]$")
 
 
@@ -106,7 +145,9 @@ def _family(text: str, word_start: int, word: str) -> str | None:
         key = text[key_start : word_start + len(word)]
         camel = (before.islower() or before.isdigit()) and text[word_start].isupper()
         joined = (key.isupper() or key.islower()) and family not in ("auth", "pat", "sess") and (family != "pass" or key.isupper())
-        if before not in "_-.$@" and not camel and not joined:
+        # systemAccesstoken, Apikey: run together after a word that qualifies a secret.
+        qualified = qualifier.lower().endswith(_JOINED_QUALIFIERS) and family in ("toke", "key", "secr")
+        if before not in "_-.$@" and not camel and not joined and not qualified:
             return None  # "bypass", "oauth", "compat"
     elif family in ("pass", "pat") and len(word) <= 4:
         # A bare "pass:" is a field only at the start of its line: "tests pass: 12" is prose.
@@ -119,10 +160,12 @@ def _family(text: str, word_start: int, word: str) -> str | None:
             previous = _PREVIOUS_WORD.search(text, max(0, word_start - 24), word_start)
             qualifier = previous.group(1) if previous else ""
         qualifier = qualifier.lower().rstrip("_-.$@")
-        if not qualifier.endswith(_KEY_QUALIFIERS):
-            return None
         if qualifier.endswith(("gpg", "pgp")):
             return "gpg"  # a GPG key is named by its id; the key itself is a PEM block
+        if not qualifier.endswith(_KEY_QUALIFIERS):
+            return None if qualifier.endswith(_ORDINARY_KEYS) else "weak"
+    if family == "keypair":
+        return "weak"
     return family
 
 
@@ -149,6 +192,26 @@ def _verdict(family: str, value: str, prose: bool) -> str | None:
         return None  # keystore-password=KEYSTORE_PASSWORD: a usage line's names
     if family == "gpg":
         return None if values.is_key_id(value) else _verdict("key", value, prose)
+    if family in ("weak", "seed", "mnemonic", "wif", "xprv"):
+        # A name that may or may not be a secret's: the value must look generated, or at
+        # least made up in mixed case and digits.
+        if values.looks_generated(value) or (len(bare) >= 12 and values.mixed_case_and_digit(bare) and made_up(bare)
+                                              and values.looks_like_password(bare)):
+            return "API key or token"
+        return None
+    if family == "wallet":
+        # Wallet("0x...") takes a private key; an address is 40 digits, a key 64.
+        return "private key" if re.fullmatch(r"(?:0x)?[0-9a-fA-F]{64}", bare) else None
+    if family == "auth" and (len(bare) < 16 or values.is_wordy(bare)):
+        # REDIS_AUTH, X-Redis-Auth: a password; it must look made up (or be a passphrase
+        # with its number), not like a scheme (basic, oauth2-client).
+        if values.looks_like_password(value) and (made_up(value) or values.passphrase(bare)):
+            return "password"
+        return None
+    if family == "psk":
+        family = "pass"
+    if family in ("cook", "totp"):
+        family = "toke"
     if family in _PASSWORD_WORDS:
         if not values.looks_like_password(value):
             return None
@@ -172,6 +235,18 @@ def _verdict(family: str, value: str, prose: bool) -> str | None:
     return None
 
 
+_CELL_END = re.compile(r"[ \t`\"']*+(?:[|\t]|\r?\n|\Z)")
+_CELL_START = re.compile(r"(?:^|[|\t])[ \t`\"'*]*+$")
+
+
+def _in_a_cell(text: str, word_start: int, value_end: int) -> bool:
+    name_start = word_start
+    while name_start > 0 and word_start - name_start < 64 and (text[name_start - 1].isalnum() or text[name_start - 1] in "_-. "):
+        name_start -= 1
+    line_start = text.rfind("\n", 0, name_start) + 1
+    return bool(_CELL_START.search(text[max(line_start, name_start - 16) : name_start].lstrip(" ") if name_start - 16 > line_start else text[line_start:name_start])) and bool(_CELL_END.match(text, value_end))
+
+
 def fields_and_names(text: str, lowered: str) -> Iterator[Found]:
     for pattern in _FIELDS:
         for match in pattern.finditer(lowered):
@@ -189,6 +264,13 @@ def fields_and_names(text: str, lowered: str) -> Iterator[Found]:
                 continue  # "add values from secrets to KongClusterPlugin"
             if prose and text.startswith("-", span[0]):
                 continue  # "secret generic my-password --from-literal=...": a command's next flag
+            separator = match.group(1) or ""
+            border = separator.strip(" \"'`")
+            if border in ("|", "\t" * len(border)) and separator and not _in_a_cell(text, word_start, span[1]):
+                continue  # a cell's border only where name and value each fill a cell: not `.password | b64enc`
+            if match.group(6) is not None:
+                # A bare value ends a sentence: its full stop is not part of it.
+                span = (span[0], span[0] + len(text[span[0] : span[1]].rstrip(".,!?")))
             kind = _verdict(family, text[span[0] : span[1]], prose)
             if kind is not None:
                 yield kind, span[0], span[1]
@@ -220,9 +302,14 @@ def names_a_secret(name: str) -> bool:
     return family_of_name(name) is not None
 
 
+_NAME_SUFFIX = re.compile(r"(?:[_\-.]?(?:base|value|data|b64|base64|hex|raw|plain|str|string|text|pem|der|json|b58))$")
+
+
 def family_of_name(name: str) -> str | None:
-    """The family of the secret word that ends a whole name, or None."""
-    word = _WORD_AT_END.search(name.lower())
+    """The family of the secret word that ends a whole name (or comes before a suffix
+    such as _base or Value: secret_key_base), or None."""
+    lowered = name.lower()
+    word = _WORD_AT_END.search(lowered) or _WORD_AT_END.search(_NAME_SUFFIX.sub("", lowered))
     return None if word is None else _family(name, word.start(), word.group())
 
 
@@ -241,7 +328,7 @@ def verdict(family: str, value: str, prose: bool) -> str | None:
 
 # <add key="PaymentApiKey" value="..."/>: .NET appSettings and its kin.
 _ATTRIBUTES = re.compile(r"(?:key|name)=\"([A-Za-z0-9_.:\-]{1,64}+)\"[ \t]{1,8}+value=\"([^\"\n]{1,400}+)\"")
-_WORD_AT_END = re.compile(r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|cred(?:ential)?s?|keys?)$")
+_WORD_AT_END = re.compile(r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|cred(?:ential)?s?|keys?|keypair|cookie|psk|mnemonic|wif|xprv|totp|auth|pat|seeds?(?:[_\-. ]?(?:phrase|words))?)$")
 
 
 def attribute_pairs(text: str, lowered: str) -> Iterator[Found]:

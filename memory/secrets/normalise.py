@@ -41,7 +41,8 @@ _QUOTE_ESCAPE = re.compile(r"\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\[\"'/\\]")
 _ESCAPED_FIELD = re.compile(r"\\[\"'][ \t]*+[:=,]|[:=][ \t]*+\\[\"']")
 # Where a literal is cut and joined again: "sk_live_ab" + "cd", ["ghp_ab", "cd"].join(""),
 # a shell line continued with a backslash, a YAML scalar folded after a hyphen.
-_JOIN = re.compile(r"[\"'][ \t]{0,4}+[+,][ \t]{0,4}+(?:\\?\r?\n[ \t]{0,64}+)?[\"']|\\\r?\n[ \t]{0,64}+|(?<=[A-Za-z0-9]-)\r?\n[ \t]{1,64}+(?=[A-Za-z0-9])")
+# The next literal must not be an object's next key ("a": "^3.1.0",\n "b": ...).
+_JOIN = re.compile(r"[\"'][ \t]{0,4}+[+,][ \t]{0,4}+(?:\\?\r?\n[ \t]{0,64}+)?[\"'](?![^\"'\n]{0,200}[\"'][ \t]*:)|\\\r?\n[ \t]{0,64}+|(?<=[A-Za-z0-9]-)\r?\n[ \t]{1,64}+(?=[A-Za-z0-9])")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}+|#[xX][0-9A-Fa-f]{1,6}+|[A-Za-z][A-Za-z0-9]{1,31}+);")
 
 

@@ -253,16 +253,21 @@ def _merged(spans: list[Span]) -> list[Secret]:
     overlaps a kept one widens it, so the union of what every view found is masked."""
     spans.sort(key=lambda s: (s[0], s[0] - s[1], s[2]))
     kept: list[Secret] = []
-    last_end = -1
-    for start, end, _, kind in spans:
+    last_end, last_rank = -1, 0
+    for start, end, rank, kind in spans:
         if start < last_end:
             if end > last_end:
                 kept[-1] = kept[-1]._replace(end=end)
                 last_end = end
+            if rank < last_rank:
+                # The most specific rule that found any of it names it: a provider's format
+                # over a sentence that mentions a key.
+                kept[-1] = kept[-1]._replace(kind=kind)
+                last_rank = rank
             continue
         if start < end:
             kept.append(Secret(kind, start, end))
-            last_end = end
+            last_end, last_rank = end, rank
     return kept
 
 
@@ -274,7 +279,24 @@ def _find(text: str, stop: _Stop, depth: int) -> list[Secret]:
     if depth < _MAX_DEPTH:
         spans += _base64_wrapped(text, stop, depth)
     # Dropped before merging: an example found by one rule must not widen a real key's span.
-    return _merged([s for s in spans if not is_marked_example(text[s[0] : s[1]])])
+    return _merged([_whole(text, s) for s in spans if not is_marked_example(text[s[0] : s[1]])])
+
+
+_RUN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_MAX_WIDEN = 256
+
+
+def _whole(text: str, span: Span) -> Span:
+    """The span widened to the end of the run of letters and digits it cuts, and the
+    padding after it: what a write refuses for is masked whole, never shown in part. Its
+    start stays where the rule put it (-pSECRET, creds_ghp_...); at most a key's length."""
+    start, end, rank, kind = span
+    high = min(len(text), end + _MAX_WIDEN)
+    while end < high and text[end] in _RUN_CHARS and end > start and text[end - 1] in _RUN_CHARS:
+        end += 1
+    while end < high and text[end] == "=" and text[end - 1] != "=" and end - span[1] < 3:
+        end += 1
+    return start, end, rank, kind
 
 
 def find_secrets(text: str, cancelled: Callable[[], bool] | None = None) -> list[Secret]:

@@ -9,6 +9,7 @@ Every check is linear in the value and sees at most MAX_VALUE characters of it.
 
 from __future__ import annotations
 
+import math
 import re
 
 MAX_VALUE = 4096
@@ -76,7 +77,11 @@ def strip_quotes(value: str) -> str:
 
 
 def is_placeholder(value: str) -> bool:
-    return bool(_PLACEHOLDER.match(strip_quotes(_bounded(value))))
+    value = strip_quotes(_bounded(value))
+    if not _PLACEHOLDER.match(value):
+        return False
+    # Capitals name a variable (API_TOKEN), unless no word is in them: an Erlang cookie.
+    return not (value.isalpha() and value.isupper() and unpronounceable(value))
 
 
 # What code is not: text glued to a closing bracket (Pa55(w0rd)9x), or a dotted name with a
@@ -89,13 +94,21 @@ def is_code(value: str) -> bool:
     value = _bounded(value)
     if not _CODE.match(value):
         return False
+    if "(" in value and ")" not in value and not re.fullmatch(r"(?:[A-Za-z_][\w.]*+)?+", value.rsplit("(", 1)[1]):
+        return False  # kjlTBNXsQ(ZQMJ7sgJ: a bracket opened inside a password, no call
     if "(" in value or "[" in value:
         return not _AFTER_BRACKET.search(value)
     return not _MADE_UP_PART.search(value)
 
 
+# A file named by a relative path: src/Auth/PasswordHasher.cs, config/secrets.yml.
+_RELATIVE_FILE = re.compile(r"(?:[\w.\-]++[/\\])++[\w.\-]*\.[A-Za-z][A-Za-z0-9]{0,5}")
+
+
 def is_path(value: str) -> bool:
     value = _bounded(value)
+    if _RELATIVE_FILE.fullmatch(value):
+        return not any(looks_random(part, 12) for part in re.split(r"[/\\.]", value))
     if not _PATH.match(value):
         return False
     # One long made-up "folder" is base64 that began with a slash (an AWS secret may).
@@ -172,10 +185,48 @@ def mixed_case_and_digit(token: str) -> bool:
 
 
 def random_letters(token: str) -> bool:
-    """Letters in no word's pattern: many switches between upper and lower case."""
+    """Letters in no word's pattern: many switches between upper and lower case, or, in
+    one case, letter pairs that English words seldom hold (an Erlang cookie's capitals,
+    a generated password's small letters)."""
     token = _bounded(token)
     letters = sum(c.isalpha() for c in token)
-    return letters >= 8 and _case_switches(token) * 4 >= letters
+    return letters >= 8 and (_case_switches(token) * 4 >= letters or unpronounceable(token))
+
+
+_LETTER_RUN = re.compile(r"[a-z]{2,}+")
+_PAIR_SCORES: dict[str, float] | None = None
+
+
+def _pair_scores() -> dict[str, float]:
+    """How much likelier each letter pair is in English than in random letters (log2),
+    from the pairs of the BIP39 English word list: 2048 common words (read on first use)."""
+    global _PAIR_SCORES
+    if _PAIR_SCORES is None:
+        from memory.secrets.wordlist import bip39_words
+
+        counts: dict[str, int] = {}
+        for word in bip39_words():
+            for i in range(len(word) - 1):
+                counts[word[i : i + 2]] = counts.get(word[i : i + 2], 0) + 1
+        total = sum(counts.values()) + 0.5 * 676
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        _PAIR_SCORES = {
+            a + b: math.log2((counts.get(a + b, 0) + 0.5) / total * 676) for a in letters for b in letters
+        }
+    return _PAIR_SCORES
+
+
+def unpronounceable(token: str) -> bool:
+    """At least 12 letters whose pairs are, on average, rarer in English than chance would
+    make them: `qfvlquke`, `CRQSDERFNB`; not `harbortiger`, `deploymentkey`, `smtppassword`.
+    Random letters score about -2, English words about +1.4."""
+    runs = _LETTER_RUN.findall(_bounded(token).lower())
+    letters = sum(map(len, runs))
+    if letters < 12:
+        return False
+    scores = _pair_scores()
+    pairs = [scores[run[i : i + 2]] for run in runs for i in range(len(run) - 1)]
+    return sum(pairs) / len(pairs) < (-0.4 if letters >= 14 else -0.7)
 
 
 # A GPG key id or fingerprint, an address: 0x and 8, 16 or 40 hex digits (a private key
@@ -209,8 +260,25 @@ def is_marked_example(token: str) -> bool:
     return not any(looks_random(run) for run in _RUN.findall(rest))
 
 
+# A digest written with its algorithm: SHA256:nThbg6k... (an SSH fingerprint), sha512-...
+_DIGEST = re.compile(r"(?i:sha(?:1|224|256|384|512)|md5|blake2[bs]?|xxh(?:32|64|128)?)[:\-]")
+
+
+# A password's hash, not the password: pbkdf2:sha256:..., bcrypt's $2b$, argon2, crypt's $6$.
+_HASHED = re.compile(r"(?i:pbkdf2[:_$]|\$2[abxy]\$|\$argon2|scrypt[:$]|\$[156]\$|\$y\$|\{s?sha\d*\}|bcrypt\$|sha(?:1|256|512)\$)")
+
+
+# A time or a version: 2026-01-04T00:00:00Z, v1.4.2-rc.1.
+_TIME_OR_VERSION = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]{1,9})?)?(?:Z|[+\-][0-9]{2}:?[0-9]{2})?)?"
+    r"|[vV]?[0-9]{1,6}(?:\.[0-9]{1,6}){1,3}(?:[\-+][0-9A-Za-z.\-]{1,40})?"
+)
+
+
 def _not_a_secret(value: str) -> bool:
+    value = strip_quotes(value)
     return (
+        bool(_DIGEST.match(value)) or bool(_HASHED.match(value)) or bool(_TIME_OR_VERSION.fullmatch(value)) or
         is_placeholder(value) or is_code(value) or is_path(value) or is_reference(value) or is_identifier(value)
         or bool(_KEY_ID.fullmatch(strip_quotes(value)))
     )
@@ -219,8 +287,8 @@ def _not_a_secret(value: str) -> bool:
 def looks_like_password(value: str) -> bool:
     """The value of a password field; a bare word such as "required" or "rotated" is prose."""
     value = strip_quotes(_bounded(value))
-    if len(value) < 6 or _not_a_secret(value):
-        return False
+    if len(value) < 6 or sum(c.isalnum() for c in value) < 3 or _not_a_secret(value):
+        return False  # |---|---|, ********: a table's rule or a mask, not a password
     if value.isalpha():
         return random_letters(value)
     return True
@@ -251,6 +319,10 @@ def password_in_prose(value: str) -> bool:
     has_letter = any(c.isalpha() for c in value)
     has_other = any(c.isdigit() or not c.isalnum() for c in value)
     symbol = any(c in "!@#$%^&*+=?~|" for c in value)
+    if len(value) >= 12 and value.isalpha() and unpronounceable(value):
+        return True  # kldhykmrmyurklalnc: letters no word holds
+    if passphrase(value):
+        return True  # harbor-tiger-rocket-92: words joined with their number
     return len(value) >= 6 and has_letter and has_other and (symbol or not is_wordy(value))
 
 
@@ -262,3 +334,42 @@ def random_literal(token: str) -> bool:
     upper = sum(c.isupper() for c in token)
     lower = sum(c.islower() for c in token)
     return digits >= 3 and upper >= 3 and lower >= 3 and _case_switches(token) * 3 >= upper + lower
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_HEX = re.compile(r"(?:0x)?([0-9a-fA-F]++)")
+_UPPER_AND_DIGITS = re.compile(r"(?=(?:[0-9]*+[A-Z]){6})[A-Z0-9]{16,}+")
+_BASE64_PREFIX = re.compile(r"^(?:base64:|b64:|0x)")
+
+
+def looks_generated(value: str) -> bool:
+    """Made by a generator, not a person or a program: what a name that may or may not be a
+    secret's (wireguard_key, fcmKey, solana_keypair) must hold to count as one. Hex as
+    long as a key but not a commit's 40, base64 or an alphabet mixed in case and digits,
+    letters no word holds; never a UUID (an id far more often than a token)."""
+    value = strip_quotes(_bounded(value))
+    if len(value) < 16 or any(c.isspace() for c in value) or _not_a_secret(value) or _UUID.fullmatch(value):
+        return False
+    hexadecimal = _HEX.fullmatch(value)
+    if hexadecimal:
+        digits = hexadecimal.group(1)
+        return len(digits) >= 32 and len(digits) != 40 and has_digit_and_letter(digits)
+    body = _BASE64_PREFIX.sub("", value)
+    if is_wordy(body):
+        return False
+    if body.isalpha():
+        return len(body) >= 16 and unpronounceable(body)  # checkNonElements is a name
+    if mixed_case_and_digit(body) and len(body) >= 20:
+        return True
+    if _UPPER_AND_DIGITS.fullmatch(body) and sum(c.isdigit() for c in body) >= 2:
+        return True  # base32 (a TOTP seed) or a licence key: capitals and digits, no word
+    # One case and digits (rfri76tiyqxk7bol...): its letters must be in no word's pattern.
+    return len(body) >= 16 and (random_letters(body) or (has_digit_and_letter(body) and looks_random(body, 20) and unpronounceable(body)))
+
+
+_PASSPHRASE = re.compile(r"[A-Za-z]{3,}+(?:[\-_.][A-Za-z]{3,}+){2,}+[\-_.]?[0-9]{1,6}+|[0-9]{1,6}+[\-_.]?[A-Za-z]{3,}+(?:[\-_.][A-Za-z]{3,}+){2,}+")
+
+
+def passphrase(value: str) -> bool:
+    """Three or more words and a number, joined: copper-saturn-meadow-harbor-64."""
+    return bool(_PASSPHRASE.fullmatch(strip_quotes(_bounded(value))))

@@ -55,14 +55,16 @@ async def test_enter_applies_the_held_change(make_app, claude_double, repo):
         result = claude_double.messages_requests()[1].tool_results()[0]
         assert result["content"].startswith("The user applied the change.")
         # the palette lists the session's change set, and offers the undo
-        from tui.code_commands import code_commands
+        def code_commands():
+            commands = list(app.get_system_commands(app.screen))
+            return commands[[c.title for c in commands].index("Undo code change"):]
 
-        titles = [c.title for c in code_commands(app)]
+        titles = [c.title for c in code_commands()]
         assert titles == ["Undo code change", "Code change 1: src/ReviewOrchestrator.cs (+1 −1)"]
         # Ctrl+R puts it back, and the palette then says it was undone
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: (repo / "src" / "ReviewOrchestrator.cs").read_text() == SOURCE, 10, "the undo")
-        assert "undone" in [c.help for c in code_commands(app)][1]
+        assert "undone" in [c.help for c in code_commands()][1]
 
 
 async def test_undo_refuses_when_the_file_changed_since(make_app, claude_double, repo):
@@ -109,7 +111,7 @@ async def test_a_spoken_apply_applies_it(make_app, claude_double, repo):
         assert await app.submit_turn("Apply.")
         await wait_for(pilot, lambda: not app.running, 20, "the turn to finish")
         assert (repo / "src" / "ReviewOrchestrator.cs").read_text() == "class ReviewCoordinator {}\n"
-        assert app.queued.pop_next() is None  # the word decided; it was not queued as a question
+        assert app.turns.next_queued() is None  # the word decided; it was not queued as a question
 
 
 async def test_keys_and_words_decide_through_one_message_and_a_stale_one_is_dropped(make_app, claude_double, repo):
@@ -202,7 +204,7 @@ async def test_at_80x24_the_diff_takes_the_screen_then_gives_the_conversation_ba
 
 async def test_a_tentative_spoken_apply_waits_until_the_recording_confirms_it(make_app, claude_double, repo):
     """Push-to-talk sends "Yes." at once and listens on: "yes, but rename it first" must
-    not apply the change, so a decision waits for the confirmation (tui/spoken_turns.py)."""
+    not apply the change, so a decision waits for the confirmation (tui/app.py, its spoken turns)."""
     app = make_app()
     source = repo / "src" / "ReviewOrchestrator.cs"
     async with app.run_test(size=(160, 48)) as pilot:
@@ -213,7 +215,7 @@ async def test_a_tentative_spoken_apply_waits_until_the_recording_confirms_it(ma
         await app.withdraw_turn("Yes.")  # the speaker went on: it decided nothing
         await pilot.pause(0.3)
         assert source.read_text() == SOURCE and app.query(CodeReviewBar) and app.running
-        assert app.queued.pop_next() is None
+        assert app.turns.next_queued() is None
         await app.submit_tentative("Apply.")
         await pilot.pause(0.3)
         assert source.read_text() == SOURCE

@@ -83,7 +83,7 @@ async def test_quitting_while_the_collection_waits_for_the_pause_leaves_nothing_
     # The user is still typing when the turn ends, and quits: the wait for their pause used
     # to be a timer of the app's, which went off while the app closed, with no screen left
     # to ask whether they still typed (a traceback on the way out).
-    from tui import heap_pause as app_module
+    from tui.screens import heap_pause as app_module
     from tui.widgets.conversation.pane import Conversation
 
     claude_double.add(text("Done."))

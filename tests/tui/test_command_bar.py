@@ -125,17 +125,19 @@ async def test_the_palette_lists_the_always_answers_and_takes_one_back(tmp_path)
     AllowedCommands().remember(repo, "npm run lint", False)
     AllowedCommands().remember(repo, "make check", True)
     app = _app(repo)
+
+    def listed() -> int | None:
+        found = app.screen.query("OptionList") if isinstance(app.screen, AllowedCommandsScreen) else None
+        return found.first().option_count if found else None
+
     async with app.run_test(size=(80, 24)) as pilot:
-        app.action_allowed_commands()
-        await wait_for(pilot, lambda: isinstance(app.screen, AllowedCommandsScreen) and app.screen.query("OptionList"), 10,
-                       "the list")
-        shown = app.screen.query_one("OptionList")
-        assert shown.option_count == 2
+        app.main_screen.action_allowed_commands()
+        await wait_for(pilot, lambda: listed() == 2, 10, "the list")
         await pilot.press("delete")  # the first: make check
-        await wait_for(pilot, lambda: shown.option_count == 1, 10, "the list to shrink")
+        await wait_for(pilot, lambda: listed() == 1, 10, "the list again, shorter")
         assert [a.command for a in AllowedCommands().listing(repo)] == ["npm run lint"]
         await pilot.press("escape")
-        assert app.focused is app.query_one("#prompt", Prompt)
+        await wait_for(pilot, lambda: app.focused is app.query_one("#prompt", Prompt), 10, "the prompt")
 
 
 def test_spoken_words():

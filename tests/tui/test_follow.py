@@ -17,7 +17,7 @@ async def replay_turn(app, turn: int, question: str, events) -> None:
     await app.conversation.add_user(question)
     token = app.turns.begin()
     for event in [TurnStarted(turn, question), *events]:
-        await app.show(token, event)
+        await app.main_screen.show(token, event)
 
 
 def visible(app) -> str:

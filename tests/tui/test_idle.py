@@ -119,9 +119,9 @@ async def test_a_tick_after_the_screen_has_gone_ends_the_clock_quietly(make_app,
     app = make_app()
     async with app.run_test(size=(160, 48)) as pilot:
         await held_change(pilot, app, claude_double)
-        assert app.running and "DevAgentApp.tick_activity" in await timers.ticking(pilot)
+        assert app.running and "StatusLine.tick_activity" in await timers.ticking(pilot)
         await app.status.remove()
         await timers.ticking(pilot)  # its next ticks find no status line: the app goes on
         # and the clock has stopped
-        assert "DevAgentApp.tick_activity" not in await timers.ticking(pilot)
+        assert "StatusLine.tick_activity" not in await timers.ticking(pilot)
         assert app.is_running and app.running

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.double.server import reply, text, tool_use
 from tests.tui.conftest import screen_lines, wait_for
 from tui import format as fmt
-from tui.leaving import resume_hint
+from tui import resume_hint
 from tui.widgets.conversation.reply import Reply
 from tui.widgets.prompt import Prompt
 

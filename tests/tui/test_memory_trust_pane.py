@@ -190,7 +190,7 @@ async def test_the_palette_accepts_every_held_change(repo, memory, app_on, no_ke
     app = app_on(memory_writes="review")
     async with app.run_test(size=(160, 48)) as pilot:
         await marked(pilot, lambda t: len(t.pending) == 2, "two held changes")
-        pane(app).decide_all("accept")
+        pane(app).action_decide_all("accept")
         await wait_for(pilot, lambda: len(pane(app).names) == 2, 10, "both applied")
         assert pending.list() == []
 
@@ -207,14 +207,12 @@ async def test_findings_show_as_tags(repo, memory, app_on, no_key):
 
 async def test_tidy_memory_runs_one_turn_whose_fixes_wait_for_review(repo, memory, app_on, claude_double):
     from tests.double.server import reply, tool_use
-    from tui.memory_commands import tidy_memory
-
     write_memory(memory.repository, "friday.md", "Friday", "the build", "The build is red.", "project")
     claude_double.add(reply("Deleting the state note.", tool_use("memory", {"command": "delete", "path": "/memories/friday.md"})))
     claude_double.add("I deleted the note that only recorded the build state; it waits for you.")
     app = app_on(memory_mode="preloaded", memory_writes="review")
     async with app.run_test(size=(160, 48)) as pilot:
-        await tidy_memory(app)
+        await app.memory_pane.action_tidy().wait()
         # the session imports the SDK first: seconds on a busy machine
         await wait_for(pilot, lambda: len(claude_double.messages_requests()) == 2, 120, "the tidy turn's two requests")
         await wait_for(pilot, lambda: not app.running, 20, "the tidy turn to end")
@@ -228,11 +226,9 @@ async def test_tidy_memory_runs_one_turn_whose_fixes_wait_for_review(repo, memor
 
 
 async def test_tidy_with_nothing_found_starts_no_turn(repo, memory, app_on, claude_double):
-    from tui.memory_commands import tidy_memory
-
     app = app_on(memory_mode="preloaded")
     async with app.run_test(size=(160, 48)) as pilot:
-        await tidy_memory(app)
+        await app.memory_pane.action_tidy().wait()
         await pilot.pause(0.2)
         assert claude_double.messages_requests() == [] and not app.running
 

@@ -67,7 +67,7 @@ async def test_tool_lines_screen_items_and_toasts_are_shown_as_text(make_app, no
             ShowOnScreen(1, f"Title {TITLE}", f"# Heading\n\nbody {CLEAR}", "markdown"),
             TurnFinished(1, Usage(), "", False),
         ]:
-            await app.show(token, event)
+            await app.main_screen.show(token, event)
         app.notify(f"[b]not markup[/] {CLEAR} [/unbalanced]", title=TITLE)
         await wait_for(pilot, lambda: "[/unbalanced]" in shown(app), 10, "the toast")
         assert "␛[2J" in shown(app)

@@ -95,7 +95,7 @@ async def replay(pilot) -> None:
     await app.conversation.add_user(TURN[0].text)
     token = app.turns.begin()
     for event in TURN:
-        await app.show(token, event)
+        await app.main_screen.show(token, event)
     await steady(pilot)
 
 

@@ -128,11 +128,12 @@ async def test_once_the_session_is_up_old_transcripts_go_but_not_a_resumed_one(r
 
 def test_a_turn_that_ends_leaves_what_waited_to_the_refresh_that_draws_its_end(tmp_path):
     from agent.settings.config import AgentConfig
-    from tui.turns import TurnDriver
+    from tui.turns.driver import TurnDriver
 
     # a short reply comes with its end in one batch: ending the turn must not release what
     # waited before the refresh that draws the reply has come
-    driver = TurnDriver(tmp_path, AgentConfig(thinking="off"), store=None, wake=lambda: None)
+    # begin and finish run nothing off the UI thread: no worker is asked for
+    driver = TurnDriver(tmp_path, AgentConfig(thinking="off"), store=None, wake=lambda: None, spawn=lambda work, name: None)
     driver.ready.set()
     driver.begin()
     driver.finish()

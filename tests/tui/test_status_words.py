@@ -27,7 +27,7 @@ async def test_without_voice_the_first_line_offers_no_talk_key(repo, store, clau
     from agent.settings.config import AgentConfig
     from agent.voice.status import voice_off
     from tui.app import DevAgentApp
-    from tui.startup import welcome
+    from tui.screens.startup import welcome
     from tui.widgets.conversation.lines import Notice
 
     app = DevAgentApp(repo, AgentConfig(thinking="off"), store=store, probe_voice=False, voice_off="turned off (--no-voice)")

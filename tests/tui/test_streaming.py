@@ -6,7 +6,7 @@ import threading
 
 from agent.events import TextDelta, ToolStarted
 from tests.tui.conftest import wait_for
-from tui.inbox import Inbox, joined
+from tui.turns.inbox import Inbox, joined
 from tui.widgets.conversation import pane as conv
 from tui.widgets.conversation.reply import Reply
 

@@ -56,5 +56,5 @@ async def test_saying_apply_applies_the_held_change(tmp_path, speech_wav, transc
         await pilot.press("f2")
         await wait_for(pilot, lambda: not app.running, timeout=WAIT, what="the spoken apply to finish the turn")
         assert (repo / "Review.cs").read_text() == "class ReviewCoordinator {}\n"
-        assert app.queued.pop_next() is None
+        assert app.turns.next_queued() is None
         assert claude_double.messages_requests()[1].tool_results()[0]["content"].startswith("The user applied")

@@ -11,18 +11,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import io
 import os
 import sys
-from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.settings.choices import CODE_WRITES, EFFORTS, MEMORY_MODES, MEMORY_WRITES
 
 if TYPE_CHECKING:
-    from agent.voice.controller import VoiceController
-    from agent.voice.settings import VoiceSettings
+    pass
 
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -163,76 +159,10 @@ def resume_id(value: str) -> tuple[str, str | None]:
     return wanted or "", rest
 
 
-def voice_factory_for(settings: VoiceSettings) -> Callable[[], VoiceController]:
-    def make() -> VoiceController:
-        from agent.voice.controller import VoiceController
-        from agent.voice.settings import key_label
-
-        return VoiceController(stt_model=settings.stt_model, voice=settings.voice, speak=settings.speak,
-                               talk_key=key_label(settings.key))
-
-    return make
-
-
 def run_app(args: argparse.Namespace, *, no_voice: bool = False) -> int:
     """Open the app on `args.path`; `no_voice` loads no speech models and opens no audio device."""
     from agent.heap import collector_held
+    from tui import open_app  # the package's front door: the app and its terminal
 
     with collector_held():  # until the first frame (DevAgentApp.on_ready)
         return open_app(args, no_voice=no_voice)
-
-
-def open_app(args: argparse.Namespace, *, no_voice: bool) -> int:
-    from dataclasses import replace
-
-    from rich.console import Console
-
-    from agent.settings.config import AgentConfig
-    from agent.voice.settings import voice_settings
-    from tui.app import DevAgentApp
-    from tui.terminal import log_path, start_logging, stderr_to_log
-
-    start_logging()
-    repo = Path(getattr(args, "path", ".") or ".").expanduser().resolve()
-    if not repo.is_dir():
-        print(f"devagent: {repo} is not a folder")
-        return 2
-    config = AgentConfig.from_env_and_args(args, repo)
-    settings = voice_settings()
-    if getattr(args, "stt_model", None):
-        settings = replace(settings, stt_model=args.stt_model)
-    try:
-        app = DevAgentApp(
-            repo,
-            config,
-            voice_factory=None if no_voice else voice_factory_for(settings),
-            voice_off="turned off (--no-voice)" if no_voice else None,
-            talk_key=settings.key,
-            resume=getattr(args, "resume", None),
-        )
-    except Exception as exc:  # the memory folder could not be opened, say
-        print(f"devagent: cannot start on {repo}: {exc}")
-        return 1
-    log = log_path()
-    # a crash report is kept until the terminal is back, then printed short
-    report = io.StringIO()
-    app.error_console = Console(file=report, markup=False, highlight=False, width=100)
-    with stderr_to_log(log):
-        app.run()
-        # closing the audio streams can still make the libraries talk
-        app.close_session()
-    try:
-        from tui.leaving import resume_hint
-
-        hint = resume_hint(app.turns.session)
-    except Exception:  # a session that never loaded: nothing to continue
-        hint = None
-    if hint:
-        print(hint)
-    if report.getvalue().strip():
-        with log.open("a") as out:
-            out.write(report.getvalue())
-        last = [line for line in report.getvalue().splitlines() if line.strip()]
-        print(f"devagent stopped: {last[-1].strip() if last else 'an error'}", file=sys.stderr)
-        print(f"The full report is in {log}", file=sys.stderr)
-    return app.return_code or 0

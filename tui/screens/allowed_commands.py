@@ -1,8 +1,8 @@
 """The commands that run without asking in this repository (answered "always"), from the
 command palette: Delete or Enter takes the highlighted one back, Esc closes.
 
-The list is handed in; taking one back goes up as a `Revoked` message, and whoever holds
-the answers (the app) forgets it and hands the list in again.
+The list is handed in; the list closes with the text taken back (None: nothing), and whoever
+holds the answers forgets it and opens the list again as it then stands.
 """
 
 from __future__ import annotations
@@ -10,8 +10,6 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.message import Message
-from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -19,7 +17,7 @@ from textual.widgets.option_list import Option
 from tui import format as fmt
 
 
-class AllowedCommandsScreen(ModalScreen[None]):
+class AllowedCommandsScreen(ModalScreen[str | None]):
     DEFAULT_CSS = """
     AllowedCommandsScreen { align: center middle; background: $background 60%; }
     #allowed { width: 100; max-width: 95%; height: auto; max-height: 80%;
@@ -32,19 +30,10 @@ class AllowedCommandsScreen(ModalScreen[None]):
         Binding("delete", "revoke", "Take back"),
     ]
 
-    class Revoked(Message):
-        """The user took back the "always" answer for `command`."""
-
-        def __init__(self, command: str) -> None:
-            super().__init__()
-            self.command = command
-
-    # (command text, the line that shows it), by text: set from above
-    commands: var[tuple[tuple[str, str], ...]] = var((), init=False)
-
     def __init__(self, commands: tuple[tuple[str, str], ...]) -> None:
+        """`commands`: (the command's text, the line that shows it), by text."""
         super().__init__()
-        self.set_reactive(AllowedCommandsScreen.commands, commands)
+        self.commands = commands
 
     def compose(self) -> ComposeResult:
         with Vertical(id="allowed") as box:
@@ -60,13 +49,6 @@ class AllowedCommandsScreen(ModalScreen[None]):
             return 'No command runs without asking: answer "always" when the agent asks to run one. Esc closes.'
         return "Delete or Enter takes the highlighted one back (it asks again) · Esc closes"
 
-    def watch_commands(self) -> None:
-        for options in self.query(OptionList):
-            options.clear_options()
-            options.add_options(self._options())
-        for help_line in self.query("#allowed-help").results(Static):
-            help_line.update(self._help())
-
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self._revoke(event.option.id)
 
@@ -77,7 +59,7 @@ class AllowedCommandsScreen(ModalScreen[None]):
 
     def _revoke(self, option_id: str | None) -> None:
         if option_id is not None and option_id.isdigit() and int(option_id) < len(self.commands):
-            self.post_message(self.Revoked(self.commands[int(option_id)][0]))
+            self.dismiss(self.commands[int(option_id)][0])
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -3,7 +3,7 @@ r reads it on the screen pane, Esc closes the list."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,9 +11,6 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-
-if TYPE_CHECKING:
-    from tui.host import AppHost
 
 
 class SessionsScreen(ModalScreen[tuple[str, str] | None]):
@@ -61,29 +58,21 @@ class SessionsScreen(ModalScreen[tuple[str, str] | None]):
         self.dismiss(None)
 
 
-# --- what the app does with a choice ------------------------------------------------------
+# --- what the list shows, and what reading one shows ---------------------------------------
 
 
-def show_sessions(app: AppHost) -> None:
-    """The palette's Sessions command: the list, then the chosen action."""
+def session_lines(repo: Path) -> list[tuple[str, str]]:
+    """(session id, the line that shows it) for each saved session of `repo`, newest first."""
     from agent.conversation import saved_sessions as sessions
-    found = sessions.listing(app.repo)
-    lines = [(info.id, line) for info, line in zip(found, sessions.table(found))]
-    app.push_screen(SessionsScreen(lines), lambda choice: _chosen(app, choice))
+
+    found = sessions.listing(repo)
+    return [(info.id, line) for info, line in zip(found, sessions.table(found))]
 
 
-async def _chosen(app: AppHost, choice: tuple[str, str] | None) -> None:
-    if choice is None:
-        return
-    action, wanted = choice
+def session_text(repo: Path, wanted: str) -> str:
+    """The session `wanted` as Markdown, or why it cannot be read."""
     from agent.conversation import saved_sessions as sessions
-    if action == "read":
-        path, problem = sessions.find(app.repo, wanted)
-        text = sessions.as_markdown(path) if path is not None else problem
-        await app.screen_pane.show(f"Session {wanted}", text or "", "markdown")
-        app.panes.screen_choice = True
-    elif app.running:
-        app.notify("A turn is running; continue the session once it has ended.", title="Sessions")
-    else:
-        # closing the current session can spend a summary call: off the UI thread
-        app.run_worker(lambda: app.turns.switch_to(wanted), thread=True, group="sessions", exclusive=True)
+
+    path, problem = sessions.find(repo, wanted)
+    text = sessions.as_markdown(path) if path is not None else problem
+    return text or ""

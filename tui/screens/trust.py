@@ -13,23 +13,22 @@ this question, and are dropped.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tui import format as fmt
 from tui.decided import Decided
-from tui.widgets.conversation.code_review import normalised_words
+from tui.widgets.conversation.code_review import spoken_choice
 
 if TYPE_CHECKING:
     from agent.events import TrustRequest
-    from tui.host import TrustHost
 
 TRUST_WORDS = {"yes", "yes please", "yeah", "yep", "sure", "ok", "okay", "trust", "trust it", "yes trust it",
                "i trust it", "trust the repository", "yes trust the repository", "run it", "yes run it", "go ahead"}
@@ -39,22 +38,11 @@ DISTRUST_WORDS = {"no", "nope", "no thanks", "dont", "don't", "do not", "don't t
 TYPED_AHEAD_SECONDS = 0.4
 # The voice's states in which it hears a spoken answer.
 HEARING = ("ready", "recording", "transcribing")
-# How often the dialog looks again: the voice may finish loading (or fail to) while it waits.
-VOICE_CHECK_SECONDS = 0.5
-
-
-def voice_hears(app: TrustHost) -> bool:
-    return app.voice is not None and app.status.info.voice.state in HEARING
 
 
 def spoken_trust(text: str) -> bool | None:
     """True to trust, False not to, None when the words are not an answer."""
-    words = normalised_words(text)
-    if words in TRUST_WORDS:
-        return True
-    if words in DISTRUST_WORDS:
-        return False
-    return None
+    return spoken_choice(text, TRUST_WORDS, DISTRUST_WORDS)
 
 
 class TrustPrompt(ModalScreen[bool | None]):
@@ -66,11 +54,15 @@ class TrustPrompt(ModalScreen[bool | None]):
         Binding("escape", "answer(False)", "Don't trust", show=False, priority=True),
     ]
 
-    def __init__(self, request: TrustRequest, hears: Callable[[], bool] = lambda: False) -> None:
+    # whether the voice can hear a spoken answer now: set by the app as the voice's state
+    # changes (it may finish loading, or fail to, while the dialog waits)
+    hears = var(False)
+
+    def __init__(self, request: TrustRequest, hears: bool = False) -> None:
         super().__init__()
         self.request = request
         self.decided: bool | None = None  # the user's answer, once given
-        self.hears = hears  # whether the voice can hear a spoken answer now
+        self.set_reactive(TrustPrompt.hears, hears)
         self.opened = time.monotonic()
 
     def compose(self) -> ComposeResult:
@@ -93,8 +85,9 @@ class TrustPrompt(ModalScreen[bool | None]):
                 yield Button("Don't trust (n, Esc)", id="trust-no")
             yield Static(Text('Or say "yes" or "no".', style="dim"), id="trust-say")
 
-    def _show_say(self) -> None:
-        self.query_one("#trust-say").display = self.hears()
+    def watch_hears(self) -> None:
+        for line in self.query("#trust-say"):
+            line.display = self.hears
 
     def _details(self) -> Text:
         run = self.request.run
@@ -117,8 +110,7 @@ class TrustPrompt(ModalScreen[bool | None]):
     def on_mount(self) -> None:
         self.opened = time.monotonic()
         self.query_one("#trust-yes", Button).focus()
-        self._show_say()
-        self.set_interval(VOICE_CHECK_SECONDS, self._show_say)
+        self.watch_hears()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -137,41 +129,3 @@ class TrustPrompt(ModalScreen[bool | None]):
             self.app.post_message(Decided(self.request.id, trusted))
         if self.is_active or self in self.app.screen_stack:
             self.dismiss(trusted)
-
-
-def waiting(app: TrustHost) -> TrustPrompt | None:
-    """The trust dialog that waits for an answer, if one is open."""
-    for screen in reversed(app.screen_stack):
-        if isinstance(screen, TrustPrompt) and screen.decided is None:
-            return screen
-    return None
-
-
-def answer(app: TrustHost, text: str) -> bool:
-    """A typed or spoken "yes" or "no" while the dialog waits; False when it is not one."""
-    prompt = waiting(app)
-    choice = spoken_trust(text) if prompt is not None else None
-    if prompt is None or choice is None:
-        return False
-    prompt.answer(choice)
-    return True
-
-
-def close_undecided(app: TrustHost) -> None:
-    """The turn ended (cancelled, taken back) while the dialog was open: it goes, undecided."""
-    prompt = waiting(app)
-    if prompt is not None:
-        prompt.answer(None)
-
-
-def show_event(app: TrustHost, event: object) -> bool:
-    """Opens the dialog for a `TrustAsked` event (the voice asks too); False for any other event."""
-    from agent.events import TrustAsked
-
-    if not isinstance(event, TrustAsked):
-        return False
-    app.push_screen(TrustPrompt(event.request, lambda: voice_hears(app)), lambda _answer: app.prompt.focus())
-    if app.voice is not None and voice_hears(app):
-        app.voice.reply_delta(f"To run the {event.request.run.tool} I need to run this repository's code. "
-                              "Do you trust it? Say yes or no.\n\n")
-    return True

@@ -10,11 +10,13 @@ each change becomes CSS classes on this widget, and the stylesheet below lays ou
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.reactive import var
 from textual.widget import Widget
 
@@ -61,17 +63,29 @@ class Panes(Horizontal):
     memory_step = var(2)
     screen_step = var(0)
 
-    def __init__(self, store: EditableStore, repo: Path | None, **kwargs: Any) -> None:
+    class HiddenNews(Message):
+        """What the status line should say of the hidden memory pane ("" for nothing)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, store: EditableStore, repo: Path | None, *, aging_days: int = 30,
+                 settled: Callable[[float], None] | None = None, typing_now: Callable[[], bool] | None = None,
+                 **kwargs: Any) -> None:
+        """`aging_days`, `settled` and `typing_now` go to the memory pane (see MemoryPane)."""
         super().__init__(**kwargs)
         self._store = store
         self._repo = repo
+        self._aging_days, self._settled, self._typing_now = aging_days, settled, typing_now
         self.last_log: ToolLine | None = None  # the tool line whose log Ctrl+L opens
         self._shown: tuple[dict[str, bool], bool, int] | None = None  # as last styled
 
     def compose(self) -> ComposeResult:
         yield Conversation(id="conversation")
         yield ScreenPane(id="screen-pane")
-        yield MemoryPane(self._store, self._repo, id="memory-pane")
+        yield MemoryPane(self._store, self._repo, aging_days=self._aging_days, settled=self._settled,
+                         typing_now=self._typing_now, id="memory-pane")
 
     def on_mount(self) -> None:
         self.narrow = self.screen.has_class("-narrow")
@@ -116,9 +130,7 @@ class Panes(Horizontal):
         self._mark_hidden(f"◆ memory: {', '.join(parts)} (F4)" if parts else "")
 
     def _mark_hidden(self, text: str) -> None:
-        update = getattr(self.app, "update_status", None)
-        if callable(update):
-            update(hidden=text)
+        self.post_message(self.HiddenNews(text))
 
     def watch_memory_step(self) -> None:
         self._restyle()

@@ -20,6 +20,7 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 
 from tui import format as fmt
+from tui.bindings import PROMPT_GIVES_UP, for_the_app
 
 NEWLINE_KEYS = ("ctrl+j", "alt+enter", "shift+enter")
 # a paste of more lines than this is folded into one marker line
@@ -36,10 +37,7 @@ class Prompt(TextArea):
         Binding("up", "history_up", "Earlier turn", show=False),
         Binding("down", "history_down", "Later turn", show=False),
         # TextArea's own uses of the app's keys: the app's meaning wins here
-        Binding("f6", "app.toggle_mute", "Mute", show=False),
-        Binding("f7", "app.resize(-1)", "Narrower", show=False),
-        Binding("pageup", "app.conversation_page(-1)", "Page up", show=False),
-        Binding("pagedown", "app.conversation_page(1)", "Page down", show=False),
+        *for_the_app(PROMPT_GIVES_UP),
     ]
 
     class Submitted(Message):

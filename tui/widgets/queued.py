@@ -1,16 +1,14 @@
-"""Questions sent while a turn runs, shown above the prompt until their turn comes."""
+"""Questions sent while a turn runs, shown above the prompt until their turn comes (the
+turn driver holds them; this shows what it is given)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
 
 from tui import format as fmt
-
-if TYPE_CHECKING:
-    from tui.widgets.prompt import Prompt
 
 
 class QueuedTurns(Static):
@@ -30,43 +28,14 @@ class QueuedTurns(Static):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
-        self.texts: list[str] = []  # what is sent, in order
+        self.texts: list[str] = []  # what is sent, in order, as shown last
         self._typed: list[str] = []  # the same as typed (long pastes still folded)
 
-    def push(self, text: str, typed: str | None = None) -> None:
-        self.texts.append(text)
-        self._typed.append(typed or text)
+    def show(self, queue: list[tuple[str, str]]) -> None:
+        """The turn driver's queue: (what is sent, as typed), oldest first."""
+        self.texts = [text for text, _typed in queue]
+        self._typed = [typed for _text, typed in queue]
         self._show()
-
-    def pop_next(self) -> str | None:
-        text = self.texts.pop(0) if self.texts else None
-        if text is not None:
-            self._typed.pop(0)
-        self._show()
-        return text
-
-    def withdraw(self, text: str) -> bool:
-        """Take the newest question sent as `text` off the queue; False when none is."""
-        if text not in self.texts:
-            return False
-        index = len(self.texts) - 1 - self.texts[::-1].index(text)
-        del self.texts[index], self._typed[index]
-        self._show()
-        return True
-
-    def take_all(self) -> list[str]:
-        """Every queued question as typed, oldest first; the queue is empty after."""
-        typed, self.texts, self._typed = self._typed, [], []
-        self._show()
-        return typed
-
-    def take_back_into(self, prompt: Prompt) -> bool:
-        """Every queued question back into `prompt`, before what it holds; False when none."""
-        taken = self.take_all()
-        if taken:
-            prompt.value = "\n\n".join([*taken, prompt.value] if prompt.value.strip() else taken)
-            prompt.focus()
-        return bool(taken)
 
     def _show(self) -> None:
         self.display = bool(self.texts)

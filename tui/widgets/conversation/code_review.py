@@ -3,15 +3,17 @@
 When a reply's change set waits (agent.loop.held_changes), its coloured diff goes to the screen
 pane (shown even when the user had hidden it) and a one-line bar above the prompt says
 what waits; the bar takes the focus, so Enter applies and Esc keeps the files as they are.
-A typed or spoken "apply", "yes" or "no" decides too (`answer`), through the bar as a key
-does: the bar posts the decision up (tui.decided) and the app hands it down to the waiting
-turn. The voice says in one sentence what changed and how to apply it; the diff itself is
-never spoken.
+A typed or spoken "apply", "yes" or "no" decides too (the main screen hands it to the
+bar), through the bar as a key does: the bar posts the decision up (tui.decided) and the
+app hands it down to the waiting turn. The voice says in one sentence what changed and how
+to apply it; the diff itself is never spoken. The main screen (tui.screens.main) mounts
+the bar and takes it away; the bar only shows what it is given and posts the decision.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
@@ -21,8 +23,7 @@ from tui import format as fmt
 from tui.decided import Decided
 
 if TYPE_CHECKING:
-    from agent.events import CodeChangeHeld, CodeChangeSettled
-    from tui.host import ReviewHost
+    from agent.tools.editor.change_set import ChangeSet
 
 APPLY_WORDS = {"apply", "apply it", "yes", "yes apply", "yes apply it", "ok apply", "apply the change", "do it"}
 KEEP_WORDS = {"no", "keep", "keep it", "no keep it", "dont", "don't", "reject", "reject it", "no thanks"}
@@ -34,14 +35,19 @@ def normalised_words(text: str) -> str:
     return " ".join(_PUNCTUATION.sub(" ", text.lower()).split())
 
 
-def spoken_decision(text: str) -> bool | None:
-    """True for apply, False for keep, None when the words are a question, not a decision."""
+def spoken_choice(text: str, yes: set[str], no: set[str]) -> bool | None:
+    """True when the words are one of `yes`, False for one of `no`, else None (a question)."""
     words = normalised_words(text)
-    if words in APPLY_WORDS:
+    if words in yes:
         return True
-    if words in KEEP_WORDS:
+    if words in no:
         return False
     return None
+
+
+def spoken_decision(text: str) -> bool | None:
+    """True for apply, False for keep, None when the words are a question, not a decision."""
+    return spoken_choice(text, APPLY_WORDS, KEEP_WORDS)
 
 
 def spoken_sentence(what: str) -> str:
@@ -100,47 +106,6 @@ class CodeReviewBar(Static, can_focus=True):
         self.decide(False)
 
 
-def _bar(app: ReviewHost) -> CodeReviewBar | None:
-    bars = list(app.main_screen.query(CodeReviewBar))
-    return bars[0] if bars else None
-
-
-def waiting(app: ReviewHost) -> CodeReviewBar | None:
-    """The bar of the change that waits for the user's decision, if one does."""
-    bar = _bar(app)
-    return bar if bar is not None and bar.decided is None else None
-
-
-def decide(app: ReviewHost, apply: bool) -> bool:
-    """The user's decision on the change that waits (Esc, typed or spoken words); False when none does."""
-    bar = waiting(app)
-    return bar is not None and bar.decide(apply)
-
-
-def answer(app: ReviewHost, text: str) -> bool:
-    """A typed or spoken decision while a change waits; False when it is not one."""
-    choice = spoken_decision(text)
-    return choice is not None and decide(app, choice)
-
-
-async def show_event(app: ReviewHost, event: object) -> bool:
-    """Shows a code change event; False when `event` is not one."""
-    from agent.events import CodeChangeHeld, CodeChangeSettled, ToolFinished
-    from agent.tools.text_editor import EDITOR_NAME
-
-    if isinstance(event, ToolFinished) and event.name == EDITOR_NAME and event.summary.startswith("changed"):
-        app.memory_pane.reload()  # an auto write: the memories' evidence follows at once
-        return False
-    if isinstance(event, CodeChangeHeld):
-        await held(app, event)
-        return True
-    if isinstance(event, CodeChangeSettled):
-        await settled(app, event)
-        _relabel(app, event.tool_ids, event.state)
-        return True
-    return False
-
-
 # the held change's diff on the screen pane, once it no longer waits
 DIFF_TITLES = {"applied": "Applied", "kept": "Kept as it was, not applied", "conflict": "Not applied (a conflict)",
                "cancelled": "Not applied (the question was cancelled)"}
@@ -148,50 +113,29 @@ OUTCOMES = {"applied": "applied", "kept": "kept as it was", "conflict": "conflic
             "cancelled": "not applied: cancelled"}
 
 
-async def review_over(app: ReviewHost, state: str = "cancelled") -> None:
-    """No change waits any more (settled as `state`, or its turn taken back): the bar goes, the
-    diff says how the change ended, and the screen pane is shown or hidden as the user had it."""
-    app.turns.code_change_waiting = None
-    bar = _bar(app)
-    if bar is not None:
-        if bar.diff is not None:
-            ended = DIFF_TITLES.get(state, DIFF_TITLES["cancelled"])
-            app.screen_pane.retitle(bar.diff, f"{ended}: {bar.what}")
-        app.panes.screen_choice = bar.screen_before
-        await bar.remove()
-    app.prompt.focus()
+# a code change set's state, as its palette entry says it
+STATES = {"applied": "applied", "undone": "undone", "kept": "kept as it was", "conflict": "a conflict, not applied",
+          "cancelled": "not applied", "held": "waiting"}
 
 
-def _relabel(app: ReviewHost, tool_ids: tuple[str, ...], state: str) -> None:
-    """The held calls' tool lines say how the change ended, not that it waits."""
-    from tui.widgets.conversation.lines import ToolLine
+def session_changes(repo: Path, session: Any) -> list[ChangeSet]:
+    """This session's applied change sets as the journal has them (an undo there shows), newest first."""
+    from agent.loop.held_changes import editor_of
+    from agent.tools.editor.journal import history
 
-    for line in app.conversation.query(ToolLine):
-        if line.tool_id in tool_ids and line.finished is not None:
-            # kept is the user's choice, not a failure: the dim mark of a stopped call
-            mark = {"applied": "ok", "conflict": "failed"}.get(state, "cancelled")
-            line.finish(line.finished[0], state != "applied", OUTCOMES.get(state, state), None, mark)
-
-
-async def held(app: ReviewHost, event: CodeChangeHeld) -> None:
-    diff = await app.screen_pane.show(f"Waiting for you: {event.what}", event.diff, "diff")
-    old = _bar(app)
-    before = old.screen_before if old is not None else app.panes.screen_choice
-    app.panes.screen_choice = True
-    if old is not None:
-        await old.remove()
-    bar = CodeReviewBar(event.id, event.what, before, diff, id="code-review")
-    await app.main_screen.mount(bar, before=app.prompt)
-    bar.focus()
-    app.turns.code_change_waiting = f"you: Enter applies, Esc keeps {event.what}"
-    if app.voice is not None:
-        app.voice.reply_delta(spoken_sentence(event.what) + "\n\n")
+    editor = editor_of(getattr(session, "registry", None))
+    if editor is None:
+        return []
+    journalled = {c.id: c for c in history(repo, editor.session_id)}
+    return [journalled.get(c.id, c) for c in reversed(editor.history)]
 
 
-async def settled(app: ReviewHost, event: CodeChangeSettled) -> None:
-    await review_over(app, event.state)
-    if event.state == "applied":
-        app.notify(event.for_user, title="Code change")
-        app.memory_pane.reload()  # the memories' evidence follows the code at once
-        return
-    await app.conversation.add_notice(event.for_user, "info")
+def change_entry(change: ChangeSet) -> tuple[str, str]:
+    """A change set's palette entry: (title, help); choosing it shows its diff."""
+    return (f"Code change {change.id.rsplit('-', 1)[-1]}: {change.describe()}",
+            f"Turn {change.turn}, {STATES.get(change.state, change.state)}: show its diff")
+
+
+def change_title(change: ChangeSet) -> str:
+    """The screen pane's title of a change set's diff."""
+    return f"Code change: {change.describe()} ({STATES.get(change.state, change.state)})"

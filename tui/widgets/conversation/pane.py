@@ -435,8 +435,8 @@ class Conversation(VerticalScroll):
     def action_open_picked(self) -> None:
         line = self.picked
         if line is None or line not in self.tool_lines():
-            self.app.notify("↑ and ↓ pick a tool line; Enter opens its log.")
+            self.notify("↑ and ↓ pick a tool line; Enter opens its log.")
         elif not line.tool_log:
-            self.app.notify(f"{line.tool_name} wrote no log.")
+            self.notify(f"{line.tool_name} wrote no log.")
         else:
             line.action_open_log()

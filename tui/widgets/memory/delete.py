@@ -16,6 +16,7 @@ from tui import format as fmt
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.notifications import SeverityLevel
 
     from memory.notes import MemoryInfo
     from memory.seam import EditableStore
@@ -39,10 +40,13 @@ class DeleteActions:
 
         def refresh_bindings(self) -> None: ...
 
+        def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+                   timeout: float | None = None, markup: bool = True) -> None: ...
+
     def action_delete(self) -> None:
         info = self.selected_info()
         if info is None:
-            self.app.notify("No memory selected.", severity="warning")
+            self.notify("No memory selected.", severity="warning")
             return
         from tui.screens.confirm import Confirm
 
@@ -74,13 +78,13 @@ class DeleteActions:
             self.deleted.append((path, text))
             self.refresh_bindings()  # Ctrl+Z shows in the footer from now on
             message += " Press Ctrl+Z in the memory pane (or Undo delete in Ctrl+P) to bring it back."
-        self.app.notify(message, title="Memory", severity="error" if refused else "information")
+        self.notify(message, title="Memory", severity="error" if refused else "information")
         self.reload()
 
     @work(group="memory-delete")
     async def action_undo_delete(self) -> None:
         if not self.deleted:
-            self.app.notify("No memory was deleted in this session.", title="Memory")
+            self.notify("No memory was deleted in this session.", title="Memory")
             return
         path, text = self.deleted.pop()
         self.refresh_bindings()
@@ -95,12 +99,12 @@ class DeleteActions:
             self._restore_in_editor(path, text, f"Could not restore {path} as it was: {message}", path)
             return
         await asyncio.to_thread(self.store.index_lines_back, path, self._index_lines.pop(path, []))
-        self.app.notify(f"Restored {path}.", title="Memory")
+        self.notify(f"Restored {path}.", title="Memory")
         self.reload()
 
     def _restore_in_editor(self, path: str, text: str, why: str, name: str) -> None:
         from tui.screens.memory_editor import MemoryEditor
 
-        self.app.notify(f"{why} The deleted text is in the editor; save it from there.", title="Memory",
+        self.notify(f"{why} The deleted text is in the editor; save it from there.", title="Memory",
                         severity="warning")
         self.app.push_screen(MemoryEditor(self.store, None, text, name=name), self._after_edit)

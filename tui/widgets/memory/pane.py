@@ -35,6 +35,7 @@ from tui.widgets.memory.review import ReviewActions
 from tui.widgets.memory.watch import Cancelled, changes_in, trace, watched_directories
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
 
     from memory.notes import MemoryInfo
     from memory.seam import EditableStore
@@ -79,8 +80,16 @@ class MemoryPane(DeleteActions, Vertical):
     class Changed(Message):
         """The listing was read again (tests and the benchmark wait for it)."""
 
-    def __init__(self, store: EditableStore, repo: Path | None, **kwargs: Any) -> None:
+
+    def __init__(self, store: EditableStore, repo: Path | None, *, aging_days: int = 30,
+                 settled: Callable[[float], None] | None = None, typing_now: Callable[[], bool] | None = None,
+                 **kwargs: Any) -> None:
+        """From above: `aging_days`, `settled` (blocks a worker up to the seconds given while
+        the session loads and a first question waits) and `typing_now` (the user types)."""
         super().__init__(**kwargs)
+        self.aging_days = aging_days
+        self._settled = settled
+        self._typing_now = typing_now
         self.border_title = "Memory"
         self.store = store
         self.repo = repo
@@ -116,8 +125,7 @@ class MemoryPane(DeleteActions, Vertical):
 
     def _ages_move_on(self) -> None:
         """The periodic re-read that keeps the ages true, held while the user types."""
-        typing_now = getattr(self.app, "typing_now", None)
-        if typing_now is not None and typing_now():
+        if self._typing_now is not None and self._typing_now():
             if not self._ages_due:
                 self._ages_due = True
                 self.set_timer(TYPING_RETRY_SECONDS, self._ages_retry)
@@ -146,16 +154,12 @@ class MemoryPane(DeleteActions, Vertical):
             listing = self._list_now()
             self._from_thread(self._apply, listing)
         if listing.problem is None:
-            turns = getattr(self._host, "turns", None)
-            if turns is not None:
+            if self._settled is not None:
                 # the evidence check reads the repository and runs git: after the session
                 # has loaded and a question asked at once has its first answer
-                turns.wait_until_settled(SESSION_WAIT_SECONDS)
-            config = getattr(self._host, "config", None)
+                self._settled(SESSION_WAIT_SECONDS)
             try:
-                trust = memory_trust.load_trust(
-                    self.store, self.repo, aging_days=getattr(config, "memory_aging_days", 30)
-                )
+                trust = memory_trust.load_trust(self.store, self.repo, aging_days=self.aging_days)
             except Exception as exc:  # the marks are advice: the list stays, the title says why
                 self._from_thread(self._title_problem, f"could not check the evidence: {exc}")
                 return
@@ -410,19 +414,23 @@ class MemoryPane(DeleteActions, Vertical):
     def action_reject(self) -> None:
         self.review.decide("reject")
 
-    def decide_all(self, verb: str) -> None:
+    def action_tidy(self) -> Worker[None]:
+        """One agent turn that proposes fixes for what `memory check` finds (an AskAgent up)."""
+        return self.review.tidy()
+
+    def action_decide_all(self, verb: str) -> None:
         """Accept or reject every held change."""
         self.review.decide_all(verb)
 
     def action_edit(self) -> None:
         info = self.selected_info()
         if info is None:
-            self.app.notify("No memory selected.", severity="warning")
+            self.notify("No memory selected.", severity="warning")
             return
         try:
             original = self.store.read(info.path)
         except Exception as exc:
-            self.app.notify(f"Cannot read {info.path}: {exc}", severity="error")
+            self.notify(f"Cannot read {info.path}: {exc}", severity="error")
             return
         from tui.screens.memory_editor import MemoryEditor
 
@@ -435,5 +443,5 @@ class MemoryPane(DeleteActions, Vertical):
 
     def _after_edit(self, message: str | None) -> None:
         if message:
-            self.app.notify(message, title="Memory")
+            self.notify(message, title="Memory")
         self.reload()

@@ -13,10 +13,16 @@ import time
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
+from textual.message import Message
+
 from tui.widgets.memory.trust_view import PENDING_PREFIX
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from textual.app import App
+    from textual.notifications import SeverityLevel
+    from textual.worker import Worker
 
     from memory.notes import MemoryInfo
     from memory.pending import PendingChanges
@@ -28,6 +34,8 @@ class ReviewedPane(Protocol):
     """What the review needs of the memory pane."""
 
     store: EditableStore
+    repo: Path | None
+    aging_days: int
     listing: Listing
     follow: str | None  # a memory to select once the listing has it
 
@@ -43,12 +51,45 @@ class ReviewedPane(Protocol):
 
     def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
 
+    def post_message(self, message: Message) -> bool: ...
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
+
+
+class AskAgent(Message):
+    """A question for the agent that the memory pane wrote (Tidy memory): the app sends it."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
 
 class ReviewActions:
-    """Verify, move, accept and reject for one pane, each as a worker of the pane's."""
+    """Verify, move, accept and reject for one pane, each as a worker of the pane's; and
+    tidy, which asks the agent for the fixes of what `memory check` finds."""
 
     def __init__(self, pane: ReviewedPane) -> None:
         self.pane = pane
+
+    def tidy(self) -> Worker[None]:
+        """Asks the app (an AskAgent message) for the turn that proposes the fixes of what
+        `memory check` finds; the user is told when there is nothing to ask."""
+        return self.pane.run_worker(self._tidy(), group="tidy", exclusive=True)
+
+    async def _tidy(self) -> None:
+        from agent.recall.tidy import findings_for, tidy_request
+
+        try:
+            findings = await asyncio.to_thread(findings_for, self.store, self.pane.repo, self.pane.aging_days)
+        except Exception as exc:  # a folder that cannot be read: say so, ask nothing
+            self.pane.notify(f"Could not check the memory: {exc}", title="Memory", severity="error")
+            return
+        request = tidy_request(findings)
+        if request is None:
+            self.pane.notify("Memory check found nothing to tidy.", title="Memory")
+            return
+        self.pane.post_message(AskAgent(request))
 
     @property
     def store(self) -> EditableStore:
@@ -76,7 +117,7 @@ class ReviewActions:
         return path[len(PENDING_PREFIX) :] if path and path.startswith(PENDING_PREFIX) else None
 
     def _say(self, message: str, refused: bool) -> None:
-        self.pane.app.notify(message, title="Memory", severity="error" if refused else "information")
+        self.pane.notify(message, title="Memory", severity="error" if refused else "information")
         self.pane.reload()
 
     # --- "this is still true" --------------------------------------------------------------
@@ -87,7 +128,7 @@ class ReviewActions:
     async def _verify_selected(self) -> None:
         info = self.pane.selected_info()
         if info is None:
-            self.pane.app.notify("No memory selected.", severity="warning")
+            self.pane.notify("No memory selected.", severity="warning")
             return
         message, refused = await asyncio.to_thread(self._verify, info.path)
         self._say(message, refused)
@@ -114,7 +155,7 @@ class ReviewActions:
         info = self.pane.selected_info()
         move = getattr(self.store, "move_to_other_root", None)
         if info is None or move is None:
-            self.pane.app.notify("No memory selected." if info is None else "This memory has only one folder.", severity="warning")
+            self.pane.notify("No memory selected." if info is None else "This memory has only one folder.", severity="warning")
             return
         message, refused = await asyncio.to_thread(move, info.path)
         if not refused:
@@ -134,7 +175,7 @@ class ReviewActions:
     async def _decide(self, verb: str) -> None:
         change_id = self.selected_change_id()
         if change_id is None:
-            self.pane.app.notify("Select a change waiting for review first.", severity="warning")
+            self.pane.notify("Select a change waiting for review first.", severity="warning")
             return
         pending = self._pending()
         message, refused = await asyncio.to_thread(getattr(pending, verb), change_id)

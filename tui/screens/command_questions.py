@@ -1,6 +1,6 @@
-"""The app's side of a command the agent asks to run (agent.tools.command): the bar that asks
-(tui.screens.command), its output on the screen pane as it runs, a typed or spoken answer,
-and the palette's list of the commands answered "always". A mixin of the app.
+"""The main screen's side of a command the agent asks to run (agent.tools.command): the bar
+that asks (tui.screens.command), its output on the screen pane as it runs, a typed or spoken
+answer, and the palette's list of the commands answered "always". A mixin of the main screen.
 """
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ from tui.screens.allowed_commands import AllowedCommandsScreen
 from tui.screens.command import CommandPrompt, spoken_command
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from tui.voice_seam import VoiceController
+    from tui.turns.driver import TurnDriver
+    from tui.turns.voice import VoiceController
     from tui.widgets.panes import Panes
     from tui.widgets.prompt import Prompt
     from tui.widgets.screen.pane import ScreenPane
 
 
-class CommandActions:
-    repo: Path
+class CommandQuestions:
+    turns: TurnDriver
     voice: VoiceController | None
+    hears: bool
 
     if TYPE_CHECKING:
         @property
@@ -33,14 +33,9 @@ class CommandActions:
         @property
         def panes(self) -> Panes: ...
 
-        @property
-        def screen_stack(self) -> list[Any]: ...
-
-        def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any: ...
+        app: Any
 
         def notify(self, message: str, *args: Any, **kwargs: Any) -> None: ...
-
-        def voice_hears(self) -> bool: ...
 
     async def show_command_event(self, event: object) -> bool:
         """Shows a command's event; False when `event` is not one."""
@@ -48,14 +43,13 @@ class CommandActions:
 
         match event:
             case CommandAsked(request=request):
-                hears = self.voice_hears()
-                self.push_screen(CommandPrompt(request, hears), lambda _answer: self.prompt.focus())
-                if self.voice is not None and hears:
+                self.app.push_screen(CommandPrompt(request, self.hears), lambda _answer: self.prompt.focus())
+                if self.voice is not None and self.hears:
                     self.voice.reply_delta(f"I'd like to run a command, to {request.reason.rstrip('.')}. "
                                            "Run it? Say yes, always, or no.\n\n")
             case CommandStarted():
-                where = ("sandboxed, " + ("with the network" if event.network else "no network")) if event.sandboxed \
-                    else "NOT sandboxed"
+                network = "with the network" if event.network else "no network"
+                where = f"sandboxed, {network}" if event.sandboxed else "NOT sandboxed"
                 await self.screen_pane.command_started(event.run, event.command, where)
                 self.panes.screen_choice = True  # shown even when the user had hidden it
             case CommandOutput():
@@ -67,7 +61,7 @@ class CommandActions:
         return True
 
     def command_waiting(self) -> CommandPrompt | None:
-        for screen in reversed(self.screen_stack):
+        for screen in reversed(self.app.screen_stack):
             if isinstance(screen, CommandPrompt) and screen.decided is None:
                 return screen
         return None
@@ -90,24 +84,25 @@ class CommandActions:
         if cancelled:
             self.screen_pane.commands_over("cancelled: the command and everything it started were stopped")
 
-    def _allowed(self) -> tuple[tuple[str, str], ...]:
-        from agent.command_consent import AllowedCommands
-
-        return tuple((a.command, f"{a.command}{'  (with the network)' if a.network else ''}  · {a.decided}")
-                     for a in AllowedCommands().listing(self.repo))
-
     def action_allowed_commands(self) -> None:
-        self.push_screen(AllowedCommandsScreen(self._allowed()), lambda _closed: self.prompt.focus())
-
-    def on_allowed_commands_screen_revoked(self, message: AllowedCommandsScreen.Revoked) -> None:
+        """The palette's list of the "always" answers: the one the user takes back is forgotten,
+        and the list opens again as it now stands."""
         from agent.command_consent import AllowedCommands
 
-        try:
-            AllowedCommands().forget(self.repo, message.command)
-        except OSError as error:
-            self.notify(f"Could not take it back: {error.strerror or error}", severity="error")
-            return
-        self.notify(f"`{message.command}` asks again before it runs.", title="Commands")
-        for screen in self.screen_stack:
-            if isinstance(screen, AllowedCommandsScreen):
-                screen.commands = self._allowed()
+        allowed = AllowedCommands()
+        shown = tuple((a.command, f"{a.command}{'  (with the network)' if a.network else ''}  · {a.decided}")
+                      for a in allowed.listing(self.turns.repo))
+
+        def taken_back(command: str | None) -> None:
+            if command is None:
+                self.prompt.focus()
+                return
+            try:
+                allowed.forget(self.turns.repo, command)
+            except OSError as error:
+                self.notify(f"Could not take it back: {error.strerror or error}", severity="error")
+            else:
+                self.notify(f"`{command}` asks again before it runs.", title="Commands")
+            self.action_allowed_commands()
+
+        self.app.push_screen(AllowedCommandsScreen(shown), taken_back)

@@ -10,16 +10,20 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.events import Event
 
 
 class Inbox:
     def __init__(self, wake: Callable[[], object]) -> None:
         self._wake = wake
         self._lock = threading.Lock()
-        self._items: list[tuple[int, object]] = []
+        self._items: list[tuple[int, Event]] = []
         self._waiting = False
 
-    def put(self, token: int, event: object) -> None:
+    def put(self, token: int, event: Event) -> None:
         with self._lock:
             self._items.append((token, event))
             if self._waiting:
@@ -27,17 +31,17 @@ class Inbox:
             self._waiting = True
         self._wake()
 
-    def take(self) -> list[tuple[int, object]]:
+    def take(self) -> list[tuple[int, Event]]:
         with self._lock:
             items, self._items = self._items, []
             self._waiting = False
         return joined(items)
 
 
-def joined(items: list[tuple[int, object]]) -> list[tuple[int, object]]:
+def joined(items: list[tuple[int, Event]]) -> list[tuple[int, Event]]:
     from agent.events import TextDelta  # not before the first frame: the events are slow to build
 
-    out: list[tuple[int, object]] = []
+    out: list[tuple[int, Event]] = []
     for token, event in items:
         if out and isinstance(event, TextDelta):
             last_token, last = out[-1]

@@ -1,13 +1,18 @@
-"""Turns off the UI thread: the session (started at launch), the live turn, its cancellation.
+"""The turns and their state: the session (started at launch), the live turn, what it waits
+for, the questions queued behind it, its cancellation.
 
-Not a widget: the app asks the driver to load, start, cancel and close, and hears back
-through the inbox, where every agent event of a turn arrives with the token of the turn
-it belongs to, followed by a `TurnDone` of the driver's own. The app shows only what
-belongs to the live turn (`accepts`), so nothing a cancelled turn still says lands.
+Not a widget, and the one owner of a turn's state: the app asks the driver to load,
+start, queue, cancel and close; the main screen reads what the turn waits for and tells
+it when a change is held. Events come back through the inbox, where every agent event
+of a turn arrives with the token of the turn it belongs to, followed by a `TurnDone`.
+Only what belongs to the live turn is shown (`accepts`), so nothing a cancelled turn
+still says lands.
 
-One lock guards the driver's own state (the token, the live turn, its cancellation).
-Turns themselves queue on the session's lock: a cancelled turn still winding down in its
-thread holds the session until it has, and the next one waits there, not in the UI.
+The work runs off the UI thread in the app's thread workers (`spawn`, Textual's
+`run_worker(thread=True)`). One lock guards the driver's own state (the token, the live
+turn, its cancellation). Turns themselves queue on the session's lock: a cancelled turn
+still winding down in its worker holds the session until it has, and the next one waits
+there, not in the UI.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.cancel import Cancellation
 from agent.settings.config import AgentConfig
-from tui.inbox import Inbox
+from tui.turns.inbox import Inbox
 
 if TYPE_CHECKING:
     from agent.events import Event
@@ -31,13 +36,17 @@ LOADING_SDK = "the Claude SDK to load"
 LOADING_SESSION = "the session to start (memory, tools)"
 LOADING_CLIENT = "the API client"
 
+# runs a function off the UI thread: the app's thread worker, under a name
+Spawn = Callable[[Callable[[], None], str], object]
+
 
 class TurnDriver:
-    def __init__(self, repo: Path, config: AgentConfig, store: Store, wake: Callable[[], object],
+    def __init__(self, repo: Path, config: AgentConfig, store: Store, wake: Callable[[], object], spawn: Spawn,
                  *, loaded: Callable[[], None] | None = None, resume: str | None = None) -> None:
-        """`wake` is called (from any thread) when the inbox has something; `loaded` once
-        the session has loaded or failed to, on the loading thread. `resume`: None starts a
-        new session, "" continues the latest saved one, an id that one."""
+        """`wake` is called (from any thread) when the inbox has something; `spawn` runs
+        work off the UI thread; `loaded` once the session has loaded or failed to, on the
+        loading worker. `resume`: None starts a new session, "" continues the latest saved
+        one, an id that one."""
         self.repo = repo
         self.resume = resume
         self.config = config
@@ -54,6 +63,15 @@ class TurnDriver:
         self.loading_stage: str | None = LOADING_SDK
         # a held code change the turn waits on: what the status line says of it
         self.code_change_waiting: str | None = None
+        # "writing src/x.py… 12 KB" while a tool's input arrives; "" otherwise
+        self.writing = ""
+        # the live turn showed an error: it ends without an answer, and says why
+        self.said_error = False
+        # a spoken "apply"/"no" waiting for its recording to end (tui.app's spoken turns)
+        self.tentative_decision: str | None = None
+        # questions sent while a turn runs: (what is sent, as typed), oldest first
+        self.queue: list[tuple[str, str]] = []
+        self._spawn = spawn
         self.started_at = 0.0
         self._on_loaded = loaded
         self._lock = threading.Lock()
@@ -62,10 +80,10 @@ class TurnDriver:
         self._live: int | None = None  # the token of the turn whose events are shown
         self._turn: int | None = None  # the session's number for that turn, once it said
         self._cancel: Cancellation | None = None
-        # the turn started last: (its token, its text, its cancellation, its thread)
-        self._last: tuple[int, str, Cancellation, threading.Thread] | None = None
-        # taking a withdrawn turn out of the history: the next turn waits for it
-        self._forgetting: threading.Thread | None = None
+        # the turn started last: (its token, its text, its cancellation, set once it returned)
+        self._last: tuple[int, str, Cancellation, threading.Event] | None = None
+        # set once a withdrawn turn is out of the history: the next turn waits for it
+        self._forgetting: threading.Event | None = None
 
     # --- the session --------------------------------------------------------------------
 
@@ -75,7 +93,7 @@ class TurnDriver:
             if self._loading:
                 return
             self._loading = True
-        threading.Thread(target=self._load, name="session-load", daemon=True).start()
+        self._spawn(self._load, "session-load")
 
     def wait_until_settled(self, timeout: float) -> None:
         """Block (a worker thread) while the session loads, and then while a question asked
@@ -139,7 +157,7 @@ class TurnDriver:
             if session is None:
                 said += " A new session starts instead."
             from agent.events import SessionNotice
-            from tui.earlier import earlier_turns
+            from tui.turns.earlier import earlier_turns
 
             earlier = tuple(earlier_turns(session.messages)) if session is not None else ()
             self.inbox.put(0, SessionNotice(said, earlier=earlier))
@@ -184,6 +202,28 @@ class TurnDriver:
             return self.code_change_waiting
         return None if self.ready.is_set() else self.loading_stage
 
+    # --- questions sent while a turn runs -------------------------------------------------
+
+    def enqueue(self, text: str, typed: str | None = None) -> None:
+        """`text` goes when the turns before it have ended; `typed` as the prompt showed it."""
+        self.queue.append((text, typed or text))
+
+    def next_queued(self) -> str | None:
+        return self.queue.pop(0)[0] if self.queue else None
+
+    def unqueue(self, text: str) -> bool:
+        """The newest question sent as `text` leaves the queue; False when none is there."""
+        for index in range(len(self.queue) - 1, -1, -1):
+            if self.queue[index][0] == text:
+                del self.queue[index]
+                return True
+        return False
+
+    def take_queue(self) -> list[str]:
+        """Every queued question as typed, oldest first; the queue is empty after."""
+        taken, self.queue = [typed for _text, typed in self.queue], []
+        return taken
+
     # --- turns --------------------------------------------------------------------------
 
     @property
@@ -214,6 +254,7 @@ class TurnDriver:
             self._turn = None
             self._cancel = Cancellation()
             self.started_at = time.monotonic()
+            self.writing = ""
             return self._token
 
     def start(self, text: str) -> int:
@@ -221,12 +262,12 @@ class TurnDriver:
         token = self.begin()
         cancel = self._cancel
         assert cancel is not None
+        self.said_error = False
         self.load()  # a turn sent in the first moments does not wait for the start-up timer
-        thread = threading.Thread(target=self._run, args=(text, token, cancel, self._forgetting),
-                                  name=f"turn-{token}", daemon=True)
+        returned, after = threading.Event(), self._forgetting
         with self._lock:
-            self._last = (token, text, cancel, thread)
-        thread.start()
+            self._last = (token, text, cancel, returned)
+        self._spawn(lambda: self._run(text, token, cancel, returned, after), f"turn-{token}")
         return token
 
     def withdraw(self, text: str) -> str | None:
@@ -237,7 +278,7 @@ class TurnDriver:
             last = self._last
             if last is None or last[1] != text:
                 return None
-            token, _text, cancel, thread = last
+            token, _text, cancel, returned = last
             self._last = None
             live = self._live == token
             if live:
@@ -245,20 +286,26 @@ class TurnDriver:
         self._settle_once_ready()
         cancel.cancel()
 
+        forgotten = threading.Event()
+
         def forget() -> None:
             from agent.events import SessionNotice
 
-            thread.join()
-            if self.session is not None:
-                said = self.session.withdraw(cancel)
-                if said:
-                    self.inbox.put(0, SessionNotice(f"The question taken back had changed files. {said}"))
+            try:
+                returned.wait()
+                if self.session is not None:
+                    said = self.session.withdraw(cancel)
+                    if said:
+                        self.inbox.put(0, SessionNotice(f"The question taken back had changed files. {said}"))
+            finally:
+                forgotten.set()
 
-        self._forgetting = threading.Thread(target=forget, name="withdraw-turn", daemon=True)
-        self._forgetting.start()
+        self._forgetting = forgotten
+        self._spawn(forget, "withdraw-turn")
         return "live" if live else "done"
 
-    def _run(self, text: str, token: int, cancel: Cancellation, after: threading.Thread | None = None) -> None:
+    def _run(self, text: str, token: int, cancel: Cancellation, returned: threading.Event,
+             after: threading.Event | None = None) -> None:
         from agent.events import AgentError, TurnDone  # the events are built after the first frame
 
         def sink(event: Event) -> None:
@@ -266,7 +313,7 @@ class TurnDriver:
 
         try:
             if after is not None:
-                after.join()  # a withdrawn turn leaves the history before this one is sent
+                after.wait()  # a withdrawn turn leaves the history before this one is sent
             self.ready.wait()
             if cancel.cancelled:
                 return
@@ -277,6 +324,7 @@ class TurnDriver:
         except Exception as exc:  # the loop reports its own errors; this is a last guard
             sink(AgentError(-1, f"The turn stopped unexpectedly: {exc}"))
         finally:
+            returned.set()
             sink(TurnDone())
 
     def accepts(self, token: int, event: object) -> bool:
@@ -314,7 +362,14 @@ class TurnDriver:
             self._turn = None
         self._settle_once_ready()
         if cancel is not None:
-            threading.Thread(target=cancel.cancel, name="cancel-turn", daemon=True).start()
+            self._spawn(cancel.cancel, "cancel-turn")
+
+    def stop(self) -> None:
+        """The app is closing: the live turn stops, and nothing waits any more for a first
+        answer, so every worker returns before the app joins its threads."""
+        if self._cancel is not None:
+            self._cancel.cancel()
+        self.settled.set()
 
     def close(self) -> None:
         """The app has left the terminal: stop what runs, save the transcript (and notes)."""
