@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from datetime import UTC, datetime
@@ -115,16 +116,30 @@ def test_cancelled_before_it_starts(claude_double, tmp_path):
     assert events[-1].cancelled and claude_double.requests == []
 
 
+def _running_in(folder) -> list[int]:
+    """The processes whose working folder is `folder` (pids as this process sees them: the
+    test run's own are in the sandbox's pid namespace)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/cwd") == str(folder):
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
 def test_cancel_stops_a_real_test_run(claude_double, tmp_path):
     """The developer `test` tool runs pytest in a small repository; a cancel kills the run."""
-    repo = tmp_path / "sandbox" / "slow"
+    repo = (tmp_path / "sandbox" / "slow").resolve()
     (repo / "tests").mkdir(parents=True)
-    pid_file = tmp_path / "pytest.pid"
+    started = repo / "started"  # in the repository: the sandbox lets the run write nowhere else
     (repo / "pyproject.toml").write_text('[project]\nname = "slow"\nversion = "0"\n')
     (repo / "tests" / "test_slow.py").write_text(
-        "import os, time\n\n"
+        "import time\n\n"
         "def test_slow():\n"
-        f"    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        f"    open({str(started)!r}, 'w').write('yes')\n"
         "    time.sleep(60)\n"
     )
     claude_double.add(tool_use("test", {}, id="t1"), "Cancelled, fine.")
@@ -133,19 +148,18 @@ def test_cancel_stops_a_real_test_run(claude_double, tmp_path):
 
     def watcher():
         deadline = time.monotonic() + 60
-        while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        while not (started.exists() and started.read_text()) and time.monotonic() < deadline:
             time.sleep(0.05)
         cancel.cancel()
 
     threading.Thread(target=watcher, daemon=True).start()
     events: list = []
     session.send("run the tests", events.append, cancel)
-    assert events[-1].cancelled
-    pid = int(pid_file.read_text())
+    assert events[-1].cancelled and started.exists()
     deadline = time.monotonic() + 5
-    while alive(pid) and time.monotonic() < deadline:
+    while _running_in(repo) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not alive(pid), "pytest outlived the cancel"
+    assert _running_in(repo) == [], "pytest outlived the cancel"
     finished = [e for e in events if type(e).__name__ == "ToolFinished"]
     assert len(finished) == 1 and finished[0].name == "test"
 
