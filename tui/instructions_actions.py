@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from textual import work
+from textual.css.query import NoMatches
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -40,7 +41,11 @@ class InstructionsActions:
         session = self.turns.session
         if session is None or not hasattr(session, "instructions"):
             return
-        self.memory_pane.query_one(InstructionsSection).shown = InstructionsShown.of(session.instructions)
+        try:
+            section = self.memory_pane.query_one(InstructionsSection)
+        except (IndexError, NoMatches):
+            return  # the app is closing: no screen to show it on
+        section.shown = InstructionsShown.of(session.instructions)
 
     @work(thread=True, group="claude-memory", exit_on_error=False)
     def offer_claude_memory(self) -> None:

@@ -110,7 +110,14 @@ class Transcript:
         return transcript
 
     def add_turn(self, turn: int, usage: dict[str, Any], *, time: datetime, cancelled: bool = False) -> None:
-        self._write({"type": "turn", "time": time.isoformat(), "turn": turn, "usage": usage, "cancelled": cancelled})
+        from memory.evidence import head_commit
+
+        record: dict[str, Any] = {"type": "turn", "time": time.isoformat(), "turn": turn, "usage": usage, "cancelled": cancelled}
+        head = head_commit(self.repo)
+        if head:
+            # The commit checked out as the turn ended: the next session's welcome back starts its log there.
+            record["head"] = head
+        self._write(record)
 
     def add_history_cut(self, *, keep: int, turn: int, time: datetime) -> None:
         self._write({"type": "history", "time": time.isoformat(), "turn": turn, "keep": keep})

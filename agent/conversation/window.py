@@ -20,7 +20,7 @@ import logging
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent.settings import claude_models as models
+from agent.settings import claude_models
 
 log = logging.getLogger("devagent.session")
 
@@ -63,14 +63,14 @@ def limits_for(config: Any) -> Limits:
     clearing, no earlier than the API allows, and both stay inside the window, leaving room
     for the reply."""
     name = str(getattr(config, "model", "")).lower()
-    model = models.lookup(name)
+    model = claude_models.lookup(name)
     base = MODEL_LIMITS.get(name) or replace(DEFAULT_LIMITS, window=model.window)
     clear_at = getattr(config, "clear_at", None) or base.clear_at
     compact_at = getattr(config, "compact_at", None) or base.compact_at
     keep = getattr(config, "keep_tool_uses", None)
     ceiling = base.window - min(int(getattr(config, "max_tokens", 8000)), model.max_output) - 1000
     if model.compaction:
-        compact_at = max(compact_at, models.COMPACTION_MINIMUM)
+        compact_at = max(compact_at, claude_models.COMPACTION_MINIMUM)
     compact_at = max(2, min(compact_at, ceiling))
     clear_at = max(1, min(clear_at, compact_at - 1))
     return replace(base, clear_at=clear_at, compact_at=compact_at, keep_tool_uses=base.keep_tool_uses if keep is None else keep)
@@ -166,10 +166,10 @@ class Keeper:
     def __init__(self, config: Any, *, memory_tool: bool) -> None:
         self.limits = limits_for(config)
         self.model = str(getattr(config, "model", ""))
-        entry = models.lookup(self.model)
+        entry = claude_models.lookup(self.model)
         # A model devagent does not know gets no betas: the session summarises by itself.
         self.managed = bool(getattr(config, "context_management", True)) and entry.known
-        self.thinking = models.thinks(entry, str(getattr(config, "thinking", "adaptive")))
+        self.thinking = claude_models.thinks(entry, str(getattr(config, "thinking", "adaptive")))
         self.compaction = entry.compaction
         self.memory_tool = memory_tool
         # Set when the API refused the betas (or the model is unknown): the session then

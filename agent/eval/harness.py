@@ -35,8 +35,11 @@ FRIDAY = (
     "I'm renaming Patch to Diff in ChangedFile. I'll finish ReviewOrchestrator on Monday.",
     "Run the tests.",
 )
+# Monday opens with the welcome-back briefing (agent.loop.welcome_back) in place of a
+# first question: it is scored as the first answer was.
+BRIEFING = "(welcome back: the briefing devagent gives before the first question)"
 MONDAY = (
-    "What was I doing on Friday?",
+    BRIEFING,
     "Build the project I care about.",
     "What's left to finish the rename?",
 )
@@ -124,7 +127,10 @@ def run_session(
     token_error: str | None = None
     for number, question in enumerate(questions):
         recorder.begin(question)
-        session.send(question, recorder)
+        if question == BRIEFING:
+            session.welcome_back(recorder)
+        else:
+            session.send(question, recorder)
         recorder.finish(session.messages)
         if number == 0 and count_first_request:
             tokens, token_error = count_first(session, replayed)

@@ -15,7 +15,7 @@ from typing import Any
 import anthropic
 
 from agent.events import Usage
-from agent.settings import claude_models as models
+from agent.settings import claude_models
 from agent.settings.config import AgentConfig
 
 CACHE = {"type": "ephemeral"}
@@ -103,7 +103,7 @@ def request_params(
         tools[-1]["cache_control"] = CACHE
     system = [dict(block, cache_control=CACHE) for block in system if block.get("text")]
     messages = _mark_last_message(messages)
-    model = models.lookup(config.model)
+    model = claude_models.lookup(config.model)
     budget = min(config.max_tokens, model.max_output)
     if tools and (tool_choice or {}).get("type") != "none":
         # A tool input must arrive whole: one cut by max_tokens cannot run, and a file the
@@ -122,10 +122,10 @@ def request_params(
         params["tools"] = tools
         if tool_choice is not None:
             params["tool_choice"] = tool_choice
-    thinking = models.thinking_param(model, config.thinking, config.effort)
+    thinking = claude_models.thinking_param(model, config.thinking, config.effort)
     if thinking is not None:
         params["thinking"] = thinking
-        betas = models.betas_for(thinking)
+        betas = claude_models.betas_for(thinking)
         if betas:
             params["betas"] = betas
     return params

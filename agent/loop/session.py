@@ -1,13 +1,9 @@
-"""One conversation with Claude: the manual, streamed tool-use loop.
-
-A user turn streams a reply, runs every tool_use block in it, sends the tool_results back
-and repeats until the model ends its turn. Everything the caller sees comes through the
-sink as events; nothing raises out of `send`.
-
-The pieces live beside it: agent.loop.turn (the state of the turn that runs), agent.loop.stream (one
-streamed call and its accumulator), agent.loop.tool_calls (a reply's tool_use blocks run),
-agent.loop.faults (what each fault becomes) and agent.conversation.history (the messages and their saved
-copy).
+"""One conversation with Claude: the manual, streamed tool-use loop. A user turn streams a
+reply, runs every tool_use block in it, sends the tool_results back and repeats until the
+model ends its turn; the caller sees everything as events through the sink, and nothing
+raises out of `send`. Beside it: agent.loop.turn (the running turn's state), stream (one
+streamed call), tool_calls (a reply's tool_use blocks run), faults (what each fault
+becomes), and agent.conversation.history (the messages and their saved copy).
 """
 
 from __future__ import annotations
@@ -31,7 +27,7 @@ from agent.conversation.window import Keeper
 from agent.decisions import Decisions
 from agent.events import AgentError, Notice, Sink, TurnFinished, TurnStarted, Usage
 from agent.instructions.block import RepositoryInstructions
-from agent.loop import claude, compaction, held_changes, summary_call
+from agent.loop import claude, compaction, held_changes, summary_call, welcome_back
 from agent.loop.faults import (
     DECLINED,
     OUTPUT_LIMIT,
@@ -45,7 +41,7 @@ from agent.loop.news import PromptNews
 from agent.loop.rewinding import Rewinding
 from agent.loop.root_check import open_root, stop_if_moved
 from agent.loop.stream import Reply, stream_reply
-from agent.loop.tool_calls import run_tools
+from agent.loop.tool_calls import run_tools, untrusted
 from agent.loop.turn import TurnState, safe
 from agent.recall import memory_modes
 from agent.recall.changes import MemoryWatch
@@ -214,7 +210,7 @@ class Session(PromptNews, Rewinding):
 
     # --- the turn -------------------------------------------------------------------------
 
-    def send(self, text: str, sink: Sink, cancel: Cancellation | None = None) -> Usage:
+    def send(self, text: str, sink: Sink, cancel: Cancellation | None = None, *, shown: str | None = None) -> Usage:
         """Runs one user turn to its end; reports through `sink` and returns the turn's usage.
 
         Never raises: whatever goes wrong reaches the sink as an AgentError, and the turn
@@ -224,7 +220,7 @@ class Session(PromptNews, Rewinding):
             self.turn += 1
             emit = safe(sink)
             text, replaced = utf8.valid(utf8.as_text(text))
-            emit(TurnStarted(self.turn, text))
+            emit(TurnStarted(self.turn, shown or text))  # `shown`: a turn whose words devagent wrote
             turn = TurnState(self.turn, emit, cancel if isinstance(cancel, Cancellation) else Cancellation(), self.decisions)
 
             problem = api_key_problem() if self._client is None else None
@@ -245,6 +241,16 @@ class Session(PromptNews, Rewinding):
             self._transcript_notice(emit, turn.id)
             emit(TurnFinished(turn.id, usage, turn.reply_text, cancelled))
             return usage
+
+    def welcome_back(self, sink: Sink, cancel: Cancellation | None = None) -> Usage:
+        """The briefing turn (agent.loop.welcome_back): checks run now, then the model's
+        briefing of them; without a key, the briefing built from the checks alone."""
+        brief = welcome_back.Briefing.prepare(self, cancel)
+        if self._client is None and api_key_problem():
+            with self._lock:
+                self.turn += 1
+                return brief.given_here(self.turn, safe(sink))
+        return self.send(brief.request(untrusted), sink, cancel, shown=welcome_back.ASKED)
 
     def _run_turn(self, turn: TurnState, text: str) -> bool:
         """The turn's words and its loop; True when it was cancelled. A turn that did not end
@@ -373,8 +379,7 @@ class Session(PromptNews, Rewinding):
         editor = held_changes.editor_of(self.registry)
         with self._lock:
             self.history.withdraw_turn(cancel)
-            said: str | None = None if editor is None else editor.undo_turn(cancel, self.base)
-            return said
+            return None if editor is None else editor.undo_turn(cancel, self.base)
 
     def new_conversation(self) -> None:
         """Forgets the conversation so far and starts another, as a new session would, but

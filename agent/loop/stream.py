@@ -24,7 +24,7 @@ from agent.loop.faults import StreamBroken, TurnCancelled, TurnFailed, stream_fa
 from agent.loop.silence import SilenceWatch
 from agent.loop.turn import TurnState
 from agent.loop.wire import Ear, ear_of
-from agent.settings import claude_models as models
+from agent.settings import claude_models
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
@@ -201,7 +201,7 @@ def stream_reply(client: Any, params: dict[str, Any], turn: TurnState, model: st
     """
     cancel = turn.cancel
     arriving = InputArriving(turn)
-    progress = turn.progress if models.thinking_is_progress(params.get("thinking")) else None
+    progress = turn.progress if claude_models.thinking_is_progress(params.get("thinking")) else None
     acc = StreamAccumulator(on_text=turn.say, on_thinking=turn.thinking, on_tool_input=arriving.grew, on_progress=progress)
     stream = None
     watch: SilenceWatch | None = None

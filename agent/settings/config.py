@@ -12,6 +12,7 @@ reads it, says what it holds, and never fails on it::
     code_writes = "review"             # the agent's changes to files: review, auto or off
     max_write_mb_per_reply = 12        # what one reply's changes may write in all
     memory_aging_days = 30             # a memory neither written nor verified this long is aging
+    welcome_back_hours = 8             # a checked briefing when you come back after this long
 
     [repos."/home/me/src/shop"]
     build = "make build"
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from agent.settings import claude_models as models
+from agent.settings import claude_models
 from agent.settings import config_file as file_format
 from agent.settings.choices import (
     CODE_WRITES,
@@ -70,6 +71,10 @@ class AgentConfig:
     # review unless they choose otherwise (memory_writes, when stricter, wins).
     user_memory_writes: MemoryWrites = "review"
     memory_aging_days: int = 30
+    # A session opened this many hours after the repository's last one starts with a
+    # checked briefing (agent.loop.welcome_back); False never gives it by itself.
+    welcome_back: bool = True
+    welcome_back_hours: int = 8
     # "adaptive" lets the model decide when to think; "off" sends what turns it off on the
     # model (agent.settings.claude_models); a number is a budget, for the models that take one.
     thinking: str = "adaptive"
@@ -115,7 +120,7 @@ class AgentConfig:
 
     def fitted(self) -> AgentConfig:
         """These settings as the model takes them (agent.settings.claude_models), each change noted once."""
-        changes, misfits = models.fit(
+        changes, misfits = claude_models.fit(
             self.model, thinking=self.thinking, effort=self.effort, max_tokens=self.max_tokens,
             compact_at=self.compact_at, given=self.given,
         )
@@ -258,7 +263,7 @@ def _thinking_fits(config: AgentConfig, problems: list[Problem]) -> AgentConfig:
 
 _FILE_SETTINGS = ("model", "effort", "memory_mode", "thinking", "max_tokens", "window_turns", "max_retries",
                   "max_api_calls_per_turn", "request_timeout", "memory_writes", "memory_aging_days", "code_writes",
-                  "user_memory_writes", "max_write_mb_per_reply")
+                  "user_memory_writes", "max_write_mb_per_reply", "welcome_back", "welcome_back_hours")
 
 
 def _from_file(config: AgentConfig, file: dict[str, Any]) -> AgentConfig:

@@ -15,6 +15,8 @@ What a file may hold (anything else is reported as unknown)::
     max_write_mb_per_reply = 12       # what one reply's file changes may write in all
     user_memory_writes = "review"     # writes to /memories/user/; the stricter of the two applies
     memory_aging_days = 30            # a memory neither written nor verified this long is aging
+    welcome_back = true               # a checked briefing when you come back to a repository
+    welcome_back_hours = 8            # ... after this many hours away
     thinking = "adaptive"             # "adaptive", "off", or a token budget of 1024 or more
     max_tokens = 8000                 # a reply in words only; one that may call a tool gets the model's maximum
     # also window_turns, max_retries, max_api_calls_per_turn
@@ -178,6 +180,8 @@ SETTINGS: dict[str, Check] = {
     "max_write_mb_per_reply": count(1),
     "user_memory_writes": one_of(MEMORY_WRITES),
     "memory_aging_days": count(1),
+    "welcome_back": flag,
+    "welcome_back_hours": count(1),
     "thinking": thinking,
     "max_tokens": count(1),
     "window_turns": count(1),

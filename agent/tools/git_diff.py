@@ -119,20 +119,16 @@ class GitDiffTool:
         return {
             "name": self.name,
             "description": (
-                "What changed in the repository, line by line: each hunk with its old and new "
-                "line numbers (`-  141:` a removed line by its old number, `+  141:` an added "
-                "one by its new number). By default the staged and the unstaged changes against "
-                "HEAD; staged for the staged ones only; against a commit, branch or tag for the "
-                "working tree compared with it. Optionally for one file or folder (path). Binary "
-                "files are named, not shown; credentials are masked; a long diff is cut with a "
-                "note of the files left out. The diff is also drawn on the screen pane."
+                "What changed, line by line (`-  141:` a removed line by its old number, "
+                "`+  141:` an added one by its new number): by default staged and unstaged "
+                "changes against HEAD. Also drawn on the screen pane."
             ),
             "input_schema": {
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "description": "Optional file or folder, relative to the repository root."},
-                    "staged": {"type": "boolean", "description": "Only the changes staged for the next commit."},
-                    "against": {"type": "string", "description": "Optional commit, branch or tag (e.g. main, HEAD~3, v2.1) to compare the working tree with."},
+                    "path": {"type": "string", "description": "A file or folder."},
+                    "staged": {"type": "boolean", "description": "Only the staged changes."},
+                    "against": {"type": "string", "description": "A commit, branch or tag to compare the working tree with."},
                 },
             },
         }

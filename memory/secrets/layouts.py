@@ -186,11 +186,20 @@ _OWN_VALUE = re.compile(r"[:=][ \t]*+[^\s:=]")
 _NOT_A_VALUE = re.compile(r"[&*][A-Za-z_][\w\-]*+|@[\w.]++(?:\(.*\))?+|\$\{?+\w++\}?+|![\w!]++|%[\w(].*")
 
 
+_ONE_CELL = re.compile(r"\|++[ \t]*+([^|\s]++)[ \t]*+\|++")
+
+
 def line_before(text: str, lowered: str) -> Iterator[Found]:
     for match in _LONE.finditer(text):
         value = match.group(1)
-        if "<" in value or ">" in value or _NOT_A_VALUE.fullmatch(value):
-            continue  # markup: an element's text is read as a field (fields.py)
+        start, end = match.span(1)
+        cell = _ONE_CELL.fullmatch(value)
+        if cell:  # |value| under ||Header||: a wiki table's one cell
+            value = cell.group(1)
+            start, end = start + cell.start(1), start + cell.end(1)
+        if "<" in value or ">" in value or "," in value or ";" in value or "|" in value or _NOT_A_VALUE.fullmatch(value):
+            # markup (read as a field), a CSV or table row (read cell by cell), a variable
+            continue
         # Alone on its line, a value must look made up (`volumes:`, `checkNonElements` are
         # no secrets); under a password's label, a word with digits and a symbol will do.
         made_up = fields.made_up(value) or values.looks_generated(value) or (value.isalpha() and values.random_letters(value))
@@ -210,7 +219,7 @@ def line_before(text: str, lowered: str) -> Iterator[Found]:
                         break
                     kind = _judge(family, value) if family is not None else None
                     if kind is not None:
-                        yield kind, match.start(1), match.end(1)
+                        yield kind, start, end
                 break
             above_end = above_start - 1
 

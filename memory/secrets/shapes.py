@@ -95,7 +95,8 @@ def recovery_phrases(text: str, lowered: str) -> Iterator[Found]:
 
 # -- what a service's own syntax gives a secret to ---------------------------------------------
 
-_VALUE = r"(?:\"([^\"\n]{1,400}+)\"|'([^'\n]{1,400}+)'|([^\s\"';]{1,400}+))"
+# Quoted, or bare to a space, quote, backtick or semicolon (`-setcookie X` in Markdown).
+_VALUE = r"(?:\"([^\"\n]{1,400}+)\"|'([^'\n]{1,400}+)'|([^\s\"'`;]{1,400}+))"
 # redis.conf and CONFIG SET; redis-server's flag; Erlang's; AUTH at redis-cli's prompt.
 # One literal each, so re finds them by its fast search.
 _DIRECTIVES = tuple(
@@ -125,10 +126,11 @@ def _group(match: re.Match[str]) -> tuple[int, int]:
 
 def directives(text: str, lowered: str) -> Iterator[Found]:
     for directive in _DIRECTIVES:
+        kind = "Erlang cookie" if "setcookie" in directive.pattern else "password"
         for match in directive.finditer(lowered):
             start, end = _group(match)
             if values.looks_like_password(text[start:end]):
-                yield "password", start, end
+                yield kind, start, end
     for match in _WIFI_QR.finditer(lowered):
         start, end = match.span(1)
         if not values.is_placeholder(text[start:end]):

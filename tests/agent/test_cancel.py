@@ -116,30 +116,22 @@ def test_cancelled_before_it_starts(claude_double, tmp_path):
     assert events[-1].cancelled and claude_double.requests == []
 
 
-def _running_in(folder) -> list[int]:
-    """The processes whose working folder is `folder` (pids as this process sees them: the
-    test run's own are in the sandbox's pid namespace)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.readlink(f"/proc/{entry}/cwd") == str(folder):
-                    found.append(int(entry))
-            except OSError:
-                pass
-    return found
-
-
 def test_cancel_stops_a_real_test_run(claude_double, tmp_path):
-    """The developer `test` tool runs pytest in a small repository; a cancel kills the run."""
-    repo = (tmp_path / "sandbox" / "slow").resolve()
+    """The developer `test` tool runs pytest in a small repository; a cancel kills the run.
+
+    The run may be sandboxed (its own /tmp and pid namespace), so it marks itself where the
+    test can see it: a file in the repository, and a `sleep` child with an argument no
+    other process has, found on the host's /proc by that argument."""
+    repo = tmp_path / "sandbox" / "slow"
     (repo / "tests").mkdir(parents=True)
-    started = repo / "started"  # in the repository: the sandbox lets the run write nowhere else
+    started = repo / "started"
+    marker = f"{60 + os.getpid() % 1000 / 1000:.3f}"
     (repo / "pyproject.toml").write_text('[project]\nname = "slow"\nversion = "0"\n')
     (repo / "tests" / "test_slow.py").write_text(
-        "import time\n\n"
+        "import subprocess, time\n\n"
         "def test_slow():\n"
-        f"    open({str(started)!r}, 'w').write('yes')\n"
+        f"    subprocess.Popen(['sleep', {marker!r}])\n"
+        "    open('started', 'w').write('yes')\n"
         "    time.sleep(60)\n"
     )
     claude_double.add(tool_use("test", {}, id="t1"), "Cancelled, fine.")
@@ -148,7 +140,7 @@ def test_cancel_stops_a_real_test_run(claude_double, tmp_path):
 
     def watcher():
         deadline = time.monotonic() + 60
-        while not (started.exists() and started.read_text()) and time.monotonic() < deadline:
+        while not (started.exists() and _sleeping(marker)) and time.monotonic() < deadline:
             time.sleep(0.05)
         cancel.cancel()
 
@@ -157,11 +149,23 @@ def test_cancel_stops_a_real_test_run(claude_double, tmp_path):
     session.send("run the tests", events.append, cancel)
     assert events[-1].cancelled and started.exists()
     deadline = time.monotonic() + 5
-    while _running_in(repo) and time.monotonic() < deadline:
+    while _sleeping(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _running_in(repo) == [], "pytest outlived the cancel"
+    assert not _sleeping(marker), "the test run's child outlived the cancel"
     finished = [e for e in events if type(e).__name__ == "ToolFinished"]
     assert len(finished) == 1 and finished[0].name == "test"
+
+
+def _sleeping(marker: str) -> bool:
+    """Whether a `sleep MARKER` runs anywhere on the machine (host pids, any namespace)."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", marker.encode()]:
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 def test_cancel_before_the_response_starts(claude_double, tmp_path):

@@ -5,6 +5,7 @@ fixture, the questions, the memory the cited variant starts from), not only from
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -24,6 +25,9 @@ MEMBER = re.compile(r"\.(\w+);")
 
 
 def scenario_names() -> set[str]:
+    """The names a scenario of agent/eval/ is made of: types and projects (two capitalised
+    words run together), error codes, the members renamed, the branch, the memory files, the
+    projects its questions name."""
     names = set(KNOWN)
     for path, text in sources.tree("Diff", left_over=True).items():
         parts = re.split(r"[/.]", path)
@@ -31,8 +35,18 @@ def scenario_names() -> set[str]:
         names.update(COMPOUND.findall(text))
         if path.endswith(".csproj"):
             names.add(f"{parts[-2]} project")  # ClaudeReviewBot.Cli.csproj: "Cli project"
-    for code in (EVAL / "dotnet_standin.py", EVAL / "harness.py", EVAL / "scoring.py", EVAL / "cited.py"):
-        names.update(CODE.findall(code.read_text(encoding="utf-8")))
+    for path in sorted(EVAL.rglob("*")):
+        if not path.is_file() or "__pycache__" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".py":
+            # what the evaluation's code says of its scenarios: its strings, not its own names
+            text = "\n".join(node.value for node in ast.walk(ast.parse(text))
+                             if isinstance(node, ast.Constant) and isinstance(node.value, str))
+        else:
+            # a scenario's data (another solution, another repository): its files' names too
+            names.update(part for part in re.split(r"[/.]", path.relative_to(EVAL).as_posix()) if COMPOUND.fullmatch(part))
+        names.update(CODE.findall(text) + COMPOUND.findall(text))
     names.update(MEMBER.findall(sources.LEFT_OVER) + MEMBER.findall(sources.FINISHED))  # Patch, Diff
     names.update({fixture.BRANCH, Path(cited.CITED_PATH).stem})
     for question in harness.FRIDAY + harness.MONDAY:

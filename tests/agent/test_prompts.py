@@ -73,3 +73,19 @@ def test_the_memory_rules_examples_agree_with_each_other_and_with_the_checks():
     assert counter in text and day_names(text.replace(counter, "")) == []
     example = next(line.strip() for line in text.splitlines() if line.strip().startswith("- [") and ".md)" in line)
     assert [entry.target for entry in index_entries(example)] == ["mailer-queue.md"]
+
+
+def test_the_prompt_and_the_tools_fit_the_first_request_budget(tmp_path):
+    # benchmarks/first_request.py prints each part; this holds the sum where a merge could
+    # bring a long description back. Memory and the repository's instructions are apart.
+    import json
+
+    from agent.loop.claude import as_sent
+
+    repo = tmp_path / "sandbox" / "r"
+    repo.mkdir(parents=True)
+    session = Session(repo, AgentConfig(memory_mode="index"), now=datetime(2026, 11, 9, 9, tzinfo=UTC))
+    assert session.instructions.text() == ""
+    tools = sum(len(json.dumps(tool, ensure_ascii=False)) for tool in as_sent(session.tool_definitions))
+    assert {"git_log", "run_command", "memory", "str_replace_based_edit_tool"} <= {t["name"] for t in session.tool_definitions}
+    assert len(session.system[0]["text"]) + tools <= 11_000

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from agent.loop.welcome_back import OWN_WORDS
 from agent.prompts import summary_request
 from tests.double.server import Request, reply, text, tool_use
 
@@ -127,7 +128,7 @@ def respond(request: Request):
 
     knows_plan = PLAN in known or "finish the ReviewOrchestrator call site" in known
     knows_core = "core project is the one I care about" in known or "cares about the Core project" in known
-    if question.startswith("What was I doing"):
+    if question.startswith(("What was I doing", OWN_WORDS)):  # asked, or the welcome-back briefing
         if knows_plan:
             return reply("On Friday you were renaming Patch to Diff. What was left is the ReviewOrchestrator call site.")
         if "git_status" not in ran:

@@ -14,6 +14,7 @@ import pytest
 
 from agent.eval.harness import MONDAY, EvalOptions, run_eval
 from agent.eval.report import markdown_table, write_report
+from agent.loop.welcome_back import OWN_WORDS
 from agent.settings.config import AgentConfig
 from tests.eval.scripted_model import respond
 from tests.marked_text import without_ids
@@ -166,7 +167,7 @@ def test_each_monday_gets_its_own_copy_of_friday(claude_double, tmp_path):
             # Friday's folder never receives a Monday transcript.
             transcripts = [p for p in friday.rglob("*.jsonl")]
             assert len(transcripts) == 1
-            assert "What was I doing on Friday?" not in transcripts[0].read_text()
+            assert OWN_WORDS not in transcripts[0].read_text()
     history = next(m for m in results["modes"] if m["mode"] == "history")
     assert history["mondays"][0]["first_request_tokens"] == history["mondays"][1]["first_request_tokens"]
 
@@ -249,7 +250,7 @@ def test_an_api_error_on_monday_is_recorded_and_the_run_goes_on(claude_double, t
     refused = []
 
     def flaky(request):
-        if not refused and "What was I doing on Friday?" in request.last_user_text():
+        if not refused and OWN_WORDS in request.last_user_text():  # Monday's briefing
             refused.append(request)
             return error(400, "messages.0: scripted refusal")
         return respond(request)
@@ -283,7 +284,7 @@ def test_stale_monday_that_repeats_the_note_is_caught(claude_double, tmp_path):
     from tests.double.server import reply
 
     def repeats_the_note(request):
-        if request.last_user_text().endswith("What was I doing on Friday?") and "line 111" in request.system_text():
+        if OWN_WORDS in request.last_user_text() and "line 111" in request.system_text():
             return reply("You were renaming Patch to Diff. The build is red: ReviewOrchestrator still uses Patch at line 111.")
         return respond(request)
 
@@ -321,7 +322,7 @@ def test_cited_variant_tells_monday_the_call_site_changed(claude_double, tmp_pat
         line = f"- /memories/project_rename.md: src/ClaudeReviewBot.Core/Review/ReviewOrchestrator.cs:111 changed since {friday_head}; 1 intact"
         assert line in told, told
     # What the model was told is what the double received.
-    first_monday = [r for r in claude_double.messages_requests() if "What was I doing on Friday?" in r.last_user_text()]
+    first_monday = [r for r in claude_double.messages_requests() if OWN_WORDS in r.last_user_text()]
     assert any("ReviewOrchestrator.cs:111 changed since" in r.system_text() for r in first_monday)
     paths = write_report(results, tmp_path / "out")
     report = paths["markdown"].read_text()

@@ -98,3 +98,42 @@ def test_the_app_never_imports_pygit2():
         if "import pygit2" in path.read_text(encoding="utf-8") or "from pygit2" in path.read_text(encoding="utf-8")
     )
     assert importers == ["memory/git/history.py", "memory/git/opening.py", "memory/git/snapshots.py", "memory/git/worktree.py"]
+
+
+def test_the_tools_read_the_folder_the_session_opened_not_what_took_its_path(tmp_path):
+    """Through the session's root descriptor (/proc/self/fd/N, held by the reader under the
+    same number): the repository moved away and another put at its path, the tools still
+    read the one the session opened, and name it by the path the user gave."""
+    from agent.tools.editor.confined_files import RepositoryRoot
+    from agent.tools.git_diff import GitDiffTool
+    from agent.tools.git_log import GitLogTool
+
+    repo = git_repo(tmp_path / "shop", {"mine.txt": "mine\n"}, commit=True)
+    (repo / "mine.txt").write_text("changed\n")
+    root = RepositoryRoot(repo)
+    repo.rename(tmp_path / "moved")
+    git_repo(tmp_path / "shop", {"theirs.txt": "theirs\n"}, commit=True, branch="decoy")
+    ctx = ToolContext(repo, root=root)
+    status = GitStatusTool().run({}, ctx)
+    assert status.text.startswith("Branch: main") and "modified: mine.txt" in status.text, status.text
+    assert "+changed" in GitDiffTool().run({}, ctx).screen[1]
+    log = GitLogTool().run({}, ctx)
+    assert log.text.startswith("1 commit on main") and "theirs" not in log.text
+
+
+def test_a_partial_clone_opens_and_what_it_lacks_is_named_not_fetched(tmp_path):
+    from agent.tools.git_diff import GitDiffTool
+
+    repo = git_repo(tmp_path / "blobless", {"notes.txt": "first\n", "kept.txt": "kept\n"}, commit=True)
+    blob = git(repo, "rev-parse", "HEAD:notes.txt").strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
+                       ("remote.origin.promisor", "true"), ("remote.origin.url", str(tmp_path / "nowhere"))):
+        git(repo, "config", key, value)
+    (repo / "notes.txt").write_text("other\n")
+    (repo / "kept.txt").write_text("kept too\n")
+    status = GitStatusTool().run({}, ToolContext(repo))
+    assert "  modified: notes.txt\n" in status.text + "\n" and "  modified: kept.txt (+1 -1)" in status.text, status.text
+    diff = GitDiffTool().run({}, ToolContext(repo))
+    assert "notes.txt (its content is not in this partial clone, and is not fetched)" in diff.text
+    assert "+    1: kept too" in diff.text

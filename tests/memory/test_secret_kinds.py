@@ -207,3 +207,13 @@ def test_the_word_list_is_read_on_first_use_not_at_import():
     )
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[] ['bip39-english.txt']", out
+
+
+def test_a_secret_in_a_column_is_masked_and_the_rest_of_its_row_stays(tmp_path):
+    shown = _read(tmp_path, f"service,owner,api_token\nbilling,ops,{TOKEN}\n")
+    assert "billing,ops,[masked: " in shown and TOKEN[:8] not in shown, shown
+
+
+def test_a_cookie_in_markdown_code_keeps_its_backtick(tmp_path):
+    shown = _read(tmp_path, f"RabbitMQ nodes join with `-setcookie {COOKIE}`.\n")
+    assert "`-setcookie [masked: Erlang cookie]`." in shown, shown
