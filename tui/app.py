@@ -100,6 +100,7 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
         self.key_problem = api_key_problem()
         self.turns = TurnDriver(repo, config, store, lambda: self.post_message(EventsWaiting()), self._spawn,
                                 loaded=self._session_loaded, resume=resume)
+        self.prepare_turn = self.turns.prepare  # the voice's: a spoken question's connection opens while it is said
         self.voice_start = VoiceStart(self.probe_voice, self._spawn)
         self.typing = TypingRouter()
         self.repeats = Repeats()  # a toast still on screen is not stacked again

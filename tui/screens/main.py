@@ -248,9 +248,9 @@ class MainScreen(CommandQuestions, Screen):
             case agent.TurnStarted():
                 self.turns.said_error = False
             case agent.TextDelta(text=text):
-                await conversation.add_text(text)
                 if voice is not None:
-                    voice.reply_delta(text)
+                    voice.reply_delta(text)  # first: the voice need not wait for the drawing
+                await conversation.add_text(text)
             case agent.ThinkingStarted():
                 await conversation.thinking()
             case agent.Progress(text=text):

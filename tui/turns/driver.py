@@ -196,6 +196,13 @@ class TurnDriver:
             self.session.new_conversation()
             self.inbox.put(0, SessionNotice("New conversation: Claude no longer sees the turns above."))
 
+    def prepare(self) -> None:
+        """A question is on its way (being spoken): open the connection its turn will take,
+        in the background. Nothing before the session is up: loading makes the client."""
+        session = self.session
+        if session is not None and self.ready.is_set():
+            threading.Thread(target=session.warm_connection, name="warm-connection", daemon=True).start()
+
     def waiting_for(self) -> str | None:
         """What the live turn still waits for before the model gets it, if anything."""
         if self.code_change_waiting:
