@@ -443,9 +443,8 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        pane = self.memory_pane
+        targets = {"memory": self.memory_pane, "screen": self.main_screen}
         for title, help, where, action in COMMANDS:
-            target = {"memory": pane, "screen": self.main_screen}.get(where, self)
-            yield SystemCommand(title, help, partial(target.run_action, action))
+            yield SystemCommand(title, help, partial(targets.get(where, self).run_action, action))
         for change in session_changes(self.repo, self.turns.session):
             yield SystemCommand(*change_entry(change), partial(self.main_screen.show_change, change))
