@@ -220,7 +220,9 @@ async def drive(app: Any, double: Any, clip: Any, stamps: list[Stamps], runs: in
                 put(token, event)
 
             app.turns.start, app.turns.inbox.put = timed_start, timed_put
-            submit, show = app.submit_turn, app.show
+            # the events are shown by the main screen (the app, before tui.screens.main had them)
+            shower = app.main_screen if hasattr(app.main_screen, "show") else app
+            submit, show = app.submit_turn, shower.show
 
             async def timed_submit(text: str, typed: str | None = None) -> bool:
                 stamps[-1].mark("ui")
@@ -231,7 +233,7 @@ async def drive(app: Any, double: Any, clip: Any, stamps: list[Stamps], runs: in
                     stamps[-1].mark("shown")
                 await show(token, event)
 
-            app.submit_turn, app.show = timed_submit, timed_show
+            app.submit_turn, shower.show = timed_submit, timed_show
             recorder = app.voice.stack.push_to_talk.recorder
             speaker = app.voice.stack.speaker
             for n in range(runs + 1):  # the first run warms the path up and is not counted

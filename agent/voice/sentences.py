@@ -141,7 +141,9 @@ def _first_clause_end(text: str, limit: int) -> int | None:
     code = False
     for i, char in enumerate(text[:limit]):
         if char == "\n":
-            return None
+            if text[:i].strip():
+                return None  # the line ended first
+            continue  # blank lines before the reply's words
         if char == "`":
             code = not code
         elif code:

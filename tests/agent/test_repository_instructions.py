@@ -164,3 +164,15 @@ def test_a_file_name_holding_a_credential_is_masked_in_the_prompt(tmp_path):
     repo = git_repo(tmp_path / "shop", {f"{token}/AGENTS.md": "Nested.\n"}, commit=True)
     text = prompt_text(read_instructions(repo))
     assert "Nested." in text and token not in text and "[masked" in text
+
+
+def test_a_nested_file_added_to_a_folder_that_had_none_is_found_at_once(tmp_path):
+    from agent.instructions.files import nested_paths
+
+    repo = git_repo(tmp_path / "shop", {"src/app/main.py": "x = 1\n", "src/lib/util.py": "y = 2\n"}, commit=True)
+    assert nested_paths(repo) == []
+    assert nested_paths(repo) == []  # the listing, kept while no folder changes
+    (repo / "src" / "lib" / "AGENTS.md").write_text("Pure functions only.\n")
+    assert nested_paths(repo) == ["src/lib/AGENTS.md"]
+    (repo / "src" / "lib" / "AGENTS.md").unlink()
+    assert nested_paths(repo) == []

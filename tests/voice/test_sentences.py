@@ -90,6 +90,11 @@ def test_a_first_clause_is_a_piece_as_soon_as_the_space_after_it_shows():
     assert splitter.flush() == ["Then"]
 
 
+def test_blank_lines_before_the_first_words_do_not_hide_their_clause():
+    ask = lambda piece: True  # noqa: E731
+    assert SentenceSplitter().feed("\n\nThe build is red again, since", ask) == ["The build is red again,"]
+
+
 def test_semicolons_colons_and_dashes_end_a_clause_too():
     ask = lambda piece: True  # noqa: E731
     for text, clause in [("The build is red; two tests fail.", "The build is red;"),
