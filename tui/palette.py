@@ -24,6 +24,8 @@ COMMANDS: list[tuple[str, str, str, str]] = [
     ("Undo delete memory", "Bring back the memory deleted last in this session", "memory", "undo_delete"),
     ("Push to talk", "Start or stop recording a spoken turn", "app", "push_to_talk"),
     ("Mute voice", "Silence or restore the spoken replies", "app", "toggle_mute"),
+    ("What's new", "A briefing on what changed since your last session, checked against the repository now",
+     "app", "whats_new"),
     ("Sessions", "This repository's saved sessions: continue or read one", "app", "sessions"),
     ("Allowed commands", "The commands that run here without asking (answered always): take one back", "screen",
      "allowed_commands"),
