@@ -166,6 +166,18 @@ def test_a_file_name_holding_a_credential_is_masked_in_the_prompt(tmp_path):
     assert "Nested." in text and token not in text and "[masked" in text
 
 
+def test_a_nested_file_added_to_a_folder_that_had_none_is_found_at_once(tmp_path):
+    from agent.instructions.files import nested_paths
+
+    repo = git_repo(tmp_path / "shop", {"src/app/main.py": "x = 1\n", "src/lib/util.py": "y = 2\n"}, commit=True)
+    assert nested_paths(repo) == []
+    assert nested_paths(repo) == []  # the listing, kept while no folder changes
+    (repo / "src" / "lib" / "AGENTS.md").write_text("Pure functions only.\n")
+    assert nested_paths(repo) == ["src/lib/AGENTS.md"]
+    (repo / "src" / "lib" / "AGENTS.md").unlink()
+    assert nested_paths(repo) == []
+
+
 def test_instructions_read_while_a_question_is_spoken_are_its_turns_and_only_its(tmp_path, claude_double):
     """prepare_turn reads them while the user talks (a reader process per listing is a good
     part of a second on a busy machine); the turn takes that reading, the next reads again."""
