@@ -209,8 +209,7 @@ class Session(PromptNews, Rewinding):
         return self._no_retry_client
 
     def prepare_turn(self) -> None:
-        """For a question still being spoken (any thread): open the connection its request
-        will take (agent.loop.claude.warm_connection) and read the repository's instructions."""
+        """For a question still being spoken (any thread): its connection opens, its instructions are read."""
         if not (api_key_problem() and self._client is None):
             claude.warm_connection(self._streaming_client())
         self.instructions.read_ahead()
