@@ -47,6 +47,12 @@ class InstructionsActions:
             return  # the app is closing: no screen to show it on
         section.shown = InstructionsShown.of(session.instructions)
 
+    def warm_instructions(self) -> None:
+        """The listing of nested instruction files starts now, beside the session's load."""
+        from agent.instructions.files import warm
+
+        warm(self.repo)
+
     @work(thread=True, group="claude-memory", exit_on_error=False)
     def offer_claude_memory(self) -> None:
         """Once per repository: Claude Code's auto memory has notes about it."""

@@ -94,6 +94,8 @@ class RepositoryInstructions:
     _block: str | None = None  # prompt_text of `found`, its ids drawn once
 
     def __post_init__(self) -> None:
+        # The listing of nested files this needs is warmed before the session is built (the
+        # app and `devagent ask` start it first: agent.instructions.files.warm).
         self.found = self._read()
         self.given = self._trusted()
 
@@ -103,9 +105,9 @@ class RepositoryInstructions:
         except Exception:
             return False
 
-    def _read(self) -> Instructions:
+    def _read(self, nested: bool = True) -> Instructions:
         try:
-            return read_instructions(self.repo)
+            return read_instructions(self.repo, nested=nested)
         except Exception:  # a repository that cannot be read must not stop the session
             log.warning("the repository's instructions could not be read", exc_info=True)
             return Instructions()
