@@ -23,6 +23,8 @@ COMMANDS: list[tuple[str, str, str, str]] = [
     ("Undo delete memory", "Bring back the memory deleted last in this session", "memory", "undo_delete"),
     ("Push to talk", "Start or stop recording a spoken turn", "app", "push_to_talk"),
     ("Mute voice", "Silence or restore the spoken replies", "app", "toggle_mute"),
+    ("What's new", "A briefing on what changed since your last session, checked against the repository now",
+     "app", "whats_new"),
     ("Sessions", "This repository's saved sessions: continue or read one", "app", "sessions"),
     ("Rewind", "Go back to before a turn: the conversation, the code, the memory (Esc Esc)", "app", "rewind"),
     ("Bring in Claude Code's memory", "Copy what Claude Code's auto memory knows of this repository, for review",

@@ -140,10 +140,11 @@ class MainScreen(Screen):
 
     # --- turns -------------------------------------------------------------------------
 
-    async def submit(self, text: str, typed: str | None = None) -> None:
+    async def submit(self, text: str, typed: str | None = None, *, briefing: bool = False) -> None:
         """Start a turn (typed or transcribed); while one runs, queue it for when it ends.
 
-        `typed` is the text as the prompt showed it (long pastes folded), for taking back."""
+        `typed` is the text as the prompt showed it (long pastes folded), for taking back; a
+        `briefing` is the welcome-back turn, given without a key too (from git alone)."""
         turns = self.turns
         if turns.running and self.answer(text):
             return  # "apply" or "no" to a change that waits, "yes" or "no" to the trust dialog
@@ -152,10 +153,10 @@ class MainScreen(Screen):
             self.queued.show(turns.queue)
             return
         await self.conversation.add_user(text)
-        if self.key_problem:
+        if self.key_problem and not briefing:
             await self.conversation.add_notice(self.key_problem, "error")
             return
-        turns.start(text)
+        turns.start(text, briefing=briefing)
         self.refresh_bindings()  # Esc Cancel takes its place in a narrow footer
         if self.voice is not None:
             self.voice.turn_started()  # the voice warms while the model thinks

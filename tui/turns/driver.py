@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.cancel import Cancellation
-from agent.settings.config import AgentConfig
+from agent.settings.config import AgentConfig, api_key_problem
 from tui.turns.inbox import Inbox
 
 if TYPE_CHECKING:
@@ -69,6 +69,8 @@ class TurnDriver:
         self.said_error = False
         # a spoken "apply"/"no" waiting for its recording to end (tui.app's spoken turns)
         self.tentative_decision: str | None = None
+        # the live turn is the welcome-back briefing: typing or the talk key skips it
+        self.briefing = False
         # questions sent while a turn runs: (what is sent, as typed), oldest first
         self.queue: list[tuple[str, str]] = []
         self._spawn = spawn
@@ -123,7 +125,8 @@ class TurnDriver:
             with building_for_good():
                 session = self._open(self.resume)
                 self.loading_stage = LOADING_CLIENT
-                warm_client(session)
+                if not api_key_problem():  # without a key only what needs no model runs (a briefing from git)
+                    warm_client(session)
             # set last: a question waits on the session, and then finds its client ready
             self.session = session
             waiting = session.instructions.waiting_for_trust()
@@ -261,9 +264,11 @@ class TurnDriver:
             self.writing = ""
             return self._token
 
-    def start(self, text: str) -> int:
-        """Send `text` as a new turn in a thread of its own; the turn's token."""
+    def start(self, text: str, *, briefing: bool = False) -> int:
+        """Send `text` as a new turn in a thread of its own; the turn's token. A `briefing`
+        turn is the welcome-back one (agent.loop.welcome_back), `text` only what it shows."""
         token = self.begin()
+        self.briefing = briefing
         cancel = self._cancel
         assert cancel is not None
         self.said_error = False
@@ -271,7 +276,7 @@ class TurnDriver:
         returned, after = threading.Event(), self._forgetting
         with self._lock:
             self._last = (token, text, cancel, returned)
-        self._spawn(lambda: self._run(text, token, cancel, returned, after), f"turn-{token}")
+        self._spawn(lambda: self._run(text, token, cancel, returned, after, briefing), f"turn-{token}")
         return token
 
     def withdraw(self, text: str) -> str | None:
@@ -309,7 +314,7 @@ class TurnDriver:
         return "live" if live else "done"
 
     def _run(self, text: str, token: int, cancel: Cancellation, returned: threading.Event,
-             after: threading.Event | None = None) -> None:
+             after: threading.Event | None = None, briefing: bool = False) -> None:
         from agent.events import AgentError, TurnDone  # the events are built after the first frame
 
         def sink(event: Event) -> None:
@@ -324,7 +329,10 @@ class TurnDriver:
             if self.session is None:
                 sink(AgentError(-1, self.error or "The agent could not start."))
                 return
-            self.session.send(text, sink, cancel)
+            if briefing:
+                self.session.welcome_back(sink, cancel)
+            else:
+                self.session.send(text, sink, cancel)
         except Exception as exc:  # the loop reports its own errors; this is a last guard
             sink(AgentError(-1, f"The turn stopped unexpectedly: {exc}"))
         finally:
@@ -357,6 +365,7 @@ class TurnDriver:
         with self._lock:
             self._live = None
             self._turn = None
+            self.briefing = False
 
     def cancel(self) -> None:
         """Stop the live turn's stream and tools; in a thread, so the UI never waits on it."""
@@ -364,6 +373,7 @@ class TurnDriver:
             cancel = self._cancel
             self._live = None
             self._turn = None
+            self.briefing = False
         self._settle_once_ready()
         if cancel is not None:
             self._spawn(cancel.cancel, "cancel-turn")
