@@ -101,6 +101,8 @@ class RepositoryInstructions:
     _ahead_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        # The listing of nested files this needs is warmed before the session is built (the
+        # app and `devagent ask` start it first: agent.instructions.files.warm).
         self.found = self._read()
         self.given = self._trusted()
 
@@ -110,9 +112,9 @@ class RepositoryInstructions:
         except Exception:
             return False
 
-    def _read(self) -> Instructions:
+    def _read(self, nested: bool = True) -> Instructions:
         try:
-            return read_instructions(self.repo)
+            return read_instructions(self.repo, nested=nested)
         except Exception:  # a repository that cannot be read must not stop the session
             log.warning("the repository's instructions could not be read", exc_info=True)
             return Instructions()

@@ -245,13 +245,16 @@ class TurnDriver:
         """The cancellation of the turn started last."""
         return self._cancel
 
-    def decide(self, about: str, yes: bool) -> bool:
+    def decide(self, about: str, yes: bool, *, edited: str | None = None, always: bool = False,
+               network: bool = False) -> bool:
         """The user's answer, handed down to the turn that asked `about`; False, and dropped,
-        when no question of that id waits (answered already, its turn over)."""
+        when no question of that id waits (answered already, its turn over). A command's yes
+        carries the user's edit, "always" and the network (agent.command_consent)."""
         from agent.decisions import Decision
 
         session = self.session
-        return session is not None and bool(session.decisions.post(Decision(about, yes)))
+        decision = Decision(about, yes, edited=edited, always=always, network=network)
+        return session is not None and bool(session.decisions.post(decision))
 
     def begin(self) -> int:
         """Make a new turn the live one, with a fresh cancellation; its token."""
