@@ -174,7 +174,7 @@ class DevAgentApp(RewindActions, InstructionsActions, WelcomeActions, App):
         full_collections_at_pauses()
         self.main_screen.show_branch(self.repo)
         self.main_screen.settle_code_changes(self.repo)
-        self.offer_claude_memory()  # once per repository, when Claude Code's auto memory knows it
+        self.offer_claude_memory()  # and the instruction files listed, beside the session's load
         if not self.key_problem:
             self.turns.load()
         else:

@@ -200,11 +200,11 @@ class TurnDriver:
             self.inbox.put(0, SessionNotice("New conversation: Claude no longer sees the turns above."))
 
     def prepare(self) -> None:
-        """A question is on its way (being spoken): open the connection its turn will take,
-        in the background. Nothing before the session is up: loading makes the client."""
+        """A question is on its way (being spoken): what its turn needs is made ready in the
+        background (Session.prepare_turn). Nothing before the session is up."""
         session = self.session
         if session is not None and self.ready.is_set():
-            threading.Thread(target=session.warm_connection, name="warm-connection", daemon=True).start()
+            threading.Thread(target=session.prepare_turn, name="prepare-turn", daemon=True).start()
 
     def waiting_for(self) -> str | None:
         """What the live turn still waits for before the model gets it, if anything."""
