@@ -143,3 +143,17 @@ async def test_the_palette_lists_the_always_answers_and_takes_one_back(tmp_path)
 def test_spoken_words():
     assert spoken_command("Yes, run it.") == "once" and spoken_command("Always!") == "always"
     assert spoken_command("No thanks.") == "no" and spoken_command("yes but with the network") is None
+
+
+async def test_the_bar_invites_a_spoken_answer_only_while_the_voice_hears(tmp_path, claude_double):
+    repo = _repo(tmp_path)
+    app = _app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        bar = await _asked(pilot, app, claude_double)
+        keys = bar.query_one("#command-keys")
+        assert "say" not in keys.render().plain  # --no-voice here: nothing hears
+        app.main_screen.hears = True  # the voice came up while the bar asks
+        await pilot.pause(0.1)
+        assert 'say "yes", "always" or "no"' in keys.render().plain
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not app.running, 30, "the turn to finish")

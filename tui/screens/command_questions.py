@@ -21,7 +21,22 @@ if TYPE_CHECKING:
 class CommandQuestions:
     turns: TurnDriver
     voice: VoiceController | None
-    hears: bool
+    _hears = False
+
+    @property
+    def hears(self) -> bool:
+        """Whether the voice hears a spoken answer now (set by the app as its state changes)."""
+        return self._hears
+
+    @hears.setter
+    def hears(self, value: bool) -> None:
+        self._hears = value
+        try:
+            bar = self.command_waiting()
+        except Exception:  # no app yet: the screen is being made
+            return
+        if bar is not None:
+            bar.hears = value  # the bar invites a spoken answer only while one is heard
 
     if TYPE_CHECKING:
         @property
