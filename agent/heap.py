@@ -11,7 +11,6 @@ glibc this does nothing.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import sys
 import threading
@@ -25,6 +24,8 @@ from typing import Any
 def _malloc_trim() -> Any:
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # not before the first frame: only the first trim needs it
+
     try:
         return ctypes.CDLL("libc.so.6").malloc_trim
     except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)

@@ -70,6 +70,8 @@ async def count(listing: bool) -> None:
         repo = git_repo(Path(tmp) / "shop", {"README.md": "# shop\n"}, commit=True)
         app = DevAgentApp(repo, AgentConfig(thinking="off"), probe_voice=False)
         hops = Hops()
+        # every thread the app starts from here on is followed (the count is off until Enter)
+        threading.setprofile(hops.profile)
         try:
             async with app.run_test(size=(120, 40)) as pilot:
                 while not app.turns.ready.is_set():
@@ -77,7 +79,6 @@ async def count(listing: bool) -> None:
                 await pilot.pause(0.3)
                 for key in "is the build green":
                     await pilot.press("space" if key == " " else key)
-                threading.setprofile(hops.profile)
                 sys.setprofile(hops.profile)
                 hops.on = True
                 await pilot.press("enter")

@@ -11,9 +11,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from tui.screens.rewind import RewindScreen
-
 if TYPE_CHECKING:
+    from tui.screens.rewind import RewindScreen
     from tui.turns.driver import TurnDriver
     from tui.widgets.conversation.pane import Conversation
     from tui.widgets.prompt import Prompt
@@ -61,6 +60,8 @@ class RewindActions:
         if session is None:
             self.notify("The agent has not started yet, so there is no turn to go back to.", title="Rewind")
             return
+        from tui.screens.rewind import RewindScreen  # not before the first frame
+
         if isinstance(self.screen, RewindScreen):
             self.pop_screen()  # a spoken request heard again, whole: the list opens on its turn
         self.push_screen(RewindScreen(session, chosen_turn))

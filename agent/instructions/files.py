@@ -23,6 +23,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -39,6 +41,7 @@ MAX_FILE_CHARS = 20_000  # one file's share of the prompt; the rest is cut and s
 MAX_TOTAL_CHARS = 60_000  # every file together; past it, files are named, not given
 MAX_NESTED = 200
 WALK_LIMIT = 20_000  # entries a walk outside git looks at
+RACY_NS = 2_000_000_000  # a folder changed more recently than this is not trusted to stamp the listing
 GIT_TIMEOUT = 10.0
 SKIPPED_FOLDERS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "target", "dist", "build"})
 
@@ -97,13 +100,79 @@ def _walked(repo: Path) -> list[str]:
     return sorted(found)
 
 
+# The last listing of each repository, with the stamp of its folders it was made under.
+_LISTINGS: dict[str, tuple[str, list[str]]] = {}
+
+
+def _folders_stamp(repo: Path) -> str | None:
+    """A digest of every folder's modification time (a file added, removed or renamed in a
+    folder changes that folder's), or None past WALK_LIMIT folders. Listing through git
+    starts a reader process; before every turn, this walk of folders alone decides whether
+    the listing could have changed."""
+    digest = hashlib.sha256()
+    count = 0
+    newest = 0
+    for folder, dirs, _files in os.walk(repo, followlinks=False):
+        dirs[:] = [d for d in dirs if d not in SKIPPED_FOLDERS and not d.startswith(".")]
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+        except OSError:
+            continue
+        newest = max(newest, mtime)
+        digest.update(f"{folder}\0{mtime}\0".encode("utf-8", "surrogateescape"))
+        count += 1
+        if count > WALK_LIMIT:
+            return None
+    if time.time_ns() - newest < RACY_NS:
+        return None  # a folder changed this very moment: another change in the same tick would not show
+    for name in (".gitignore", ".git/info/exclude"):  # what git ignores decides what it lists
+        try:
+            digest.update(f"{name}\0{os.stat(repo / name).st_mtime_ns}".encode())
+        except OSError:
+            pass
+    return digest.hexdigest()
+
+
+_LISTING_LOCK = threading.Lock()  # one listing at a time: a second caller takes the first's
+
+
+def warm(repo: Path) -> threading.Thread:
+    """Lists the repository's nested instruction files in the background, so the session
+    built meanwhile finds the listing made (listing starts git's reader process: most of
+    a second on a large repository, which would otherwise hold up the first question)."""
+    root = Path(os.path.realpath(repo))
+
+    def listing() -> None:
+        try:
+            nested_paths(root)
+        except Exception:  # the session lists again, and says what is wrong if anything is
+            pass
+
+    thread = threading.Thread(target=listing, name="instructions-listing", daemon=True)
+    thread.start()
+    return thread
+
+
 def nested_paths(repo: Path) -> list[str]:
-    """Every AGENTS.md or CLAUDE.md below the root, shallowest first."""
+    """Every AGENTS.md or CLAUDE.md below the root, shallowest first; listed again only when
+    a folder changed since the last listing."""
+    with _LISTING_LOCK:
+        return _nested_paths(repo)
+
+
+def _nested_paths(repo: Path) -> list[str]:
+    stamp = _folders_stamp(repo)
+    known = _LISTINGS.get(str(repo))
+    if stamp is not None and known is not None and known[0] == stamp:
+        return list(known[1])
     listed = _git_listed(repo)
     if listed is None:
         listed = _walked(repo)
     nested = [p for p in listed if "/" in p and PurePosixPath(p).name in NESTED_NAMES]
-    return sorted(nested, key=lambda p: (p.count("/"), p))[:MAX_NESTED]
+    found = sorted(nested, key=lambda p: (p.count("/"), p))[:MAX_NESTED]
+    if stamp is not None:
+        _LISTINGS[str(repo)] = (stamp, found)
+    return list(found)
 
 
 def _read(root: Path, relative: str) -> str | None:
@@ -191,12 +260,13 @@ def _scope(relative: str) -> str:
     return "" if parent in (".", ".claude", ".github") else parent + "/"
 
 
-def read_instructions(repo: Path) -> Instructions:
-    """Every instruction file of `repo`, root files first, then nested ones shallowest first,
-    each followed by what it imports; capped (MAX_TOTAL_CHARS) and masked."""
+def read_instructions(repo: Path, *, nested: bool = True) -> Instructions:
+    """Every instruction file of `repo`, root files first, then nested ones shallowest first
+    (not with `nested` False: no listing), each followed by what it imports; capped
+    (MAX_TOTAL_CHARS) and masked."""
     root = Path(os.path.realpath(repo))
     reading = _Reading(root)
-    for relative in (*ROOT_FILES, *nested_paths(root)):
+    for relative in (*ROOT_FILES, *(nested_paths(root) if nested else ())):
         reading.add(relative, _scope(relative))
     kept: list[InstructionFile] = []
     left_out: list[str] = []

@@ -7,18 +7,21 @@ conversation and not as parameter plumbing.
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import random
 from dataclasses import dataclass
 from typing import Any
 
 import anthropic
+import httpx2
 
 from agent.events import Usage
 from agent.settings import claude_models
 from agent.settings.config import AgentConfig
 
 CACHE = {"type": "ephemeral"}
+WARM_TIMEOUT = 10.0  # seconds a connection opened ahead of a turn may take
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,13 @@ FAMILY_PRICES = {
 }
 
 
+# The SDK's own limits, but an idle connection is kept for longer than its 5 s: the app opens
+# one when a spoken question starts (Session.prepare_turn), and a question with its
+# transcription can take longer than that. A connection the server has closed meanwhile is
+# not reused (the pool sees it is readable) and a failed send is retried (session.py).
+CONNECTION_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=100, keepalive_expiry=45.0)
+
+
 def make_client(config: AgentConfig) -> anthropic.Anthropic:
     """A client that honours ANTHROPIC_BASE_URL and retries 429, 529 and 5xx with backoff."""
     # The key is passed explicitly: without it the SDK goes looking for profile credentials.
@@ -74,8 +84,19 @@ def make_client(config: AgentConfig) -> anthropic.Anthropic:
         timeout=timeout,
         max_retries=config.max_retries,
         # Every piece of a reply's body is heard, pings included (agent.loop.wire).
-        http_client=anthropic.DefaultHttpxClient(timeout=timeout, event_hooks={"response": [listen]}),
+        http_client=anthropic.DefaultHttpxClient(timeout=timeout, event_hooks={"response": [listen]},
+                                                 limits=CONNECTION_LIMITS),
     )
+
+
+def warm_connection(client: anthropic.Anthropic) -> None:
+    """Open the connection the client's next request will go out on (TCP and TLS) with the
+    cheapest call there is, the model list: for a question still being spoken. Any thread;
+    never raises (the turn itself reports a connection that fails)."""
+    try:
+        client.models.list(limit=1, timeout=WARM_TIMEOUT)
+    except Exception as err:
+        logging.getLogger("devagent.session").debug("warming the connection failed: %s", err)
 
 
 def request_params(

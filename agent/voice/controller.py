@@ -47,7 +47,8 @@ METER_INTERVAL = 0.1
 # Makes the stack from the repository and the sink of push-to-talk events (tests, benchmarks).
 StackFactory = Callable[[Path, Callable[[PttEvent], None]], "VoiceStack"]
 # What the dispatcher hands the app: ("status", VoiceStatus), or a transcript for the app's
-# method of that name (submit_turn, submit_tentative, withdraw_turn, confirm_turn); or does
+# method of that name (submit_turn, submit_tentative, withdraw_turn, confirm_turn), or None
+# for one that takes nothing (prepare_turn); or does
 # itself, in the same order: ("hold", None) the reply's voice, ("release", keep: bool) it.
 # None ends it.
 _Entry = tuple[str, Any] | None
@@ -80,6 +81,10 @@ class VoiceApp(Protocol):
 
     def confirm_turn(self, text: str) -> object:
         """The tentative transcript `text` stands: nothing was said after it (optional)."""
+
+    def prepare_turn(self) -> object:
+        """A question is being recorded: get ready what its turn will need, such as the
+        connection to the API (optional)."""
 
 
 def meter(levels: Iterable[float]) -> str:
@@ -264,6 +269,7 @@ class VoiceController:
             case StateChanged(state=PttState.RECORDING):
                 self._levels.clear()
                 self._status(VoiceStatus("recording", detail="0.0s"))
+                self._get_ready()
             case StateChanged(state=PttState.TRANSCRIBING):
                 self._status(VoiceStatus("transcribing"))
             case StateChanged(state=PttState.IDLE) if self.stack is not None:
@@ -285,6 +291,15 @@ class VoiceController:
                 self._status(self._ready_line("heard nothing"))
             case VoiceUnavailable():
                 self._status(voice_off(event.reason))
+
+    def _get_ready(self) -> None:
+        """The user has begun a question and the machine waits on them: the voice warms
+        (its output stream, and the model after an idle spell) and the app readies the
+        turn now, not once the transcript is there."""
+        speaker = self._speaker()
+        if speaker is not None:
+            speaker.warm()
+        self._outbox.put(("prepare_turn", None))
 
     def _status(self, status: VoiceStatus) -> None:
         self._outbox.put(("status", status))
@@ -321,7 +336,7 @@ class VoiceController:
                 if handler is None and kind == "submit_tentative":
                     handler = app.submit_turn
                 if handler is not None:
-                    self._call(app, handler, value)
+                    self._call(app, handler, *(() if value is None else (value,)))
             if latest_status is not None:
                 self._call(app, app.set_voice_state, latest_status)
 

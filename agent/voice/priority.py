@@ -19,11 +19,16 @@ LOWEST = 19  # the lowest priority Linux has
 
 
 def yield_to_app() -> bool:
-    """Lower this thread's priority (Linux: nice is per thread); False where it cannot."""
+    """Lower this thread's priority (Linux: nice is per thread) to NICE below the app's;
+    False where it cannot. A thread started by one that gave way already has: it is not
+    lowered again (the speaker's thread, started by the loading thread, would sink to the
+    lowest priority and wait behind every other program on a busy machine)."""
     try:
-        # relative to where the thread is: under `nice devagent` an absolute 10 would raise it
+        # relative to the app (its main thread): under `nice devagent` an absolute 10 would raise it
         thread = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, thread, min(LOWEST, os.getpriority(os.PRIO_PROCESS, thread) + NICE))
+        wanted = min(LOWEST, os.getpriority(os.PRIO_PROCESS, os.getpid()) + NICE)
+        if os.getpriority(os.PRIO_PROCESS, thread) < wanted:
+            os.setpriority(os.PRIO_PROCESS, thread, wanted)
     except (AttributeError, OSError):  # no setpriority (Windows), or not per thread here
         return False
     return True

@@ -105,15 +105,18 @@ class WavSource:
         self.noise = noise
         self._thread: threading.Thread | None = None
         self._running = threading.Event()
+        self._stopping = threading.Event()  # wakes the thread between blocks: stop() is prompt, as a device's is
 
     def start(self, callback: AudioCallback) -> None:
         self._running.set()
+        self._stopping.clear()
         self._thread = threading.Thread(target=self._run, args=(callback,),
                                         name="wav-source", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
         self._running.clear()
+        self._stopping.set()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=5)
@@ -136,7 +139,7 @@ class WavSource:
             index += 1
             delay = started + index * block_seconds - time.monotonic()
             if delay > 0:
-                time.sleep(delay)
+                self._stopping.wait(delay)
 
 
 class Recorder:

@@ -4,11 +4,17 @@ A full stop only ends a sentence when whitespace follows it, so "v1.2", "Program
 "README.md" survive even when a stream delta ends right after the dot: the splitter waits
 for the next character before it decides. Common abbreviations ("e.g.", "i.e.") never end
 a sentence, and a lowercase word after the stop means the dot was not an end either.
+
+A reply's first words need not wait for its first sentence to end: asked to, the splitter
+gives out the first piece as soon as its first clause is complete (a comma, semicolon,
+colon or dash with a space after it, and a few words before), as a `Clause`; the rest of
+that sentence follows as the next piece.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # Lower-cased, without the final dot.
 ABBREVIATIONS = frozenset(
@@ -18,18 +24,37 @@ ABBREVIATIONS = frozenset(
 
 _TERMINATORS = ".!?…"
 _CLOSERS = "\"')]”’*_`"
+_CLAUSE_MARKS = ",;:—–"
+# Fewer words than this before a clause mark ("Yes, ", "On it: ") are not worth a piece of
+# their own: the voice would stop after a word.
+MIN_CLAUSE_WORDS = 3
+
+
+class Clause(str):
+    """A piece that ends at a clause mark, not at the end of its sentence: the next piece
+    finishes the sentence."""
 
 
 class SentenceSplitter:
     def __init__(self) -> None:
         self._buffer = ""
 
-    def feed(self, delta: str) -> list[str]:
-        """Sentences completed by this delta, in order."""
+    def feed(self, delta: str, clause: Callable[[str], bool] | None = None) -> list[str]:
+        """Sentences completed by this delta, in order.
+
+        `clause`: the first piece may also end at the first clause mark before its
+        sentence ends, as a Clause, when clause(its text) says so (the speaker asks until
+        a reply's first words are said, and says which text would be said)."""
         self._buffer += delta
         sentences: list[str] = []
         while True:
             cut = _first_boundary(self._buffer)
+            if clause is not None and not sentences:
+                early = _first_clause_end(self._buffer, len(self._buffer) if cut is None else cut)
+                if early is not None and clause(self._buffer[:early].strip()):
+                    sentences.append(Clause(self._buffer[:early].strip()))
+                    self._buffer = self._buffer[early:]
+                    continue
             if cut is None:
                 break
             sentence = self._buffer[:cut].strip()
@@ -105,6 +130,33 @@ def _first_boundary(text: str) -> int | None:
                 continue
             return end
         i += 1
+    return None
+
+
+def _first_clause_end(text: str, limit: int) -> int | None:
+    """Index just past the first clause mark before `limit` on the first line of `text`
+    that a space follows, with MIN_CLAUSE_WORDS before it, outside brackets and inline
+    code (a link's text or a call's arguments are not a clause); None if there is none yet."""
+    depth = 0
+    code = False
+    for i, char in enumerate(text[:limit]):
+        if char == "\n":
+            if text[:i].strip():
+                return None  # the line ended first
+            continue  # blank lines before the reply's words
+        if char == "`":
+            code = not code
+        elif code:
+            continue
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and i + 1 < len(text) and text[i + 1] in " \t":
+            # a hyphen is a dash only with spaces on both sides ("well-known" is a word)
+            mark = char in _CLAUSE_MARKS or (char == "-" and i > 0 and text[i - 1] == " ")
+            if mark and len(text[:i].split()) >= MIN_CLAUSE_WORDS:
+                return i + 1
     return None
 
 

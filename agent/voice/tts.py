@@ -105,6 +105,7 @@ class Speaker:
         self._steady_since = self._last_callback = 0.0
         self._in_reply = False
         self._reply_silenced = False
+        self._reply_said = False  # something of the reply being streamed was said
 
     # -- public API -------------------------------------------------------------------
 
@@ -166,7 +167,8 @@ class Speaker:
             self._texts.put((generation, sentence))
 
     def feed(self, delta: str) -> None:
-        """Part of a streaming reply: each sentence is spoken as soon as it is complete.
+        """Part of a streaming reply: each sentence is spoken as soon as it is complete,
+        and the reply's first words once their first clause is (agent/voice/sentences.py).
 
         After stop() the rest of the reply being streamed stays silent: the user talked
         over it. The next reply (after flush()) is spoken again.
@@ -178,11 +180,13 @@ class Speaker:
         self._in_reply = True
         if self._reply_silenced:
             return
-        self._say(self._splitter.feed(delta), finish=False)
+        first = None if self._reply_said else self._filter.says
+        self._say(self._splitter.feed(delta, first), finish=False)
 
     def flush(self) -> None:
         """The streaming reply has ended: say its last sentence."""
         silenced, self._reply_silenced, self._in_reply = self._reply_silenced, False, False
+        self._reply_said = False
         if silenced:
             self._splitter.reset()
             self._filter.reset()
@@ -194,6 +198,7 @@ class Speaker:
         for sentence in sentences:
             said = self._filter.accept(sentence)
             if said:
+                self._reply_said = True
                 self.speak(said)
         if finish:
             tail = self._filter.finish()
@@ -217,6 +222,7 @@ class Speaker:
             self._idle.set()
         self._splitter.reset()
         self._filter.reset()
+        self._reply_said = False
         if self._in_reply:
             self._reply_silenced = True
 

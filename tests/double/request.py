@@ -37,6 +37,8 @@ class Request:
     time: float = field(default_factory=time.time)
     # What the model saw after context management (tests/double/context.py), once prepared.
     context: Any = None
+    # The client's (host, port): requests from one port came over one kept-alive connection.
+    peer: Any = None
 
     @property
     def stream(self) -> bool:

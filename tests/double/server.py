@@ -92,7 +92,8 @@ tests/double/wire.py; the builders and `Request` are imported from here.
 
 Recording
 ---------
-`requests` lists every request as `Request(path, method, headers, body, time)`;
+`requests` lists every request as `Request(path, method, headers, body, time, peer)`
+(GET /v1/models, the model list, is answered and recorded too);
 headers are lower-cased. `messages_requests()` keeps only POST /v1/messages.
 `Request` helpers: `stream`, `system_text()`, `messages`, `first_user_text()`,
 `last_user_text()`, `tool_results()`, `tool_names()`.
@@ -274,6 +275,22 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read requests, not logs
         pass
 
+    def do_GET(self) -> None:
+        """The model list (GET /v1/models), the one read-only call the agent makes: the app
+        opens its connection with it while a question is spoken."""
+        request = Request(path=self.path, method="GET", headers={k.lower(): v for k, v in self.headers.items()}, body=None,
+                          peer=self.client_address)
+        self.owner._record(request)
+        route, _, query = self.path.partition("?")
+        if route.rstrip("/") != "/v1/models":
+            self._send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": f"no route {self.path}"}})
+            return
+        limit = next((int(v) for k, _, v in (p.partition("=") for p in query.split("&")) if k == "limit" and v.isdigit()), 20)
+        ids = sorted(self.owner.models)[:max(1, limit)]
+        data = [{"type": "model", "id": name, "display_name": name, "created_at": "2026-01-01T00:00:00Z"} for name in ids]
+        self._send_json(200, {"data": data, "has_more": len(ids) < len(self.owner.models),
+                              "first_id": ids[0] if ids else None, "last_id": ids[-1] if ids else None})
+
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -286,6 +303,7 @@ class _Handler(BaseHTTPRequestHandler):
             method="POST",
             headers={k.lower(): v for k, v in self.headers.items()},
             body=body,
+            peer=self.client_address,
         )
         self.owner._record(request)
         route = self.path.split("?")[0].rstrip("/")

@@ -31,11 +31,14 @@ app.run(headless=True, size=(120, 40))
 print(json.dumps(app.seen))
 """
 
-SLOW = ("anthropic", "httpx", "numpy", "sounddevice", "faster_whisper", "piper", "watchfiles",
+SLOW = ("anthropic", "httpx", "numpy", "pygit2", "sounddevice", "faster_whisper", "piper", "watchfiles",
         "memory.store", "memory.secrets", "tui.widgets.conversation.reply", "markdown_it",
         # light, but each a few milliseconds of dataclasses and patterns the first frame
         # does without: the events come with the first turn, the checks with the listing
-        "agent.events", "memory.evidence", "memory.freshness", "memory.citations", "memory.notes")
+        "agent.events", "memory.evidence", "memory.freshness", "memory.citations", "memory.notes",
+        # a few milliseconds each that only later work needs: the heap's trim, the branch's
+        # read, the rewind list
+        "ctypes", "memory.git", "tui.screens.rewind")
 
 
 def test_nothing_slow_is_imported_before_the_first_frame(repo, user_dirs):

@@ -73,8 +73,9 @@ async def test_tool_call_is_one_line_then_ok(make_app, claude_double):
         assert children.index(line) < children.index(app.query(Reply).last())
 
 
-async def test_build_log_opens_from_the_tool_line(make_app, claude_double, tmp_path):
-    script = tmp_path / "build.sh"
+async def test_build_log_opens_from_the_tool_line(make_app, claude_double, repo):
+    # inside the repository: the build's sandbox shows it nothing else of /tmp
+    script = repo / "build.sh"
     script.write_text("echo 'src/Orders.cs(111,17): error CS1061: no Patch'; echo 'Build FAILED.'; exit 1\n")
     claude_double.add(tool_use("build", {}))
     claude_double.add(text("One error in Orders.cs."))

@@ -13,7 +13,7 @@ import pytest
 from agent.voice.audio import resample
 from agent.voice.speakable import ON_SCREEN
 from agent.voice.tts import Speaker, open_buffer_stream
-from tests.voice.words import words
+from tests.voice.words import word_error_rate, words
 
 SENTENCE = "Run the build again and tell me about the warnings."
 
@@ -69,6 +69,30 @@ def test_speech_starts_with_the_first_finished_sentence(speaker, transcriber):
     speaker.flush()
     assert speaker.wait(30)
     assert words(heard(speaker, transcriber)) == words("On it. Let me look at the build output.")
+
+
+def test_a_reply_starts_at_its_first_clause_while_the_sentence_streams(speaker, transcriber):
+    speaker.feed("I checked the tests on the main branch, and one")
+    # the sentence is far from its end, but its first clause is complete: it is said now
+    wait_until(lambda: speaker.started_at is not None)
+    speaker.feed(" of them failed. Run the build again, and tell me.")
+    speaker.flush()
+    assert speaker.wait(30)
+    said = "I checked the tests on the main branch, and one of them failed. Run the build again, and tell me."
+    text = heard(speaker, transcriber)
+    assert word_error_rate(said, text)[0] <= 2, text  # all of it, in order (Whisper slips on a word)
+
+
+def test_a_first_clause_in_code_or_a_table_stays_on_the_screen(fast_speaker, transcriber):
+    speaker = fast_speaker
+    for delta in ["| Test, result | time |\n|---|---|\n| orders, cart | 2 s |\n",
+                  "```\nassert total, message\n```\n", "The build failed again, and the last test is red."]:
+        speaker.feed(delta)
+    speaker.flush()
+    assert speaker.wait(30)
+    text = heard(speaker, transcriber)
+    assert not {"result", "cart", "assert", "message"} & set(words(text)), text
+    assert word_error_rate(f"The build failed again, and the last test is red. {ON_SCREEN}", text)[0] <= 2, text
 
 
 def test_stop_silences_at_once_and_drops_the_queue(speaker):

@@ -13,6 +13,7 @@ import argparse
 import importlib
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent.settings.choices import CODE_WRITES, EFFORTS, MEMORY_MODES, MEMORY_WRITES
@@ -33,6 +34,20 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "trust": ("tui.cli.trust", "let build and test run a repository's code (--revoke takes it back)"),
 }
 
+
+
+def add_repo_argument(parser: argparse.ArgumentParser) -> None:
+    """A subcommand's optional REPO: the repository, where . stands when not given."""
+    parser.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+
+
+def repo_folder(command: str, given: str) -> Path | None:
+    """`given` as a folder (~ expanded); None, once stderr has said so, when it is not one."""
+    repo = Path(given).expanduser()
+    if repo.is_dir():
+        return repo
+    print(f"devagent {command}: {given} is not a folder", file=sys.stderr)
+    return None
 
 
 def add_agent_options(parser: argparse.ArgumentParser, *, memory: bool = True) -> None:

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui.cli.main import add_repo_argument, repo_folder
 from tui.format import sanitize
 
 if TYPE_CHECKING:
@@ -32,25 +33,21 @@ if TYPE_CHECKING:
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     path = actions.add_parser("path", help="print the folder that holds the repository's memory")
-    path.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    add_repo_argument(path)
     path.add_argument("--user", action="store_true", help="the folder of memories about you, shared by every repository")
     listing = actions.add_parser("list", help="list the memories (the repository's, then yours), one per line, tab-separated")
-    listing.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    add_repo_argument(listing)
     listing.add_argument("--user", action="store_true", help="only the memories about you, shared by every repository")
     show = actions.add_parser("show", help="print one memory file")
     show.add_argument("name", help="file name, stem, frontmatter name, or /memories/... path")
-    show.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    add_repo_argument(show)
     from tui.cli import memory_hygiene
 
     memory_hygiene.add_arguments(actions)
 
 
 def _repo(value: str) -> Path | None:
-    repo = Path(value).expanduser()
-    if not repo.is_dir():
-        print(f"devagent memory: {value} is not a folder", file=sys.stderr)
-        return None
-    return repo
+    return repo_folder("memory", value)
 
 
 def run(name: str, args: argparse.Namespace) -> int:

@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tui.cli.main import add_repo_argument
+
 if TYPE_CHECKING:
     from memory.pending import PendingChanges
     from memory.store import MemoryStore
@@ -30,15 +32,15 @@ ACTIONS = ("pending", "accept", "reject", "check")
 
 def add_arguments(actions: Any) -> None:
     pending = actions.add_parser("pending", help="list the agent's memory changes waiting for your review")
-    pending.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    add_repo_argument(pending)
     pending.add_argument("--diff", action="store_true", help="print each change's diff under its line")
     for verb, does in (("accept", "apply"), ("reject", "drop")):
         parser = actions.add_parser(verb, help=f"{does} one pending memory change, or all of them")
         parser.add_argument("id", nargs="?", help="the change's id, as `devagent memory pending` prints it")
-        parser.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+        add_repo_argument(parser)
         parser.add_argument("--all", action="store_true", help=f"{does} every pending change")
     check = actions.add_parser("check", help="list what is wrong with the memory; exit 1 when anything is")
-    check.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    add_repo_argument(check)
     check.add_argument("--json", action="store_true", help="print the findings as a JSON list")
 
 

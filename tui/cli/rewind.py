@@ -13,11 +13,13 @@ import sys
 import time
 from pathlib import Path
 
+from tui.cli.main import add_repo_argument, repo_folder
+
 PARTS = ("conversation", "code", "memory")
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    add_repo_argument(parser)
     parser.add_argument("--session", default=None, help="the session's id (default: the latest with checkpoints)")
     parser.add_argument("--turn", type=int, default=None, help="go back to before this turn")
     for part in PARTS:
@@ -30,9 +32,8 @@ def run(name: str, args: argparse.Namespace) -> int:
     from agent.checkpoints.saved import saved_checkpoints
     from tui.format import sanitize
 
-    repo = Path(args.repo).expanduser()
-    if not repo.is_dir():
-        print(f"devagent rewind: {args.repo} is not a folder", file=sys.stderr)
+    repo = repo_folder("rewind", args.repo)
+    if repo is None:
         return 2
     found = saved_checkpoints(repo.resolve(), args.session)
     if found is None:

@@ -8,20 +8,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
+
+from tui.cli.main import add_repo_argument, repo_folder
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    add_repo_argument(parser)
 
 
 def run(name: str, args: argparse.Namespace) -> int:
     from agent.conversation import saved_sessions as sessions
     from agent.settings.config import AgentConfig
 
-    repo = Path(args.repo).expanduser()
-    if not repo.is_dir():
-        print(f"devagent sessions: {args.repo} is not a folder", file=sys.stderr)
+    repo = repo_folder("sessions", args.repo)
+    if repo is None:
         return 2
     sessions.prune_for(AgentConfig.from_env_and_args(repo=repo))
     found = sessions.listing(repo)

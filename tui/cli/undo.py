@@ -9,21 +9,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+from tui.cli.main import add_repo_argument, repo_folder
 from tui.format import sanitize
 
 
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("repo", nargs="?", default=".", help="the repository (default: .)")
+    add_repo_argument(parser)
 
 
 def run(name: str, args: argparse.Namespace) -> int:
     from agent.loop.root_check import open_root, undo_last_change
 
-    repo = Path(args.repo).expanduser()
-    if not repo.is_dir():
-        print(f"devagent undo: {args.repo} is not a folder", file=sys.stderr)
+    repo = repo_folder("undo", args.repo)
+    if repo is None:
         return 2
     repo = repo.resolve()
     undone, said = undo_last_change(repo, open_root(repo))  # the folder opened once, every file below it

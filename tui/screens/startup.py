@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory.git.reading import head
-
 # how long the loading worker waits for a question asked at launch to get its first answer
 # before it imports Markdown and starts the voice anyway
 FIRST_ANSWER_WAIT_SECONDS = 20
@@ -18,6 +16,8 @@ FIRST_ANSWER_WAIT_SECONDS = 20
 def read_branch(repo: Path) -> str | None:
     """The checked-out branch ("HEAD" when detached), or None outside a repository (or when
     the read is slow or fails)."""
+    from memory.git.reading import head  # after the first frame, in a worker
+
     return head(repo, timeout=5)["branch"]
 
 
