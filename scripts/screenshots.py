@@ -270,6 +270,31 @@ async def trust_states(world: World, shooter: Shooter, work: Path) -> None:
         TrustStore().remember(world.repo, True)
 
 
+async def command_states(world: World, shooter: Shooter, work: Path) -> None:
+    """The agent asks to run a command: the command bar, at both sizes; answered no."""
+    from tests.double.server import reply, text, tool_use
+    from tui.screens.command import CommandPrompt
+    from tui.widgets.prompt import Prompt
+
+    run = {"command": "dotnet format --verify-no-changes && dotnet build -warnaserror",
+           "reason": "check the formatting and that the build has no warnings"}
+    script = {"replies": [reply(text("Let me check it."), tool_use("run_command", run))],
+              "default": reply(text("Not run, fine."))}
+    for size in (WIDE, NARROW):
+        with DoubleProcess(script, work / f"double-command-{size[0]}x{size[1]}") as double:
+            os.environ.update(double.env)
+            app = new_app(world)
+            async with app.run_test(size=size) as pilot:
+                prompt = app.query_one("#prompt", Prompt)
+                prompt.value = "Format the code and run the linter."
+                await pilot.press("enter")
+                await wait_for(pilot, lambda app=app: isinstance(app.screen, CommandPrompt))
+                await pilot.pause(1.0)
+                await shooter.shot(app, pilot, f"command_bar_{size[0]}x{size[1]}")
+                await pilot.press("n")
+                await wait_for(pilot, lambda app=app: not app.running)
+
+
 def rewind_script() -> dict:
     """Three turns that change the repository (code writes auto): the rename finished, a
     changelog written, and its entry reworded; then the rewind list over them."""
@@ -377,8 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
     parser.add_argument("--keep-svg", action="store_true")
-    parser.add_argument("--only", choices=["code", "trust", "rewind", "welcome"],
-                        help="only these states (code: a held code change; trust: the trust dialog; rewind: the rewind list)")
+    parser.add_argument("--only", choices=["code", "trust", "command", "rewind", "welcome"],
+                        help="only these states (code: a held code change; trust: the trust dialog; command: the "
+                             "command bar; rewind: the rewind list)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     shooter = Shooter(args.out.resolve(), args.keep_svg)
@@ -391,6 +417,8 @@ def main(argv: list[str] | None = None) -> int:
             asyncio.run(trust_states(world, shooter, Path(tmp)))
         if args.only in (None, "code"):
             asyncio.run(code_review_states(world, shooter, Path(tmp)))
+        if args.only in (None, "command"):
+            asyncio.run(command_states(world, shooter, Path(tmp)))
         if args.only is None:
             asyncio.run(main_states(world, shooter, Path(tmp)))
             asyncio.run(first_run(world, shooter))
