@@ -39,6 +39,7 @@ from tui.screens.trust import HEARING, TrustPrompt
 from tui.toasts import Repeats
 from tui.turns.driver import TurnDriver
 from tui.turns.voice import VoiceController, VoiceStart, push_to_talk, toggle_mute
+from tui.welcome_actions import WelcomeActions
 from tui.widgets.conversation.code_review import change_entry, session_changes
 from tui.widgets.conversation.pane import Conversation
 from tui.widgets.footer import Footer
@@ -62,7 +63,7 @@ class EventsWaiting(Message):
     """The turn driver's inbox has events from a worker."""
 
 
-class DevAgentApp(RewindActions, InstructionsActions, App):
+class DevAgentApp(RewindActions, InstructionsActions, WelcomeActions, App):
     """The app composes the main screen's widgets, owns the turn driver (tui.turns.driver,
     the state of every turn) and the voice, and hands what a turn reports to the main
     screen, which draws it (tui.screens.main). Widgets post what the user decided up to it
@@ -173,7 +174,7 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
         full_collections_at_pauses()
         self.main_screen.show_branch(self.repo)
         self.main_screen.settle_code_changes(self.repo)
-        self.offer_claude_memory()  # once per repository, when Claude Code's auto memory knows it
+        self.offer_claude_memory()  # and the instruction files listed, beside the session's load
         if not self.key_problem:
             self.turns.load()
         else:
@@ -255,7 +256,7 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
         `typed` is the text as the prompt showed it (long pastes folded), for taking back."""
         if not self.running and self.asks_to_rewind(text):
             return True  # "go back to before the rename": the rewind list, on that turn
-        await self.main_screen.submit(text, typed)
+        await self.main_screen.submit(text, typed, briefing=not self.running and self.asks_whats_new(text))
         return True
 
     # Spoken questions that may still be taken back: push-to-talk ends a recording
@@ -278,7 +279,7 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
         await self.main_screen.withdraw_turn(text)
 
     def on_decided(self, message: Decided) -> None:
-        self.turns.decide(message.about, message.yes)  # down to the turn that asked; a stale answer is dropped
+        self.turns.decide(message.about, message.yes, **message.details)  # down to the turn that asked, or dropped
 
     async def on_events_waiting(self, message: EventsWaiting) -> None:
         screen = self.main_screen
@@ -307,10 +308,9 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
 
     @work(thread=True, group="undo", exit_on_error=False)
     def undo_code_change(self) -> None:
-        """Off the UI thread, as the files may be large."""
+        """Off the UI thread (the files may be large), through the session's descriptor of the folder when it is open."""
         from agent.loop.root_check import undo_last_change
 
-        # through the session's descriptor of the repository folder, when it is open
         undone, said = undo_last_change(self.repo, getattr(self.turns.session, "root", None))
         self.call_from_thread(self.notify, said, title="Undo", severity="information" if undone else "warning")
 
@@ -423,8 +423,8 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
         self.notify(toggle_mute(self.voice, self.status.info.voice))
 
     def action_push_to_talk(self) -> None:
-        said = push_to_talk(self.voice, self.status.info.voice)
-        if said:  # a narrow status line shows "voice: off" without its reason; the key says it in full
+        self.skip_briefing()
+        if said := push_to_talk(self.voice, self.status.info.voice):  # a narrow status line shows "voice: off" without its reason; the key says it in full
             self.notify(said, title="Voice")
 
     # --- help and the command palette ---------------------------------------------------
@@ -443,8 +443,8 @@ class DevAgentApp(RewindActions, InstructionsActions, App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        pane = self.memory_pane
+        targets = {"memory": self.memory_pane, "screen": self.main_screen}
         for title, help, where, action in COMMANDS:
-            yield SystemCommand(title, help, partial((pane if where == "memory" else self).run_action, action))
+            yield SystemCommand(title, help, partial(targets.get(where, self).run_action, action))
         for change in session_changes(self.repo, self.turns.session):
             yield SystemCommand(*change_entry(change), partial(self.main_screen.show_change, change))

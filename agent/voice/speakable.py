@@ -12,6 +12,7 @@ from agent.voice.sentences import Clause, split_sentences
 
 ON_SCREEN = "The details are on screen."
 DEFAULT_BUDGET = 240  # characters of speech, about 15 seconds at Piper's pace
+MAX_SENTENCES = 3  # a spoken answer is short; whatever follows is on screen
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _URL = re.compile(r"https?://\S+")
@@ -51,9 +52,11 @@ class SpeechFilter:
         self._spoken = 0
         self._withheld = False
         self._closed = False
+        self._sentences = 0  # said whole (a Clause and its rest are one)
         self._before_clause: int | None = None  # spoken before the Clause whose rest is due
 
     def accept(self, sentence: str) -> str | None:
+        rest = self._before_clause is not None  # of a sentence whose Clause was said
         before = self._spoken if self._before_clause is None else self._before_clause
         self._before_clause = None
         stripped = sentence.strip()
@@ -68,7 +71,7 @@ class SpeechFilter:
         if not spoken or not any(ch.isalnum() for ch in spoken):
             return None
         # the budget is checked once a sentence, against what was said before it
-        if before and self._spoken + len(spoken) > self.budget:
+        if (before and self._spoken + len(spoken) > self.budget) or (not rest and self._sentences >= MAX_SENTENCES):
             self._closed = True
             self._withheld = True
             return None
@@ -76,6 +79,8 @@ class SpeechFilter:
             self._before_clause = before
             if spoken[-1] in "-—–":
                 spoken = spoken[:-1].rstrip() + ","  # a pause, not a word for the dash
+        else:
+            self._sentences += 1
         self._spoken += len(spoken)
         return spoken
 

@@ -73,3 +73,9 @@ def test_the_filter_says_what_it_would_say():
     assert not gate.says("x, y = 1, 2")  # inside code
     gate.accept("```")
     assert gate.says("Done, both fixed.")
+
+
+def test_at_most_three_sentences_are_said():
+    reply = "Welcome back. Bob fixed the parser. Your plan is done. Next, run the tests. Then release."
+    said = speakable_reply(reply, budget=1000)
+    assert said == f"Welcome back. Bob fixed the parser. Your plan is done. {ON_SCREEN}"

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.cancel import Cancellation
-from agent.settings.config import AgentConfig
+from agent.settings.config import AgentConfig, api_key_problem
 from tui.turns.inbox import Inbox
 
 if TYPE_CHECKING:
@@ -69,6 +69,8 @@ class TurnDriver:
         self.said_error = False
         # a spoken "apply"/"no" waiting for its recording to end (tui.app's spoken turns)
         self.tentative_decision: str | None = None
+        # the live turn is the welcome-back briefing: typing or the talk key skips it
+        self.briefing = False
         # questions sent while a turn runs: (what is sent, as typed), oldest first
         self.queue: list[tuple[str, str]] = []
         self._spawn = spawn
@@ -123,7 +125,8 @@ class TurnDriver:
             with building_for_good():
                 session = self._open(self.resume)
                 self.loading_stage = LOADING_CLIENT
-                warm_client(session)
+                if not api_key_problem():  # without a key only what needs no model runs (a briefing from git)
+                    warm_client(session)
             # set last: a question waits on the session, and then finds its client ready
             self.session = session
             waiting = session.instructions.waiting_for_trust()
@@ -197,11 +200,11 @@ class TurnDriver:
             self.inbox.put(0, SessionNotice("New conversation: Claude no longer sees the turns above."))
 
     def prepare(self) -> None:
-        """A question is on its way (being spoken): open the connection its turn will take,
-        in the background. Nothing before the session is up: loading makes the client."""
+        """A question is on its way (being spoken): what its turn needs is made ready in the
+        background (Session.prepare_turn). Nothing before the session is up."""
         session = self.session
         if session is not None and self.ready.is_set():
-            threading.Thread(target=session.warm_connection, name="warm-connection", daemon=True).start()
+            threading.Thread(target=session.prepare_turn, name="prepare-turn", daemon=True).start()
 
     def waiting_for(self) -> str | None:
         """What the live turn still waits for before the model gets it, if anything."""
@@ -242,13 +245,16 @@ class TurnDriver:
         """The cancellation of the turn started last."""
         return self._cancel
 
-    def decide(self, about: str, yes: bool) -> bool:
+    def decide(self, about: str, yes: bool, *, edited: str | None = None, always: bool = False,
+               network: bool = False) -> bool:
         """The user's answer, handed down to the turn that asked `about`; False, and dropped,
-        when no question of that id waits (answered already, its turn over)."""
+        when no question of that id waits (answered already, its turn over). A command's yes
+        carries the user's edit, "always" and the network (agent.command_consent)."""
         from agent.decisions import Decision
 
         session = self.session
-        return session is not None and bool(session.decisions.post(Decision(about, yes)))
+        decision = Decision(about, yes, edited=edited, always=always, network=network)
+        return session is not None and bool(session.decisions.post(decision))
 
     def begin(self) -> int:
         """Make a new turn the live one, with a fresh cancellation; its token."""
@@ -261,9 +267,11 @@ class TurnDriver:
             self.writing = ""
             return self._token
 
-    def start(self, text: str) -> int:
-        """Send `text` as a new turn in a thread of its own; the turn's token."""
+    def start(self, text: str, *, briefing: bool = False) -> int:
+        """Send `text` as a new turn in a thread of its own; the turn's token. A `briefing`
+        turn is the welcome-back one (agent.loop.welcome_back), `text` only what it shows."""
         token = self.begin()
+        self.briefing = briefing
         cancel = self._cancel
         assert cancel is not None
         self.said_error = False
@@ -271,7 +279,7 @@ class TurnDriver:
         returned, after = threading.Event(), self._forgetting
         with self._lock:
             self._last = (token, text, cancel, returned)
-        self._spawn(lambda: self._run(text, token, cancel, returned, after), f"turn-{token}")
+        self._spawn(lambda: self._run(text, token, cancel, returned, after, briefing), f"turn-{token}")
         return token
 
     def withdraw(self, text: str) -> str | None:
@@ -309,7 +317,7 @@ class TurnDriver:
         return "live" if live else "done"
 
     def _run(self, text: str, token: int, cancel: Cancellation, returned: threading.Event,
-             after: threading.Event | None = None) -> None:
+             after: threading.Event | None = None, briefing: bool = False) -> None:
         from agent.events import AgentError, TurnDone  # the events are built after the first frame
 
         def sink(event: Event) -> None:
@@ -324,7 +332,10 @@ class TurnDriver:
             if self.session is None:
                 sink(AgentError(-1, self.error or "The agent could not start."))
                 return
-            self.session.send(text, sink, cancel)
+            if briefing:
+                self.session.welcome_back(sink, cancel)
+            else:
+                self.session.send(text, sink, cancel)
         except Exception as exc:  # the loop reports its own errors; this is a last guard
             sink(AgentError(-1, f"The turn stopped unexpectedly: {exc}"))
         finally:
@@ -357,6 +368,7 @@ class TurnDriver:
         with self._lock:
             self._live = None
             self._turn = None
+            self.briefing = False
 
     def cancel(self) -> None:
         """Stop the live turn's stream and tools; in a thread, so the UI never waits on it."""
@@ -364,6 +376,7 @@ class TurnDriver:
             cancel = self._cancel
             self._live = None
             self._turn = None
+            self.briefing = False
         self._settle_once_ready()
         if cancel is not None:
             self._spawn(cancel.cancel, "cancel-turn")

@@ -80,6 +80,9 @@ class Panes(Horizontal):
         self._aging_days, self._settled, self._typing_now = aging_days, settled, typing_now
         self.last_log: ToolLine | None = None  # the tool line whose log Ctrl+L opens
         self._shown: tuple[dict[str, bool], bool, int] | None = None  # as last styled
+        # the classes of a wide terminal from the start: mounted with them, the first frame
+        # is styled once, and only a narrow one is styled again (on_mount)
+        self.update_classes(self._layout_classes(), update=False)
 
     def compose(self) -> ComposeResult:
         yield Conversation(id="conversation")
@@ -138,10 +141,14 @@ class Panes(Horizontal):
     def watch_screen_step(self) -> None:
         self._restyle()
 
-    def _restyle(self) -> None:
+    def _layout_classes(self) -> dict[str, bool]:
         classes = {"-screen": self.screen_shown, "-no-memory": not self.memory_shown}
         classes.update({f"-memory-{i}": i == self.memory_step for i in range(len(MEMORY_WIDTHS))})
         classes.update({f"-screen-{i}": i == self.screen_step for i in range(len(SCREEN_WIDTHS))})
+        return classes
+
+    def _restyle(self) -> None:
+        classes = self._layout_classes()
         panes = list(self.query(ScreenPane))  # none before compose
         shown = (classes, self.narrow, len(panes))
         if shown == self._shown:
