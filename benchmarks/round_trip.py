@@ -210,9 +210,9 @@ async def drive(app: Any, double: Any, clip: Any, stamps: list[Stamps], runs: in
             # the app's own hooks, wrapped to note when each is reached
             start, put = app.turns.start, app.turns.inbox.put
 
-            def timed_start(text: str) -> int:
+            def timed_start(text: str, *args: Any, **kwargs: Any) -> int:
                 stamps[-1].mark("turn")
-                return start(text)
+                return start(text, *args, **kwargs)
 
             def timed_put(token: int, event: object) -> None:
                 if type(event).__name__ == "TextDelta":

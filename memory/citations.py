@@ -80,6 +80,19 @@ def _looks_like_file(name: str) -> bool:
     return bool(dot and stem and not stem.isdigit() and ext.lower() in _EXTENSIONS)
 
 
+def _names_another(token: str, repo: Path | None) -> bool:
+    """A bare README, LICENSE or CHANGELOG that is not there, where README.md (LICENSE.txt, ...)
+    is: people call the file by its stem, so it is prose, not a citation of a file gone."""
+    name = token.rsplit("/", 1)[-1]
+    if repo is None or name not in _NAMED_FILES or (repo / token).exists():
+        return False
+    folder = (repo / token).parent
+    try:
+        return any(p.name.startswith(name + ".") for p in folder.iterdir())
+    except OSError:
+        return False
+
+
 def _is_claim(token: str, repo: Path | None, quoted: bool) -> bool:
     if token.startswith("/") or ".." in token.split("/"):
         return False
@@ -87,7 +100,7 @@ def _is_claim(token: str, repo: Path | None, quoted: bool) -> bool:
     if not parts or any(p.isdigit() for p in parts):
         return False  # dates and fractions such as 2026/11/06 or 1/2
     if _looks_like_file(parts[-1]):
-        return True
+        return not _names_another(token, repo)
     if len(parts) >= 2:
         # "and/or" is prose; "src/Removed" is a claim when its first folder is real.
         return quoted or (repo is not None and (repo / parts[0]).exists())

@@ -270,6 +270,31 @@ async def trust_states(world: World, shooter: Shooter, work: Path) -> None:
         TrustStore().remember(world.repo, True)
 
 
+async def command_states(world: World, shooter: Shooter, work: Path) -> None:
+    """The agent asks to run a command: the command bar, at both sizes; answered no."""
+    from tests.double.server import reply, text, tool_use
+    from tui.screens.command import CommandPrompt
+    from tui.widgets.prompt import Prompt
+
+    run = {"command": "dotnet format --verify-no-changes && dotnet build -warnaserror",
+           "reason": "check the formatting and that the build has no warnings"}
+    script = {"replies": [reply(text("Let me check it."), tool_use("run_command", run))],
+              "default": reply(text("Not run, fine."))}
+    for size in (WIDE, NARROW):
+        with DoubleProcess(script, work / f"double-command-{size[0]}x{size[1]}") as double:
+            os.environ.update(double.env)
+            app = new_app(world)
+            async with app.run_test(size=size) as pilot:
+                prompt = app.query_one("#prompt", Prompt)
+                prompt.value = "Format the code and run the linter."
+                await pilot.press("enter")
+                await wait_for(pilot, lambda app=app: isinstance(app.screen, CommandPrompt))
+                await pilot.pause(1.0)
+                await shooter.shot(app, pilot, f"command_bar_{size[0]}x{size[1]}")
+                await pilot.press("n")
+                await wait_for(pilot, lambda app=app: not app.running)
+
+
 def rewind_script() -> dict:
     """Three turns that change the repository (code writes auto): the rename finished, a
     changelog written, and its entry reworded; then the rewind list over them."""
@@ -314,12 +339,72 @@ async def rewind_states(world: World, shooter: Shooter, work: Path) -> None:
         os.environ.pop("DEVAGENT_CODE_WRITES", None)
 
 
+WELCOME_DETAIL = """## Since your last session (Friday)
+
+**Commits** (git_log since Friday's HEAD)
+
+- `Sam Rivera` Saturday: *Finish the rename: ReviewOrchestrator reads file.Diff*
+  - M src/ClaudeReviewBot.Core/Review/ReviewOrchestrator.cs
+
+**Working tree now** (git_status): clean, on `rename-patch-to-diff`.
+
+**Memory evidence**
+
+- *Rename Patch to Diff* cites `ReviewOrchestrator.cs:111`: **changed**; the line reads `file.Diff` now.
+
+**Where you left off**: finishing the Patch to Diff rename; the last call site was left for Monday.
+
+**Next step**: build Core to confirm the rename compiles, then update the memory."""
+
+
+def welcome_script() -> dict:
+    from tests.double.server import reply, text, tool_use
+
+    detail = {"title": "Welcome back", "content": WELCOME_DETAIL, "format": "markdown"}
+    return {"replies": [
+        reply(text("Noted: the last call site waits for Monday.")),
+        reply(tool_use("show_on_screen", detail, id="w1")),
+        reply(text("Welcome back. Sam finished the rename on Saturday, so the call site your memory cites has "
+                   "changed. Next: build Core to confirm it is green.")),
+    ], "default": reply(text("Fine."))}
+
+
+async def welcome_states(root: Path, shooter: Shooter) -> None:
+    """The welcome-back briefing at both sizes: a session three days ago, a colleague's commit since."""
+    from datetime import datetime, timedelta
+
+    from agent.eval import sources
+    from agent.loop.session import Session
+    from agent.settings.config import AgentConfig
+    from tests.repos import git
+
+    for size in (WIDE, NARROW):
+        world = build_world(root / f"welcome-{size[0]}x{size[1]}")
+        world.apply()
+        with DoubleProcess(welcome_script(), root / f"double-welcome-{size[0]}x{size[1]}") as double:
+            os.environ.update(double.env)
+            friday = datetime.now().astimezone() - timedelta(days=3)
+            Session(world.repo, AgentConfig.from_env_and_args(None, world.repo), now=friday).send(
+                "I'll finish the last call site on Monday.", lambda e: None)
+            site = world.repo / sources.ORCHESTRATOR
+            site.write_text(site.read_text().replace(sources.LEFT_OVER, sources.FINISHED))
+            git(world.repo, "commit", "-qam", "Finish the rename: ReviewOrchestrator reads file.Diff",
+                "--author=Sam Rivera <sam@example.com>")
+            app = new_app(world)
+            async with app.run_test(size=size) as pilot:
+                await wait_for(pilot, lambda app=app: app.turns.ready.is_set() and not app.running
+                               and app.screen_pane.current is not None)
+                await pilot.pause(1.0)
+                await shooter.shot(app, pilot, f"welcome_back_{size[0]}x{size[1]}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
     parser.add_argument("--keep-svg", action="store_true")
-    parser.add_argument("--only", choices=["code", "trust", "rewind"],
-                        help="only these states (code: a held code change; trust: the trust dialog; rewind: the rewind list)")
+    parser.add_argument("--only", choices=["code", "trust", "command", "rewind", "welcome"],
+                        help="only these states (code: a held code change; trust: the trust dialog; command: the "
+                             "command bar; rewind: the rewind list)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     shooter = Shooter(args.out.resolve(), args.keep_svg)
@@ -332,12 +417,16 @@ def main(argv: list[str] | None = None) -> int:
             asyncio.run(trust_states(world, shooter, Path(tmp)))
         if args.only in (None, "code"):
             asyncio.run(code_review_states(world, shooter, Path(tmp)))
+        if args.only in (None, "command"):
+            asyncio.run(command_states(world, shooter, Path(tmp)))
         if args.only is None:
             asyncio.run(main_states(world, shooter, Path(tmp)))
             asyncio.run(first_run(world, shooter))
             asyncio.run(memory_review(world, shooter))
         if args.only in (None, "rewind"):
             asyncio.run(rewind_states(world, shooter, Path(tmp)))
+        if args.only in (None, "welcome"):  # last: each size has a world of its own
+            asyncio.run(welcome_states(Path(tmp), shooter))
     print(f"{len(shooter.made)} screenshots")
     return 0
 

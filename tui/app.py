@@ -167,7 +167,7 @@ class DevAgentApp(RewindActions, InstructionsActions, WelcomeActions, App):
         full_collections_at_pauses()
         self.main_screen.show_branch(self.repo)
         self.main_screen.settle_code_changes(self.repo)
-        self.offer_claude_memory()  # once per repository, when Claude Code's auto memory knows it
+        self.offer_claude_memory()  # and the instruction files listed, beside the session's load
         if not self.key_problem:
             self.turns.load()
         else:
@@ -272,7 +272,7 @@ class DevAgentApp(RewindActions, InstructionsActions, WelcomeActions, App):
         await self.main_screen.withdraw_turn(text)
 
     def on_decided(self, message: Decided) -> None:
-        self.turns.decide(message.about, message.yes)  # down to the turn that asked; a stale answer is dropped
+        self.turns.decide(message.about, message.yes, **message.details)  # down to the turn that asked, or dropped
 
     async def on_events_waiting(self, message: EventsWaiting) -> None:
         screen = self.main_screen
@@ -436,8 +436,8 @@ class DevAgentApp(RewindActions, InstructionsActions, WelcomeActions, App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        pane = self.memory_pane
+        targets = {"memory": self.memory_pane, "screen": self.main_screen}
         for title, help, where, action in COMMANDS:
-            yield SystemCommand(title, help, partial((pane if where == "memory" else self).run_action, action))
+            yield SystemCommand(title, help, partial(targets.get(where, self).run_action, action))
         for change in session_changes(self.repo, self.turns.session):
             yield SystemCommand(*change_entry(change), partial(self.main_screen.show_change, change))

@@ -49,8 +49,13 @@ class InstructionsActions:
 
     @work(thread=True, group="claude-memory", exit_on_error=False)
     def offer_claude_memory(self) -> None:
-        """Once per repository: Claude Code's auto memory has notes about it."""
+        """The nested instruction files listed beside the session's load, which then finds the
+        listing made (agent.instructions.files.warm); and, once per repository, Claude
+        Code's auto memory offered when it has notes about it."""
         from agent.instructions.claude_memory import auto_memory_folder, offer, remember_offered
+        from agent.instructions.files import warm
+
+        warm(self.repo).join()
 
         found = offer(self.repo)
         if not found:

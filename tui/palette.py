@@ -6,7 +6,8 @@ entries here too, with the memory commands beyond its keys).
 from __future__ import annotations
 
 # The command palette's entries: (title, help, where the action runs, the action). "app"
-# actions are the app's; "memory" ones the memory pane's, on whatever it has selected.
+# actions are the app's; "memory" ones the memory pane's, on whatever it has selected;
+# "screen" ones the main screen's.
 COMMANDS: list[tuple[str, str, str, str]] = [
     ("Help", "Every key devagent knows", "app", "help"),
     ("Cancel turn", "Stop the running turn and its tools", "app", "cancel_turn"),
@@ -26,6 +27,8 @@ COMMANDS: list[tuple[str, str, str, str]] = [
     ("What's new", "A briefing on what changed since your last session, checked against the repository now",
      "app", "whats_new"),
     ("Sessions", "This repository's saved sessions: continue or read one", "app", "sessions"),
+    ("Allowed commands", "The commands that run here without asking (answered always): take one back", "screen",
+     "allowed_commands"),
     ("Rewind", "Go back to before a turn: the conversation, the code, the memory (Esc Esc)", "app", "rewind"),
     ("Bring in Claude Code's memory", "Copy what Claude Code's auto memory knows of this repository, for review",
      "app", "bring_in_claude_memory"),

@@ -52,8 +52,8 @@ class Fixture:
     def commit(self, message: str, when: datetime) -> None:
         """Commits everything in the working tree, as the developer would."""
         stamp = when.isoformat()
-        _git(self.repo, "add", "-A", when=stamp)
-        _git(self.repo, "commit", "-q", "-m", message, when=stamp)
+        git_in(self.repo, "add", "-A", when=stamp)
+        git_in(self.repo, "commit", "-q", "-m", message, when=stamp)
 
     def dotnet_calls(self) -> list[list[str]]:
         """Every command line the stand-in has run, oldest first."""
@@ -66,11 +66,14 @@ class Fixture:
         self.dotnet_log.unlink(missing_ok=True)
 
 
-def _git(repo: Path, *args: str, when: str) -> None:
+def git_in(repo: Path, *args: str, when: str, identity: dict[str, str] | None = None) -> None:
     """git in the repository this module made itself (never the user's): the machine's git
-    configuration and GIT_* variables are left out, so no hook, signing or template leaks in."""
+    configuration and GIT_* variables are left out, so no hook, signing or template leaks in.
+    `identity` names another author (a colleague's commit)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(_IDENTITY, GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+    env.update(_IDENTITY)
+    env.update(identity or {})
+    env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
     subprocess.run(
         ["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", "-c", "core.hooksPath=/dev/null", *args],
         cwd=repo, env=env, check=True, capture_output=True, text=True,
@@ -99,11 +102,11 @@ def build_fixture(parent: Path) -> Fixture:
     repo = parent / sources.SOLUTION_NAME
     # Never clear a folder that is already there: it may be someone's work, not an old fixture.
     repo.mkdir(parents=True, exist_ok=False)
-    _git(repo, "init", "-q", when="2026-10-26T09:00:00+00:00")
+    git_in(repo, "init", "-q", when="2026-10-26T09:00:00+00:00")
     _write_tree(repo, sources.tree("Patch"))
-    _git(repo, "add", "-A", when="2026-10-26T09:00:00+00:00")
-    _git(repo, "commit", "-q", "-m", "Review pull requests file by file", when="2026-10-26T09:00:00+00:00")
-    _git(repo, "checkout", "-q", "-b", BRANCH, when="2026-11-06T09:00:00+00:00")
+    git_in(repo, "add", "-A", when="2026-10-26T09:00:00+00:00")
+    git_in(repo, "commit", "-q", "-m", "Review pull requests file by file", when="2026-10-26T09:00:00+00:00")
+    git_in(repo, "checkout", "-q", "-b", BRANCH, when="2026-11-06T09:00:00+00:00")
     _write_tree(repo, sources.tree("Diff", left_over=True))
     return Fixture(repo=repo, bin_dir=install_dotnet(parent / "bin").parent)
 

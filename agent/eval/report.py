@@ -65,6 +65,7 @@ def mode_summary(mode: dict[str, Any], stale: bool) -> dict[str, Any]:
         "builds_core_without_asking": sum(bool(m["score"]["builds_core_without_asking"]) for m in scored),
         "third_backed_by_tool": sum(bool(m["score"]["third_backed_by_tool"]) for m in scored),
         "red_without_building": sum(bool(m["score"]["red_without_building"]) for m in scored),
+        "briefing_contradicted": sum(bool(m["score"].get("briefing_contradicted")) for m in scored),
         "build_green_after_finishing": sum(bool((m.get("finish") or {}).get("build_green")) for m in mondays),
         "time_to_first_token_median": statistics.median(ttft) if ttft else None,
         "cost_usd_mean": statistics.mean(m["score"]["cost_usd"] for m in scored) if scored else None,
@@ -82,7 +83,8 @@ def markdown_table(results: dict[str, Any]) -> str:
     ]
     if stale:
         header.append("Said red without building")
-    header += ["Green after finishing the rename", "API calls, three questions", "Time to first token", "Cost per Monday", "Friday's memory"]
+    header += ["Green after finishing the rename", "API calls, three questions", "Time to first token", "Cost per Monday", "Friday's memory",
+               "Briefing claims the repository contradicts"]
     rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for mode in results["modes"]:
         mondays = mode["mondays"]
@@ -105,6 +107,7 @@ def markdown_table(results: dict[str, Any]) -> str:
             # Five places: a Haiku 5.5 morning costs hundredths of a cent.
             "–" if summary["cost_usd_mean"] is None else f"${summary['cost_usd_mean']:.5f}",
             _friday_cell(mode.get("friday") or {}),
+            f"{summary['briefing_contradicted']} of {len(scored)}",
         ]
         rows.append("| " + " | ".join(row) + " |")
     notes = []
@@ -120,7 +123,10 @@ def markdown_table(results: dict[str, Any]) -> str:
     notes.append(
         "Time to first token is the median over Mondays of the first question's; the first request is "
         "counted with the token counting endpoint. Friday's memory: files saved, and how many of their "
-        "lines are state a tool can tell (build results, errors, line numbers, changed files)."
+        "lines are state a tool can tell (build results, errors, line numbers, changed files). Monday opens "
+        "with the welcome-back briefing in place of a first question; a briefing claim the repository "
+        "contradicts: a red build or a call site still on Patch after the weekend's fix, a green build or a "
+        "finished rename before it."
     )
     return "\n".join(rows) + "\n\n" + "\n".join(notes) + "\n"
 

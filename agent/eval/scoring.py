@@ -126,6 +126,33 @@ def red_without_building(turns: list[TurnRecord]) -> bool:
     return False
 
 
+# The call site still on the old name: true of Friday's repository, contradicted once the
+# rename was finished over the weekend (the stale and cited variants).
+STILL_PATCH = re.compile(r"\bstill\b[^.;]*\bPatch\b|\.Patch\b", re.IGNORECASE)
+# The build passes: contradicted by Friday's repository, where the call site is left over.
+GREEN_CLAIM = re.compile(
+    r"\bbuild(?:'s| is| now)?\s+(?:is\s+)?(?:green|passing|passes|clean)\b|\b(?:compiles|builds) (?:cleanly|fine|now)\b"
+    r"|\brename is (?:done|finished|complete)\b",
+    re.IGNORECASE,
+)
+
+
+def briefing_contradicted(turn: TurnRecord, stale: bool) -> list[str]:
+    """Clauses of the welcome-back briefing (Monday's first turn) the repository contradicts:
+    after a weekend that finished the rename, a red build or a call site still on Patch; in a
+    repository as Friday left it, a green build or a finished rename. A clause recounting
+    Friday does not count."""
+    found = []
+    for sentence in sentences(turn.said_or_shown()):
+        for clause in CLAUSE_BREAK.split(sentence):
+            if PAST.search(clause):
+                continue
+            if (stale and (RED_CLAIM.search(clause) or STILL_PATCH.search(clause))) or (
+                    not stale and GREEN_CLAIM.search(clause)):
+                found.append(clause.strip())
+    return found
+
+
 def _usage(turns: list[TurnRecord], key: str) -> float:
     return sum(float(t.usage.get(key) or 0) for t in turns)
 
@@ -136,6 +163,8 @@ class MondayScore:
     builds_core_without_asking: bool
     third_backed_by_tool: bool
     red_without_building: bool
+    # what the opening briefing said that the repository contradicts (scored apart from `correct`)
+    briefing_contradicted: list[str]
     api_calls: int
     time_to_first_token: float | None
     cost_usd: float
@@ -157,6 +186,7 @@ def score_monday(turns: list[TurnRecord], stale: bool = False) -> MondayScore:
         builds_core_without_asking=core,
         third_backed_by_tool=third,
         red_without_building=red,
+        briefing_contradicted=briefing_contradicted(turns[0], stale) if turns else [],
         api_calls=int(_usage(turns, "api_calls")),
         time_to_first_token=first,
         cost_usd=round(_usage(turns, "cost_usd"), 6),

@@ -18,6 +18,8 @@ the model is given nothing of them and the user is told once that they are there
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -32,6 +34,9 @@ def _masked(text: str) -> str:
     return mask_text(text, "line")[0]
 
 log = logging.getLogger("devagent.instructions")
+# A reading taken ahead of a turn (a question being spoken) stands for the turn's own if the
+# turn starts within this long: the longest recording and its transcription.
+AHEAD_SECONDS = 40.0
 
 HEADER = (
     "The repository's instructions: files its authors wrote for coding agents ({names}). They are the "
@@ -92,8 +97,12 @@ class RepositoryInstructions:
     given: bool = False  # the prompt holds them (the repository was trusted when last read)
     told_untrusted: bool = False
     _block: str | None = None  # prompt_text of `found`, its ids drawn once
+    _ahead: tuple[float, Instructions] | None = field(default=None, repr=False)  # (when, what) read ahead
+    _ahead_lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        # The listing of nested files this needs is warmed before the session is built (the
+        # app and `devagent ask` start it first: agent.instructions.files.warm).
         self.found = self._read()
         self.given = self._trusted()
 
@@ -103,9 +112,9 @@ class RepositoryInstructions:
         except Exception:
             return False
 
-    def _read(self) -> Instructions:
+    def _read(self, nested: bool = True) -> Instructions:
         try:
-            return read_instructions(self.repo)
+            return read_instructions(self.repo, nested=nested)
         except Exception:  # a repository that cannot be read must not stop the session
             log.warning("the repository's instructions could not be read", exc_info=True)
             return Instructions()
@@ -141,11 +150,26 @@ class RepositoryInstructions:
         return _masked(escape_marks(f"(devagent: {found[0]} governs {found[1]}, where this file is; its instructions, in the "
                             "system prompt, win over outer ones here.)"))
 
+    def read_ahead(self) -> None:
+        """Read them now for a turn about to start (a question still being spoken; any
+        thread): listing them runs a reader process, a good part of a second on a busy
+        machine, and the turn's news() takes this reading instead (agent.instructions.block.AHEAD_SECONDS)."""
+        with self._ahead_lock:  # a turn's news() waits for a reading under way, not starts another
+            self._ahead = (time.monotonic(), self._read())
+
+    def _read_for_turn(self) -> Instructions:
+        with self._ahead_lock:
+            ahead, self._ahead = self._ahead, None
+        if ahead is not None and time.monotonic() - ahead[0] <= AHEAD_SECONDS:
+            return ahead[1]
+        return self._read()
+
     def news(self) -> str | None:
-        """Read again before a turn: None when the prompt's block stays as it is, else the note
-        for the turn's message (the caller rebuilds the system prompt)."""
+        """Read again before a turn (or just before, see read_ahead): None when the prompt's
+        block stays as it is, else the note for the turn's message (the caller rebuilds the
+        system prompt)."""
         before, was_given = self.found, self.given
-        self.found, self.given = self._read(), self._trusted()
+        self.found, self.given = self._read_for_turn(), self._trusted()
         if was_given == self.given and before.fingerprint == self.found.fingerprint:
             return None
         self._block = None

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -132,9 +133,34 @@ def _folders_stamp(repo: Path) -> str | None:
     return digest.hexdigest()
 
 
+_LISTING_LOCK = threading.Lock()  # one listing at a time: a second caller takes the first's
+
+
+def warm(repo: Path) -> threading.Thread:
+    """Lists the repository's nested instruction files in the background, so the session
+    built meanwhile finds the listing made (listing starts git's reader process: most of
+    a second on a large repository, which would otherwise hold up the first question)."""
+    root = Path(os.path.realpath(repo))
+
+    def listing() -> None:
+        try:
+            nested_paths(root)
+        except Exception:  # the session lists again, and says what is wrong if anything is
+            pass
+
+    thread = threading.Thread(target=listing, name="instructions-listing", daemon=True)
+    thread.start()
+    return thread
+
+
 def nested_paths(repo: Path) -> list[str]:
     """Every AGENTS.md or CLAUDE.md below the root, shallowest first; listed again only when
     a folder changed since the last listing."""
+    with _LISTING_LOCK:
+        return _nested_paths(repo)
+
+
+def _nested_paths(repo: Path) -> list[str]:
     stamp = _folders_stamp(repo)
     known = _LISTINGS.get(str(repo))
     if stamp is not None and known is not None and known[0] == stamp:
@@ -234,12 +260,13 @@ def _scope(relative: str) -> str:
     return "" if parent in (".", ".claude", ".github") else parent + "/"
 
 
-def read_instructions(repo: Path) -> Instructions:
-    """Every instruction file of `repo`, root files first, then nested ones shallowest first,
-    each followed by what it imports; capped (MAX_TOTAL_CHARS) and masked."""
+def read_instructions(repo: Path, *, nested: bool = True) -> Instructions:
+    """Every instruction file of `repo`, root files first, then nested ones shallowest first
+    (not with `nested` False: no listing), each followed by what it imports; capped
+    (MAX_TOTAL_CHARS) and masked."""
     root = Path(os.path.realpath(repo))
     reading = _Reading(root)
-    for relative in (*ROOT_FILES, *nested_paths(root)):
+    for relative in (*ROOT_FILES, *(nested_paths(root) if nested else ())):
         reading.add(relative, _scope(relative))
     kept: list[InstructionFile] = []
     left_out: list[str] = []

@@ -60,7 +60,7 @@ FAMILY_PRICES = {
 
 
 # The SDK's own limits, but an idle connection is kept for longer than its 5 s: the app opens
-# one when a spoken question starts (Session.warm_connection), and a question with its
+# one when a spoken question starts (Session.prepare_turn), and a question with its
 # transcription can take longer than that. A connection the server has closed meanwhile is
 # not reused (the pool sees it is readable) and a failed send is retried (session.py).
 CONNECTION_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=100, keepalive_expiry=45.0)

@@ -208,10 +208,11 @@ class Session(PromptNews, Rewinding):
             self._no_retry_client = with_options(max_retries=0) if with_options else client
         return self._no_retry_client
 
-    def warm_connection(self) -> None:
-        """Open the connection the next request will take (agent.loop.claude.warm_connection)."""
+    def prepare_turn(self) -> None:
+        """For a question still being spoken (any thread): its connection opens, its instructions are read."""
         if not (api_key_problem() and self._client is None):
             claude.warm_connection(self._streaming_client())
+        self.instructions.read_ahead()
 
     # --- the turn -------------------------------------------------------------------------
 

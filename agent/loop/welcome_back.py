@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.cancel import Cancellation
 from agent.conversation import transcripts
-from agent.conversation.history import today
 from agent.events import ShowOnScreen, TextDelta, TurnFinished, TurnStarted, Usage
 from agent.recall.briefing import evidence_lines
 from agent.tools.base import ToolContext, ToolResult
@@ -59,6 +58,7 @@ class Checks:
     status: ToolResult | None
     evidence: str  # one line per memory that cites code ("" when none does)
     commits: list[dict[str, Any]] = field(default_factory=list)  # the log's commits, as data (local briefing)
+    evidence_in_prompt: bool = False  # the system prompt holds these very lines: not sent twice
 
 
 def asks_for_it(text: str) -> bool:
@@ -136,7 +136,7 @@ def request(last: LastVisit | None, checks: Checks, now: datetime, mark: Callabl
     """The briefing turn's words for the model: what to say, then the checks as marked data."""
     away = f"last session here ended {last.ended:%Y-%m-%d %H:%M} ({_ago(now - last.ended)})" if last else "no earlier session"
     parts = [
-        f"{OWN_WORDS} The user just opened devagent; their {away}. {today(now)} "
+        f"{OWN_WORDS} The user just opened devagent; their {away}. "
         "Before they ask, give a welcome-back briefing: where they left off (from plan and project memories "
         "and their last turns below), what happened since (commits: by whom, which files; the working tree "
         "now), which memories' evidence moved, changed or is gone, and one suggested next step. "
@@ -151,7 +151,10 @@ def request(last: LastVisit | None, checks: Checks, now: datetime, mark: Callabl
         parts.append("The last session's last turns:\n" + mark(said))
     parts.append(f"git_log since {checks.since}:\n" + _result(checks.log, mark, "no git_log tool in this repository"))
     parts.append("git_status now:\n" + _result(checks.status, mark, "no git_status tool in this repository"))
-    parts.append("Memory evidence now:\n" + (mark(checks.evidence) if checks.evidence else "(no memory cites code)"))
+    if checks.evidence_in_prompt:
+        parts.append("Memory evidence now: the evidence lines of your memory block above, checked just now.")
+    else:
+        parts.append("Memory evidence now:\n" + (mark(checks.evidence) if checks.evidence else "(no memory cites code)"))
     return "\n\n".join(parts)
 
 
@@ -265,6 +268,7 @@ class Conversation(Protocol):
     root: RepositoryRoot | None
     config: AgentConfig
     registry: ToolRegistry
+    system: list[dict[str, Any]]  # the system prompt's blocks as the next request sends them
     store: Store | None
     turn: int
 
@@ -303,7 +307,9 @@ class Briefing:
         ctx = ToolContext(repo=session.repo, cancel=cancel, config=session.config, root=session.root)
         store = session.store
         evidence: Callable[[], str] = (lambda: evidence_lines(store, session.base)) if store is not None else str
-        return cls(session.base, last, run_checks(session.registry, ctx, last, evidence), session.now())
+        checks = run_checks(session.registry, ctx, last, evidence)
+        told = bool(checks.evidence) and any(checks.evidence in str(block.get("text", "")) for block in session.system)
+        return cls(session.base, last, replace(checks, evidence_in_prompt=told), session.now())
 
     def request(self, mark: Callable[[str], str]) -> str:
         return request(self.last, self.checks, self.now, mark)

@@ -2,7 +2,8 @@
 
 The model gives the text and a one-line reason; it runs only once the repository is
 trusted (agent.workspace_trust) and the user said yes to it (agent.command_consent), as
-`/bin/sh -c TEXT` in bubblewrap (agent.tools.toolchain.sandbox): the repository writable,
+`/bin/sh -c TEXT` in bubblewrap (agent.tools.toolchain.sandbox), with the repository's own
+`.venv/bin` and `node_modules/.bin` first on PATH: the repository writable,
 nothing of the home but the toolchain caches, no network unless the user allowed it,
 standard input empty. Its output streams to the screen pane as it comes (`CommandOutput`),
 Esc or the time limit kills the sandbox's whole pid namespace, and the model gets the exit
@@ -13,6 +14,7 @@ repository (agent.tools.toolchain.file_changes), for undo and rewind.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -140,6 +142,7 @@ class RunCommandTool:
         before, why_not = _snapshot(repo)
         stream = _Stream(ctx.commands.emit, ctx.turn, request)
         outcome = run_command(["/bin/sh", "-c", answer.command], ctx.base, timeout=_timeout(ctx.config), cancel=ctx.cancel,
+                              env=_project_path(repo),
                               sandbox=sandbox.Sandbox(repo, answer.network) if unsandboxed is None else None,
                               on_output=stream)
         stream.flush()
@@ -161,6 +164,24 @@ class RunCommandTool:
         listed = ", ".join(f"{f.path} ({f.status})" for f in found.files[:MAX_LISTED_FILES])
         more = f" and {len(found.files) - MAX_LISTED_FILES} more" if len(found.files) > MAX_LISTED_FILES else ""
         return f"Files it changed: {listed}{more}."
+
+
+# The repository's own programs come first, as in a shell where its environment is active:
+# `ruff` is the ruff its .venv pins, `eslint` the one in node_modules.
+PROJECT_BINS = (".venv/bin", "node_modules/.bin")
+
+
+def _project_path(repo: Path) -> dict[str, str]:
+    from agent.tools.toolchain.user_environment import user_environment
+
+    real = Path(os.path.realpath(repo))
+    found = [str(real / b) for b in PROJECT_BINS if (real / b).is_dir() and not (real / b).is_symlink()]
+    if not found:
+        return {}
+    env = {"PATH": os.pathsep.join([*found, user_environment().get("PATH", os.defpath)])}
+    if found[0].endswith(".venv/bin"):
+        env["VIRTUAL_ENV"] = str(real / ".venv")
+    return env
 
 
 def _checkpoint(found: file_changes.CommandChanges, ctx: ToolContext) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from agent import prompts
 from agent.eval import cited, fixture, harness, sources
+from agent.eval.scenarios import SCENARIOS
 from agent.tools import developer_tools
 
 EVAL = Path(harness.__file__).parent
@@ -49,7 +50,10 @@ def scenario_names() -> set[str]:
         names.update(CODE.findall(text) + COMPOUND.findall(text))
     names.update(MEMBER.findall(sources.LEFT_OVER) + MEMBER.findall(sources.FINISHED))  # Patch, Diff
     names.update({fixture.BRANCH, Path(cited.CITED_PATH).stem})
-    for question in harness.FRIDAY + harness.MONDAY:
+    for scenario in SCENARIOS.values():
+        # what no shape finds: a person, a module, a store, a flag (each scenario names its own)
+        names.update(scenario.names())
+    for question in (q for scenario in SCENARIOS.values() for q in scenario.friday + scenario.monday):
         # "The core project is the one I care about": the project it names, not "the project"
         names.update(f"{word.capitalize()} project" for word in re.findall(r"\b(\w+) project\b", question, re.I)
                      if word.lower() not in ("the", "a", "this", "that", "each", "one", "every"))
@@ -70,6 +74,8 @@ def named(text: str, names: set[str]) -> list[str]:
 def test_the_scenario_names_come_from_its_files():
     names = scenario_names()
     assert {"DiffParser", "PromptBuilder", "Core project", "rename-patch-to-diff", "Diff"} <= names
+    # the second scenario's, found through its own names() and its data files
+    assert {"Margit", "Teodor", "SQLite", "Postgres", "fareshare", "payouts/", "fees.py", "conftest.py"} <= names
     assert names >= KNOWN
 
 

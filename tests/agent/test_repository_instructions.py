@@ -176,3 +176,21 @@ def test_a_nested_file_added_to_a_folder_that_had_none_is_found_at_once(tmp_path
     assert nested_paths(repo) == ["src/lib/AGENTS.md"]
     (repo / "src" / "lib" / "AGENTS.md").unlink()
     assert nested_paths(repo) == []
+
+
+def test_instructions_read_while_a_question_is_spoken_are_its_turns_and_only_its(tmp_path, claude_double):
+    """prepare_turn reads them while the user talks (a reader process per listing is a good
+    part of a second on a busy machine); the turn takes that reading, the next reads again."""
+    repo = git_repo(tmp_path / "shop", {"AGENTS.md": "Tests: `make test`.\n"}, commit=True)
+    talk = session(repo, memory_mode="none", trust=trusted(repo))
+    (repo / "src").mkdir()
+    (repo / "src" / "AGENTS.md").write_text("Keep src/ typed.\n")
+    talk.prepare_turn()  # the recording starts
+    (repo / "docs").mkdir()
+    (repo / "docs" / "AGENTS.md").write_text("Docs in British English.\n")  # while the user talks
+    spoken = _ask(claude_double, talk, "What should I know about src?")
+    assert "Keep src/ typed." in spoken.system_text()
+    assert "British English" not in spoken.system_text()  # the turn did not read them again
+    assert "- src/AGENTS.md: added" in spoken.last_user_text()
+    typed = _ask(claude_double, talk, "And docs?")
+    assert "British English" in typed.system_text() and "- docs/AGENTS.md: added" in typed.last_user_text()

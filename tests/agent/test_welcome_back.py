@@ -72,8 +72,10 @@ def test_the_briefing_request_carries_checks_run_now(claude_double, tmp_path):
     assert "Bob Builder" in words and "parse: empty input gives []" in words and "src/parse.py" in words
     # the working tree now, from git_status
     assert "NOTES.txt" in words
-    # the memory's citation, checked now: the cited line changed
-    assert "plan.md" in words and "changed" in words
+    # the memory's citation, checked now: the cited line changed; said once, in the memory block
+    system = str(claude_double.messages_requests()[-1].body["system"])
+    assert "/memories/plan.md: src/parse.py:2 changed" in system
+    assert "plan.md" not in words and "evidence lines of your memory block above" in words
     # where the user left off, from the last session's turns, as data
     assert "make parse return [] on Monday" in words
     started = [e for e in events if isinstance(e, TurnStarted)]
@@ -124,3 +126,15 @@ def test_the_user_can_ask_for_it(words):
 @pytest.mark.parametrize("words", ["what's new in python 3.13 that would help the parser here?", "new file please"])
 def test_other_questions_are_not_taken_for_it(words):
     assert not welcome_back.asks_for_it(words)
+
+
+def test_evidence_goes_in_the_request_when_the_prompt_has_no_memory_block(claude_double, tmp_path):
+    repo, _ = _friday(claude_double, tmp_path)
+    _weekend(repo)
+    claude_double.add(reply(text("Bob fixed it.")))
+    Session(repo, AgentConfig(memory_mode="on-demand"), now=MONDAY).welcome_back(lambda e: None)
+    request = claude_double.messages_requests()[-1]
+    words = request.body["messages"][0]["content"][-1]["text"]
+    assert "/memories/plan.md: src/parse.py:2 changed" in words
+    assert "/memories/plan.md" not in str(request.body["system"])
+    assert words.count("Today is") == 0  # the date is the history's own first block, said once

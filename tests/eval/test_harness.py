@@ -207,7 +207,7 @@ def test_cli_writes_the_three_outputs_from_any_folder(claude_double, tmp_path, m
     elsewhere = tmp_path / "somewhere" / "else"
     elsewhere.mkdir(parents=True)
     monkeypatch.chdir(elsewhere)
-    status = main(["eval", "--runs", "1", "--modes", "none,preloaded", "--out", "report", "--effort", "low"])
+    status = main(["eval", "--scenario", "csharp", "--runs", "1", "--modes", "none,preloaded", "--out", "report", "--effort", "low"])
     assert status == 0
     out = capsys.readouterr()
     assert "| Memory, preloaded (`preloaded`) |" in out.out

@@ -54,16 +54,24 @@ def test_one_row_per_mode_with_counts_spans_and_medians():
     rows = [line for line in table.splitlines() if line.startswith("| ")]
     assert len(rows) == 4
     assert rows[1] == (
-        "| No memory (`none`) | 1,178 tokens | 0 of 2 | 1 of 2 | 2 of 2 | – | 7–9 | 1.00 s | $0.00200 | 0 files |"
+        "| No memory (`none`) | 1,178 tokens | 0 of 2 | 1 of 2 | 2 of 2 | – | 7–9 | 1.00 s | $0.00200 | 0 files | 0 of 2 |"
     )
     assert rows[2] == (
         "| Memory, preloaded (`preloaded`) | 3,210–3,212 tokens | 3 of 3 | 3 of 3 | 2 of 3 | 2 of 3 | 6–11 | 2.00 s | $0.00200 "
-        "| 2 files, 3 of 5 lines state |"
+        "| 2 files, 3 of 5 lines state | 0 of 3 |"
     )
-    assert rows[3].startswith("| A summary of Friday (`summary`) | – |") and rows[3].endswith("| Friday failed |")
+    assert rows[3].startswith("| A summary of Friday (`summary`) | – |") and "| Friday failed |" in rows[3]
     assert "1 Monday run(s) failed" in table
     assert "1 Monday run(s) met an API or loop error" in table
     assert "Said red without building" not in table
+
+
+def test_a_contradicted_briefing_is_counted():
+    results = copy.deepcopy(RESULTS)
+    results["modes"][1]["mondays"][0]["score"]["briefing_contradicted"] = ["the build is green now"]
+    row = [line for line in markdown_table(results).splitlines() if line.startswith("| Memory, preloaded")][0]
+    assert row.endswith("| 1 of 3 |")
+    assert mode_summary(results["modes"][1], stale=False)["briefing_contradicted"] == 1
 
 
 def test_summary_keeps_the_plotted_numbers():

@@ -183,3 +183,15 @@ def test_the_third_answer_may_name_the_call_site_by_its_line():
     assert scoring.third_answer_backed(turns)
     turns[2] = TurnRecord("c", [Said("Nothing much.")])
     assert not scoring.third_answer_backed(turns)
+
+
+@pytest.mark.parametrize("briefing, stale, claims", [
+    ("Welcome back. Sam finished the rename, so the build is green now.", True, []),
+    ("Welcome back. The build is red: ReviewOrchestrator still uses Patch at line 111.", True, 2),
+    ("On Friday the build was red. Sam finished it since.", True, []),
+    ("Welcome back. The build is green now.", False, 1),
+    ("Welcome back. The last call site still uses Patch.", False, []),
+])
+def test_briefing_claims_the_repository_contradicts(briefing, stale, claims):
+    found = scoring.briefing_contradicted(TurnRecord("(briefing)", [Said(briefing)]), stale)
+    assert (len(found) if isinstance(claims, int) else found) == claims

@@ -355,3 +355,11 @@ def test_a_range_past_the_end_of_its_file_is_changed(repo, tmp_path):
     record(folder, repo, "see tools/settings.py:12-14", name="r.md")
     checks = check_text("see tools/settings.py:12-14", repo, EvidenceFile.load(folder).get("r.md"))
     assert checks[0].sentence() == "tools/settings.py:12-14 changed since " + checks[0].commit[:7] + " (line 12 was past the end of the file when written)"
+
+
+def test_a_bare_readme_where_readme_md_is_is_prose_not_a_file_gone(tmp_path):
+    (tmp_path / "README.md").write_text("# x\n")
+    (tmp_path / "LICENSE").write_text("MIT\n")
+    found = {c.path for c in find("Step 2: document it in the README. See LICENSE and the CHANGELOG.", tmp_path)}
+    # README is what people call README.md; LICENSE is there as named; no CHANGELOG of any kind: a claim
+    assert found == {"LICENSE", "CHANGELOG"}

@@ -84,9 +84,11 @@ def test_a_repository_of_another_user_is_refused_with_the_command_that_allows_it
 
 def test_the_app_never_imports_pygit2():
     probe = (
-        "import sys, agent.tools, memory.git.reading, memory.evidence, tui.startup\n"
+        "import sys, pathlib, agent.tools, memory.git.reading, memory.evidence, tui.app\n"
         "from agent.tools import developer_tools\n"
+        "from tui.screens.startup import read_branch\n"
         "developer_tools()\n"
+        "read_branch(pathlib.Path('.'))  # the status line's branch, read as the app starts\n"
         "print('pygit2' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)

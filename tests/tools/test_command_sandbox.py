@@ -224,3 +224,15 @@ def test_the_escapes_under_a_read_only_mount_namespace(tmp_path):
     done = rerun_read_only(Path(__file__), tmp_path, "COMMAND_SANDBOX_INNER", timeout=240, pytest_args=("-k", "not read_only_mount"))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout.strip().splitlines()[-1] and "skipped" not in done.stdout.strip().splitlines()[-1]
+
+
+def test_the_repositorys_own_environment_comes_first_on_path(box):
+    """A model asking for `ruff check .` in a repository whose ruff is in its .venv gets that
+    ruff, as in a shell where the environment is active (tried on pallets/click: without it,
+    `ruff: not found`, and the model had to guess the path)."""
+    bin_dir = box["repo"] / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "projtool").write_text("#!/bin/sh\necho the-project-tool \"$VIRTUAL_ENV\"\n")
+    (bin_dir / "projtool").chmod(0o755)
+    result = run(box["repo"], "projtool")
+    assert f"the-project-tool {os.path.realpath(box['repo'])}/.venv" in result.text, result.text

@@ -96,7 +96,9 @@ def fast_import(repo: Path, commits: int) -> None:
                   f"committer Dana <d@example.com> 1761987600 +0000\ndata 10\nmany files\n{files}\n")
     for i in range(commits):
         who = "Sam <s@example.com>" if i % 2 else "Dana <d@example.com>"
-        message = f"change {i} " + "word " * 40
+        # a long subject that is prose: forty words of BIP39's list in a row would be masked as
+        # a recovery phrase (memory.secrets.shapes), and the caps would count the mask
+        message = f"change {i} " + "tidy the code " * 14
         body = f"{i}\n"
         stream.append(f"commit refs/heads/main\nmark :{i + 2}\nauthor {who} {1762074000 + i * 60} +0000\n"
                       f"committer {who} {1762074000 + i * 60} +0000\ndata {len(message)}\n{message}\nfrom :{i + 1}\n"

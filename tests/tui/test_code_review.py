@@ -124,7 +124,7 @@ async def test_keys_and_words_decide_through_one_message_and_a_stale_one_is_drop
     handed: list[tuple[str, bool, bool]] = []
     async with app.run_test(size=(160, 48)) as pilot:
         decide = app.turns.decide
-        app.turns.decide = lambda about, yes: handed.append((about, yes, decide(about, yes))) or handed[-1][2]
+        app.turns.decide = lambda about, yes, **more: handed.append((about, yes, decide(about, yes, **more))) or handed[-1][2]
         bar = await held_change(pilot, app, claude_double)
         assert not [v for v in vars(bar).values() if type(v).__module__.startswith("agent.")]  # nothing of the agent's
         app.post_message(Decided("an-earlier-change", True))

@@ -252,8 +252,9 @@ async def test_voice_controller_gets_keys_and_reply(make_app, claude_double):
     app.voice_factory = lambda: controller
     claude_double.add(text("Spoken."))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        assert str(app.query_one(StatusLine).info.voice) == "voice: ready"
+        # the voice starts once the session is up (tui.app._session_loaded), not with the first frame
+        status = app.query_one(StatusLine)
+        await wait_for(pilot, lambda: str(status.info.voice) == "voice: ready", 20, "the voice")
         await pilot.press("f2")
         await app.submit_turn("transcribed words")
         await wait_for(pilot, lambda: ("finished", False) in calls, 20, "the reply")
@@ -302,7 +303,8 @@ async def test_a_typed_question_warms_the_voice(make_app, claude_double):
     app.voice_factory = Warming
     claude_double.add(text("Warm."))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        # a question typed once the voice is attached (it starts after the session is up)
+        await wait_for(pilot, lambda: str(app.status.info.voice) == "voice: ready", 20, "the voice")
         app.prompt.value = "a typed question"
         await pilot.press("enter")
         await wait_for(pilot, lambda: "finished" in calls, 20, "the reply")

@@ -32,7 +32,7 @@ def configured_repo(tmp_path, user_dirs) -> Path:
     under XDG_CONFIG_HOME (the user_dirs fixture's)."""
     repo = tmp_path / "shop"
     repo.mkdir()
-    script = tmp_path / "build.sh"
+    script = repo / "build.sh"  # inside: build runs in the sandbox, which shows only the repository
     script.write_text(
         "echo 'src/Orders.cs(12,5): error CS0246: The type or namespace name Patch could not be found'\n"
         "echo 'Build FAILED.'\nexit 1\n"

@@ -101,7 +101,7 @@ def test_a_connection_opened_ahead_outlasts_a_long_question(tmp_path, claude_dou
     repo = tmp_path / "repo"
     repo.mkdir()
     session = Session(repo, AgentConfig(thinking="off"), save_transcript=False)
-    session.warm_connection()
+    session.prepare_turn()
     time.sleep(6.0)  # longer than the 5 s httpx keeps an idle connection by default
     session.send("What changed?", lambda event: None)
     opened, = model_lists(claude_double)
@@ -117,5 +117,5 @@ def test_warming_without_a_key_asks_nothing(tmp_path, claude_double, monkeypatch
         monkeypatch.delenv(name, raising=False)
     repo = tmp_path / "repo"
     repo.mkdir()
-    Session(repo, AgentConfig(thinking="off"), save_transcript=False).warm_connection()
+    Session(repo, AgentConfig(thinking="off"), save_transcript=False).prepare_turn()
     assert claude_double.requests == []

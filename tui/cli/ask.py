@@ -77,6 +77,9 @@ def run(name: str, args: argparse.Namespace) -> int:
 
     from agent.conversation import saved_sessions as sessions
     sessions.prune_for(config)
+    from agent.instructions.files import warm
+
+    warm(repo)  # beside the session's imports, not after them
     session = _open(repo, config, args.resume, trusted=bool(getattr(args, "trust", False)),
                     allowed=tuple(getattr(args, "allow", None) or ()))
     if isinstance(session, int):

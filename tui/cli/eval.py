@@ -1,4 +1,4 @@
-"""`devagent eval`: the Friday/Monday evaluation of the memory modes.
+"""`devagent eval`: the Friday/Monday evaluation of the memory modes, on each scenario.
 
 Plain terminal output: progress on stderr, the table and the paths of the outputs on stdout.
 """
@@ -26,6 +26,10 @@ def default_out(now: datetime) -> Path:
 def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
     from tui.cli.main import add_agent_options
 
+    parser.add_argument(
+        "--scenario", choices=("csharp", "python", "both"), default="both",
+        help="the C# rename (csharp), the Python release checklist (python) or both, side by side (default)",
+    )
     parser.add_argument("--runs", type=_positive, default=3, help="Mondays per mode (default: 3)")
     parser.add_argument(
         "--modes",
@@ -34,12 +38,12 @@ def add_arguments(name: str, parser: argparse.ArgumentParser) -> None:
         help="comma-separated memory modes to measure (default: all of " + ",".join(MEMORY_MODES) + ")",
     )
     parser.add_argument(
-        "--stale", action="store_true", help="someone fixes the call site between Friday and Monday"
+        "--stale", action="store_true", help="someone fixes the call site between Friday and Monday (the C# scenario)"
     )
     parser.add_argument(
         "--cited", action="store_true",
         help="Friday's memory cites the call site (fingerprinted), and the rename is finished and "
-        "committed before Monday; the report quotes the evidence each Monday was told",
+        "committed before Monday; the report quotes the evidence each Monday was told (the C# scenario)",
     )
     parser.add_argument(
         "--out", type=Path, default=None,
@@ -103,7 +107,8 @@ def run(name: str, args: argparse.Namespace) -> int:
     config = AgentConfig.from_env_and_args(args)
     out = args.out or default_out(datetime.now())
 
-    from agent.eval.harness import EvalOptions, run_eval
+    from agent.eval import side_by_side
+    from agent.eval.harness import EvalOptions, run_eval, run_scenarios
     from agent.eval.report import markdown_table, write_report
 
     workdir = None
@@ -113,19 +118,27 @@ def run(name: str, args: argparse.Namespace) -> int:
             print(f"{workdir} already holds an earlier run's fixtures; choose another --out.", file=sys.stderr)
             return 2
     options = EvalOptions(modes=args.modes, runs=args.runs, stale=args.stale, cited=args.cited, config=config, workdir=workdir)
+    names = ("csharp", "python") if args.scenario == "both" else (args.scenario,)
     print(
-        f"Measuring {', '.join(args.modes)}: one Friday and {args.runs} Monday(s) each"
+        f"Measuring {', '.join(args.modes)} on {' and '.join(names)}: one Friday and {args.runs} Monday(s) each"
         f"{' (cited variant)' if args.cited else ' (stale variant)' if args.stale else ''}, "
         f"model {config.model}, effort {config.effort}.",
         file=sys.stderr,
     )
     try:
-        results = run_eval(options, TerminalProgress())
+        if names == ("csharp",):  # the first scenario alone keeps its own report
+            results = run_eval(options, TerminalProgress())
+        else:
+            results = run_scenarios(options, names, TerminalProgress())
     except KeyboardInterrupt:
         print("\nStopped; nothing was written.", file=sys.stderr)
         return 130
-    paths = write_report(results, out)
-    print(markdown_table(results))
+    if names == ("csharp",):
+        paths = write_report(results, out)
+        print(markdown_table(results))
+    else:
+        paths = side_by_side.write_report(results, out)
+        print(side_by_side.markdown(results))
     print(f"Report: {paths['markdown']}")
     print(f"Every run: {paths['json']}")
     print(f"Chart: {paths['chart']}")

@@ -21,6 +21,8 @@ from textual.message import Message
 from textual.screen import Screen
 
 from tui.screens.activity import ActivityClock
+from tui.screens.command import spoken_command
+from tui.screens.command_questions import CommandQuestions
 from tui.screens.copying import what_to_copy
 from tui.screens.heap_pause import tidy_heap
 from tui.screens.startup import read_branch
@@ -52,7 +54,7 @@ class TurnEnded(Message):
     """The live turn is over on screen, and what was queued has gone on."""
 
 
-class MainScreen(Screen):
+class MainScreen(CommandQuestions, Screen):
     def __init__(self, turns: TurnDriver, key_problem: str | None = None, **kwargs: Any) -> None:
         """`key_problem`: why no turn can start (no API key), or None."""
         super().__init__(**kwargs)
@@ -184,10 +186,12 @@ class MainScreen(Screen):
             await self.end_turn(cancelled=True)
 
     async def cancel_turn(self) -> None:
-        """Esc while a turn runs: a recording, the voice, and the turn stop at once; a change
-        that waits is kept as it is instead, and queued questions come back first."""
-        if self.voice is not None:
-            self.voice.cancel()
+        """Esc while a turn runs, one meaning at a time: a recording stops (and only that); else
+        a change that waits is kept as it is, queued questions come back, or the turn (and a
+        command it runs) is cancelled, the voice with it."""
+        recording = self.status.info.voice.state == "recording"
+        if self.voice is not None and self.voice.cancel() and recording:
+            return
         if not self.turns.running or self.decide_change(False):
             return
         taken = self.turns.take_queue()
@@ -207,6 +211,7 @@ class MainScreen(Screen):
     async def end_turn(self, cancelled: bool) -> None:
         """The live turn is over on screen; what was queued goes next."""
         self.close_undecided()  # a turn gone while it asked: nothing waits for it now
+        self.close_command_undecided(cancelled)
         self.turns.finish()  # what waited goes after the refresh that draws this (show)
         await self.conversation.end_turn()
         self.activity.stop()
@@ -236,7 +241,7 @@ class MainScreen(Screen):
                 await draw(self.conversation, event.earlier)
             await self.conversation.add_notice(event.message, "error" if isinstance(event, agent.LoadFailed) else "info")
             return
-        if not self.turns.accepts(token, event):
+        if not self.turns.accepts(token, event) or await self.show_command_event(event):
             return
         conversation = self.conversation
         voice = self.voice
@@ -359,6 +364,8 @@ class MainScreen(Screen):
         """Whether `text` would answer what waits ("apply" to a change, "yes" to trust)."""
         if self.change_waiting() is not None and spoken_decision(text) is not None:
             return True
+        if self.command_waiting() is not None and spoken_command(text) is not None:
+            return True  # "yes, but with the network" must not run it as it is
         return self.trust_waiting() is not None and spoken_trust(text) is not None
 
     def decide_change(self, apply: bool) -> bool:
@@ -369,7 +376,7 @@ class MainScreen(Screen):
     def answer(self, text: str) -> bool:
         """Typed or spoken words that decide what waits; False when they are not such words."""
         choice = spoken_decision(text)
-        if choice is not None and self.decide_change(choice):
+        if (choice is not None and self.decide_change(choice)) or self.answer_command(text):
             return True
         prompt = self.trust_waiting()
         trusted = spoken_trust(text) if prompt is not None else None

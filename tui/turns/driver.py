@@ -200,11 +200,11 @@ class TurnDriver:
             self.inbox.put(0, SessionNotice("New conversation: Claude no longer sees the turns above."))
 
     def prepare(self) -> None:
-        """A question is on its way (being spoken): open the connection its turn will take,
-        in the background. Nothing before the session is up: loading makes the client."""
+        """A question is on its way (being spoken): what its turn needs is made ready in the
+        background (Session.prepare_turn). Nothing before the session is up."""
         session = self.session
         if session is not None and self.ready.is_set():
-            threading.Thread(target=session.warm_connection, name="warm-connection", daemon=True).start()
+            threading.Thread(target=session.prepare_turn, name="prepare-turn", daemon=True).start()
 
     def waiting_for(self) -> str | None:
         """What the live turn still waits for before the model gets it, if anything."""
@@ -245,13 +245,16 @@ class TurnDriver:
         """The cancellation of the turn started last."""
         return self._cancel
 
-    def decide(self, about: str, yes: bool) -> bool:
+    def decide(self, about: str, yes: bool, *, edited: str | None = None, always: bool = False,
+               network: bool = False) -> bool:
         """The user's answer, handed down to the turn that asked `about`; False, and dropped,
-        when no question of that id waits (answered already, its turn over)."""
+        when no question of that id waits (answered already, its turn over). A command's yes
+        carries the user's edit, "always" and the network (agent.command_consent)."""
         from agent.decisions import Decision
 
         session = self.session
-        return session is not None and bool(session.decisions.post(Decision(about, yes)))
+        decision = Decision(about, yes, edited=edited, always=always, network=network)
+        return session is not None and bool(session.decisions.post(decision))
 
     def begin(self) -> int:
         """Make a new turn the live one, with a fresh cancellation; its token."""

@@ -42,6 +42,10 @@ _FIRST_FAILURE = re.compile(
 _PROGRESS = re.compile(r"^(?P<marks>[.FEsxXp]+)(?P<tail>\s+\[\s*\d+%\])$")
 
 
+# What the screen keeps of a running command's output (its log keeps all of it).
+MAX_STREAMED = 200_000
+
+
 @dataclass(frozen=True)
 class ScreenItem:
     title: str
@@ -138,6 +142,7 @@ class ScreenPane(Vertical):
         self.index = 0
         self.hint = ""  # e.g. how to get back to the conversation on a narrow terminal
         self._rendered_width: int | None = None  # what the shown log or diff was cut to
+        self._runs: dict[str, ScreenItem] = {}  # a running command's item, by its run's id
 
     def compose(self) -> ComposeResult:
         yield VerticalScroll(Static(EMPTY, classes="empty"), id="screen-body")
@@ -153,14 +158,51 @@ class ScreenPane(Vertical):
         await self._render_current()
         return item
 
-    def retitle(self, item: ScreenItem, title: str) -> None:
+    def append(self, item: ScreenItem, text: str) -> ScreenItem:
+        """`item` with `text` added at its end (a running command's output as it comes), its
+        start dropped past MAX_STREAMED characters; drawn at once when it is the one shown,
+        scrolled to its end. The item as it now is (`item` itself once gone)."""
+        for index, shown in enumerate(self.items):
+            if shown is item:
+                content = shown.content + fmt.sanitize(text)
+                if len(content) > MAX_STREAMED:
+                    content = "[… the start is cut: the tool's log has it]\n" + content[-MAX_STREAMED:]
+                grown = self.items[index] = replace(shown, content=content)
+                if index == self.index:
+                    body = self.query_one("#screen-body", VerticalScroll)
+                    for static in body.query(Static):
+                        static.update(render_plain(grown, body.scrollable_content_region.width or None))
+                    body.scroll_end(animate=False)
+                return grown
+        return item
+
+    async def command_started(self, run: str, command: str, where: str) -> None:
+        """A command runs: its output shows here as it comes (`command_output`)."""
+        self._runs[run] = await self.show(f"Running: $ {command} · {where} · Esc stops it", "", "log")
+
+    def command_output(self, run: str, text: str) -> None:
+        if run in self._runs:
+            self._runs[run] = self.append(self._runs[run], text)
+
+    def command_ended(self, run: str, said: str) -> None:
+        item = self._runs.pop(run, None)
+        if item is not None:
+            self.retitle(item, f"{item.title.split(' · ')[0].replace('Running: ', '', 1)} · {said}")
+
+    def commands_over(self, said: str) -> None:
+        """The turn is over: a command still shown running is not (its end came too late to show)."""
+        for run in list(self._runs):
+            self.command_ended(run, said)
+
+    def retitle(self, item: ScreenItem, title: str) -> ScreenItem:
         """What `item` shows has a new name (a held change, once decided); no-op once gone."""
         for index, shown in enumerate(self.items):
             if shown is item:
-                self.items[index] = replace(item, title=fmt.sanitize(title))
+                renamed = self.items[index] = replace(item, title=fmt.sanitize(title))
                 if index == self.index:
                     self._title_current()
-                return
+                return renamed
+        return item
 
     def _title_current(self) -> None:
         item = self.current
