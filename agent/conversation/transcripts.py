@@ -110,10 +110,10 @@ class Transcript:
         return transcript
 
     def add_turn(self, turn: int, usage: dict[str, Any], *, time: datetime, cancelled: bool = False) -> None:
-        from memory.evidence import head_commit
+        from memory.git.head_file import head_from_files
 
         record: dict[str, Any] = {"type": "turn", "time": time.isoformat(), "turn": turn, "usage": usage, "cancelled": cancelled}
-        head = head_commit(self.repo)
+        head = head_from_files(self.repo)
         if head:
             # The commit checked out as the turn ended: the next session's welcome back starts its log there.
             record["head"] = head
