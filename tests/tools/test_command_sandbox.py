@@ -92,6 +92,20 @@ def test_standard_input_is_empty(box):
     assert "read-0" in result.text
 
 
+def test_devagents_own_python_starts_inside_wherever_it_lives(box, monkeypatch):
+    """A repository environment made from devagent's interpreter (its venv's python, a
+    script's first line) runs inside even when /tmp or the home would hide that interpreter;
+    read-only, and nothing else of the home comes with it."""
+    own = box["home"] / "tools" / "devagent-venv"
+    (own / "bin").mkdir(parents=True)
+    (own / "bin" / "tool").write_text("#!/bin/sh\necho own-python-here\n")
+    (own / "bin" / "tool").chmod(0o755)
+    monkeypatch.setattr(sys, "prefix", str(own))
+    result = run(box["repo"], f"{own}/bin/tool; touch {own}/bin/written; cat ~/.ssh/id_ed25519")
+    assert "own-python-here" in result.text
+    assert not (own / "bin" / "written").exists() and BAIT not in result.text
+
+
 def test_nothing_outside_the_repository_can_be_written(box):
     root, repo, home = box["root"], box["repo"], box["home"]
     before = sorted(str(p) for p in root.rglob("*") if repo not in p.parents and p != repo)

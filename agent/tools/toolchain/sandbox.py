@@ -28,6 +28,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,7 +128,7 @@ class Sandbox:
                 place = home / relative
                 if place.is_dir():
                     args += ["--bind" if writable else "--ro-bind", str(place), str(place)]
-        for folder in _program_folders(env.get("PATH", ""), homes):
+        for folder in [*_program_folders(env.get("PATH", ""), homes), *_own_python(homes)]:
             args += ["--ro-bind", folder, folder]
         repo = os.path.realpath(self.repo)
         args += ["--bind-fd", str(repo_fd), repo] if repo_fd is not None else ["--bind", repo, repo]
@@ -175,6 +176,21 @@ def _program_folders(path: str, homes: list[Path]) -> list[str]:
         hidden = _within(real, "/tmp") or _within(real, "/run")
         near_home = any(_within(real, str(h)) or _within(str(h), real) for h in homes)
         if hidden and not near_home and real not in out:
+            out.append(real)
+    return out
+
+
+def _own_python(homes: list[Path]) -> list[str]:
+    """devagent's own Python environment, read-only where /tmp, /run or a home would hide it:
+    a repository environment made from it (a venv whose python links there, a script whose
+    first line names it) starts inside as it does outside. Installed code, none of the user's
+    data; never a home itself or a folder above one."""
+    out: list[str] = []
+    for place in (sys.prefix, sys.base_prefix):
+        real = os.path.realpath(place)
+        hidden = _within(real, "/tmp") or _within(real, "/run") or any(_within(real, str(h)) for h in homes)
+        holds_a_home = any(_within(str(h), real) for h in homes)
+        if hidden and not holds_a_home and real not in out:
             out.append(real)
     return out
 
