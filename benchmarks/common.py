@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 import os
 import statistics
+import subprocess
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 
 @dataclass
@@ -100,3 +102,29 @@ def median(values: list[float]) -> float:
 
 def machine() -> str:
     return f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}"
+
+
+# git for the benchmarks' generated repositories: none of the machine's configuration
+GIT_ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_AUTHOR_NAME": "B",
+           "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "B", "GIT_COMMITTER_EMAIL": "b@example.com"}
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, env=GIT_ENV, stdout=subprocess.DEVNULL)
+
+
+def module_repository(root: Path, files: int, filler: str = "") -> Path:
+    """A new git repository of `files` small Python modules, 100 to a folder (pkg/modNNN/fileNNN.py),
+    each followed by `filler`; nothing committed yet."""
+    root.mkdir(parents=True)
+    git(root, "init", "-q")
+    for n in range(files):
+        here = root / "pkg" / f"mod{n // 100:03}"
+        here.mkdir(parents=True, exist_ok=True)
+        (here / f"file{n % 100:03}.py").write_text(f"def f_{n}(x):\n    return x + {n}\n" + filler)
+    return root
+
+
+def commit_all(root: Path) -> None:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "first")

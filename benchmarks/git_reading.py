@@ -15,7 +15,6 @@ starting), and under 1.5 s whole.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -29,23 +28,15 @@ sys.path.insert(0, str(ROOT))
 from agent.tools.base import ToolContext  # noqa: E402
 from agent.tools.git import GitStatusTool  # noqa: E402
 from agent.tools.git_diff import GitDiffTool  # noqa: E402
-from benchmarks.common import Row, print_rows  # noqa: E402
+from benchmarks.common import GIT_ENV, Row, commit_all, module_repository, print_rows  # noqa: E402
 
 TARGET_RATIO = 2.0
 TARGET_MS = 1500.0
-GIT_ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_AUTHOR_NAME": "B",
-           "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "B", "GIT_COMMITTER_EMAIL": "b@example.com"}
 
 
 def generate(root: Path, files: int) -> Path:
-    root.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True, env=GIT_ENV)
-    for n in range(files):
-        here = root / "pkg" / f"mod{n // 100:03}"
-        here.mkdir(parents=True, exist_ok=True)
-        (here / f"file{n % 100:03}.py").write_text(f"def f_{n}(x):\n    return x + {n}\n" + "# filler\n" * 30)
-    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=GIT_ENV)
-    subprocess.run(["git", "commit", "-q", "-m", "first"], cwd=root, check=True, env=GIT_ENV)
+    module_repository(root, files, "# filler\n" * 30)
+    commit_all(root)
     for n in range(0, files, max(1, files // 20)):
         path = root / "pkg" / f"mod{n // 100:03}" / f"file{n % 100:03}.py"
         path.write_text(path.read_text().replace(f"x + {n}", f"x - {n}"))

@@ -14,7 +14,6 @@ printed beside them.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -26,21 +25,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agent.instructions.files import read_instructions  # noqa: E402
-from benchmarks.common import Row, print_rows  # noqa: E402
+from benchmarks.common import GIT_ENV, Row, commit_all, module_repository, print_rows  # noqa: E402
 
 TARGET_RATIO = 3.0
 TARGET_MS = 300.0
-GIT_ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_AUTHOR_NAME": "B",
-           "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "B", "GIT_COMMITTER_EMAIL": "b@example.com"}
 
 
 def generate(root: Path, files: int) -> Path:
-    root.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True, env=GIT_ENV)
-    for n in range(files):
-        here = root / "pkg" / f"mod{n // 100:03}"
-        here.mkdir(parents=True, exist_ok=True)
-        (here / f"file{n % 100:03}.py").write_text(f"def f_{n}(x):\n    return x + {n}\n")
+    module_repository(root, files)
     for n in range(20):
         (root / "pkg" / f"mod{n:03}" / "AGENTS.md").write_text(f"Module {n}: keep its functions pure.\n" * 20)
     (root / "docs").mkdir()
@@ -48,8 +40,7 @@ def generate(root: Path, files: int) -> Path:
         (root / "docs" / f"{name}.md").write_text(f"# {name}\n" + "Some rule of the project.\n" * 40)
     (root / "AGENTS.md").write_text("Run the tests with `make test`.\n" * 10)
     (root / "CLAUDE.md").write_text("See @docs/style.md, @docs/testing.md and @docs/release.md.\n")
-    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=GIT_ENV)
-    subprocess.run(["git", "commit", "-q", "-m", "first"], cwd=root, check=True, env=GIT_ENV)
+    commit_all(root)
     return root
 
 
