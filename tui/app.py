@@ -33,17 +33,14 @@ from tui.palette import COMMANDS
 from tui.rewind_actions import RewindActions
 from tui.screens.main import MainScreen, TurnEnded
 from tui.screens.startup import FIRST_ANSWER_WAIT_SECONDS, welcome, welcome_without_key
-from tui.screens.trust import HEARING, TrustPrompt
 from tui.toasts import Repeats
 from tui.turns.driver import TurnDriver
 from tui.turns.voice import VoiceController, VoiceStart, push_to_talk, toggle_mute
 from tui.turns.workers import on_a_daemon_thread
 from tui.welcome_actions import WelcomeActions
-from tui.widgets.conversation.code_review import change_entry, session_changes
 from tui.widgets.conversation.pane import Conversation
 from tui.widgets.footer import Footer
 from tui.widgets.memory.pane import MemoryPane
-from tui.widgets.memory.review import AskAgent
 from tui.widgets.panes import BREAKPOINTS, Panes
 from tui.widgets.prompt import Prompt
 from tui.widgets.queued import QueuedTurns
@@ -52,6 +49,7 @@ from tui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
     from memory.seam import EditableStore
+    from tui.widgets.memory.review import AskAgent
 
 W = TypeVar("W", bound=Widget)
 
@@ -401,6 +399,8 @@ class DevAgentApp(RewindActions, InstructionsActions, WelcomeActions, App):
 
     def set_voice_state(self, status: VoiceStatus) -> None:
         """The voice controller's state on the status line, and down to what invites a spoken answer."""
+        from tui.screens.trust import HEARING, TrustPrompt
+
         try:
             self.status.update_info(voice=status)
         except (IndexError, NoMatches):
@@ -439,5 +439,7 @@ class DevAgentApp(RewindActions, InstructionsActions, WelcomeActions, App):
         targets = {"memory": self.memory_pane, "screen": self.main_screen}
         for title, help, where, action in COMMANDS:
             yield SystemCommand(title, help, partial(targets.get(where, self).run_action, action))
+        from tui.widgets.conversation.code_review import change_entry, session_changes
+
         for change in session_changes(self.repo, self.turns.session):
             yield SystemCommand(*change_entry(change), partial(self.main_screen.show_change, change))

@@ -8,15 +8,16 @@ holds anything of the agent's but the question's id.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from textual.message import Message
 
+if TYPE_CHECKING:  # a type only, not built at run time: the first frame imports this module
 
-class CommandAnswer(TypedDict):
-    edited: str | None
-    always: bool
-    network: bool
+    class CommandAnswer(TypedDict):
+        edited: str | None
+        always: bool
+        network: bool
 
 
 class Decided(Message):

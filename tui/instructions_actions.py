@@ -36,16 +36,16 @@ class InstructionsActions:
     def show_instructions(self) -> None:
         """The memory pane's section, from what the session read of the instruction files
         (after it loaded, and after each turn, which reads them again)."""
-        from tui.widgets.memory.instructions import InstructionsSection, InstructionsShown
+        from tui.widgets.memory.instructions import InstructionsShown
 
         session = self.turns.session
         if session is None or not hasattr(session, "instructions"):
             return
         try:
-            section = self.memory_pane.query_one(InstructionsSection)
+            pane = self.memory_pane
         except (IndexError, NoMatches):
             return  # the app is closing: no screen to show it on
-        section.shown = InstructionsShown.of(session.instructions)
+        pane.show_instructions(InstructionsShown.of(session.instructions))
 
     @work(thread=True, group="claude-memory", exit_on_error=False)
     def offer_claude_memory(self) -> None:

@@ -54,6 +54,8 @@ COMPACTION_MINIMUM = 50_000
 
 @dataclass(frozen=True)
 class Model:
+    """What one Claude model takes in a request: its window, thinking, effort and options."""
+
     window: int
     max_output: int
     thinking: ThinkingKind

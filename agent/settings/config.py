@@ -59,6 +59,8 @@ class Resumed(Protocol):
 
 @dataclass(frozen=True)
 class AgentConfig:
+    """A session's settings, each from the command line, the environment, config.toml or the default."""
+
     model: str = "claude-haiku-5-5"
     effort: Effort = "low"
     memory_mode: MemoryMode = "preloaded"

@@ -51,7 +51,6 @@ What a file may hold (anything else is reported as unknown)::
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -238,6 +237,8 @@ def read(path: Path) -> tuple[dict[str, Any], list[Problem]]:
         return {}, []
     except OSError as err:
         return {}, [Problem(source, None, f"it could not be read: {err.strerror or err}")]
+    import tomllib  # its patterns compile as it loads: only a file that is there pays, not every start
+
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as err:

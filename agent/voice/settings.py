@@ -22,6 +22,8 @@ DEFAULT_KEY = "f2"
 
 @dataclass(frozen=True)
 class VoiceSettings:
+    """The voice's settings from config.toml: the talk key, the speech model, the voice, whether it speaks."""
+
     key: str = DEFAULT_KEY
     stt_model: str | None = None
     voice: str | None = None

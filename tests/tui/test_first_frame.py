@@ -41,6 +41,46 @@ SLOW = ("anthropic", "httpx", "numpy", "pygit2", "sounddevice", "faster_whisper"
         "ctypes", "memory.git", "tui.screens.rewind")
 
 
+MOUNT_PROBE = """
+import json, sys
+from pathlib import Path
+from agent.settings.config import AgentConfig
+import tui.app
+from tui.app import DevAgentApp
+
+class Probe(DevAgentApp):
+    CSS_PATH = str(Path(tui.app.__file__).with_name("app.tcss"))
+
+    async def on_mount(self):
+        await super().on_mount()
+        self.seen = sorted(sys.modules)  # everything composed, nothing drawn yet
+
+    def on_ready(self):
+        self.exit()
+
+repo = Path(sys.argv[1])
+app = Probe(repo, AgentConfig.from_env_and_args(None, repo), voice_off="off")
+app.run(headless=True, size=(120, 40))
+print(json.dumps(app.seen))
+"""
+
+# What the first frame draws without: the memory pane's parts (mounted just after it), the
+# folder's name (it hashes the path), the config file's parser (there is none here), the
+# dialogs and bars a turn may open, the evidence check and the log's rotating file.
+AFTER_THE_FRAME = ("tui.widgets.memory.list_widget", "tui.widgets.memory.preview", "tui.widgets.memory.instructions",
+                   "memory.location", "hashlib", "tomllib", "tui.screens.trust", "tui.screens.command",
+                   "tui.screens.allowed_commands", "tui.widgets.conversation.code_review", "memory.trust")
+
+
+def test_what_the_panes_fill_in_after_the_first_frame_is_not_imported_for_it(repo, user_dirs):
+    result = subprocess.run([sys.executable, "-c", MOUNT_PROBE, str(repo)], cwd=ROOT_DIR, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    seen = set(json.loads(result.stdout.strip().splitlines()[-1]))
+    assert "tui.widgets.memory.pane" in seen  # the probe looked after the panes were composed
+    assert [name for name in AFTER_THE_FRAME if name in seen] == []
+
+
 def test_nothing_slow_is_imported_before_the_first_frame(repo, user_dirs):
     result = subprocess.run([sys.executable, "-c", PROBE, str(repo)], cwd=ROOT_DIR, capture_output=True,
                             text=True, timeout=120)

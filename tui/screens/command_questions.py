@@ -1,16 +1,16 @@
 """The main screen's side of a command the agent asks to run (agent.tools.command): the bar
 that asks (tui.screens.command), its output on the screen pane as it runs, a typed or spoken
 answer, and the palette's list of the commands answered "always". A mixin of the main screen.
+
+The bar and the list are imported when first asked for: neither is in the first frame.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from tui.screens.allowed_commands import AllowedCommandsScreen
-from tui.screens.command import CommandPrompt, spoken_command
-
 if TYPE_CHECKING:
+    from tui.screens.command import CommandPrompt
     from tui.turns.driver import TurnDriver
     from tui.turns.voice import VoiceController
     from tui.widgets.panes import Panes
@@ -58,6 +58,8 @@ class CommandQuestions:
 
         match event:
             case CommandAsked(request=request):
+                from tui.screens.command import CommandPrompt
+
                 self.app.push_screen(CommandPrompt(request, self.hears), lambda _answer: self.prompt.focus())
                 if self.voice is not None and self.hears:
                     self.voice.reply_delta(f"I'd like to run a command, to {request.reason.rstrip('.')}. "
@@ -76,13 +78,20 @@ class CommandQuestions:
         return True
 
     def command_waiting(self) -> CommandPrompt | None:
-        for screen in reversed(self.app.screen_stack):
+        over = [screen for screen in reversed(self.app.screen_stack) if screen is not self]
+        if not over:
+            return None  # as the screen is made, too: the bar is not imported before it can be there
+        from tui.screens.command import CommandPrompt
+
+        for screen in over:
             if isinstance(screen, CommandPrompt) and screen.decided is None:
                 return screen
         return None
 
     def answer_command(self, text: str) -> bool:
         """Typed or spoken "yes", "always" or "no" while the bar asks; False when it is not one."""
+        from tui.screens.command import spoken_command
+
         bar = self.command_waiting()
         answer = spoken_command(text) if bar is not None else None
         if bar is None or answer is None:
@@ -103,6 +112,7 @@ class CommandQuestions:
         """The palette's list of the "always" answers: the one the user takes back is forgotten,
         and the list opens again as it now stands."""
         from agent.command_consent import AllowedCommands
+        from tui.screens.allowed_commands import AllowedCommandsScreen
 
         allowed = AllowedCommands()
         shown = tuple((a.command, f"{a.command}{'  (with the network)' if a.network else ''}  · {a.decided}")

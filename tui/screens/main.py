@@ -9,6 +9,9 @@ app as `Decided` (tui.decided), which hands it down to the turn.
 
 Whatever dialog or editor closed, the user's next keys should land in the prompt, not in
 the pane that happened to be focused before it opened (where a bare letter is an action).
+
+What only a turn can show (a dialog, the held change's bar, the activity clock) is imported
+where it is first shown, not with the screen: none of it is in the first frame.
 """
 
 from __future__ import annotations
@@ -20,21 +23,10 @@ from textual import events, work
 from textual.message import Message
 from textual.screen import Screen
 
-from tui.screens.activity import ActivityClock
-from tui.screens.command import spoken_command
+from tui.screens.change_questions import ChangeQuestions
 from tui.screens.command_questions import CommandQuestions
-from tui.screens.copying import what_to_copy
 from tui.screens.heap_pause import tidy_heap
 from tui.screens.startup import read_branch
-from tui.screens.trust import TrustPrompt, spoken_trust
-from tui.widgets.conversation.code_review import (
-    DIFF_TITLES,
-    OUTCOMES,
-    CodeReviewBar,
-    change_title,
-    spoken_decision,
-    spoken_sentence,
-)
 from tui.widgets.conversation.pane import Conversation
 from tui.widgets.memory.pane import MemoryPane
 from tui.widgets.panes import Panes
@@ -44,8 +36,9 @@ from tui.widgets.screen.pane import ScreenPane
 from tui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
-    from agent.events import CodeChangeHeld, CodeChangeSettled, Event
-    from agent.tools.editor.change_set import ChangeSet
+    from agent.events import Event
+    from tui.screens.activity import ActivityClock
+    from tui.screens.trust import TrustPrompt
     from tui.turns.driver import TurnDriver
     from tui.turns.voice import VoiceController
 
@@ -54,7 +47,7 @@ class TurnEnded(Message):
     """The live turn is over on screen, and what was queued has gone on."""
 
 
-class MainScreen(CommandQuestions, Screen):
+class MainScreen(ChangeQuestions, CommandQuestions, Screen):
     def __init__(self, turns: TurnDriver, key_problem: str | None = None, **kwargs: Any) -> None:
         """`key_problem`: why no turn can start (no API key), or None."""
         super().__init__(**kwargs)
@@ -69,6 +62,8 @@ class MainScreen(CommandQuestions, Screen):
     def activity(self) -> ActivityClock:
         """The status line's word for what the turn does, and its clock."""
         if self._activity is None:
+            from tui.screens.activity import ActivityClock
+
             self._activity = ActivityClock(self.turns, self.conversation, self.status)
         return self._activity
 
@@ -296,6 +291,8 @@ class MainScreen(CommandQuestions, Screen):
             case agent.CodeChangeSettled():
                 await self.change_settled(event)
             case agent.TrustAsked(request=request):
+                from tui.screens.trust import TrustPrompt
+
                 self.app.push_screen(TrustPrompt(request, self.hears), self._after_trust)
                 if voice is not None and self.hears:
                     voice.reply_delta(f"To run the {request.run.tool} I need to run this repository's code. "
@@ -323,14 +320,10 @@ class MainScreen(CommandQuestions, Screen):
         await self.screen_pane.show(title, text, format)
         self.panes.screen_choice = True
 
-    async def show_change(self, change: ChangeSet) -> None:
-        """A change set of this session's, from the palette: its diff."""
-        from agent.loop.held_changes import masked_diff
-        await self.show_on_screen(change_title(change), masked_diff(change), "diff")
-
     def copy(self) -> None:
         """Ctrl+G: the last reply, or the screen pane's item when it has the focus, to the
         clipboard through the terminal (tui.copying)."""
+        from tui.screens.copying import what_to_copy
         from tui.widgets.conversation.reply import Reply
 
         drawn = [reply.source for reply in self.query(Reply)]
@@ -344,17 +337,10 @@ class MainScreen(CommandQuestions, Screen):
 
     # --- what the running turn asks the user --------------------------------------------
 
-    def _bar(self) -> CodeReviewBar | None:
-        bars = list(self.query(CodeReviewBar))
-        return bars[0] if bars else None
-
-    def change_waiting(self) -> CodeReviewBar | None:
-        """The bar of the change that waits for the user's decision, if one does."""
-        bar = self._bar()
-        return bar if bar is not None and bar.decided is None else None
-
     def trust_waiting(self) -> TrustPrompt | None:
         """The trust dialog that waits for an answer, if one is open."""
+        from tui.screens.trust import TrustPrompt
+
         for screen in reversed(self.app.screen_stack):
             if isinstance(screen, TrustPrompt) and screen.decided is None:
                 return screen
@@ -362,19 +348,21 @@ class MainScreen(CommandQuestions, Screen):
 
     def is_decision(self, text: str) -> bool:
         """Whether `text` would answer what waits ("apply" to a change, "yes" to trust)."""
+        from tui.screens.command import spoken_command
+        from tui.screens.trust import spoken_trust
+        from tui.widgets.conversation.code_review import spoken_decision
+
         if self.change_waiting() is not None and spoken_decision(text) is not None:
             return True
         if self.command_waiting() is not None and spoken_command(text) is not None:
             return True  # "yes, but with the network" must not run it as it is
         return self.trust_waiting() is not None and spoken_trust(text) is not None
 
-    def decide_change(self, apply: bool) -> bool:
-        """The user's decision on the change that waits (Esc, typed or spoken words); False when none does."""
-        bar = self.change_waiting()
-        return bar is not None and bar.decide(apply)
-
     def answer(self, text: str) -> bool:
         """Typed or spoken words that decide what waits; False when they are not such words."""
+        from tui.screens.trust import spoken_trust
+        from tui.widgets.conversation.code_review import spoken_decision
+
         choice = spoken_decision(text)
         if (choice is not None and self.decide_change(choice)) or self.answer_command(text):
             return True
@@ -390,50 +378,3 @@ class MainScreen(CommandQuestions, Screen):
         prompt = self.trust_waiting()
         if prompt is not None:
             prompt.answer(None)
-
-    async def change_held(self, event: CodeChangeHeld) -> None:
-        """Its diff on the screen pane (shown even when hidden), its bar above the prompt, focused."""
-        diff = await self.screen_pane.show(f"Waiting for you: {event.what}", event.diff, "diff")
-        old = self._bar()
-        before = old.screen_before if old is not None else self.panes.screen_choice
-        self.panes.screen_choice = True
-        if old is not None:
-            await old.remove()
-        bar = CodeReviewBar(event.id, event.what, before, diff, id="code-review")
-        await self.mount(bar, before=self.prompt)
-        bar.focus()
-        self.turns.code_change_waiting = f"you: Enter applies, Esc keeps {event.what}"
-        if self.voice is not None:
-            self.voice.reply_delta(spoken_sentence(event.what) + "\n\n")
-
-    async def change_settled(self, event: CodeChangeSettled) -> None:
-        await self.review_over(event.state)
-        self._relabel(event.tool_ids, event.state)
-        if event.state == "applied":
-            self.notify(event.for_user, title="Code change")
-            self.memory_pane.reload()  # the memories' evidence follows the code at once
-            return
-        await self.conversation.add_notice(event.for_user, "info")
-
-    async def review_over(self, state: str = "cancelled") -> None:
-        """No change waits any more (settled as `state`, or its turn taken back): the bar goes, the
-        diff says how the change ended, and the screen pane is shown or hidden as the user had it."""
-        self.turns.code_change_waiting = None
-        bar = self._bar()
-        if bar is not None:
-            if bar.diff is not None:
-                ended = DIFF_TITLES.get(state, DIFF_TITLES["cancelled"])
-                self.screen_pane.retitle(bar.diff, f"{ended}: {bar.what}")
-            self.panes.screen_choice = bar.screen_before
-            await bar.remove()
-        self.prompt.focus()
-
-    def _relabel(self, tool_ids: tuple[str, ...], state: str) -> None:
-        """The held calls' tool lines say how the change ended, not that it waits."""
-        from tui.widgets.conversation.lines import ToolLine
-
-        for line in self.conversation.query(ToolLine):
-            if line.tool_id in tool_ids and line.finished is not None:
-                # kept is the user's choice, not a failure: the dim mark of a stopped call
-                mark = {"applied": "ok", "conflict": "failed"}.get(state, "cancelled")
-                line.finish(line.finished[0], state != "applied", OUTCOMES.get(state, state), None, mark)

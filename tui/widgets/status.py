@@ -25,6 +25,8 @@ MIN_REPO = 8
 
 @dataclass(frozen=True)
 class StatusInfo:
+    """Everything the status line shows."""
+
     repo: str = ""
     branch: str | None = None
     model: str = ""

@@ -22,6 +22,8 @@ MAX_SHOWN = 5
 
 @dataclass(frozen=True)
 class InstructionsShown:
+    """The repository's instruction files as the memory pane lists them."""
+
     sources: tuple[tuple[str, str], ...]  # (file, what it governs or what imported it)
     given: bool  # the agent is given them (the repository is trusted)
     tokens: int  # about how many the prompt's block takes

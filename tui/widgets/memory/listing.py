@@ -3,13 +3,14 @@ against the caps, what preloading leaves out, and each memory's two-line row."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets.option_list import Option
 
-from memory.trust import MemoryMarks, Trust
 from tui import format as fmt
 from tui.widgets.memory import trust_view
 from tui.widgets.memory.row import MemoryRow
@@ -18,12 +19,16 @@ if TYPE_CHECKING:
     from memory.notes import MemoryInfo
     from memory.preload import LeftOut
     from memory.seam import Store
+    from memory.trust import MemoryMarks, Trust
+    from tui.widgets.memory.list_widget import MemoryList, Row
 
 TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "cyan", "reference": "blue"}
 
 
 @dataclass
 class Listing:
+    """The memory folder as the pane last read it, with the marks of the evidence check."""
+
     memories: list[MemoryInfo] = field(default_factory=list)
     total: int = 0
     cap: int = 0
@@ -88,3 +93,40 @@ def styled_memory(body: str) -> Text:
         if end != -1:
             text.stylize("dim", 0, end + 4)
     return text
+
+
+def show_listing(options: MemoryList, listing: Listing, *, several_roots: bool) -> list[str]:
+    """The listing in the pane's list: the held changes first, then the memories, in a group
+    per folder (headed when there is more than one group to tell apart); the ids in order."""
+    from memory.roots import is_user_path
+
+    trust = listing.trust
+    marks = trust.marks if trust is not None else {}
+    rows: list[Row] = []
+
+    def row(slot: str, shows: object, make: Callable[[], Option]) -> None:
+        rows.append((slot, shows, options.option(slot, shows, make)))
+
+    def header(title: str, count: int) -> None:
+        row(f"header:{title}", count, partial(Option, trust_view.group_header(title, count), disabled=True))
+
+    held = ((trust_view.GROUP_PENDING, trust.pending), (trust_view.GROUP_CONFLICTS, trust.conflicts)) if trust is not None else ()
+    for title, changes in held:
+        if changes:
+            header(title, len(changes))
+        for change in changes:
+            prompt = trust_view.pending_prompt(change)
+            row(trust_view.PENDING_PREFIX + change.id, change, partial(Option, prompt, id=trust_view.PENDING_PREFIX + change.id))
+    groups = [
+        (trust_view.GROUP_REPOSITORY, [m for m in listing.memories if not is_user_path(m.path)]),
+        (trust_view.GROUP_USER, [m for m in listing.memories if is_user_path(m.path)]),
+    ]
+    headed = several_roots or bool(rows)
+    for title, members in groups:
+        if headed and (members or title == trust_view.GROUP_USER):
+            header(title, len(members))
+        for info in members:
+            mark = marks.get(info.path)
+            row(info.path, (info, mark, fmt.age(info.modified)), partial(memory_option, info, mark))
+    options.set_rows(rows)
+    return [option.id for _, _, option in rows if option.id is not None]

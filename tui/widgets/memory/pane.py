@@ -2,13 +2,15 @@
 
 The folder is the single source of truth: whoever writes it (the agent, this pane, another
 session, an editor), the pane hears it through watchfiles and lists it again.
+
+The first frame shows the pane's frame and one line; its parts (the list, the preview, the
+instructions) are imported and mounted just after it (`_furnish`), then it starts watching.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,17 +22,12 @@ from textual.containers import Vertical
 from textual.markup import escape
 from textual.message import Message
 from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
 
-from memory import trust as memory_trust
 from memory.private import make_private
 from tui import format as fmt
 from tui.widgets.memory import trust_view
 from tui.widgets.memory.delete import DeleteActions
-from tui.widgets.memory.instructions import InstructionsSection
-from tui.widgets.memory.list_widget import MemoryList
-from tui.widgets.memory.listing import Listing, load_listing, memory_option, preload_warning, styled_memory
-from tui.widgets.memory.preview import MemoryPreview
+from tui.widgets.memory.listing import Listing, load_listing, preload_warning, show_listing, styled_memory
 from tui.widgets.memory.review import ReviewActions
 from tui.widgets.memory.watch import Cancelled, changes_in, trace, watched_directories
 
@@ -39,6 +36,8 @@ if TYPE_CHECKING:
 
     from memory.notes import MemoryInfo
     from memory.seam import EditableStore
+    from tui.widgets.memory.instructions import InstructionsShown
+    from tui.widgets.memory.list_widget import MemoryList
 
 # how long the evidence check waits for a loading session before it runs anyway
 SESSION_WAIT_SECONDS = 20
@@ -104,22 +103,46 @@ class MemoryPane(DeleteActions, Vertical):
         self._index_lines: dict[str, list[str]] = {}
         self.follow: str | None = None  # a memory to select once the listing has it (after a move)
         self.review = ReviewActions(self)
+        self.furnished = False  # whether the parts are mounted (`_furnish`)
+        self._instructions: InstructionsShown | None = None  # for the section, once it is there
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="memory-warning", markup=False)
-        yield InstructionsSection(id="memory-instructions")
-        yield MemoryList(id="memory-list")
-        with MemoryPreview(id="memory-preview"):
-            yield Static(READING, id="memory-text", classes="empty")
+        yield Static(READING, id="memory-first", classes="empty")
 
     def on_mount(self) -> None:
         # The workers' threads reach the app through this: Textual finds `self.app` from a
         # thread by walking up the DOM, and a pane removed while the app closes has none.
         self._host = self.app
-        # Both wait for the first frame: the watcher imports watchfiles, the listing reads
-        # every memory and the repository. The watcher lists the folder once it is set up.
-        self.call_after_refresh(self._watch)
+        # After the first frame: the parts, then the watcher (it imports watchfiles) and the
+        # listing (it reads every memory and the repository) once the watcher is set up.
+        self.call_after_refresh(self._furnish)
         self.set_interval(AGES_SECONDS, self._ages_move_on)
+
+    async def _furnish(self) -> None:
+        from tui.widgets.memory.instructions import InstructionsSection
+        from tui.widgets.memory.list_widget import MemoryList
+        from tui.widgets.memory.preview import MemoryPreview
+
+        first = self.query("#memory-first")
+        section = InstructionsSection(id="memory-instructions")
+        section.shown = self._instructions
+        await self.mount_all([
+            Static("", id="memory-warning", markup=False),
+            section,
+            MemoryList(id="memory-list"),
+            MemoryPreview(Static(READING, id="memory-text", classes="empty"), id="memory-preview"),
+        ])
+        await first.remove()
+        self.furnished = True
+        self._watch()
+
+    def show_instructions(self, shown: InstructionsShown) -> None:
+        """The repository's instruction files in the pane's section (kept until it is mounted)."""
+        self._instructions = shown
+        if self.furnished:
+            from tui.widgets.memory.instructions import InstructionsSection
+
+            self.query_one(InstructionsSection).shown = shown
 
     _ages_due = False
 
@@ -158,6 +181,8 @@ class MemoryPane(DeleteActions, Vertical):
                 # the evidence check reads the repository and runs git: after the session
                 # has loaded and a question asked at once has its first answer
                 self._settled(SESSION_WAIT_SECONDS)
+            from memory import trust as memory_trust  # the evidence check's own imports are a worker's to pay
+
             try:
                 trust = memory_trust.load_trust(self.store, self.repo, aging_days=self.aging_days)
             except Exception as exc:  # the marks are advice: the list stays, the title says why
@@ -232,6 +257,8 @@ class MemoryPane(DeleteActions, Vertical):
             self.border_title, self.border_subtitle = title, subtitle
 
     def _apply(self, listing: Listing) -> None:
+        if not self.furnished:
+            return  # a reload asked for before the parts are in: the watcher lists it once they are
         ages = [fmt.age(m.modified) for m in listing.memories]
         if self.loads and listing == self.listing and ages == self._ages:
             return  # the periodic re-read found nothing new: no layout for nothing
@@ -239,9 +266,9 @@ class MemoryPane(DeleteActions, Vertical):
         known = {m.path for m in self.listing.memories} if self.loads else None
         self.listing = listing
         self.loads += 1
-        options = self.query_one("#memory-list", MemoryList)
+        options = self._list()
         keep = self.selected_path
-        paths = self._add_options(options, listing)
+        paths = show_listing(options, listing, several_roots=len(self.store.roots()) > 1)
         if self.follow in paths:
             keep, self.follow = self.follow, None
         # with nothing to pick, the list's room goes to the preview, which says why (and
@@ -291,44 +318,16 @@ class MemoryPane(DeleteActions, Vertical):
         counts = trust_view.subtitle_counts(listing.trust, listing.memories)
         self._set_border(f"Memory · {count}", used + (f" · {counts}" if counts else ""))
 
-    def _add_options(self, options: MemoryList, listing: Listing) -> list[str]:
-        """The held changes first, then the memories, in a group per folder; the ids in order."""
-        trust = listing.trust
-        marks = trust.marks if trust is not None else {}
-        rows: list[tuple[str, object, Option]] = []
+    def _list(self) -> MemoryList:
+        from tui.widgets.memory.list_widget import MemoryList
 
-        def row(slot: str, shows: object, make: Callable[[], Option]) -> None:
-            rows.append((slot, shows, options.option(slot, shows, make)))
-
-        def header(title: str, count: int) -> None:
-            row(f"header:{title}", count, partial(Option, trust_view.group_header(title, count), disabled=True))
-
-        held = ((trust_view.GROUP_PENDING, trust.pending), (trust_view.GROUP_CONFLICTS, trust.conflicts)) if trust is not None else ()
-        for title, changes in held:
-            if changes:
-                header(title, len(changes))
-            for change in changes:
-                prompt = trust_view.pending_prompt(change)
-                row(trust_view.PENDING_PREFIX + change.id, change, partial(Option, prompt, id=trust_view.PENDING_PREFIX + change.id))
-        from memory.roots import is_user_path
-
-        groups = [
-            (trust_view.GROUP_REPOSITORY, [m for m in listing.memories if not is_user_path(m.path)]),
-            (trust_view.GROUP_USER, [m for m in listing.memories if is_user_path(m.path)]),
-        ]
-        headed = len(self.store.roots()) > 1 or bool(rows)
-        for title, members in groups:
-            if headed and (members or title == trust_view.GROUP_USER):
-                header(title, len(members))
-            for info in members:
-                mark = marks.get(info.path)
-                row(info.path, (info, mark, fmt.age(info.modified)), partial(memory_option, info, mark))
-        options.set_rows(rows)
-        return [option.id for _, _, option in rows if option.id is not None]
+        return self.query_one("#memory-list", MemoryList)
 
     def focus_list(self) -> None:
         """The focus on the list (on the preview when there is nothing to list)."""
-        options = self.query_one("#memory-list", MemoryList)
+        if not self.furnished:
+            return
+        options = self._list()
         (options if options.display else self.query_one("#memory-preview")).focus()
 
     @property
@@ -337,6 +336,8 @@ class MemoryPane(DeleteActions, Vertical):
 
     @property
     def selected_path(self) -> str | None:
+        if not self.furnished:
+            return None
         options = self.query_one("#memory-list", OptionList)
         if options.highlighted is None or options.option_count == 0:
             return None
@@ -354,6 +355,8 @@ class MemoryPane(DeleteActions, Vertical):
         self.query_one("#memory-preview").focus()
 
     def _show_preview(self) -> None:
+        if not self.furnished:
+            return
         change_id = self.review.selected_change_id()
         trust = self.listing.trust
         change = None

@@ -8,14 +8,16 @@ the repository and runs git); this turns it into rich Text.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from memory import evidence_states as ev
-from memory.trust import MemoryMarks, Trust
 from tui import format as fmt
 from tui.widgets.memory.row import MemoryRow
+
+if TYPE_CHECKING:
+    from memory.trust import MemoryMarks, Trust
 
 EVIDENCE_MARK = {
     ev.INTACT: ("✓", "green"),

@@ -1,7 +1,12 @@
-"""The screen pane: what the agent put on screen, and the tools' full logs. Newest first."""
+"""The screen pane: what the agent put on screen, and the tools' full logs. Newest first.
+
+The first frame shows its hint alone; the scrolling body that holds what is shown comes
+just after it (`_furnish`), or as the first item is shown if that is sooner.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -48,6 +53,8 @@ MAX_STREAMED = 200_000
 
 @dataclass(frozen=True)
 class ScreenItem:
+    """One thing shown on the screen pane, already made safe to draw."""
+
     title: str
     content: str
     format: PaneFormat
@@ -143,9 +150,25 @@ class ScreenPane(Vertical):
         self.hint = ""  # e.g. how to get back to the conversation on a narrow terminal
         self._rendered_width: int | None = None  # what the shown log or diff was cut to
         self._runs: dict[str, ScreenItem] = {}  # a running command's item, by its run's id
+        self._furnishing = asyncio.Lock()
 
     def compose(self) -> ComposeResult:
-        yield VerticalScroll(Static(EMPTY, classes="empty"), id="screen-body")
+        yield Static(EMPTY, classes="empty", id="screen-first")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._furnish)
+
+    async def _furnish(self) -> VerticalScroll:
+        """The body, mounted in the hint's place the first time it is asked for."""
+        async with self._furnishing:
+            found = self.query("#screen-body")
+            if found:
+                return found.only_one(VerticalScroll)
+            body = VerticalScroll(Static(EMPTY, classes="empty"), id="screen-body")
+            first = self.query("#screen-first")
+            await self.mount(body)
+            await first.remove()
+            return body
 
     @property
     def current(self) -> ScreenItem | None:
@@ -210,7 +233,8 @@ class ScreenPane(Vertical):
         self._subtitle()
 
     def focus_body(self) -> None:
-        self.query_one("#screen-body", VerticalScroll).focus()
+        for body in self.query("#screen-body"):
+            body.focus()
 
     def set_hint(self, hint: str) -> None:
         if hint != self.hint:
@@ -249,8 +273,8 @@ class ScreenPane(Vertical):
         await self.newer()
 
     async def _render_current(self) -> None:
+        body = await self._furnish()
         item = self.current
-        body = self.query_one("#screen-body", VerticalScroll)
         await body.remove_children()
         self._title_current()
         if item is None:
