@@ -76,21 +76,41 @@ class VoiceParts:
         return self.vocode(self.latent(prior, mask, v_start, v_end), start - v_start, end - v_start)
 
     def stretches(self, prior: np.ndarray, mask: np.ndarray, first: int, longest: int) -> Iterator[np.ndarray]:
-        """The sentence's float32 audio in stretches: `first` frames, then each twice as
-        long as the one before, up to `longest`. The flow runs twice: for the first
-        stretch, then for all the rest at once."""
+        """The sentence's float32 audio in the stretches plan() lays out. The flow runs
+        twice: for the first stretch, then for all the rest at once."""
         frames = prior.shape[2]
-        first = min(first, frames)
-        yield self.audio(prior, mask, 0, first)
-        if first >= frames:
+        stretches = plan(frames, first, longest)
+        yield self.audio(prior, mask, 0, stretches[0].end)
+        if len(stretches) == 1:
             return
-        offset = max(0, first - VOCODER_CONTEXT)
+        offset = max(0, stretches[0].end - VOCODER_CONTEXT)
         rest = self.latent(prior, mask, offset, frames)
-        start, size = first, first * 2
-        while start < frames:
-            end = min(frames, start + size)
-            yield self.vocode(rest, start - offset, end - offset)
-            start, size = end, min(size * 2, longest)
+        for stretch in stretches[1:]:
+            yield self.vocode(rest, stretch.start - offset, stretch.end - offset)
+
+
+@dataclass(frozen=True)
+class Stretch:
+    start: int
+    end: int
+    work: int  # frames the flow and the vocoder run over to make it
+
+
+def plan(frames: int, first: int, longest: int) -> list[Stretch]:
+    """A sentence of `frames` frames in stretches: `first` frames, then each twice as long
+    as the one before, up to `longest`; each with the work it takes (VoiceParts.stretches)."""
+    end = min(first, frames)
+    vocoded = min(frames, end + VOCODER_CONTEXT)
+    stretches = [Stretch(0, end, vocoded + min(frames, vocoded + FLOW_CONTEXT))]
+    offset = max(0, end - VOCODER_CONTEXT)
+    flow = frames - max(0, offset - FLOW_CONTEXT)  # the rest's flow, with the second stretch
+    start, size = end, 2 * first
+    while start < frames:
+        end = min(frames, start + size)
+        vocoded = min(frames, end + VOCODER_CONTEXT) - max(offset, start - VOCODER_CONTEXT)
+        stretches.append(Stretch(start, end, vocoded + flow))
+        start, size, flow = end, min(2 * size, longest), 0
+    return stretches
 
 
 def split_model(model: Path, session: Any, hop: int) -> VoiceParts | None:

@@ -217,30 +217,29 @@ class Voice:
                 yield sentence_inputs(self._piper, ids, self.variation, self.length_scale, self.variation)
 
     def _sentence(self, parts: VoiceParts, feeds: dict[str, np.ndarray]) -> Iterator[np.ndarray]:
+        from agent.voice.piper_parts import plan
+
         prior, mask = parts.encode(feeds)
-        frames = prior.shape[2]
-        rate = self._piper.config.sample_rate
+        stretches = plan(prior.shape[2], FIRST_FRAMES, LONGEST_FRAMES)
+        seconds = parts.hop / self._piper.config.sample_rate  # of audio, a frame
         held: list[np.ndarray] = []
-        made, playing = 0, False
-        stretches = parts.stretches(prior, mask, FIRST_FRAMES, LONGEST_FRAMES)
-        while True:
+        playing = False
+        made = parts.stretches(prior, mask, FIRST_FRAMES, LONGEST_FRAMES)
+        for index, stretch in enumerate(stretches):
             began = self.clock()
-            audio = next(stretches, None)
-            if audio is None:
-                break
+            audio = next(made)
             took = self.clock() - began
             held.append(np.clip(audio * (self.gain * 32767.0), -32767.0, 32767.0).astype(np.int16))
-            stretch = len(audio) // parts.hop
-            made += stretch
             if not playing:
-                # the rest at this stretch's pace (the next ones are longer, so faster a frame)
-                rest = took * (frames - made) / max(1, stretch)
-                playing = made >= frames or sum(len(part) for part in held) / rate >= rest
+                # at this stretch's pace a frame of work, each next stretch must be made
+                # before everything ahead of it has played
+                pace = took / stretch.work
+                work = np.cumsum([later.work for later in stretches[index + 1:]])
+                ahead = np.array([later.start for later in stretches[index + 1:]]) * seconds
+                playing = bool(np.all(pace * work <= ahead))
             if playing:
                 yield held[0] if len(held) == 1 else np.concatenate(held)
                 held = []
-        if held:
-            yield np.concatenate(held)
 
     def synthesize(self, text: str) -> tuple[np.ndarray, int]:
         """All of it at once, each sentence at full scale as Piper makes it (for a file or a

@@ -47,6 +47,12 @@ WARM_UP = "\0warm-up"  # the synthesis thread's item for warm(); no text says it
 STEADY_FOR = 0.1
 STEADY_GAP = 0.05
 STEADY_TIMEOUT = 3.0
+# Piper starts a sentence with 30-35 ms below -80 dBFS before the first sound rises: the
+# pause before a sentence that follows another, dead air before speech that starts from
+# silence. There, what is below INAUDIBLE (-60 dBFS) is left out but for LEAD_KEPT
+# before the first sample above it, so the sound's own onset is kept whole.
+INAUDIBLE = 33  # int16
+LEAD_KEPT = 0.01  # seconds
 
 
 def open_output_stream(rate: int, callback: OutputCallback, *, device: Device = None, blocksize: int = 256,
@@ -317,7 +323,10 @@ class Speaker:
                         with self._lock:
                             if generation != self._generation:
                                 break
-                            self._audio.append(audio)
+                            if not self._audio and not self._sounding:
+                                audio = without_lead(audio, self.voice.sample_rate)  # speech starts here
+                            if len(audio):
+                                self._audio.append(audio)
             except Exception as error:  # the voice must never take the caller down
                 self.error = f"speech failed: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
             self._last_synthesis = time.monotonic()
@@ -387,6 +396,15 @@ class Speaker:
         self._last_callback = now
         if now - self._steady_since >= STEADY_FOR:
             self._steady.set()
+
+
+def without_lead(audio: np.ndarray, rate: int) -> np.ndarray:
+    """int16 audio without the inaudible stretch it starts with (see INAUDIBLE); nothing
+    when none of it is audible."""
+    audible = np.flatnonzero(np.abs(audio.astype(np.int32)) > INAUDIBLE)
+    if not len(audible):
+        return audio[:0]
+    return audio[max(0, int(audible[0]) - int(LEAD_KEPT * rate)):]
 
 
 def _dac_delay(time_info: Any) -> float:

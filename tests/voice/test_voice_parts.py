@@ -10,7 +10,7 @@ import pytest
 
 import agent.voice.piper_parts as piper_parts
 from agent.voice.synth import FIRST_FRAMES, Voice, default_voice, load_piper
-from agent.voice.tts import Speaker, open_buffer_stream
+from agent.voice.tts import INAUDIBLE, LEAD_KEPT, Speaker, open_buffer_stream, without_lead
 
 REPLY = "The newest commit on main prunes old checkpoints. Dana merged it this morning!"
 
@@ -96,6 +96,18 @@ def test_a_voice_whose_stretches_would_differ_is_made_whole(monkeypatch, whole_p
         assert np.max(np.abs(piece.astype(np.float32) - np.clip(audio * 32767, -32767, 32767))) <= 2
 
 
+def played_since(speaker, start: int = 0) -> np.ndarray:
+    """What the speaker played from sample `start` on, from its first sound to its last."""
+    played = speaker.stream.audio[start:]
+    loud = np.nonzero(played)[0]
+    return played[loud[0]:loud[-1] + 1]
+
+
+def between_sounds(audio: np.ndarray) -> np.ndarray:
+    inside = np.nonzero(audio)[0]
+    return audio[inside[0]:inside[-1] + 1]
+
+
 def test_the_speaker_plays_the_stretches_back_to_back(voice):
     """What is heard is the sentence as made, sample for sample: no gap where one stretch
     ends and the next begins."""
@@ -105,10 +117,37 @@ def test_the_speaker_plays_the_stretches_back_to_back(voice):
         made = np.concatenate(list(voice.stream(sentence)))
         speaker.speak(sentence)
         assert speaker.wait(30)
-        played = speaker.stream.audio
+        assert np.array_equal(played_since(speaker), between_sounds(without_lead(made, voice.sample_rate)))
     finally:
         speaker.close()
-    loud = np.nonzero(played)[0]
-    heard = played[loud[0]:loud[-1] + 1]
-    inside = np.nonzero(made)[0]
-    assert np.array_equal(heard, made[inside[0]:inside[-1] + 1])
+
+
+def test_speech_starts_at_its_first_sound_and_a_pause_between_sentences_stays(voice):
+    """Piper begins each sentence with 30-35 ms of silence: dead air when the voice starts
+    from silence, the pause between two sentences when one follows another."""
+    rate = voice.sample_rate
+    first, second = "The build is green.", "Dana merged it this morning."
+    made_first = np.concatenate(list(voice.stream(first)))
+    made_second = np.concatenate(list(voice.stream(second)))
+    lead = np.flatnonzero(np.abs(made_first.astype(np.int32)) > INAUDIBLE)[0]
+    assert lead > 0.025 * rate  # what there is to leave out
+    speaker = Speaker(voice, open_stream=open_buffer_stream).load()
+    try:
+        start = len(speaker.stream.audio)
+        speaker.speak(f"{first} {second}")
+        assert speaker.wait(30)
+        heard = played_since(speaker, start)
+    finally:
+        speaker.close()
+    kept = made_first[lead - int(LEAD_KEPT * rate):]
+    assert np.array_equal(heard, between_sounds(np.concatenate([kept, made_second])))
+    # the first sound is at most LEAD_KEPT after the speech begins
+    assert np.flatnonzero(np.abs(heard.astype(np.int32)) > INAUDIBLE)[0] <= LEAD_KEPT * rate + 1
+
+
+def test_audio_with_nothing_audible_has_nothing_to_play():
+    silence = np.zeros(2205, dtype=np.int16) + 3
+    assert len(without_lead(silence, 22050)) == 0
+    click = silence.copy()
+    click[1000] = 2000
+    assert len(without_lead(click, 22050)) == 2205 - 1000 + 220
