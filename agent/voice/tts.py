@@ -32,8 +32,12 @@ from agent.voice.synth import Voice
 # when a reply starts (warm()) or a sentence is due.
 PAUSE_STREAM_AFTER = 5.0
 # After this long without synthesizing, warm() also runs the voice once on a throwaway
-# word, so the reply's first sentence does not meet cold caches and a sleeping pool.
+# word, so the reply's first sentence does not meet cold caches and a sleeping pool;
+# unless a sentence comes within WARM_DELAY of warm(): it warms the voice itself, and a
+# warm-up then only sits in front of it ("Ready." takes 55-60 ms to make; a clause after
+# 12 s idle comes 6-8 ms later than warm, made a stretch at a time).
 WARM_AFTER = 10.0
+WARM_DELAY = 0.3
 WARM_UP = "\0warm-up"  # the synthesis thread's item for warm(); no text says it
 # A stream just started on an idle PulseAudio sink takes its first few blocks at once,
 # then none until the sink next wakes (a null sink: up to 2 s later), and a sentence
@@ -285,9 +289,11 @@ class Speaker:
         from agent.voice.priority import yield_to_app
 
         yield_to_app()
+        taken: list[tuple[int, str | None] | None] = []  # what came while a warm-up waited
         while True:
             try:
-                item = self._texts.get(timeout=PAUSE_STREAM_AFTER if self._stream_running else None)
+                item = taken.pop() if taken else self._texts.get(
+                    timeout=PAUSE_STREAM_AFTER if self._stream_running else None)
             except queue.Empty:
                 if self._idle.is_set():
                     self._set_stream_running(False)
@@ -300,7 +306,10 @@ class Speaker:
                 continue
             if text is WARM_UP:
                 if generation == self._generation and time.monotonic() - self._last_synthesis > WARM_AFTER:
-                    self._warm_voice()
+                    try:
+                        taken.append(self._texts.get(timeout=WARM_DELAY))
+                    except queue.Empty:
+                        self._warm_voice()
                 continue
             try:
                 if generation == self._generation:

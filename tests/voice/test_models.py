@@ -130,7 +130,8 @@ for words in range(2, 40, 3):
     voice.synthesize(" ".join(["build"] * words) + ".")
     trim()
     sizes.append(rss_mb())
-print(json.dumps([voice._piper.session.get_session_options().enable_cpu_mem_arena, sizes]))
+sessions = [voice.parts.encoder, voice.parts.flow, voice.parts.vocoder] if voice.parts else [voice._piper.session]
+print(json.dumps([any(s.get_session_options().enable_cpu_mem_arena for s in sessions), sizes]))
 """
 
 

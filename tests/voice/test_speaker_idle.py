@@ -19,7 +19,7 @@ class CountingVoice(Voice):
 
     def __init__(self, loaded: Voice) -> None:
         super().__init__(variation=0.0)
-        self._piper = loaded._piper
+        self._piper, self.parts, self.gain = loaded._piper, loaded.parts, loaded.gain
         self.said: list[str] = []
 
     def stream(self, text):
@@ -111,6 +111,19 @@ def test_the_first_text_of_a_reply_after_an_idle_spell_goes_before_any_warm_up(s
     speaker.flush()
     assert speaker.wait(30)
     assert speaker.voice.said == ["On it.", "Let me"]
+
+
+def test_a_sentence_soon_after_warm_is_not_held_up_by_a_warm_up(speaker, monkeypatch):
+    """A reply whose first words come at once (a quick model, a short answer) warms the
+    voice itself; a warm-up would only go in front of it."""
+    monkeypatch.setattr(tts, "WARM_AFTER", 0.2)
+    time.sleep(0.3)
+    speaker.warm()
+    time.sleep(0.05)
+    speaker.speak("The build is green.")
+    assert speaker.wait(30)
+    time.sleep(tts.WARM_DELAY + 0.2)
+    assert speaker.voice.said == ["The build is green."]
 
 
 def test_after_a_sentence_the_voice_leaves_the_cores_alone(voice):
