@@ -40,8 +40,6 @@ def resume_hint(session: Any) -> str | None:
 
 
 def open_app(args: argparse.Namespace, *, no_voice: bool) -> int:
-    from dataclasses import replace
-
     from rich.console import Console
 
     from agent.settings.config import AgentConfig
@@ -57,7 +55,7 @@ def open_app(args: argparse.Namespace, *, no_voice: bool) -> int:
     config = AgentConfig.from_env_and_args(args, repo)
     settings = voice_settings()
     if getattr(args, "stt_model", None):
-        settings = replace(settings, stt_model=args.stt_model)
+        settings = settings._replace(stt_model=args.stt_model)
     try:
         app = DevAgentApp(
             repo,

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_LIST_ITEM = re.compile(r"^ {0,3}([-+*]|\d{1,9}[.)])(\s|$)")
+# strings, compiled (and kept) by `re` with the first reply rather than as the app starts
+_FENCE = r"^ {0,3}(`{3,}|~{3,})"
+_LIST_ITEM = r"^ {0,3}([-+*]|\d{1,9}[.)])(\s|$)"
 # what a line cannot start with to begin a paragraph: indentation, headings, fences,
 # tables, quotes, HTML, list markers and thematic breaks
-_NOT_PARAGRAPH = re.compile(r"^[\s#`~|><*+=_-]")
+_NOT_PARAGRAPH = r"^[\s#`~|><*+=_-]"
 # enough of a line to tell whether it starts a list item ("123456789. " is the longest)
 _DECIDED = 12
 
@@ -48,9 +49,9 @@ def cut_point(text: str) -> int:
         if not complete and len(body) < _DECIDED:
             break  # too little of this line to tell what it starts
         # after a blank line, a line that is neither indented nor an item ends any list
-        if blank_before and start and not _NOT_PARAGRAPH.match(body) and not _LIST_ITEM.match(body):
+        if blank_before and start and not re.match(_NOT_PARAGRAPH, body) and not re.match(_LIST_ITEM, body):
             cut = start
-        opening = _FENCE.match(body)
+        opening = re.match(_FENCE, body)
         if opening and complete:
             fence = opening.group(1)
         blank_before = False

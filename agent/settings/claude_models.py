@@ -36,8 +36,7 @@ compaction, which effort levels the 4.x models take), the entry takes the strict
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 ThinkingKind = Literal["adaptive-only", "manual", "both", "none"]
 
@@ -52,8 +51,9 @@ PROGRESS_DISPLAY = "updates"
 COMPACTION_MINIMUM = 50_000
 
 
-@dataclass(frozen=True)
-class Model:
+# A NamedTuple, not a frozen dataclass: the app imports this before its first frame,
+# and a dataclass's generated methods are compiled as it is imported.
+class Model(NamedTuple):
     """What one Claude model takes in a request: its window, thinking, effort and options."""
 
     window: int
@@ -103,12 +103,12 @@ MODELS: dict[str, Model] = {
     "claude-fable-5-1": _ALWAYS,
     "claude-mythos-5-1": _ALWAYS,
     "claude-sonnet-5": _FIVE,
-    "claude-opus-5": replace(_FIVE, off_efforts=_UP_TO_HIGH),
-    "claude-fable-5": replace(_ALWAYS, prefix_check=False),
-    "claude-mythos-5": replace(_ALWAYS, prefix_check=False),
-    "claude-opus-4-8": replace(_FIVE, thinking_off=None, sampling=False),
-    "claude-opus-4-7": replace(_FIVE, thinking_off=None, sampling=False),
-    "claude-mythos-preview": replace(_ALWAYS, thinking="both", compaction=False, prefix_check=False),
+    "claude-opus-5": _FIVE._replace(off_efforts=_UP_TO_HIGH),
+    "claude-fable-5": _ALWAYS._replace(prefix_check=False),
+    "claude-mythos-5": _ALWAYS._replace(prefix_check=False),
+    "claude-opus-4-8": _FIVE._replace(thinking_off=None, sampling=False),
+    "claude-opus-4-7": _FIVE._replace(thinking_off=None, sampling=False),
+    "claude-mythos-preview": _ALWAYS._replace(thinking="both", compaction=False, prefix_check=False),
     "claude-opus-4-6": _FOUR_SIX,
     "claude-sonnet-4-6": _FOUR_SIX,
     "claude-haiku-4-5": _FOUR_FIVE,
@@ -170,8 +170,7 @@ def thinks(model: Model, thinking: str) -> bool:
     return thinking != "off" or model.thinking_off == ALWAYS_ON
 
 
-@dataclass(frozen=True)
-class Misfit:
+class Misfit(NamedTuple):
     """A setting the model cannot take, and what devagent does instead."""
 
     setting: str

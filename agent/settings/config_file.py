@@ -52,9 +52,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent.settings.choices import CODE_WRITES, EFFORTS, MEMORY_MODES, MEMORY_WRITES
 
@@ -62,8 +61,9 @@ from agent.settings.choices import CODE_WRITES, EFFORTS, MEMORY_MODES, MEMORY_WR
 MIN_THINKING_BUDGET = 1024
 
 
-@dataclass(frozen=True)
-class Problem:
+# A NamedTuple, not a frozen dataclass: the app imports this before its first frame,
+# and a dataclass's generated methods are compiled as it is imported.
+class Problem(NamedTuple):
     """A part of the settings that was ignored: where it was, which key, and why."""
 
     source: str  # the file's path, or the environment variable's name

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 DEFAULT_KEY = "f2"
 
 
-@dataclass(frozen=True)
-class VoiceSettings:
+# A NamedTuple, not a frozen dataclass: the app imports this before its first frame,
+# and a dataclass's generated methods are compiled as it is imported.
+class VoiceSettings(NamedTuple):
     """The voice's settings from config.toml: the talk key, the speech model, the voice, whether it speaks."""
 
     key: str = DEFAULT_KEY

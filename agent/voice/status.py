@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 if TYPE_CHECKING:  # the app imports this module at start: no numpy or models here
     from agent.voice.audio import Device
@@ -14,8 +13,9 @@ if TYPE_CHECKING:  # the app imports this module at start: no numpy or models he
 VoiceState = Literal["off", "starting", "loading", "ready", "recording", "transcribing"]
 
 
-@dataclass(frozen=True)
-class VoiceStatus:
+# A NamedTuple, not a frozen dataclass: the app imports this before its first frame,
+# and a dataclass's generated methods are compiled as it is imported.
+class VoiceStatus(NamedTuple):
     """The voice's state for the status line.
 
     `reason` says why something does not work (why voice is off, why replies are silent)

@@ -12,39 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
+from tui.screens.parts import MainScreenParts
+
 if TYPE_CHECKING:
     from agent.events import CodeChangeHeld, CodeChangeSettled
     from agent.tools.editor.change_set import ChangeSet
-    from tui.turns.driver import TurnDriver
-    from tui.turns.voice import VoiceController
     from tui.widgets.conversation.code_review import CodeReviewBar
-    from tui.widgets.conversation.pane import Conversation
-    from tui.widgets.memory.pane import MemoryPane
-    from tui.widgets.panes import Panes
-    from tui.widgets.prompt import Prompt
-    from tui.widgets.screen.pane import ScreenPane
 
 
-class ChangeQuestions(Screen):
-    turns: TurnDriver
-    voice: VoiceController | None
-
+class ChangeQuestions(MainScreenParts, Screen):
     if TYPE_CHECKING:
-        @property
-        def prompt(self) -> Prompt: ...
-
-        @property
-        def screen_pane(self) -> ScreenPane: ...
-
-        @property
-        def panes(self) -> Panes: ...
-
-        @property
-        def conversation(self) -> Conversation: ...
-
-        @property
-        def memory_pane(self) -> MemoryPane: ...
-
         async def show_on_screen(self, title: str, text: str, format: Any) -> None: ...
 
     async def show_change(self, change: ChangeSet) -> None:

@@ -9,18 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tui.screens.parts import MainScreenParts
+
 if TYPE_CHECKING:
     from tui.screens.command import CommandPrompt
-    from tui.turns.driver import TurnDriver
-    from tui.turns.voice import VoiceController
-    from tui.widgets.panes import Panes
-    from tui.widgets.prompt import Prompt
-    from tui.widgets.screen.pane import ScreenPane
 
 
-class CommandQuestions:
-    turns: TurnDriver
-    voice: VoiceController | None
+class CommandQuestions(MainScreenParts):
     _hears = False
 
     @property
@@ -39,15 +34,6 @@ class CommandQuestions:
             bar.hears = value  # the bar invites a spoken answer only while one is heard
 
     if TYPE_CHECKING:
-        @property
-        def prompt(self) -> Prompt: ...
-
-        @property
-        def screen_pane(self) -> ScreenPane: ...
-
-        @property
-        def panes(self) -> Panes: ...
-
         app: Any
 
         def notify(self, message: str, *args: Any, **kwargs: Any) -> None: ...

@@ -25,7 +25,7 @@ from tui.bindings import PROMPT_GIVES_UP, for_the_app
 NEWLINE_KEYS = ("ctrl+j", "alt+enter", "shift+enter")
 # a paste of more lines than this is folded into one marker line
 FOLD_LINES = 8
-_MARKER = re.compile(r"\[pasted (\d+) lines #(\d+)\]")
+_MARKER = r"\[pasted (\d+) lines #(\d+)\]"  # compiled (and kept) by `re` with the first paste
 # A blinking cursor repaints twice a second for as long as the app is open, most of what an
 # idle app costs; like GTK's cursor-blink-timeout, it blinks for a while after the last
 # key and then stays lit.
@@ -112,7 +112,7 @@ class Prompt(TextArea):
         def expand(match: re.Match) -> str:
             return self.pastes.get(int(match.group(2)), match.group(0))
 
-        return _MARKER.sub(expand, self.text if value is None else value)
+        return re.sub(_MARKER, expand, self.text if value is None else value)
 
     # --- keys -------------------------------------------------------------------------
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.text import Text
 from textual.reactive import reactive
@@ -23,8 +22,9 @@ MIN_WHERE = 18
 MIN_REPO = 8
 
 
-@dataclass(frozen=True)
-class StatusInfo:
+# A NamedTuple, not a frozen dataclass: the app imports this before its first frame,
+# and a dataclass's generated methods are compiled as it is imported.
+class StatusInfo(NamedTuple):
     """Everything the status line shows."""
 
     repo: str = ""
@@ -68,7 +68,7 @@ class StatusLine(Widget):
     info: reactive[StatusInfo] = reactive(StatusInfo, layout=False)
 
     def update_info(self, **changes: Any) -> None:
-        self.info = replace(self.info, **changes)
+        self.info = self.info._replace(**changes)
 
     def segments(self, level: int = 0) -> list[tuple[int, Text]]:
         """(priority, text), lower priority numbers kept longest. Level 0 is the full form; 1 drops

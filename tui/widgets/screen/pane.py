@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -29,30 +28,32 @@ EMPTY = (
     "a tool line's log opens here too (click it, or pick it with F12 and ↑ ↓, then Enter)."
 )
 
+# The patterns are strings, compiled (and kept) by `re` when a log is first drawn rather
+# than as the app starts.
 # A line that says something failed, in any toolchain's words: dotnet's "error CS1061",
 # Python's "E   ModuleNotFoundError: ..." and "FAILED tests/x.py::y", a traceback's head.
-_ERROR = re.compile(
-    r"^.*(?:\b(?:error|failed|FAILED|Error|ERROR|FAIL|panicked)\b|\w(?:Error|Exception)\b"
-    r"|Traceback \(most recent call last\)).*$|^E {2,}.*$|^INTERNALERROR>.*$",
-    re.MULTILINE,
+_ERROR = (
+    r"(?m)^.*(?:\b(?:error|failed|FAILED|Error|ERROR|FAIL|panicked)\b|\w(?:Error|Exception)\b"
+    r"|Traceback \(most recent call last\)).*$|^E {2,}.*$|^INTERNALERROR>.*$"
 )
-_WARNING = re.compile(r"^.*\bwarning\b.*$", re.MULTILINE | re.IGNORECASE)
+_WARNING = r"(?mi)^.*\bwarning\b.*$"
 # Where a log's failures start: a runner's failure section or the first failing line.
-_FIRST_FAILURE = re.compile(
+_FIRST_FAILURE = (
     r"^(?:=+ (?:FAILURES|ERRORS) =+|_{3,} .+ _{3,}|(?:FAILED|ERROR) \S.*|E {2,}\S.*|Traceback \(most recent call last\):"
     r"|\s*● .+|\s*✘ .+|✖ .+|not ok \d+ .+|\s*--- FAIL: .+|---- \S+ stdout ----|\s*FAIL\s.+|\s*Failed \S+ \[.+"
     r"|.*\b(?:error|fatal error)\b[^:]*:.+)$"
 )
 # pytest's progress rows ("....F.....s... [ 28%]") say nothing a wrapped row would add.
-_PROGRESS = re.compile(r"^(?P<marks>[.FEsxXp]+)(?P<tail>\s+\[\s*\d+%\])$")
+_PROGRESS = r"^(?P<marks>[.FEsxXp]+)(?P<tail>\s+\[\s*\d+%\])$"
 
 
 # What the screen keeps of a running command's output (its log keeps all of it).
 MAX_STREAMED = 200_000
 
 
-@dataclass(frozen=True)
-class ScreenItem:
+# A NamedTuple, not a frozen dataclass: the app imports this before its first frame,
+# and a dataclass's generated methods are compiled as it is imported.
+class ScreenItem(NamedTuple):
     """One thing shown on the screen pane, already made safe to draw."""
 
     title: str
@@ -63,7 +64,7 @@ class ScreenItem:
 def first_failure(content: str) -> int | None:
     """The index of the line where a log's failures start, or None."""
     for number, line in enumerate(content.expandtabs(4).split("\n")):
-        if _FIRST_FAILURE.match(line):
+        if re.match(_FIRST_FAILURE, line):
             return number
     return None
 
@@ -73,7 +74,7 @@ def _crop_progress(content: str, width: int | None) -> str:
         return content
     out = []
     for line in content.split("\n"):
-        m = _PROGRESS.match(line) if len(line) > width else None
+        m = re.match(_PROGRESS, line) if len(line) > width else None
         if m:
             room = max(1, width - len(m.group("tail")) - 1)
             line = m.group("marks")[:room] + "…" + m.group("tail")
@@ -190,7 +191,7 @@ class ScreenPane(Vertical):
                 content = shown.content + fmt.sanitize(text)
                 if len(content) > MAX_STREAMED:
                     content = "[… the start is cut: the tool's log has it]\n" + content[-MAX_STREAMED:]
-                grown = self.items[index] = replace(shown, content=content)
+                grown = self.items[index] = shown._replace(content=content)
                 if index == self.index:
                     body = self.query_one("#screen-body", VerticalScroll)
                     for static in body.query(Static):
@@ -221,7 +222,7 @@ class ScreenPane(Vertical):
         """What `item` shows has a new name (a held change, once decided); no-op once gone."""
         for index, shown in enumerate(self.items):
             if shown is item:
-                renamed = self.items[index] = replace(item, title=fmt.sanitize(title))
+                renamed = self.items[index] = item._replace(title=fmt.sanitize(title))
                 if index == self.index:
                     self._title_current()
                 return renamed
