@@ -114,8 +114,90 @@ def plan(frames: int, first: int, longest: int) -> list[Stretch]:
 
 
 def split_model(model: Path, session: Any, hop: int) -> VoiceParts | None:
-    """The voice's graph in three sessions made by `session(model bytes)`; None when the
-    graph has no flow and vocoder where a Piper VITS export has them."""
+    """The voice's graph in three sessions made by `session(a part's file or bytes)`; None
+    when the graph has no flow and vocoder where a Piper VITS export has them.
+
+    The first load cuts the graph and keeps the three parts in the user's cache (about the
+    voice's size again); later loads read them from there. Cutting holds the whole graph
+    in memory: sessions made from the cut parts in memory left the app 80 MB larger than
+    the voice as Piper loads it, sessions read from the files no larger."""
+    folder = _cut_folder(model)
+    names = _read_cut(folder) if folder is not None else None
+    if names is None:
+        cut = _cut(model)
+        if cut is None:
+            if folder is not None:
+                _write_cut(folder, [], {"cuts": False})
+            return None
+        data, names = cut
+        if folder is None or not _write_cut(folder, data, names):
+            sessions = [session(part) for part in data]
+            del data
+            return _with_mask_known(VoiceParts(sessions[0], sessions[1], sessions[2], names["prior"], names["mask"],
+                                               names["latent"], hop))
+        del data
+    if not names.get("cuts", True):
+        return None
+    assert folder is not None
+    sessions = [session(str(folder / f"{part}.onnx")) for part in _PARTS]
+    return _with_mask_known(VoiceParts(sessions[0], sessions[1], sessions[2], names["prior"], names["mask"],
+                                       names["latent"], hop))
+
+
+_PARTS = ("encoder", "flow", "vocoder")
+CUT_VERSION = 1  # of how the graph is cut; a cut of another version is made again
+
+
+def _cut_folder(model: Path) -> Path | None:
+    from agent.voice.models import joined_models_dir
+
+    try:
+        stat = model.stat()
+    except OSError:
+        return None
+    return joined_models_dir() / f"voice-{model.stem}-{stat.st_size}-{int(stat.st_mtime)}-cut{CUT_VERSION}"
+
+
+def _read_cut(folder: Path) -> dict[str, Any] | None:
+    import json
+
+    try:
+        names: dict[str, Any] = json.loads((folder / "names.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if names.get("cuts", True) and not all((folder / f"{part}.onnx").is_file() for part in _PARTS):
+        return None
+    return names
+
+
+def _write_cut(folder: Path, data: list[bytes], names: dict[str, Any]) -> bool:
+    """The parts and their names into `folder`, whole or not at all; False where the cache
+    cannot be written."""
+    import json
+    import shutil
+    import tempfile
+
+    from memory.private import make_private
+
+    try:
+        make_private(folder.parent)
+        scratch = Path(tempfile.mkdtemp(prefix=".cutting-", dir=folder.parent))
+        try:
+            for part, content in zip(_PARTS, data):
+                (scratch / f"{part}.onnx").write_bytes(content)
+            (scratch / "names.json").write_text(json.dumps(names))
+            if folder.exists():
+                shutil.rmtree(folder)  # left by a cut that did not finish
+            scratch.rename(folder)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    except OSError:
+        return _read_cut(folder) is not None  # another start cut it meanwhile
+    return True
+
+
+def _cut(model: Path) -> tuple[list[bytes], dict[str, Any]] | None:
+    """The graph's three parts, serialized, and the names of the tensors between them."""
     import onnx
     from onnx.utils import Extractor
 
@@ -128,7 +210,7 @@ def split_model(model: Path, session: Any, hop: int) -> VoiceParts | None:
     if flow_start is None or vocoder is None:
         return None
     # what the flow and everything after it read from before it: the prior and the mask
-    # (the graph's constants aside)
+    # (the graph's constants aside); which is which is seen on a sentence (_with_mask_known)
     before = sorted({name for node in nodes[flow_start:] for name in node.input
                      if name and name not in weights and made_by.get(name, len(nodes)) < flow_start
                      and nodes[made_by[name]].op_type != "Constant"})
@@ -137,14 +219,10 @@ def split_model(model: Path, session: Any, hop: int) -> VoiceParts | None:
         return None
     extractor = Extractor(graph)
     inputs = [tensor.name for tensor in graph.graph.input]
-    encoder = extractor.extract_model(inputs, before)
-    flow = extractor.extract_model(before, [latent])
-    decoder = extractor.extract_model([latent], [output.name for output in graph.graph.output][:1])
-    del graph, extractor
-    parts = [session(part.SerializeToString()) for part in (encoder, flow, decoder)]
-    # which of the two is the mask: the one with a single channel, seen on a sentence
-    names = list(before)
-    return _with_mask_known(VoiceParts(parts[0], parts[1], parts[2], names[0], names[1], latent, hop))
+    data = [extractor.extract_model(inputs, before).SerializeToString(),
+            extractor.extract_model(before, [latent]).SerializeToString(),
+            extractor.extract_model([latent], [output.name for output in graph.graph.output][:1]).SerializeToString()]
+    return data, {"prior": before[0], "mask": before[1], "latent": latent}
 
 
 def _with_mask_known(parts: VoiceParts) -> VoiceParts:

@@ -88,8 +88,8 @@ def load_parts(model: Path, piper: Any) -> tuple[VoiceParts, float] | None:
 
     from agent.voice.piper_parts import matches_whole, split_model
 
-    def session(data: bytes) -> Any:
-        return onnxruntime.InferenceSession(data, sess_options=session_options(), providers=["CPUExecutionProvider"])
+    def session(source: str | bytes) -> Any:
+        return onnxruntime.InferenceSession(source, sess_options=session_options(), providers=["CPUExecutionProvider"])
 
     try:
         parts = split_model(model, session, int(piper.config.hop_length))
@@ -102,6 +102,10 @@ def load_parts(model: Path, piper: Any) -> tuple[VoiceParts, float] | None:
         peak = float(np.max(np.abs(parts.audio(prior, mask, 0, prior.shape[2]))))
     except Exception:
         return None  # the voice made whole, as Piper makes it
+    finally:
+        from agent.heap import trim
+
+        trim()  # what cutting or checking held goes back
     return (parts, 1.0 / (peak * LOUDEST)) if peak > 1e-4 else None
 
 

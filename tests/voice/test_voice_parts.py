@@ -151,3 +151,33 @@ def test_audio_with_nothing_audible_has_nothing_to_play():
     click = silence.copy()
     click[1000] = 2000
     assert len(without_lead(click, 22050)) == 2205 - 1000 + 220
+
+
+def test_the_cut_is_made_once_and_read_from_the_cache_after(tmp_path, monkeypatch):
+    import agent.voice.models as models
+
+    monkeypatch.setattr(models, "joined_models_dir", lambda: tmp_path / "models")
+    first = Voice(variation=0.0).load()
+    assert first.parts is not None
+    (folder,) = (tmp_path / "models").iterdir()
+    assert sorted(path.name for path in folder.iterdir()) == ["encoder.onnx", "flow.onnx", "names.json", "vocoder.onnx"]
+
+    def no_cutting(model):
+        raise AssertionError("cut again")
+
+    monkeypatch.setattr(piper_parts, "_cut", no_cutting)
+    again = Voice(variation=0.0).load()
+    assert again.parts is not None and again.gain == first.gain
+    assert np.array_equal(np.concatenate(list(again.stream(REPLY))), np.concatenate(list(first.stream(REPLY))))
+
+
+def test_where_the_cache_cannot_be_written_the_voice_is_cut_in_memory(tmp_path, monkeypatch):
+    import agent.voice.models as models
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")  # no folder can be made under it, whoever runs this
+    monkeypatch.setattr(models, "joined_models_dir", lambda: blocked / "models")
+    voice = Voice(variation=0.0).load()
+    assert voice.parts is not None
+    assert blocked.read_text() == "not a folder"
+    assert len(np.concatenate(list(voice.stream("On it.")))) > 0
