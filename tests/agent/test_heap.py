@@ -20,9 +20,15 @@ def rss_mb():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
 
+kept = []
+
 def churn():
     # a turn's worth of medium-sized buffers, made and dropped on a thread of its own
     held = [bytearray(2000) for _ in range(100_000)]
+    # one buffer made after them outlives them, as the app's own objects do: the heap's
+    # top stays in use, so freeing the rest gives nothing back by itself (without it,
+    # free() sometimes returned part of the heap's top at once, and the trim had less to do)
+    kept.append(bytearray(2000))
     del held
 
 thread = threading.Thread(target=churn)
