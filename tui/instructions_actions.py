@@ -5,34 +5,15 @@ offer to bring in what Claude Code already knows about this repository. A mixin 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from textual import work
 from textual.css.query import NoMatches
 
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from memory.seam import EditableStore
-    from tui.turns.driver import TurnDriver
-    from tui.widgets.memory.pane import MemoryPane
+from tui.app_parts import AppParts
 
 PALETTE_TITLE = "Bring in Claude Code's memory"
 
 
-class InstructionsActions:
-    repo: Path
-    store: EditableStore
-    turns: TurnDriver
-
-    if TYPE_CHECKING:
-        @property
-        def memory_pane(self) -> MemoryPane: ...
-
-        def notify(self, message: str, *args: Any, **kwargs: Any) -> None: ...
-
-        def call_from_thread(self, callback: Any, *args: Any, **kwargs: Any) -> Any: ...
-
+class InstructionsActions(AppParts):
     def show_instructions(self) -> None:
         """The memory pane's section, from what the session read of the instruction files
         (after it loaded, and after each turn, which reads them again)."""

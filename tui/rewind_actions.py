@@ -9,39 +9,18 @@ editing and the conversation says what went back.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tui.app_parts import AppParts
 
 if TYPE_CHECKING:
     from tui.screens.rewind import RewindScreen
-    from tui.turns.driver import TurnDriver
-    from tui.widgets.conversation.pane import Conversation
-    from tui.widgets.prompt import Prompt
 
 DOUBLE_ESCAPE_SECONDS = 0.6
 
 
-class RewindActions:
-    turns: TurnDriver
+class RewindActions(AppParts):
     _last_escape = 0.0
-
-    if TYPE_CHECKING:
-        @property
-        def running(self) -> bool: ...
-
-        @property
-        def prompt(self) -> Prompt: ...
-
-        @property
-        def conversation(self) -> Conversation: ...
-
-        def notify(self, message: str, *args: Any, **kwargs: Any) -> None: ...
-
-        def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any: ...
-
-        def pop_screen(self) -> Any: ...
-
-        @property
-        def screen(self) -> Any: ...
 
     def escape_while_idle(self) -> None:
         """A second Esc within DOUBLE_ESCAPE_SECONDS of the first, nothing running: the list."""

@@ -9,48 +9,19 @@ questions can refer to it); it never opens the microphone by itself.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 from textual.widgets import TextArea
 
+from tui.app_parts import AppParts
 from tui.widgets.prompt import Prompt
-
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from agent.settings.config import AgentConfig
-    from tui.screens.main import MainScreen
-    from tui.turns.driver import TurnDriver
 
 
 class WelcomeDue(Message):
     """The repository's last session ended long enough ago: the briefing is due."""
 
 
-class WelcomeActions:
-    turns: TurnDriver
-    repo: Path
-    config: AgentConfig
-
-    if TYPE_CHECKING:
-        @property
-        def running(self) -> bool: ...
-
-        @property
-        def prompt(self) -> Prompt: ...
-
-        @property
-        def main_screen(self) -> MainScreen: ...
-
-        def notify(self, message: str, *args: Any, **kwargs: Any) -> None: ...
-
-        def post_message(self, message: Message) -> bool: ...
-
-        def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
-
-        def call_next(self, callback: Any, *args: Any) -> None: ...
-
+class WelcomeActions(AppParts):
     # Textual calls the handlers of every class in the app's MRO: these run after the app's own.
 
     def on_ready(self) -> None:
