@@ -273,6 +273,8 @@ class DevAgentApp(RewindActions, InstructionsActions, WelcomeActions, App):
         self.turns.decide(message.about, message.yes, **message.details)  # down to the turn that asked, or dropped
 
     async def on_events_waiting(self, message: EventsWaiting) -> None:
+        if not self.screen_stack:
+            return  # the app is closing: a worker's last events have no screen left to show on
         screen = self.main_screen
         for token, event in self.turns.inbox.take():
             await screen.show(token, event)
